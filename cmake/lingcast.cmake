@@ -1,0 +1,52 @@
+# Helpers shared by every module: one library per folder, one test binary per library.
+
+set(LINGCAST_WARNINGS -Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
+if(LINGCAST_WERROR)
+  list(APPEND LINGCAST_WARNINGS -Werror)
+endif()
+
+set(LINGCAST_SANITIZE_FLAGS "")
+if(LINGCAST_ASAN)
+  set(LINGCAST_SANITIZE_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+elseif(LINGCAST_TSAN)
+  set(LINGCAST_SANITIZE_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+endif()
+if(LINGCAST_SANITIZE_FLAGS)
+  add_compile_options(${LINGCAST_SANITIZE_FLAGS})
+  add_link_options(${LINGCAST_SANITIZE_FLAGS})
+endif()
+
+# lingcast_library(NAME SOURCES a.cc b.cc DEPS lingcast_core absl::status ...)
+# Creates target lingcast_<NAME>; include paths are rooted at src/ ("core/clock.h").
+function(lingcast_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target lingcast_${name})
+  if(ARG_SOURCES)
+    add_library(${target} STATIC ${ARG_SOURCES})
+    target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+    target_compile_options(${target} PRIVATE ${LINGCAST_WARNINGS})
+  else()
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${target} INTERFACE ${ARG_DEPS})
+  endif()
+endfunction()
+
+# lingcast_test(NAME SOURCES a_test.cc DEPS lingcast_core ...)
+# One GoogleTest binary per library, registered with ctest.
+function(lingcast_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  set(target ${name}_test)
+  add_executable(${target} ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  target_compile_options(${target} PRIVATE ${LINGCAST_WARNINGS})
+  target_compile_definitions(${target} PRIVATE
+    LINGCAST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    LINGCAST_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  include(GoogleTest)
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+endfunction()

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs everything lingcast needs to build, test and run on Debian 12 (bookworm).
+# Idempotent: installs only what is missing. The one list of dependencies lives here.
+#
+#   scripts/install-deps.sh            # apt packages (as root) + Python venv in .venv
+#   LINGCAST_SKIP_APT=1 scripts/...    # only the Python venv (no root needed)
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# --- Debian packages --------------------------------------------------------
+apt_packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  python3 python3-venv python3-pip
+  # core libraries
+  libabsl-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
+  # audio/video: decode, encode (libx264 via libavcodec), mux; the ffmpeg CLI is the bench reference
+  libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg
+  # speech synthesis
+  libespeak-ng-dev espeak-ng espeak-ng-data
+  # text rendering: shaping + rasterizing, and a CJK font
+  libfreetype-dev libharfbuzz-dev fonts-noto-cjk fonts-dejavu-core
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [[ ${#missing[@]} -gt 0 && -z "${LINGCAST_SKIP_APT:-}" ]]; then
+  echo "install-deps: installing ${#missing[@]} Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+elif [[ ${#missing[@]} -gt 0 ]]; then
+  echo "install-deps: missing Debian packages (LINGCAST_SKIP_APT set, not installing): ${missing[*]}" >&2
+fi
+
+# --- Python tooling and package data (virtual environment) ------------------
+# pypinyin-dict carries the pinyin-data (characters) and phrase-pinyin-data
+# (phrases) sets; tools/build_lexicon.py turns them into our compact lexicon.
+python_packages=(
+  "pypinyin-dict==0.9.0"
+  "pypinyin==0.55.0"
+)
+venv="$repo_root/.venv"
+if [[ ! -x "$venv/bin/python" ]]; then
+  echo "install-deps: creating Python virtual environment in $venv"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -m pip show -q pypinyin-dict pypinyin >/dev/null 2>&1; then
+  echo "install-deps: installing Python packages: ${python_packages[*]}"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${python_packages[@]}"
+fi
+echo "install-deps: all dependencies present"
