@@ -1,0 +1,103 @@
+#include "graph/pipeline.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+
+namespace lingcast {
+
+Pipeline::Pipeline(Clock& clock, Bus& bus, LatencyTracker* latency)
+    : clock_(clock), bus_(bus), latency_(latency) {}
+
+Pipeline::~Pipeline() {
+  if (!threads_.empty()) {
+    Stop();
+    Wait().IgnoreError();
+  }
+}
+
+namespace {
+
+// Library exceptions must not cross the stage boundary: they become a Status.
+template <typename F>
+auto Guarded(const Stage& stage, const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("stage '", stage.name(), "' threw in ", what, ": ", e.what()));
+  } catch (...) {
+    return absl::InternalError(absl::StrCat("stage '", stage.name(), "' threw in ", what));
+  }
+}
+
+}  // namespace
+
+absl::Status Pipeline::Start() {
+  for (size_t i = 0; i < stages_.size(); ++i) {
+    Stage& stage = *stages_[i];
+    absl::Status status = Guarded(stage, "Open", [&] { return stage.Open(); });
+    if (!status.ok()) {
+      for (size_t j = 0; j < i; ++j) stages_[j]->Close().IgnoreError();
+      return status;
+    }
+  }
+  threads_.reserve(stages_.size());
+  for (auto& stage : stages_) {
+    threads_.emplace_back([this, s = stage.get()] { RunStage(*s); });
+  }
+  return absl::OkStatus();
+}
+
+void Pipeline::RunStage(Stage& stage) {
+  while (!stopping_.load()) {
+    absl::StatusOr<Flow> flow = Guarded(stage, "Process", [&] { return stage.Process(); });
+    if (!flow.ok()) {
+      // A Cancelled push while stopping is the shutdown itself, not a failure.
+      if (!(stopping_.load() && absl::IsCancelled(flow.status()))) Fail(stage, flow.status());
+      break;
+    }
+    if (*flow == Flow::kFinished) break;
+  }
+  absl::Status closed = Guarded(stage, "Close", [&] { return stage.Close(); });
+  if (!closed.ok()) Fail(stage, closed);
+  stage.FinishOutputs();
+}
+
+void Pipeline::Fail(const Stage& stage, absl::Status status) {
+  {
+    std::lock_guard lock(mu_);
+    if (first_error_.ok()) first_error_ = status;
+  }
+  bus_.PostError(stage.name(), status, clock_.Now());
+  Stop();
+}
+
+absl::Status Pipeline::Wait() {
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+  std::lock_guard lock(mu_);
+  return first_error_;
+}
+
+void Pipeline::Stop() {
+  if (stopping_.exchange(true)) return;
+  for (auto& stage : stages_) stage->CancelPorts();
+}
+
+uint64_t Pipeline::Flush() {
+  const uint64_t generation = next_generation_.fetch_add(1);
+  for (auto& stage : stages_) {
+    if (stage->inputs().empty()) stage->HandleFlush(generation);
+  }
+  return generation;
+}
+
+std::vector<ChannelStats> Pipeline::Stats() const {
+  std::vector<ChannelStats> out;
+  for (const auto& s : stats_sources_) out.push_back(ChannelStats{s.name, s.options, s.read()});
+  return out;
+}
+
+}  // namespace lingcast

@@ -1,0 +1,233 @@
+#include "graph/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "core/status.h"
+
+namespace lingcast {
+namespace {
+
+// Emits 0, 1, 2, ... count-1 with 10 ms pts steps.
+class CounterSource : public Stage {
+ public:
+  explicit CounterSource(int count) : Stage("source"), count_(count) {}
+  Out<int> out{this, "out"};
+  absl::StatusOr<Flow> Process() override {
+    if (next_ == count_) return Flow::kFinished;
+    const MediaTime pts = MediaTime::Millis(10 * next_);
+    LC_RETURN_IF_ERROR(out.Push(Packet<int>{next_++, pts, MediaTime::Millis(10), clock().Now()}));
+    return Flow::kContinue;
+  }
+
+ private:
+  const int count_;
+  int next_ = 0;
+};
+
+// Doubles values; fails when it sees `fail_on`.
+class Doubler : public Stage {
+ public:
+  explicit Doubler(int fail_on = -1) : Stage("doubler"), fail_on_(fail_on) {}
+  In<int> in{this, "in"};
+  Out<int> out{this, "out"};
+  absl::StatusOr<Flow> Process() override {
+    auto p = in.Pop();
+    if (!p) return Flow::kFinished;
+    if (p->value == fail_on_) return absl::DataLossError("doubler cannot take " + std::to_string(fail_on_));
+    LC_RETURN_IF_ERROR(out.Push(p->Derive(p->value * 2)));
+    return Flow::kContinue;
+  }
+
+ private:
+  const int fail_on_;
+};
+
+class Collector : public Stage {
+ public:
+  Collector() : Stage("sink") {}
+  In<int> in{this, "in"};
+  absl::StatusOr<Flow> Process() override {
+    auto p = in.Pop();
+    if (!p) return Flow::kFinished;
+    values.push_back(p->value);
+    return Flow::kContinue;
+  }
+  std::vector<int> values;  // read after Wait()
+};
+
+TEST(PipelineTest, RunsStagesToEndOfStream) {
+  SystemClock clock;
+  Bus bus;
+  LatencyTracker latency;
+  Pipeline pipeline(clock, bus, &latency);
+  auto& source = pipeline.Add(std::make_unique<CounterSource>(1000));
+  auto& doubler = pipeline.Add(std::make_unique<Doubler>());
+  auto& sink = pipeline.Add(std::make_unique<Collector>());
+  pipeline.Connect(source.out, doubler.in, {4, QueuePolicy::kBlock});
+  pipeline.Connect(doubler.out, sink.in, {4, QueuePolicy::kBlock});
+  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_TRUE(pipeline.Wait().ok());
+  ASSERT_EQ(sink.values.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(sink.values[i], 2 * i);
+  EXPECT_EQ(latency.Summary("doubler.out").count, 1000);
+  const auto stats = pipeline.Stats();
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_EQ(stats[0].name, "source.out->doubler.in");
+  EXPECT_EQ(stats[0].counters.pushed, 1000);
+  EXPECT_EQ(stats[0].counters.dropped, 0);
+}
+
+TEST(PipelineTest, AFailingStageStopsThePipelineWithItsStatusOnTheBus) {
+  SystemClock clock;
+  Bus bus;
+  Pipeline pipeline(clock, bus);
+  auto& source = pipeline.Add(std::make_unique<CounterSource>(1'000'000));
+  auto& doubler = pipeline.Add(std::make_unique<Doubler>(/*fail_on=*/50));
+  auto& sink = pipeline.Add(std::make_unique<Collector>());
+  pipeline.Connect(source.out, doubler.in, {4, QueuePolicy::kBlock});
+  pipeline.Connect(doubler.out, sink.in, {4, QueuePolicy::kBlock});
+  ASSERT_TRUE(pipeline.Start().ok());
+  const absl::Status result = pipeline.Wait();
+  EXPECT_EQ(result.code(), absl::StatusCode::kDataLoss);
+  const auto messages = bus.Drain();
+  ASSERT_EQ(messages.size(), 1u);  // the stopping stages do not add noise
+  EXPECT_EQ(messages[0].kind, BusMessage::Kind::kError);
+  EXPECT_EQ(messages[0].source, "doubler");
+  EXPECT_EQ(messages[0].status.code(), absl::StatusCode::kDataLoss);
+  // Everything before the failure reached the sink, nothing after it.
+  ASSERT_LE(sink.values.size(), 50u);
+  for (size_t i = 0; i < sink.values.size(); ++i) EXPECT_EQ(sink.values[i], static_cast<int>(2 * i));
+}
+
+// Blocks in Process() on a queue that never fills, like a stage stuck waiting.
+class StuckConsumer : public Stage {
+ public:
+  StuckConsumer() : Stage("stuck") {}
+  In<int> in{this, "in"};
+  In<int> never{this, "never"};
+  absl::StatusOr<Flow> Process() override {
+    started.Notify();
+    if (!never.Pop()) return Flow::kFinished;  // waits forever until cancelled
+    return Flow::kContinue;
+  }
+  absl::Notification started;
+};
+
+TEST(PipelineTest, ShutdownWithFullQueuesAndBlockedStagesJoins) {
+  SystemClock clock;
+  Bus bus;
+  Pipeline pipeline(clock, bus);
+  auto& source = pipeline.Add(std::make_unique<CounterSource>(1'000'000));
+  auto& stuck = pipeline.Add(std::make_unique<StuckConsumer>());
+  auto& idle = pipeline.Add(std::make_unique<CounterSource>(0));
+  pipeline.Connect(source.out, stuck.in, {2, QueuePolicy::kBlock});
+  pipeline.Connect(idle.out, stuck.never, {2, QueuePolicy::kBlock});
+  ASSERT_TRUE(pipeline.Start().ok());
+  stuck.started.WaitForNotification();
+  // Wait until the source is blocked on the full queue.
+  while (pipeline.Stats()[0].counters.size < 2) std::this_thread::yield();
+  pipeline.Stop();
+  EXPECT_TRUE(pipeline.Wait().ok());  // returns: no deadlock (ctest's timeout is the bound)
+}
+
+// A source that emits values forever until told the generation changed.
+class GatedSource : public Stage {
+ public:
+  GatedSource() : Stage("gated") {}
+  Out<int> out{this, "out"};
+  absl::StatusOr<Flow> Process() override {
+    const auto item = script.Pop();
+    if (!item) return Flow::kFinished;
+    LC_RETURN_IF_ERROR(out.Push(Packet<int>{*item, MediaTime::Millis(*item), {}, clock().Now()}));
+    return Flow::kContinue;
+  }
+  BoundedQueue<int> script{{64, QueuePolicy::kBlock}};
+};
+
+class GateSink : public Stage {
+ public:
+  GateSink() : Stage("gate_sink") {}
+  In<int> in{this, "in"};
+  absl::StatusOr<Flow> Process() override {
+    if (!gate_open.HasBeenNotified()) gate_open.WaitForNotification();
+    auto p = in.Pop();
+    if (!p) return Flow::kFinished;
+    values.push_back(p->value);
+    return Flow::kContinue;
+  }
+  void OnFlush(uint64_t generation) override { flushes.push_back(generation); }
+  absl::Notification gate_open;
+  std::vector<int> values;
+  std::vector<uint64_t> flushes;
+};
+
+TEST(PipelineTest, FlushDiscardsOldGenerationPacketsDownstream) {
+  SystemClock clock;
+  Bus bus;
+  Pipeline pipeline(clock, bus);
+  auto& source = pipeline.Add(std::make_unique<GatedSource>());
+  auto& doubler = pipeline.Add(std::make_unique<Doubler>());
+  auto& sink = pipeline.Add(std::make_unique<GateSink>());
+  pipeline.Connect(source.out, doubler.in, {64, QueuePolicy::kBlock});
+  pipeline.Connect(doubler.out, sink.in, {64, QueuePolicy::kBlock});
+  ASSERT_TRUE(pipeline.Start().ok());
+  // Old-generation packets pile up behind the closed gate...
+  for (int i = 0; i < 10; ++i) source.script.Push(i);
+  while (pipeline.Stats()[1].counters.pushed < 10) std::this_thread::yield();
+  // ...then a flush starts generation 1, and new packets follow it.
+  const uint64_t generation = pipeline.Flush();
+  EXPECT_EQ(generation, 1u);
+  for (int i = 100; i < 103; ++i) source.script.Push(i);
+  source.script.Close();
+  sink.gate_open.Notify();
+  ASSERT_TRUE(pipeline.Wait().ok());
+  EXPECT_EQ(sink.values, (std::vector<int>{200, 202, 204}));
+  EXPECT_EQ(sink.flushes, (std::vector<uint64_t>{1}));
+  EXPECT_EQ(pipeline.Stats()[1].counters.purged, 10);
+}
+
+TEST(PipelineTest, FailedOpenClosesWhatWasOpened) {
+  class Opener : public Stage {
+   public:
+    Opener(std::string name, bool fail, int* closes) : Stage(std::move(name)), fail_(fail), closes_(closes) {}
+    absl::Status Open() override { return fail_ ? absl::NotFoundError("no voice") : absl::OkStatus(); }
+    absl::StatusOr<Flow> Process() override { return Flow::kFinished; }
+    absl::Status Close() override { ++*closes_; return absl::OkStatus(); }
+   private:
+    bool fail_;
+    int* closes_;
+  };
+  SystemClock clock;
+  Bus bus;
+  Pipeline pipeline(clock, bus);
+  int closes = 0;
+  pipeline.Add(std::make_unique<Opener>("a", false, &closes));
+  pipeline.Add(std::make_unique<Opener>("b", true, &closes));
+  EXPECT_EQ(pipeline.Start().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(closes, 1);
+}
+
+TEST(PipelineTest, ExceptionsBecomeStatus) {
+  class Thrower : public Stage {
+   public:
+    Thrower() : Stage("thrower") {}
+    absl::StatusOr<Flow> Process() override { throw std::runtime_error("library blew up"); }
+  };
+  SystemClock clock;
+  Bus bus;
+  Pipeline pipeline(clock, bus);
+  pipeline.Add(std::make_unique<Thrower>());
+  ASSERT_TRUE(pipeline.Start().ok());
+  const absl::Status s = pipeline.Wait();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("library blew up"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace lingcast

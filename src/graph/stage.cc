@@ -1,0 +1,32 @@
+#include "graph/stage.h"
+
+namespace lingcast {
+
+InputPort::InputPort(Stage* owner, std::string name) : owner_(owner), name_(std::move(name)) {
+  owner_->inputs_.push_back(this);
+}
+
+OutputPort::OutputPort(Stage* owner, std::string name) : owner_(owner), name_(std::move(name)) {
+  owner_->outputs_.push_back(this);
+}
+
+std::string InputPort::qualified_name() const { return owner_->name() + "." + name_; }
+std::string OutputPort::qualified_name() const { return owner_->name() + "." + name_; }
+
+void Stage::HandleFlush(uint64_t generation) {
+  if (generation <= generation_.load()) return;
+  generation_.store(generation);
+  OnFlush(generation);
+  for (OutputPort* out : outputs_) out->ForwardFlush(generation);
+}
+
+void Stage::FinishOutputs() {
+  for (OutputPort* out : outputs_) out->Finish();
+}
+
+void Stage::CancelPorts() {
+  for (InputPort* in : inputs_) in->Cancel();
+  for (OutputPort* out : outputs_) out->Cancel();
+}
+
+}  // namespace lingcast
