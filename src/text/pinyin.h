@@ -1,0 +1,70 @@
+// Hanzi -> pinyin with tone digits, from lingcast's own lexicon (zh_lexicon.tsv,
+// generated at build time by tools/build_lexicon.py from pypinyin-dict's data).
+//
+// Reading choice, first version: the Han text is segmented into lexicon words by
+// forward and backward maximum matching over the phrase table; the segmentation
+// with fewer words wins (then fewer single characters, then the backward one, which
+// is right more often for Chinese). Phrase words take the phrase's reading; single
+// characters take their most common reading.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace lingcast {
+
+// The lexicon file's name, for FindDataFile().
+inline constexpr std::string_view kZhLexiconFileName = "zh_lexicon.tsv";
+
+// One Han character's reading, e.g. "hang2" ("v" stands for ü: "lv4").
+struct PinyinSyllable {
+  int text_offset = 0;  // byte offset of the character in the converted text
+  int text_length = 0;  // bytes
+  std::string pinyin;   // letters + tone digit 1-5 (5 = neutral); empty if unknown
+};
+
+// A segmented word: one or more consecutive Han characters.
+struct PinyinWord {
+  int text_offset = 0;
+  int text_length = 0;
+  bool from_phrase = false;  // true when the phrase table decided the reading
+  std::vector<PinyinSyllable> syllables;
+};
+
+class PinyinConverter {
+ public:
+  // Loads the lexicon file at `path`; NotFound / InvalidArgument ("PATH:LINE: ...").
+  static absl::StatusOr<PinyinConverter> Load(const std::string& path);
+  // Loads the lexicon found by FindDataFile(kZhLexiconFileName).
+  static absl::StatusOr<PinyinConverter> LoadDefault();
+  // Parses lexicon text; `source_name` names it in errors.
+  static absl::StatusOr<PinyinConverter> FromText(std::string_view text, std::string_view source_name);
+
+  // Words covering every Han character of `text` (non-Han text is skipped).
+  std::vector<PinyinWord> Segment(std::string_view text) const;
+  // One syllable per Han character of `text`, in order.
+  std::vector<PinyinSyllable> Convert(std::string_view text) const;
+  // Convenience: the syllables of Convert() joined by spaces ("yin2 hang2").
+  std::string ToPinyinString(std::string_view text) const;
+
+  // All readings of `c`, most common first; empty if the lexicon does not know it.
+  const std::vector<std::string>& Readings(char32_t c) const;
+
+  size_t character_count() const { return characters_.size(); }
+  size_t phrase_count() const { return phrases_.size(); }
+
+ private:
+  PinyinConverter() = default;
+  // Segments one run of Han characters into word lengths (in characters).
+  std::vector<int> SegmentRun(const std::u32string& run) const;
+
+  std::unordered_map<char32_t, std::vector<std::string>> characters_;
+  std::unordered_map<std::u32string, std::vector<std::string>> phrases_;
+  int max_phrase_length_ = 1;
+};
+
+}  // namespace lingcast

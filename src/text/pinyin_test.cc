@@ -1,0 +1,120 @@
+#include "text/pinyin.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "text/data_files.h"
+#include "text/normalize_zh.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kLexiconPath = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
+
+// Loaded once: the lexicon is ~1.7 MB and every test reads it the same way.
+const PinyinConverter& Lexicon() {
+  static const std::optional<PinyinConverter> converter = [] {
+    auto loaded = PinyinConverter::Load(kLexiconPath);
+    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    return loaded.ok() ? std::optional<PinyinConverter>(*std::move(loaded)) : std::nullopt;
+  }();
+  if (!converter) std::abort();
+  return *converter;
+}
+
+TEST(PinyinTest, LexiconIsCompactAndLoads) {
+  EXPECT_LT(std::filesystem::file_size(kLexiconPath), 5u * 1024 * 1024);
+  EXPECT_GT(Lexicon().character_count(), 20000u);
+  EXPECT_GT(Lexicon().phrase_count(), 10000u);
+}
+
+TEST(PinyinTest, MostCommonReadingFirst) {
+  EXPECT_EQ(Lexicon().Readings(U'的').front(), "de5");
+  EXPECT_EQ(Lexicon().Readings(U'行').front(), "xing2");
+  EXPECT_THAT(Lexicon().Readings(U'行'), ::testing::Contains("hang2"));
+  EXPECT_TRUE(Lexicon().Readings(U'a').empty());
+}
+
+TEST(PinyinTest, PolyphonesInContext) {
+  EXPECT_EQ(Lexicon().ToPinyinString("银行"), "yin2 hang2");
+  EXPECT_EQ(Lexicon().ToPinyinString("行走"), "xing2 zou3");
+  EXPECT_EQ(Lexicon().ToPinyinString("长大"), "zhang3 da4");
+  EXPECT_EQ(Lexicon().ToPinyinString("长城"), "chang2 cheng2");
+  EXPECT_EQ(Lexicon().ToPinyinString("重新"), "chong2 xin1");
+  EXPECT_EQ(Lexicon().ToPinyinString("重要"), "zhong4 yao4");
+  EXPECT_EQ(Lexicon().ToPinyinString("还钱"), "huan2 qian2");
+  EXPECT_EQ(Lexicon().ToPinyinString("空气"), "kong1 qi4");
+}
+
+TEST(PinyinTest, SkipsNonHanAndKeepsOffsets) {
+  const std::string text = "买iPhone，银行!";
+  const std::vector<PinyinSyllable> syllables = Lexicon().Convert(text);
+  ASSERT_EQ(syllables.size(), 3u);
+  EXPECT_EQ(syllables[0].pinyin, "mai3");
+  EXPECT_EQ(syllables[1].text_offset, static_cast<int>(text.find("银")));
+  EXPECT_EQ(syllables[1].text_length, 3);
+  const std::vector<PinyinWord> words = Lexicon().Segment(text);
+  ASSERT_EQ(words.size(), 2u);
+  EXPECT_TRUE(words[1].from_phrase);
+  EXPECT_EQ(text.substr(words[1].text_offset, words[1].text_length), "银行");
+}
+
+TEST(PinyinTest, MalformedLexiconIsAClearError) {
+  auto bad = PinyinConverter::FromText("C\t行\txing\n", "lex.tsv");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("lex.tsv:1: bad pinyin syllable 'xing'"));
+  bad = PinyinConverter::FromText("P\t银行\tyin2\n", "lex.tsv");
+  EXPECT_THAT(bad.status().message(), HasSubstr("lex.tsv:1: a P line needs"));
+  EXPECT_EQ(PinyinConverter::Load("/nonexistent/zh.tsv").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(PinyinTest, FindDataFileHonoursEnvironment) {
+  const std::string dir = std::filesystem::path(kLexiconPath).parent_path().string();
+  ::setenv("LINGCAST_DATA_DIR", dir.c_str(), 1);
+  const auto found = FindDataFile(kZhLexiconFileName);
+  ::unsetenv("LINGCAST_DATA_DIR");
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(std::filesystem::canonical(*found), std::filesystem::canonical(kLexiconPath));
+  const auto missing = FindDataFile("no_such_file.bin");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("LINGCAST_DATA_DIR"));
+}
+
+// Development set: "sentence<TAB>expected pinyin per Han character".
+TEST(PinyinTest, SyllableAccuracyOnDevelopmentSet) {
+  const std::string path = std::string(LINGCAST_SOURCE_DIR) + "/../shared/data/text/pinyin-dev.tsv";
+  std::ifstream in(path);
+  if (!in) GTEST_SKIP() << "development set " << path << " not present (it lives beside the repo)";
+  int total = 0;
+  int correct = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = absl::StrSplit(line, '\t');
+    if (fields.size() != 2) continue;
+    const std::vector<std::string> expected = absl::StrSplit(fields[1], ' ', absl::SkipEmpty());
+    std::vector<std::string> got;
+    for (const PinyinSyllable& s : Lexicon().Convert(NormalizeChinese(fields[0]).text)) got.push_back(s.pinyin);
+    total += static_cast<int>(expected.size());
+    for (size_t i = 0; i < expected.size() && i < got.size(); ++i) correct += expected[i] == got[i];
+    if (got != expected) {
+      std::cout << "  differs: " << fields[0] << "\n    want " << fields[1] << "\n    got  "
+                << absl::StrJoin(got, " ") << "\n";
+    }
+  }
+  ASSERT_GT(total, 0) << path << " holds no sentences";
+  const double accuracy = static_cast<double>(correct) / total;
+  std::cout << "pinyin syllable accuracy: " << correct << "/" << total << " = " << accuracy * 100 << "%\n";
+  EXPECT_GE(accuracy, 0.90);
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -1,0 +1,150 @@
+#include "text/script.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+
+const ScriptLine& LineAt(const Script& s, size_t i) { return std::get<ScriptLine>(s.items.at(i)); }
+const ScriptPause& PauseAt(const Script& s, size_t i) { return std::get<ScriptPause>(s.items.at(i)); }
+
+absl::Status ErrorOf(std::string_view text) {
+  return ParseScriptText(text, "show.txt").status();
+}
+
+TEST(ScriptTest, ParsesItemsTranslationsAndTags) {
+  const auto script = ParseScriptText(
+      "# opening\n"
+      "zh: 大家好，欢迎来到直播间。 | en: Hello everyone, welcome to the live stream.\n"
+      "Today we have a deal | 今天有优惠\n",
+      "show.txt");
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_EQ(script->filename, "show.txt");
+  ASSERT_EQ(script->items.size(), 2u);
+  const ScriptLine& first = LineAt(*script, 0);
+  EXPECT_EQ(first.line_number, 2);
+  ASSERT_EQ(first.segments.size(), 2u);
+  EXPECT_EQ(first.segments[0].text, "大家好，欢迎来到直播间。");
+  EXPECT_EQ(first.segments[0].language, Language::kZh);
+  EXPECT_EQ(first.segments[1].text, "Hello everyone, welcome to the live stream.");
+  EXPECT_EQ(first.segments[1].language, Language::kEn);
+  const ScriptLine& second = LineAt(*script, 1);
+  EXPECT_EQ(second.segments[0].language, Language::kEn);  // detected
+  EXPECT_EQ(second.segments[1].language, Language::kZh);
+}
+
+TEST(ScriptTest, TagOverridesDetection) {
+  const auto script = ParseScriptText("en: 你好\n", "s.txt");
+  ASSERT_TRUE(script.ok());
+  EXPECT_EQ(LineAt(*script, 0).segments[0].language, Language::kEn);
+}
+
+TEST(ScriptTest, BlankLinesArePausesAndRunsCollapse) {
+  const auto script = ParseScriptText("one\n\n\n# note\n\ntwo\n@pause 1.5\nthree\n", "s.txt");
+  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_EQ(script->items.size(), 5u);
+  EXPECT_EQ(PauseAt(*script, 1).duration, kDefaultScriptPause);
+  EXPECT_EQ(PauseAt(*script, 1).line_number, 2);
+  EXPECT_EQ(LineAt(*script, 2).segments[0].text, "two");
+  EXPECT_EQ(PauseAt(*script, 3).duration, MediaTime::Millis(1500));
+  EXPECT_EQ(script->spoken_line_count(), 3);
+}
+
+TEST(ScriptTest, StripsBomAndCrlf) {
+  const auto script = ParseScriptText("\xEF\xBB\xBFzh: 你好\r\n\r\nen: hi\r\n", "s.txt");
+  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_EQ(script->items.size(), 3u);
+  EXPECT_EQ(LineAt(*script, 0).segments[0].text, "你好");
+  EXPECT_EQ(LineAt(*script, 2).segments[0].text, "hi");
+}
+
+TEST(ScriptTest, UnknownTagNamesFileLineAndColumn) {
+  const absl::Status status = ErrorOf("hello\nzh: 你好 | fr: bonjour\n");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "show.txt:2:10: unknown language tag 'fr:' (use zh: or en:)");
+}
+
+TEST(ScriptTest, UnknownDirective) {
+  const absl::Status status = ErrorOf("hi\n  @wait 3\n");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("show.txt:2:3: unknown directive '@wait'"));
+}
+
+TEST(ScriptTest, BadPauseDurations) {
+  EXPECT_THAT(ErrorOf("hi\n@pause\n").message(), HasSubstr("show.txt:2:7: @pause needs a duration"));
+  EXPECT_THAT(ErrorOf("hi\n@pause abc\n").message(), HasSubstr("show.txt:2:8: @pause duration 'abc'"));
+  EXPECT_THAT(ErrorOf("hi\n@pause 0\n").message(), HasSubstr("out of range"));
+  EXPECT_THAT(ErrorOf("hi\n@pause -1\n").message(), HasSubstr("out of range"));
+  EXPECT_THAT(ErrorOf("hi\n@pause 61\n").message(), HasSubstr("out of range"));
+  EXPECT_THAT(ErrorOf("hi\n@pause nan\n").message(), HasSubstr("is not a number"));
+}
+
+TEST(ScriptTest, InvalidUtf8NamesPosition) {
+  const absl::Status status = ErrorOf("hi\n你好\xff\n");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("show.txt:2:3: invalid UTF-8"));
+}
+
+TEST(ScriptTest, EmptyScripts) {
+  for (const char* text : {"", "\n\n", "# only a comment\n", "@pause 1\n"}) {
+    const absl::Status status = ErrorOf(text);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(status.message(), HasSubstr("show.txt:1:1: script has no lines to speak"));
+  }
+}
+
+TEST(ScriptTest, EmptySegment) {
+  EXPECT_THAT(ErrorOf("zh: | en: hi\n").message(), HasSubstr("show.txt:1:4: empty segment"));
+}
+
+class ScriptFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("lingcast_script_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ScriptFileTest, ReadsAFile) {
+  const std::string path = (dir_ / "a.txt").string();
+  std::ofstream(path) << "zh: 你好 | en: hello\n";
+  const auto script = ParseScriptFile(path);
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_EQ(script->filename, path);
+  EXPECT_EQ(LineAt(*script, 0).segments.size(), 2u);
+}
+
+TEST_F(ScriptFileTest, MissingFileIsNotFound) {
+  const std::string path = (dir_ / "missing.txt").string();
+  const absl::Status status = ParseScriptFile(path).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(status.message(), HasSubstr(path));
+}
+
+TEST_F(ScriptFileTest, DirectoryIsAClearError) {
+  const absl::Status status = ParseScriptFile(dir_.string()).status();
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr(dir_.string()));
+}
+
+TEST_F(ScriptFileTest, UnreadableFileIsPermissionDenied) {
+  if (::geteuid() == 0) GTEST_SKIP() << "running as root: file permissions are not enforced";
+  const std::string path = (dir_ / "locked.txt").string();
+  std::ofstream(path) << "hi\n";
+  std::filesystem::permissions(path, std::filesystem::perms::none);
+  EXPECT_EQ(ParseScriptFile(path).status().code(), absl::StatusCode::kPermissionDenied);
+}
+
+}  // namespace
+}  // namespace lingcast
