@@ -7,12 +7,16 @@ scripts/install-deps.sh):
   * pinyin_data.khanyupinlu  -- readings ordered by corpus frequency (Unihan kHanyuPinlu);
                                 used to put a character's most common reading first
   * phrase_pinyin_data.pinyin -- phrase readings (merged phrase-pinyin-data set)
+  * phrase_pinyin_data.cc_cedict -- CC-CEDICT phrase readings: adds phrases the merged
+                                set lacks (行长) and the neutral tones it marks (衣服 yi1 fu5)
 
 Output: a UTF-8 TSV file that the C++ PinyinConverter reads (src/text/pinyin.h):
   # comment lines
   C<TAB>行<TAB>xing2,hang2,heng2      character: readings, most common first
   P<TAB>银行<TAB>yin2 hang2            phrase: one syllable per character
 Syllables use tone digits 1-5 (5 = neutral) and `v` for ü (lv4, nv3).
+Readings are lexical: the sources' tone-sandhi spellings of 一 and 不 (一个 yí gè,
+不要 bú yào) are undone to yi1 / bu4, because lingcast applies sandhi itself.
 
 To stay small the file keeps only the phrases that matter: those whose reading
 differs from their characters' primary readings, plus phrases with the primary
@@ -72,18 +76,52 @@ def load_characters():
     return chars
 
 
-def load_phrases(chars):
-    from pypinyin_dict.phrase_pinyin_data import pinyin as phrases
+LEXICAL_TONE = {"一": "yi1", "不": "bu4"}
+
+
+def lexical(phrase, syllables):
+    """Undoes the sources' sandhi spellings of 一 and 不 (neutral 不 stays: 对不起)."""
+    out = []
+    for ch, s in zip(phrase, syllables):
+        if ch in LEXICAL_TONE and not s.endswith("5"):
+            s = LEXICAL_TONE[ch]
+        out.append(s)
+    return out
+
+
+def parse_phrases(phrases_dict, chars):
+    """{phrase: [[alternatives per syllable] ...]} in tone digits; bad entries dropped."""
     out = {}
-    for phrase, readings in phrases.phrases_dict.items():
+    for phrase, readings in phrases_dict.items():
         if len(phrase) < 2 or len(readings) != len(phrase):
             continue
         if any(ch not in chars for ch in phrase):
             continue
         try:
-            out[phrase] = [to_tone_digits(r[0]) for r in readings]
+            out[phrase] = [[to_tone_digits(r) for r in alts] for alts in readings]
         except ValueError:
             continue
+    return out
+
+
+def load_phrases(chars):
+    from pypinyin_dict.phrase_pinyin_data import pinyin as merged
+    from pypinyin_dict.phrase_pinyin_data import cc_cedict
+    base = parse_phrases(merged.phrases_dict, chars)
+    cedict = parse_phrases(cc_cedict.phrases_dict, chars)
+    out = {}
+    for phrase, alts in base.items():
+        syllables = [a[0] for a in alts]
+        # CC-CEDICT marks neutral tones the merged set spells with a full tone
+        # (意思 yi4 si1 -> yi4 si5); a word's first syllable is never neutral.
+        for k, other in enumerate(cedict.get(phrase, [])[1:], start=1):
+            neutral = syllables[k][:-1] + "5"
+            if neutral in other:
+                syllables[k] = neutral
+        out[phrase] = lexical(phrase, syllables)
+    for phrase, alts in cedict.items():
+        if phrase not in out:
+            out[phrase] = lexical(phrase, [a[0] for a in alts])
     return out
 
 
