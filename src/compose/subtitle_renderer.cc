@@ -1,0 +1,152 @@
+#include "compose/subtitle_renderer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "compose/blend.h"
+#include "compose/text_layout.h"
+#include "core/status.h"
+
+namespace lingcast::compose {
+namespace {
+
+// In Noto Sans CJK the ideographic em box spans 0.88 em above the baseline to
+// 0.12 em below; its middle (0.38 em above the baseline) is centred in each line.
+constexpr double kEmCenterAboveBaseline = 0.38;
+constexpr double kShrinkStep = 0.9;
+
+bool IsBlank(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+absl::StatusOr<FontLocation> Locate(const std::string& path, FontWeight weight) {
+  if (!path.empty()) return ResolveFontFile(path);
+  return FindNotoSansCjkSc(weight);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SubtitleRenderer>> SubtitleRenderer::Create(
+    const FontOptions& fonts, const SubtitleStyle& style, int frame_width, int frame_height,
+    size_t glyph_cache_capacity) {
+  if (frame_width <= 0 || frame_height <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("subtitle frame size ", frame_width, "x", frame_height, " must be positive"));
+  }
+  LC_ASSIGN_OR_RETURN(FontLocation regular, Locate(fonts.regular_path, FontWeight::kRegular));
+  const std::string bold_path = fonts.bold_path.empty() && !fonts.regular_path.empty()
+                                    ? fonts.regular_path
+                                    : fonts.bold_path;
+  LC_ASSIGN_OR_RETURN(FontLocation bold, Locate(bold_path, FontWeight::kBold));
+  LC_ASSIGN_OR_RETURN(auto library, FontLibrary::Create());
+  LC_ASSIGN_OR_RETURN(auto cache, GlyphCache::Create(*library, glyph_cache_capacity));
+  return std::unique_ptr<SubtitleRenderer>(new SubtitleRenderer(
+      std::move(library), std::move(cache), std::move(regular), std::move(bold), style,
+      frame_width, frame_height));
+}
+
+SubtitleRenderer::SubtitleRenderer(std::unique_ptr<FontLibrary> library,
+                                   std::unique_ptr<GlyphCache> cache, FontLocation regular,
+                                   FontLocation bold, SubtitleStyle style, int width, int height)
+    : library_(std::move(library)), glyph_cache_(std::move(cache)), regular_(std::move(regular)),
+      bold_(std::move(bold)), style_(style), frame_width_(width), frame_height_(height) {}
+
+absl::StatusOr<const SizedFont*> SubtitleRenderer::Font(FontWeight weight, int pixel_size) {
+  auto& slot = fonts_[{weight, pixel_size}];
+  if (!slot) {
+    LC_ASSIGN_OR_RETURN(slot, library_->Open(weight == FontWeight::kBold ? bold_ : regular_, pixel_size));
+  }
+  return slot.get();
+}
+
+absl::StatusOr<std::unique_ptr<SubtitleSprite>> SubtitleRenderer::Render(const TextSegment& primary,
+                                                                       const TextSegment& secondary) {
+  const bool has_primary = !IsBlank(primary.text), has_secondary = !IsBlank(secondary.text);
+  if (!has_primary && !has_secondary) return nullptr;
+  const SubtitleStyle& s = style_;
+  const double h = frame_height_, w = frame_width_;
+  const int primary_nominal = std::max(s.min_pixel_size, static_cast<int>(std::lround(h * s.primary_size)));
+  const int secondary_nominal = std::max(s.min_pixel_size, static_cast<int>(std::lround(h * s.secondary_size)));
+
+  // Box geometry is tied to the nominal primary size so it does not jump when
+  // one cue's text shrinks.
+  const double pad_x = std::round(primary_nominal * s.box_padding_x);
+  const double pad_y = std::round(primary_nominal * s.box_padding_y);
+  const double max_box_width = std::min(w * s.max_width, w * (1 - 2 * s.side_margin));
+  const double max_text_width = std::max(1.0, max_box_width - 2 * pad_x);
+  const double max_box_height = h * 0.45;
+
+  TextBlock top, bottom;
+  const SizedFont* top_font = nullptr;
+  const SizedFont* bottom_font = nullptr;
+  double text_height = 0;
+  double gap = 0;
+  for (double scale = 1.0;; scale *= kShrinkStep) {
+    const bool last_try = scale * kShrinkStep < s.min_scale - 1e-9;
+    const int top_px = std::max(s.min_pixel_size, static_cast<int>(std::lround(primary_nominal * scale)));
+    const int bottom_px = std::max(s.min_pixel_size, static_cast<int>(std::lround(secondary_nominal * scale)));
+    top = {};
+    bottom = {};
+    if (has_primary) {
+      LC_ASSIGN_OR_RETURN(top_font, Font(s.primary_weight, top_px));
+      top = LayoutText(*top_font, primary.text, max_text_width, s.primary_max_lines);
+    }
+    if (has_secondary) {
+      LC_ASSIGN_OR_RETURN(bottom_font, Font(s.secondary_weight, bottom_px));
+      bottom = LayoutText(*bottom_font, secondary.text, max_text_width, s.secondary_max_lines);
+    }
+    gap = has_primary && has_secondary ? std::round(0.12 * top_px) : 0;
+    text_height = top.lines.size() * std::round(top_px * s.line_spacing) +
+                  bottom.lines.size() * std::round(bottom_px * s.line_spacing) + gap;
+    const bool fits = !top.ellipsized && !bottom.ellipsized && text_height + 2 * pad_y <= max_box_height;
+    if (fits || last_try) break;
+  }
+
+  const double text_width = std::max(top.width(), bottom.width());
+  const int box_width = static_cast<int>(std::min(max_box_width, std::ceil(text_width + 2 * pad_x)));
+  const int box_height = static_cast<int>(std::min(max_box_height, std::ceil(text_height + 2 * pad_y)));
+
+  auto sprite_owner = std::make_unique<SubtitleSprite>();
+  SubtitleSprite& sprite = *sprite_owner;
+  sprite.area = {(frame_width_ - box_width) / 2,
+                 frame_height_ - static_cast<int>(std::lround(h * s.bottom_margin)) - box_height,
+                 box_width, box_height};
+  sprite.area.y = std::max(0, sprite.area.y);
+  sprite.image.Allocate(box_width, box_height);
+  sprite.primary_pixel_size = top.pixel_size;
+  sprite.secondary_pixel_size = bottom.pixel_size;
+  sprite.primary_lines = static_cast<int>(top.lines.size());
+  sprite.secondary_lines = static_cast<int>(bottom.lines.size());
+  sprite.ellipsized = top.ellipsized || bottom.ellipsized;
+
+  if (s.box) {
+    FillRoundedRect(sprite.image, 0, 0, box_width, box_height,
+                    static_cast<float>(primary_nominal * s.box_corner_radius), s.box_color);
+  }
+
+  double line_top = pad_y;
+  auto draw_block = [&](const TextBlock& block, const SizedFont* font, Rgba color) -> absl::Status {
+    const double em = block.pixel_size;
+    const double pitch = std::round(em * s.line_spacing);
+    TextPaint paint;
+    paint.fill = color;
+    paint.outline = s.outline_color;
+    paint.outline_px = std::max(1.0, em * s.outline_width);
+    paint.shadow = s.shadow_color;
+    paint.shadow_dx = paint.shadow_dy = std::max(1, static_cast<int>(std::lround(em * s.shadow_offset)));
+    for (const LaidOutLine& line : block.lines) {
+      const int x = static_cast<int>(std::lround((box_width - line.width) / 2));
+      const int baseline = static_cast<int>(std::lround(line_top + pitch / 2 + kEmCenterAboveBaseline * em));
+      LC_RETURN_IF_ERROR(DrawTextLine(sprite.image, line, *font, *glyph_cache_, x, baseline, paint));
+      line_top += pitch;
+    }
+    return absl::OkStatus();
+  };
+  if (has_primary) LC_RETURN_IF_ERROR(draw_block(top, top_font, s.primary_color));
+  line_top += gap;
+  if (has_secondary) LC_RETURN_IF_ERROR(draw_block(bottom, bottom_font, s.secondary_color));
+  return sprite_owner;
+}
+
+}  // namespace lingcast::compose

@@ -1,0 +1,102 @@
+// Lays out and rasterizes one bilingual subtitle (the spoken line above, its
+// translation below, smaller) into a premultiplied RGBA sprite positioned in the
+// bottom safe area of the frame. The compositor caches the sprite per cue, so
+// shaping and rasterizing happen once per cue, not once per frame.
+//
+// Fitting: each line may wrap to `max_lines`. When a text needs more lines, its
+// font shrinks in steps down to `min_scale` of the nominal size; if it still does
+// not fit, the last line is cut and ends in an ellipsis ("…"). Shrinking first
+// keeps the whole sentence readable; the ellipsis bounds the box for
+// pathological input.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "compose/font.h"
+#include "compose/geometry.h"
+#include "compose/glyph_cache.h"
+#include "media/text_segment.h"
+#include "media/video_frame.h"
+
+namespace lingcast::compose {
+
+// Sizes are fractions of the frame height (or width where named), so the layout
+// scales with the resolution.
+struct SubtitleStyle {
+  double primary_size = 0.050;      // em size of the spoken line
+  double secondary_size = 0.037;    // em size of the translation
+  int min_pixel_size = 12;          // never smaller than this, even at 640x360
+  FontWeight primary_weight = FontWeight::kBold;
+  FontWeight secondary_weight = FontWeight::kRegular;
+  int primary_max_lines = 2;
+  int secondary_max_lines = 2;
+  double min_scale = 0.8;           // how far a long text may shrink before the ellipsis
+  double line_spacing = 1.32;       // line pitch in em
+  Rgba primary_color{255, 255, 255, 255};
+  Rgba secondary_color{255, 224, 150, 255};
+  Rgba outline_color{8, 10, 20, 210};
+  double outline_width = 0.055;     // in em
+  Rgba shadow_color{0, 0, 0, 110};
+  double shadow_offset = 0.045;     // in em, down and right
+  bool box = true;
+  Rgba box_color{10, 14, 28, 150};
+  double box_corner_radius = 0.35;  // in primary em
+  double box_padding_x = 0.6;       // in primary em
+  double box_padding_y = 0.22;      // in primary em
+  double max_width = 0.84;          // of the frame width, box included
+  double side_margin = 0.05;        // of the frame width, each side
+  double bottom_margin = 0.055;     // of the frame height, below the box
+};
+
+// Font files; empty means Noto Sans CJK SC found on the system.
+struct FontOptions {
+  std::string regular_path;
+  std::string bold_path;  // empty with a regular_path set: the regular face is used
+};
+
+struct SubtitleSprite {
+  VideoFrame image;  // premultiplied RGBA, exactly the box
+  Rect area;         // where it goes in the frame (always inside it)
+  int primary_pixel_size = 0;
+  int secondary_pixel_size = 0;
+  int primary_lines = 0;
+  int secondary_lines = 0;
+  bool ellipsized = false;
+};
+
+class SubtitleRenderer {
+ public:
+  static absl::StatusOr<std::unique_ptr<SubtitleRenderer>> Create(const FontOptions& fonts,
+                                                                  const SubtitleStyle& style,
+                                                                  int frame_width, int frame_height,
+                                                                  size_t glyph_cache_capacity = 2048);
+
+  // The sprite for the two lines, or null when both are empty.
+  absl::StatusOr<std::unique_ptr<SubtitleSprite>> Render(const TextSegment& primary,
+                                                       const TextSegment& secondary);
+
+  // Exposed for tests and tools: the font used for `weight` at `pixel_size`.
+  absl::StatusOr<const SizedFont*> Font(FontWeight weight, int pixel_size);
+  const GlyphCache& glyph_cache() const { return *glyph_cache_; }
+  const SubtitleStyle& style() const { return style_; }
+
+ private:
+  SubtitleRenderer(std::unique_ptr<FontLibrary> library, std::unique_ptr<GlyphCache> cache,
+                   FontLocation regular, FontLocation bold, SubtitleStyle style, int width,
+                   int height);
+
+  std::unique_ptr<FontLibrary> library_;
+  std::unique_ptr<GlyphCache> glyph_cache_;
+  FontLocation regular_;
+  FontLocation bold_;
+  SubtitleStyle style_;
+  int frame_width_;
+  int frame_height_;
+  std::map<std::pair<FontWeight, int>, std::unique_ptr<SizedFont>> fonts_;
+};
+
+}  // namespace lingcast::compose
