@@ -1,0 +1,40 @@
+// Phoneme timeline (from the TTS) -> mouth-shape cues (A-H, X).
+//
+// Steps, each small enough to reason about:
+//  1. every phoneme becomes one or more shape segments (phoneme_shapes.h);
+//     h-like sounds take the shape of the vowel they lead into;
+//  2. pauses ("_", empty events, gaps between events) shorter than `rest_gap`
+//     keep the previous shape (the mouth does not snap shut mid-phrase); longer
+//     ones become X (rest);
+//  3. adjacent equal shapes merge;
+//  4. bilabial closures (m b p) always stay A and last at least `min_closure`,
+//     taking the time from their neighbours, so the lips visibly close;
+//  5. any other cue shorter than `min_hold` borrows time from neighbours that
+//     can spare it if it lasts at least half of `min_hold`; otherwise (or if they
+//     cannot) it is merged into the neighbour whose mouth pose is closest. No
+//     shape flickers for a single video frame.
+// All arithmetic is integer microseconds: the same input gives the same cues.
+#pragma once
+
+#include "core/media_time.h"
+#include "media/phoneme_track.h"
+#include "media/viseme.h"
+
+namespace lingcast {
+
+struct VisemeOptions {
+  // Shortest cue (other than a lip closure); 2 frames at 30 fps.
+  MediaTime min_hold = MediaTime::Millis(60);
+  // Silence at least this long shows the rest shape X; shorter gaps hold the shape.
+  MediaTime rest_gap = MediaTime::Millis(120);
+  // Shortest lip closure for m, b, p (1.5 frames at 30 fps: at least one frame
+  // lands on the closed lips whatever the phase of the frame clock).
+  MediaTime min_closure = MediaTime::Millis(50);
+};
+
+// Cues are sorted, non-overlapping and contiguous from the first articulated
+// phoneme to the last (pauses between them are explicit X cues; before and after,
+// the track's gaps mean X). A track with no articulated phoneme gives no cues.
+VisemeTrack PhonemesToVisemes(const PhonemeTrack& track, const VisemeOptions& opts = {});
+
+}  // namespace lingcast
