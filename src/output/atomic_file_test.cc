@@ -1,0 +1,137 @@
+#include "output/atomic_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "output/test_util.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+using testing_util::ScratchDir;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
+}
+
+TEST(CheckOutputPathTest, AcceptsANewFileInAWritableDirectoryAndLeavesNoProbe) {
+  ScratchDir dir;
+  EXPECT_TRUE(CheckOutputPath(dir.File("out.mp4")).ok());
+  EXPECT_THAT(dir.Entries(), IsEmpty());
+}
+
+TEST(CheckOutputPathTest, AcceptsAnExistingFileToReplace) {
+  ScratchDir dir;
+  std::ofstream(dir.File("out.mp4")) << "old";
+  EXPECT_TRUE(CheckOutputPath(dir.File("out.mp4")).ok());
+}
+
+TEST(CheckOutputPathTest, NamesAMissingDirectory) {
+  ScratchDir dir;
+  const std::string path = dir.File("nowhere/out.mp4");
+  const absl::Status status = CheckOutputPath(path);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(), "output " + path + ": directory " + dir.File("nowhere") +
+                                  " does not exist (create it first)");
+}
+
+TEST(CheckOutputPathTest, RefusesAPathThroughARegularFile) {
+  ScratchDir dir;
+  std::ofstream(dir.File("file")) << "x";
+  const absl::Status status = CheckOutputPath(dir.File("file/out.mp4"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("is not a directory"));
+}
+
+TEST(CheckOutputPathTest, RefusesADirectory) {
+  ScratchDir dir;
+  const absl::Status status = CheckOutputPath(dir.path());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("is a directory"));
+}
+
+TEST(CheckOutputPathTest, RefusesADeviceRatherThanReplacingIt) {
+  const absl::Status status = CheckOutputPath("/dev/null");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("not a regular file"));
+}
+
+TEST(CheckOutputPathTest, RefusesADirectoryWhereEvenRootCannotCreateFiles) {
+  // Tests run as root, so permission bits prove nothing; /proc refuses everyone.
+  if (!std::filesystem::is_directory("/proc/self")) GTEST_SKIP() << "no /proc on this system";
+  const absl::Status status = CheckOutputPath("/proc/lingcast_out.mp4");
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), HasSubstr("/proc/lingcast_out.mp4"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("cannot create a file in directory /proc"));
+  EXPECT_FALSE(std::filesystem::exists("/proc/lingcast_out.mp4"));
+}
+
+TEST(CheckOutputPathTest, RefusesAnEmptyPath) {
+  EXPECT_EQ(CheckOutputPath("").code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TempFileTest, LivesBesideTheFinalPathAndIsRemovedUnlessCommitted) {
+  ScratchDir dir;
+  std::string temp_path;
+  {
+    auto temp = TempFile::Create(dir.File("out.mp4"));
+    ASSERT_TRUE(temp.ok()) << temp.status();
+    temp_path = temp->path();
+    EXPECT_EQ(std::filesystem::path(temp_path).parent_path(), std::filesystem::path(dir.path()));
+    EXPECT_THAT(std::filesystem::path(temp_path).filename().string(), StartsWith(".out.mp4.tmp-"));
+    EXPECT_TRUE(std::filesystem::exists(temp_path));
+  }
+  EXPECT_FALSE(std::filesystem::exists(temp_path));
+  EXPECT_THAT(dir.Entries(), IsEmpty());
+}
+
+TEST(TempFileTest, TwoWritersToOnePathGetDifferentTempFiles) {
+  ScratchDir dir;
+  auto a = TempFile::Create(dir.File("out.mp4"));
+  auto b = TempFile::Create(dir.File("out.mp4"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE(a->path(), b->path());
+}
+
+TEST(TempFileTest, CommitMovesTheContentsIntoPlace) {
+  ScratchDir dir;
+  auto temp = TempFile::Create(dir.File("out.txt"));
+  ASSERT_TRUE(temp.ok()) << temp.status();
+  std::ofstream(temp->path()) << "done";
+  ASSERT_TRUE(temp->Commit().ok());
+  EXPECT_EQ(Slurp(dir.File("out.txt")), "done");
+  EXPECT_THAT(dir.Entries(), ElementsAre("out.txt"));
+  EXPECT_FALSE(temp->Commit().ok()) << "a second commit has nothing to move";
+}
+
+TEST(TempFileTest, AMovedFromTempFileDoesNotDeleteTheFile) {
+  ScratchDir dir;
+  auto temp = TempFile::Create(dir.File("out.txt"));
+  ASSERT_TRUE(temp.ok());
+  TempFile moved = std::move(*temp);
+  temp = absl::InternalError("drop the moved-from object");
+  EXPECT_TRUE(std::filesystem::exists(moved.path()));
+}
+
+TEST(WriteFileAtomicallyTest, WritesAndReplaces) {
+  ScratchDir dir;
+  const std::string path = dir.File("notes.srt");
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  EXPECT_EQ(Slurp(path), "second");
+  EXPECT_THAT(dir.Entries(), ElementsAre("notes.srt"));
+}
+
+}  // namespace
+}  // namespace lingcast

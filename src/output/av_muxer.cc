@@ -1,0 +1,107 @@
+#include "output/av_muxer.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/status.h"
+
+extern "C" {
+#include <libavutil/dict.h>
+}
+
+namespace lingcast {
+
+absl::StatusOr<std::unique_ptr<AvMuxer>> AvMuxer::Open(const std::string& format_name, const std::string& url,
+                                                       const std::vector<StreamSource>& streams,
+                                                       const std::map<std::string, std::string>& options,
+                                                       const std::string& display_name) {
+  AVFormatContext* raw = nullptr;
+  int err = avformat_alloc_output_context2(&raw, nullptr, format_name.c_str(), url.c_str());
+  if (err < 0 || raw == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("output ", display_name, ": libavformat has no \"",
+                                                   format_name, "\" muxer: ", AvErrorText(err)));
+  }
+  // From here the muxer object owns the context, so every early return frees it.
+  std::unique_ptr<AvMuxer> muxer(new AvMuxer(raw, display_name));
+  AVFormatContext* ctx = muxer->context_;
+
+  for (const StreamSource& source : streams) {
+    AVStream* stream = avformat_new_stream(ctx, nullptr);
+    if (stream == nullptr) return absl::ResourceExhaustedError("out of memory adding an output stream");
+    err = avcodec_parameters_from_context(stream->codecpar, source.encoder);
+    if (err < 0) return AvError(err, absl::StrCat("output ", display_name, ": copying codec parameters"));
+    stream->time_base = source.encoder->time_base;  // a hint; the muxer may choose its own
+    if (source.encoder->codec_type == AVMEDIA_TYPE_VIDEO) {
+      stream->avg_frame_rate = source.encoder->framerate;
+      stream->sample_aspect_ratio = source.encoder->sample_aspect_ratio;
+    }
+  }
+
+  if (!(ctx->oformat->flags & AVFMT_NOFILE)) {
+    err = avio_open2(&ctx->pb, url.c_str(), AVIO_FLAG_WRITE, nullptr, nullptr);
+    if (err < 0) return AvError(err, absl::StrCat("cannot open output ", display_name, " for writing"));
+  }
+
+  AVDictionary* raw_dict = nullptr;
+  for (const auto& [key, value] : options) av_dict_set(&raw_dict, key.c_str(), value.c_str(), 0);
+  err = avformat_write_header(ctx, &raw_dict);
+  std::unique_ptr<AVDictionary, DictionaryDeleter> unused(raw_dict);
+  if (err < 0) return AvError(err, absl::StrCat("output ", display_name, ": writing the header"));
+  if (const AVDictionaryEntry* entry = av_dict_get(unused.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX)) {
+    return absl::InvalidArgumentError(absl::StrCat("output ", display_name, ": the ", format_name,
+                                                   " muxer has no option \"", entry->key, "\""));
+  }
+  return muxer;
+}
+
+AvMuxer::AvMuxer(AVFormatContext* context, std::string display_name)
+    : context_(context), scratch_(av_packet_alloc()), display_name_(std::move(display_name)) {}
+
+AvMuxer::~AvMuxer() {
+  CloseOutput();
+  // Frees the streams and, for a muxer that was initialised but never
+  // finished, its private state (libavformat calls the muxer's deinit).
+  avformat_free_context(context_);
+}
+
+void AvMuxer::CloseOutput() {
+  if (context_ != nullptr && context_->pb != nullptr && !(context_->oformat->flags & AVFMT_NOFILE)) {
+    avio_closep(&context_->pb);
+  }
+}
+
+absl::Status AvMuxer::WritePacket(int stream_index, const AVPacket& packet, AVRational time_base) {
+  if (finished_) return absl::InternalError(absl::StrCat("output ", display_name_, ": packet after Finish"));
+  if (stream_index < 0 || stream_index >= static_cast<int>(context_->nb_streams)) {
+    return absl::InternalError(absl::StrFormat("output %s: no stream %d", display_name_, stream_index));
+  }
+  if (!scratch_) return absl::ResourceExhaustedError("out of memory allocating a packet");
+  int err = av_packet_ref(scratch_.get(), &packet);
+  if (err < 0) return AvError(err, "referencing a packet");
+  scratch_->stream_index = stream_index;
+  av_packet_rescale_ts(scratch_.get(), time_base, context_->streams[stream_index]->time_base);
+  // Takes ownership of the reference and leaves scratch_ blank.
+  err = av_interleaved_write_frame(context_, scratch_.get());
+  if (err < 0) return AvError(err, absl::StrCat("writing to ", display_name_));
+  if (context_->pb != nullptr) bytes_written_ = avio_tell(context_->pb);
+  return absl::OkStatus();
+}
+
+absl::Status AvMuxer::Finish() {
+  if (finished_) return absl::OkStatus();
+  finished_ = true;
+  int err = av_write_trailer(context_);
+  if (err < 0) return AvError(err, absl::StrCat("finishing ", display_name_));
+  if (context_->pb != nullptr && !(context_->oformat->flags & AVFMT_NOFILE)) {
+    avio_flush(context_->pb);
+    bytes_written_ = avio_size(context_->pb);
+    err = context_->pb->error;
+    const int close_err = avio_closep(&context_->pb);
+    if (err >= 0) err = close_err;
+    if (err < 0) return AvError(err, absl::StrCat("writing to ", display_name_));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace lingcast

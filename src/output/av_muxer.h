@@ -1,0 +1,63 @@
+// AvMuxer: one libavformat output (an MP4 file today; HLS, FLV/RTMP and SRT
+// push reuse it) fed with packets from VideoEncoder / AudioEncoder.
+//
+// The muxer does not own the encoders: streams are described by the encoders'
+// codec contexts at Open, and each packet is referenced, not moved, so several
+// muxers can take the same encoded packets. Packets are interleaved by DTS
+// (av_interleaved_write_frame).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "output/av_util.h"
+
+namespace lingcast {
+
+class AvMuxer {
+ public:
+  struct StreamSource {
+    const AVCodecContext* encoder;  // an opened encoder; only read during Open
+  };
+
+  // Opens `url` with libavformat's `format_name` muxer ("mp4", "flv", ...),
+  // adds one stream per source in order (stream index = position), and writes
+  // the header. `options` are muxer options such as {"movflags", "+faststart"}.
+  // `display_name` is what error messages call the output (the user's path, not
+  // a temp file's).
+  static absl::StatusOr<std::unique_ptr<AvMuxer>> Open(const std::string& format_name,
+                                                       const std::string& url,
+                                                       const std::vector<StreamSource>& streams,
+                                                       const std::map<std::string, std::string>& options,
+                                                       const std::string& display_name);
+  ~AvMuxer();
+  AvMuxer(const AvMuxer&) = delete;
+  AvMuxer& operator=(const AvMuxer&) = delete;
+
+  // Writes a reference to `packet`, whose timestamps are in `time_base`, to
+  // stream `stream_index`. The caller keeps its packet.
+  absl::Status WritePacket(int stream_index, const AVPacket& packet, AVRational time_base);
+  // Writes the buffered packets and the trailer (the faststart rewrite for MP4),
+  // then closes the output. Without Finish, the destructor just closes it.
+  absl::Status Finish();
+
+  // Bytes written to the output so far (after Finish: its final size).
+  int64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  AvMuxer(AVFormatContext* context, std::string display_name);
+  void CloseOutput();
+
+  AVFormatContext* context_;  // owned; freed by the destructor with its AVIOContext
+  PacketPtr scratch_;
+  std::string display_name_;
+  int64_t bytes_written_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace lingcast

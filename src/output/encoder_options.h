@@ -1,0 +1,62 @@
+// Settings for the H.264 and AAC encoders, and their validation.
+//
+// Validation runs before anything is opened so that `lingcast render --size 101x100`
+// fails at once with one line naming the option, not after TTS has run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace lingcast {
+
+// H.264 through libx264, 4:2:0, BT.709 limited range.
+struct VideoEncoderOptions {
+  int width = 1280;
+  int height = 720;
+  int fps_num = 30;
+  int fps_den = 1;
+  // x264 speed/quality trade-off. "veryfast" keeps a 720p30 render well above
+  // real time on two cores while staying far better than "ultrafast" per bit.
+  std::string preset = "veryfast";
+  // Constant quality (x264 CRF, 0..51) when bitrate == 0.
+  int crf = 23;
+  // Average bitrate in bit/s; when > 0 it replaces CRF, constrained by a VBV of
+  // max rate = bitrate and buffer = 2 s worth, which is what live ingest expects.
+  int64_t bitrate = 0;
+  // A keyframe at least this often (the GOP length), in seconds of media time.
+  double keyframe_interval_s = 2.0;
+  // x264 tune ("", "zerolatency", "film", "animation", ...).
+  std::string tune;
+  // Encoder threads; 0 lets x264 choose from the core count.
+  int threads = 0;
+};
+
+// AAC-LC through libavcodec's native encoder.
+struct AudioEncoderOptions {
+  // What the caller passes to WriteAudio: lingcast's internal audio is mono float.
+  int input_sample_rate = 0;
+  int input_channels = 1;
+  int output_sample_rate = 48000;
+  // Stereo by default: mono input is duplicated to both channels at full level.
+  // Some live ingest servers and players handle mono AAC badly, and AAC spends
+  // almost nothing on a second channel that equals the first.
+  int output_channels = 2;
+  int64_t bitrate = 128000;
+};
+
+// Sane limits: 16..7680 x 16..4320, even sizes (4:2:0 halves chroma), 1..240 fps.
+inline constexpr int kMinVideoDimension = 16;
+inline constexpr int kMaxVideoWidth = 7680;
+inline constexpr int kMaxVideoHeight = 4320;
+inline constexpr double kMaxFramesPerSecond = 240;
+
+// InvalidArgument naming the offending option (as the CLI spells it) and value.
+absl::Status ValidateVideoOptions(const VideoEncoderOptions& options);
+absl::Status ValidateAudioOptions(const AudioEncoderOptions& options);
+
+// The GOP length in frames for the options' keyframe interval (at least 1).
+int KeyframeIntervalFrames(const VideoEncoderOptions& options);
+
+}  // namespace lingcast

@@ -1,0 +1,83 @@
+// Helpers shared by this module's tests: a scratch directory and synthetic media.
+#pragma once
+
+#include <stdlib.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "media/audio_buffer.h"
+#include "media/video_frame.h"
+
+namespace lingcast::testing_util {
+
+// A fresh directory under the test temp dir, removed with its contents.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::path(::testing::TempDir()) / "lingcast_output_XXXXXX").string();
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    const char* made = mkdtemp(buffer.data());
+    EXPECT_NE(made, nullptr) << "mkdtemp " << pattern;
+    path_ = made ? made : "";
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  std::string File(const std::string& name) const { return (std::filesystem::path(path_) / name).string(); }
+  const std::string& path() const { return path_; }
+  // Names of everything in the directory (hidden files included).
+  std::vector<std::string> Entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    return names;
+  }
+
+ private:
+  std::string path_;
+};
+
+// An opaque frame of one colour with a square that moves with `index`.
+inline VideoFrame MakeFrame(int width, int height, int64_t index, uint8_t r = 40, uint8_t g = 90,
+                            uint8_t b = 160) {
+  VideoFrame frame;
+  frame.Allocate(width, height);
+  for (int y = 0; y < height; ++y) {
+    uint8_t* row = frame.Row(y);
+    for (int x = 0; x < width; ++x) {
+      const bool in_square = x >= (index * 3) % width && x < (index * 3) % width + 16 && y >= height / 4 &&
+                             y < height / 4 + 16;
+      row[4 * x + 0] = in_square ? 250 : r;
+      row[4 * x + 1] = in_square ? 250 : g;
+      row[4 * x + 2] = in_square ? 250 : b;
+      row[4 * x + 3] = 255;
+    }
+  }
+  return frame;
+}
+
+// A mono sine tone.
+inline AudioBuffer MakeTone(double seconds, int sample_rate, double hz = 440, float amplitude = 0.5f) {
+  AudioBuffer buffer;
+  buffer.sample_rate = sample_rate;
+  buffer.channels = 1;
+  const auto count = static_cast<size_t>(std::llround(seconds * sample_rate));
+  buffer.samples.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    buffer.samples[i] = amplitude * static_cast<float>(std::sin(2 * M_PI * hz * static_cast<double>(i) / sample_rate));
+  }
+  return buffer;
+}
+
+}  // namespace lingcast::testing_util

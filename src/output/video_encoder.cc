@@ -1,0 +1,178 @@
+#include "output/video_encoder.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/status.h"
+
+extern "C" {
+#include <libavutil/opt.h>
+}
+
+namespace lingcast {
+namespace {
+
+// Same-size RGBA -> yuv420p only filters chroma 2:1. Bilinear averages the
+// chroma samples properly (point sampling would alias thin coloured edges such
+// as subtitle outlines) and costs about the same; it is what we and the bench's
+// ffmpeg reference both use.
+constexpr int kSwsFlags = SWS_BILINEAR;
+
+absl::Status SetPrivateOption(AVCodecContext& ctx, const char* name, const std::string& value) {
+  const int err = av_opt_set(ctx.priv_data, name, value.c_str(), 0);
+  if (err < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("x264 option ", name, "=\"", value, "\" was rejected: ", AvErrorText(err)));
+  }
+  return absl::OkStatus();
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<VideoEncoder>> VideoEncoder::Create(const VideoEncoderOptions& options,
+                                                                   bool global_header) {
+  LC_RETURN_IF_ERROR(ValidateVideoOptions(options));
+  const AVCodec* codec = avcodec_find_encoder_by_name("libx264");
+  if (codec == nullptr) {
+    return absl::FailedPreconditionError(
+        "the libx264 encoder is missing from this libavcodec; install Debian's libavcodec59 "
+        "(scripts/install-deps.sh)");
+  }
+  // Allocating with the codec applies libx264's own defaults (B-frames, refs
+  // from the preset), exactly as the ffmpeg CLI does.
+  CodecContextPtr ctx(avcodec_alloc_context3(codec));
+  if (!ctx) return absl::ResourceExhaustedError("out of memory allocating the H.264 encoder");
+  ctx->width = options.width;
+  ctx->height = options.height;
+  ctx->pix_fmt = AV_PIX_FMT_YUV420P;
+  ctx->sample_aspect_ratio = AVRational{1, 1};
+  ctx->time_base = AVRational{options.fps_den, options.fps_num};
+  ctx->framerate = AVRational{options.fps_num, options.fps_den};
+  ctx->gop_size = KeyframeIntervalFrames(options);
+  ctx->thread_count = options.threads;
+  ctx->color_range = AVCOL_RANGE_MPEG;
+  ctx->color_primaries = AVCOL_PRI_BT709;
+  ctx->color_trc = AVCOL_TRC_BT709;
+  ctx->colorspace = AVCOL_SPC_BT709;
+  ctx->chroma_sample_location = AVCHROMA_LOC_LEFT;
+  if (global_header) ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+
+  LC_RETURN_IF_ERROR(SetPrivateOption(*ctx, "preset", options.preset));
+  if (!options.tune.empty()) LC_RETURN_IF_ERROR(SetPrivateOption(*ctx, "tune", options.tune));
+  if (options.bitrate > 0) {
+    ctx->bit_rate = options.bitrate;
+    ctx->rc_max_rate = options.bitrate;
+    ctx->rc_buffer_size = static_cast<int>(std::min<int64_t>(options.bitrate * 2, INT32_MAX));
+  } else {
+    LC_RETURN_IF_ERROR(SetPrivateOption(*ctx, "crf", std::to_string(options.crf)));
+  }
+
+  int err = avcodec_open2(ctx.get(), codec, nullptr);
+  if (err < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cannot open the H.264 encoder at %dx%d, preset \"%s\"%s: %s", options.width, options.height,
+        options.preset, options.tune.empty() ? "" : absl::StrCat(", tune \"", options.tune, "\""),
+        AvErrorText(err)));
+  }
+
+  SwsContextPtr sws(sws_getContext(options.width, options.height, AV_PIX_FMT_RGBA, options.width,
+                                   options.height, AV_PIX_FMT_YUV420P, kSwsFlags, nullptr, nullptr,
+                                   nullptr));
+  if (!sws) return absl::InternalError("swscale cannot convert RGBA to yuv420p at this size");
+  // Source: full-range RGB. Destination: BT.709 matrix, limited (16..235) range,
+  // matching the colour tags the encoder writes into the stream.
+  const int* bt709 = sws_getCoefficients(SWS_CS_ITU709);
+  if (sws_setColorspaceDetails(sws.get(), bt709, /*srcRange=*/1, bt709, /*dstRange=*/0,
+                               /*brightness=*/0, /*contrast=*/1 << 16, /*saturation=*/1 << 16) < 0) {
+    return absl::InternalError("swscale refused the BT.709 colour conversion");
+  }
+
+  FramePtr yuv(av_frame_alloc());
+  PacketPtr packet(av_packet_alloc());
+  if (!yuv || !packet) return absl::ResourceExhaustedError("out of memory allocating video frames");
+  yuv->format = AV_PIX_FMT_YUV420P;
+  yuv->width = options.width;
+  yuv->height = options.height;
+  yuv->color_range = ctx->color_range;
+  yuv->color_primaries = ctx->color_primaries;
+  yuv->color_trc = ctx->color_trc;
+  yuv->colorspace = ctx->colorspace;
+  yuv->chroma_location = ctx->chroma_sample_location;
+  err = av_frame_get_buffer(yuv.get(), 0);
+  if (err < 0) return AvError(err, "allocating a yuv420p frame");
+
+  return std::unique_ptr<VideoEncoder>(
+      new VideoEncoder(options, std::move(ctx), std::move(sws), std::move(yuv), std::move(packet)));
+}
+
+VideoEncoder::VideoEncoder(const VideoEncoderOptions& options, CodecContextPtr codec,
+                           SwsContextPtr sws, FramePtr yuv, PacketPtr packet)
+    : options_(options),
+      codec_(std::move(codec)),
+      sws_(std::move(sws)),
+      yuv_(std::move(yuv)),
+      packet_(std::move(packet)) {}
+
+absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, PacketSink sink) {
+  if (flushed_) return absl::InternalError("VideoEncoder::Encode called after Flush");
+  if (frame.width != options_.width || frame.height != options_.height) {
+    return absl::InternalError(absl::StrFormat("video frame is %dx%d but the encoder was opened at %dx%d",
+                                               frame.width, frame.height, options_.width,
+                                               options_.height));
+  }
+  if (frame.stride < frame.width * 4 ||
+      frame.rgba.size() < static_cast<size_t>(frame.stride) * static_cast<size_t>(frame.height)) {
+    return absl::InternalError(absl::StrFormat(
+        "video frame %dx%d has stride %d and %d bytes: too small for RGBA", frame.width, frame.height,
+        frame.stride, frame.rgba.size()));
+  }
+  if (frame_index <= last_frame_index_) {
+    return absl::InternalError(absl::StrFormat(
+        "video frame index %d after %d: indices must increase", frame_index, last_frame_index_));
+  }
+
+  const auto convert_start = std::chrono::steady_clock::now();
+  // x264 copies the picture into its own buffers, so this frame is normally
+  // writable again at once; make_writable only copies if libavcodec kept a reference.
+  int err = av_frame_make_writable(yuv_.get());
+  if (err < 0) return AvError(err, "preparing a yuv420p frame");
+  const uint8_t* const src_planes[1] = {frame.rgba.data()};
+  const int src_strides[1] = {frame.stride};
+  sws_scale(sws_.get(), src_planes, src_strides, 0, frame.height, yuv_->data, yuv_->linesize);
+  convert_seconds_ += SecondsSince(convert_start);
+
+  yuv_->pts = frame_index;
+  err = avcodec_send_frame(codec_.get(), yuv_.get());
+  if (err < 0) return AvError(err, absl::StrFormat("encoding video frame %d", frame_index));
+  last_frame_index_ = frame_index;
+  ++frames_encoded_;
+  return Drain(sink);
+}
+
+absl::Status VideoEncoder::Flush(PacketSink sink) {
+  if (flushed_) return absl::OkStatus();
+  flushed_ = true;
+  const int err = avcodec_send_frame(codec_.get(), nullptr);
+  if (err < 0) return AvError(err, "flushing the H.264 encoder");
+  return Drain(sink);
+}
+
+absl::Status VideoEncoder::Drain(PacketSink sink) {
+  while (true) {
+    const int err = avcodec_receive_packet(codec_.get(), packet_.get());
+    if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return absl::OkStatus();
+    if (err < 0) return AvError(err, "receiving an H.264 packet");
+    absl::Status status = sink(*packet_);
+    av_packet_unref(packet_.get());
+    LC_RETURN_IF_ERROR(status);
+  }
+}
+
+}  // namespace lingcast

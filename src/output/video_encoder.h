@@ -1,0 +1,61 @@
+// VideoEncoder: RGBA frames -> H.264 packets (libx264 through libavcodec).
+//
+// The encoder knows nothing of files or networks: it hands each packet to a
+// sink, so one encode can feed an MP4 file, an HLS directory and an RTMP push
+// at once. Packet timestamps are in time_base() = 1/fps, taken from the frame
+// index, so a frame's pts is exactly index / fps.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "media/video_frame.h"
+#include "output/av_util.h"
+#include "output/encoder_options.h"
+
+namespace lingcast {
+
+// Receives one encoded packet; the packet is only borrowed for the call
+// (take a reference with av_packet_ref to keep it).
+using PacketSink = absl::FunctionRef<absl::Status(AVPacket& packet)>;
+
+class VideoEncoder {
+ public:
+  // `global_header`: SPS/PPS go in the codec extradata rather than in-band,
+  // as MP4 and FLV require (MPEG-TS muxers put them back in-band themselves).
+  static absl::StatusOr<std::unique_ptr<VideoEncoder>> Create(const VideoEncoderOptions& options,
+                                                              bool global_header = true);
+
+  // Converts `frame` (RGBA8 premultiplied; alpha is ignored, so non-opaque
+  // pixels come out as if composited over black) to yuv420p BT.709 limited
+  // range and encodes it with pts = frame_index. Indices must increase.
+  absl::Status Encode(const VideoFrame& frame, int64_t frame_index, PacketSink sink);
+  // Drains the frames x264 still holds (lookahead, B-frames). Call once, last.
+  absl::Status Flush(PacketSink sink);
+
+  const AVCodecContext& codec_context() const { return *codec_; }
+  AVRational time_base() const { return codec_->time_base; }
+  int64_t frames_encoded() const { return frames_encoded_; }
+  // Wall time spent in the RGBA -> YUV conversion (part of the caller's encode time).
+  double convert_seconds() const { return convert_seconds_; }
+
+ private:
+  VideoEncoder(const VideoEncoderOptions& options, CodecContextPtr codec, SwsContextPtr sws,
+               FramePtr yuv, PacketPtr packet);
+  absl::Status Drain(PacketSink sink);
+
+  const VideoEncoderOptions options_;
+  CodecContextPtr codec_;
+  SwsContextPtr sws_;
+  FramePtr yuv_;
+  PacketPtr packet_;
+  int64_t last_frame_index_ = -1;
+  int64_t frames_encoded_ = 0;
+  double convert_seconds_ = 0;
+  bool flushed_ = false;
+};
+
+}  // namespace lingcast
