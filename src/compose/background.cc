@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace lingcast::compose {
 namespace {
@@ -16,29 +17,40 @@ double Lerp(double a, double b, double t) { return a + (b - a) * t; }
 VideoFrame MakeStudioBackground(int width, int height, const BackgroundStyle& style) {
   VideoFrame frame;
   frame.Allocate(width, height);
-  const double inv_h = 1.0 / std::max(1, height - 1);
-  const double glow_cx = style.glow_x * width, glow_cy = style.glow_y * height;
+  // The glow is a Gaussian exp(-k (dx^2 + dy^2)) = exp(-k dx^2) * exp(-k dy^2) and the
+  // vignette grows with the squared distance from the centre: both separate into a
+  // per-column and a per-row factor, so a 4K frame costs multiplications only.
   const double glow_r = std::max(1.0, style.glow_radius * height);
-  const double half_diagonal = std::hypot(width / 2.0, height / 2.0);
+  const double k = 2.2 / (glow_r * glow_r);
+  const double half_diagonal_sq = (width * width + height * height) / 4.0;
+  std::vector<double> glow_x(width), vig_x(width);
+  for (int x = 0; x < width; ++x) {
+    const double dx = x + 0.5 - style.glow_x * width, cx = x + 0.5 - width / 2.0;
+    glow_x[x] = std::exp(-k * dx * dx);
+    vig_x[x] = cx * cx / half_diagonal_sq;
+  }
+  const double inv_h = 1.0 / std::max(1, height - 1);
+  const double glow_rgb[3] = {static_cast<double>(style.glow.r), static_cast<double>(style.glow.g),
+                              static_cast<double>(style.glow.b)};
   for (int y = 0; y < height; ++y) {
     const double t = y * inv_h;
-    // Ease the gradient so the lower half darkens faster, like a lit studio wall.
+    // Eased so the lower part darkens faster, like a lit studio wall.
     const double eased = t * t * (3 - 2 * t);
     const double base[3] = {Lerp(style.top.r, style.bottom.r, eased),
                             Lerp(style.top.g, style.bottom.g, eased),
                             Lerp(style.top.b, style.bottom.b, eased)};
+    const double dy = (y + 0.5 - style.glow_y * height) * 1.15, cy = y + 0.5 - height / 2.0;
+    const double glow_y = style.glow_strength * std::exp(-k * dy * dy);
+    const double vig_y = cy * cy / half_diagonal_sq;
     uint8_t* row = frame.Row(y);
     for (int x = 0; x < width; ++x) {
-      const double gd = std::hypot(x - glow_cx, (y - glow_cy) * 1.15) / glow_r;
-      const double glow = style.glow_strength * std::exp(-2.2 * gd * gd);
-      const double vd = std::hypot(x - width / 2.0, y - height / 2.0) / half_diagonal;
-      const double shade = 1.0 - style.vignette * std::pow(vd, 2.2);
+      const double glow = glow_y * glow_x[x];
+      const double vd2 = vig_x[x] + vig_y;
+      const double shade = 1.0 - style.vignette * vd2 * vd2 * 0.5 - style.vignette * vd2 * 0.5;
       const double dither = (kBayer4[y & 3][x & 3] + 0.5) / 16.0 - 0.5;
-      const double glow_rgb[3] = {static_cast<double>(style.glow.r), static_cast<double>(style.glow.g),
-                                  static_cast<double>(style.glow.b)};
       for (int c = 0; c < 3; ++c) {
         const double v = Lerp(base[c], glow_rgb[c], glow) * shade + dither;
-        row[x * 4 + c] = static_cast<uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+        row[x * 4 + c] = static_cast<uint8_t>(std::clamp(v + 0.5, 0.0, 255.0));
       }
       row[x * 4 + 3] = 255;
     }

@@ -1,7 +1,12 @@
 #include "compose/blend.h"
 
+#include <bit>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+
+static_assert(std::endian::native == std::endian::little, "packed RGBA math assumes little-endian");
 
 namespace lingcast::compose {
 namespace {
@@ -59,26 +64,43 @@ void FillRoundedRect(VideoFrame& dst, float x, float y, float width, float heigh
   }
 }
 
+// Two channels at once: `pair` holds 8-bit values in bits 0-7 and 16-23.
+// Returns pair * scale / 255 for both, rounded (the classic packed-lane trick).
+inline uint32_t ScalePair(uint32_t pair, uint32_t scale) {
+  uint32_t x = pair * scale + 0x00800080u;
+  x += (x >> 8) & 0x00FF00FFu;
+  return (x >> 8) & 0x00FF00FFu;
+}
+
+// Premultiplied source-over of one packed RGBA pixel (little-endian bytes R, G, B, A).
+inline uint32_t OverPacked(uint32_t src, uint32_t dst) {
+  const uint32_t inv = 255 - (src >> 24);
+  const uint32_t rb = ScalePair(dst & 0x00FF00FFu, inv);
+  const uint32_t ga = ScalePair((dst >> 8) & 0x00FF00FFu, inv);
+  return src + (rb | (ga << 8));
+}
+
+inline uint32_t ScalePacked(uint32_t pixel, uint32_t scale) {
+  return ScalePair(pixel & 0x00FF00FFu, scale) | (ScalePair((pixel >> 8) & 0x00FF00FFu, scale) << 8);
+}
+
 void BlitOver(VideoFrame& dst, const VideoFrame& src, int x, int y, int opacity) {
   opacity = std::clamp(opacity, 0, 255);
   const int x0 = std::max(0, x), y0 = std::max(0, y);
   const int x1 = std::min(dst.width, x + src.width), y1 = std::min(dst.height, y + src.height);
   if (x0 >= x1 || y0 >= y1 || opacity == 0) return;
+  const uint32_t scale = static_cast<uint32_t>(opacity);
   for (int py = y0; py < y1; ++py) {
     const uint8_t* s = src.Row(py - y) + static_cast<size_t>(x0 - x) * 4;
     uint8_t* d = dst.Row(py) + static_cast<size_t>(x0) * 4;
     for (int px = x0; px < x1; ++px, s += 4, d += 4) {
-      if (s[3] == 0) continue;
-      if (opacity == 255) {
-        if (s[3] == 255) {
-          d[0] = s[0], d[1] = s[1], d[2] = s[2], d[3] = 255;
-        } else {
-          Over(d, s[0], s[1], s[2], s[3]);
-        }
-      } else {
-        const uint32_t o = static_cast<uint32_t>(opacity);
-        Over(d, Div255(s[0] * o), Div255(s[1] * o), Div255(s[2] * o), Div255(s[3] * o));
-      }
+      uint32_t sp, dp;
+      std::memcpy(&sp, s, 4);  // memcpy: rows need not be 4-byte aligned
+      if (sp == 0) continue;
+      if (scale != 255) sp = ScalePacked(sp, scale);
+      std::memcpy(&dp, d, 4);
+      dp = OverPacked(sp, dp);
+      std::memcpy(d, &dp, 4);
     }
   }
 }

@@ -74,8 +74,12 @@ std::vector<std::string> NotoSansCjkCandidatePaths(FontWeight weight) {
 }
 
 absl::StatusOr<FontLocation> FindNotoSansCjkSc(FontWeight weight) {
+  return FindNotoSansCjkSc(weight, NotoSansCjkCandidatePaths(weight));
+}
+
+absl::StatusOr<FontLocation> FindNotoSansCjkSc(FontWeight weight,
+                                               const std::vector<std::string>& candidates) {
   LC_ASSIGN_OR_RETURN(auto library, NewLibrary());
-  const std::vector<std::string> candidates = NotoSansCjkCandidatePaths(weight);
   const std::string style = weight == FontWeight::kBold ? "Bold" : "Regular";
   for (const std::string& path : candidates) {
     auto faces = ListFaces(library.get(), path);

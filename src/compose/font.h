@@ -35,6 +35,9 @@ std::vector<std::string> NotoSansCjkCandidatePaths(FontWeight weight);
 // Finds the Simplified Chinese face of Noto Sans CJK by its family name.
 // NotFound, naming the paths tried and how to install, when absent.
 absl::StatusOr<FontLocation> FindNotoSansCjkSc(FontWeight weight);
+// The same search over `candidates` (for tests and for packagers' extra paths).
+absl::StatusOr<FontLocation> FindNotoSansCjkSc(FontWeight weight,
+                                               const std::vector<std::string>& candidates);
 
 // An explicit font file: in a collection, the face whose family ends in " SC"
 // (Simplified Chinese) is preferred, else face 0. NotFound when the file is

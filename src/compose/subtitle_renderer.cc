@@ -96,7 +96,7 @@ absl::StatusOr<std::unique_ptr<SubtitleSprite>> SubtitleRenderer::Render(const T
       LC_ASSIGN_OR_RETURN(bottom_font, Font(s.secondary_weight, bottom_px));
       bottom = LayoutText(*bottom_font, secondary.text, max_text_width, s.secondary_max_lines);
     }
-    gap = has_primary && has_secondary ? std::round(0.12 * top_px) : 0;
+    gap = has_primary && has_secondary ? std::round(0.22 * top_px) : 0;
     text_height = top.lines.size() * std::round(top_px * s.line_spacing) +
                   bottom.lines.size() * std::round(bottom_px * s.line_spacing) + gap;
     const bool fits = !top.ellipsized && !bottom.ellipsized && text_height + 2 * pad_y <= max_box_height;

@@ -29,7 +29,7 @@ namespace lingcast::compose {
 struct SubtitleStyle {
   double primary_size = 0.050;      // em size of the spoken line
   double secondary_size = 0.037;    // em size of the translation
-  int min_pixel_size = 12;          // never smaller than this, even at 640x360
+  int min_pixel_size = 14;          // never smaller than this, even at 640x360
   FontWeight primary_weight = FontWeight::kBold;
   FontWeight secondary_weight = FontWeight::kRegular;
   int primary_max_lines = 2;
@@ -43,7 +43,7 @@ struct SubtitleStyle {
   Rgba shadow_color{0, 0, 0, 110};
   double shadow_offset = 0.045;     // in em, down and right
   bool box = true;
-  Rgba box_color{10, 14, 28, 150};
+  Rgba box_color{10, 14, 28, 165};
   double box_corner_radius = 0.35;  // in primary em
   double box_padding_x = 0.6;       // in primary em
   double box_padding_y = 0.22;      // in primary em

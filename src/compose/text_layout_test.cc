@@ -62,12 +62,20 @@ TEST(FontFileTest, NonFontFileIsInvalidArgument) {
   std::filesystem::remove(path);
 }
 
-TEST(FontFileTest, NotFoundMessageSaysHowToInstall) {
-  // Whether or not the font is here, the error text is what users see when it is not.
-  auto location = FindNotoSansCjkSc(FontWeight::kRegular);
-  if (location.ok()) GTEST_SKIP() << "font installed; message checked only where it is absent";
-  EXPECT_EQ(location.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(location.status().message().find("fonts-noto-cjk"), std::string::npos);
+TEST(FontFileTest, NotFoundMessageNamesPathsAndSaysHowToInstall) {
+  const std::string elsewhere = ::testing::TempDir() + "/no_such_font/NotoSansCJK-Regular.ttc";
+  auto location = FindNotoSansCjkSc(FontWeight::kRegular, {elsewhere});
+  ASSERT_EQ(location.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(location.status().message().find(elsewhere), std::string::npos);
+  EXPECT_NE(location.status().message().find("install fonts-noto-cjk"), std::string::npos);
+}
+
+TEST_F(FontTest, CollectionWithoutScFaceIsNotAMatch) {
+  // The Serif collection sits beside the Sans one; it holds no "Noto Sans CJK SC".
+  const std::string serif = std::filesystem::path(location_.path).parent_path() / "NotoSerifCJK-Regular.ttc";
+  if (!std::filesystem::exists(serif)) GTEST_SKIP() << serif << " is not installed";
+  EXPECT_EQ(FindNotoSansCjkSc(FontWeight::kRegular, {serif}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(FindNotoSansCjkSc(FontWeight::kRegular, {serif, location_.path}).ok());
 }
 
 TEST(Utf8Test, DecodesAndReplacesMalformedBytes) {
