@@ -1,0 +1,244 @@
+#include "tts/espeak_engine.h"
+
+#include <espeak-ng/speak_lib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "core/status.h"
+#include "text/data_files.h"
+#include "text/utf8.h"
+#include "tts/speech_plan.h"
+
+namespace lingcast {
+namespace {
+
+// What one espeak_Synth call produced: samples and events timed from its start.
+struct RawEvent {
+  espeak_EVENT_TYPE type;
+  int sample = 0;         // from the start of this call's audio
+  int text_position = 0;  // 1-based character position in the synthesized text
+  int length = 0;         // characters (word events)
+  std::string phoneme;    // IPA (phoneme events)
+};
+
+struct RawSynthesis {
+  std::vector<int16_t> samples;
+  std::vector<RawEvent> events;
+};
+
+// espeak-ng's callback has no per-call context that survives every event type, so
+// the synthesis in progress is published here while the runtime mutex is held.
+ABSL_CONST_INIT absl::Mutex g_espeak_mutex(absl::kConstInit);
+RawSynthesis* g_active_synthesis ABSL_GUARDED_BY(g_espeak_mutex) = nullptr;
+
+int CollectSynthesis(short* wav, int count, espeak_EVENT* events) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // Called by espeak_Synth on the calling thread, which holds g_espeak_mutex.
+  RawSynthesis* out = g_active_synthesis;
+  if (out == nullptr) return 1;  // abort: nobody is listening
+  if (wav != nullptr && count > 0) out->samples.insert(out->samples.end(), wav, wav + count);
+  for (espeak_EVENT* e = events; e != nullptr && e->type != espeakEVENT_LIST_TERMINATED; ++e) {
+    if (e->type != espeakEVENT_PHONEME && e->type != espeakEVENT_WORD) continue;
+    RawEvent raw{e->type, e->sample, e->text_position, e->length, {}};
+    if (e->type == espeakEVENT_PHONEME) {
+      raw.phoneme.assign(e->id.string, strnlen(e->id.string, sizeof e->id.string));
+    }
+    out->events.push_back(std::move(raw));
+  }
+  return 0;
+}
+
+// IPA as the lipsync stage wants it: one phoneme, no stress marks; "_" for a pause.
+std::string CleanPhoneme(const std::string& ipa) {
+  std::string out;
+  for (const CodePoint& cp : DecodeUtf8(ipa)) {
+    if (cp.value == U'ˈ' || cp.value == U'ˌ' || cp.value == '\'' || cp.value == ',') continue;
+    out.append(ipa, cp.offset, cp.length);
+  }
+  return out.empty() ? "_" : out;
+}
+
+// Byte offset of each 1-based character position of `text` (position size+1 = end).
+std::vector<int> CharacterByteOffsets(std::string_view text) {
+  std::vector<int> offsets = {0};  // position 0 is unused
+  for (const CodePoint& cp : DecodeUtf8(text)) offsets.push_back(cp.offset);
+  offsets.push_back(static_cast<int>(text.size()));
+  return offsets;
+}
+
+int Clamp(double value, int lo, int hi) {
+  return static_cast<int>(std::lround(std::clamp(value, static_cast<double>(lo), static_cast<double>(hi))));
+}
+
+}  // namespace
+
+// The process-wide espeak-ng library state; see the header comment.
+class EspeakEngine::Runtime {
+ public:
+  static absl::StatusOr<std::shared_ptr<Runtime>> Acquire(const std::string& data_path) {
+    absl::MutexLock lock(&g_espeak_mutex);
+    // The live runtime, if any (guarded by g_espeak_mutex). Never destroyed: it is
+    // only a weak reference, and a function-local static avoids init-order issues.
+    static std::weak_ptr<Runtime>* const current = new std::weak_ptr<Runtime>;
+    if (std::shared_ptr<Runtime> existing = current->lock()) {
+      if (existing->data_path_ != data_path) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "espeak-ng is already initialized with data path '", existing->data_path_,
+            "'; one process can use only one espeak-ng data path"));
+      }
+      return existing;
+    }
+    const int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, /*buflength=*/0,
+                                       data_path.empty() ? nullptr : data_path.c_str(),
+                                       espeakINITIALIZE_PHONEME_EVENTS | espeakINITIALIZE_PHONEME_IPA |
+                                           espeakINITIALIZE_DONT_EXIT);
+    if (rate <= 0) {
+      return absl::NotFoundError(absl::StrCat(
+          "cannot initialize espeak-ng (data path '", data_path.empty() ? "built-in default" : data_path,
+          "'): install espeak-ng-data (scripts/install-deps.sh)"));
+    }
+    espeak_SetSynthCallback(CollectSynthesis);
+    std::shared_ptr<Runtime> runtime(new Runtime(rate, data_path));
+    *current = runtime;
+    return runtime;
+  }
+
+  ~Runtime() {
+    absl::MutexLock lock(&g_espeak_mutex);
+    espeak_Terminate();
+  }
+
+  int sample_rate() const { return sample_rate_; }
+
+  // Selects `voice`: a voice file ("gmw/en-US", "en-US"), a voice name
+  // ("English_(America)") or a language ("en-gb", the best non-MBROLA voice for it,
+  // as `espeak-ng -v` does). InvalidArgument if espeak-ng has nothing by that name.
+  static absl::Status SetVoice(const std::string& voice) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
+    const std::string wanted = absl::AsciiStrToLower(voice);
+    std::string by_language;
+    int best_priority = 1 << 30;
+    for (const espeak_VOICE** v = espeak_ListVoices(nullptr); v != nullptr && *v != nullptr; ++v) {
+      const std::string identifier = (*v)->identifier ? (*v)->identifier : "";
+      const std::string lower_id = absl::AsciiStrToLower(identifier);
+      const std::string base = lower_id.substr(lower_id.rfind('/') + 1);
+      const std::string name = absl::AsciiStrToLower(std::string((*v)->name ? (*v)->name : ""));
+      if (wanted == lower_id || wanted == base || wanted == name) {
+        by_language = identifier;
+        best_priority = -1;
+        break;
+      }
+      if (lower_id.rfind("mb/", 0) == 0 || (*v)->languages == nullptr) continue;  // MBROLA voices need extra data
+      // languages: repeated (priority byte, NUL-terminated code), ended by an empty code.
+      for (const char* lang = (*v)->languages; *lang != 0; lang += std::strlen(lang + 1) + 2) {
+        const int priority = static_cast<unsigned char>(*lang);
+        if (absl::AsciiStrToLower(std::string(lang + 1)) == wanted && priority < best_priority) {
+          by_language = identifier;
+          best_priority = priority;
+        }
+      }
+    }
+    if (by_language.empty() || espeak_SetVoiceByName(by_language.c_str()) != EE_OK) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown espeak-ng voice '", voice, "' (see `espeak-ng --voices`)"));
+    }
+    return absl::OkStatus();
+  }
+
+  static absl::StatusOr<RawSynthesis> Synth(const std::string& text)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
+    RawSynthesis raw;
+    g_active_synthesis = &raw;
+    const espeak_ERROR err = espeak_Synth(text.c_str(), text.size() + 1, 0, POS_CHARACTER, 0,
+                                          espeakCHARS_UTF8, nullptr, nullptr);
+    g_active_synthesis = nullptr;
+    if (err != EE_OK) return absl::InternalError(absl::StrCat("espeak-ng failed to synthesize (error ", err, ")"));
+    return raw;
+  }
+
+ private:
+  Runtime(int sample_rate, std::string data_path) : sample_rate_(sample_rate), data_path_(std::move(data_path)) {}
+  const int sample_rate_;
+  const std::string data_path_;
+};
+
+absl::StatusOr<std::unique_ptr<EspeakEngine>> EspeakEngine::Create(const EspeakOptions& options) {
+  std::string lexicon_path = options.lexicon_path;
+  if (lexicon_path.empty()) {
+    LC_ASSIGN_OR_RETURN(lexicon_path, FindDataFile(kZhLexiconFileName));
+  }
+  LC_ASSIGN_OR_RETURN(PinyinConverter pinyin, PinyinConverter::Load(lexicon_path));
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<Runtime> runtime, Runtime::Acquire(options.data_path));
+  {
+    absl::MutexLock lock(&g_espeak_mutex);
+    LC_RETURN_IF_ERROR(Runtime::SetVoice(options.default_voice_en));
+    LC_RETURN_IF_ERROR(Runtime::SetVoice(options.default_voice_zh));
+  }
+  return std::unique_ptr<EspeakEngine>(new EspeakEngine(std::move(runtime), std::move(pinyin), options));
+}
+
+EspeakEngine::EspeakEngine(std::shared_ptr<Runtime> runtime, PinyinConverter pinyin, EspeakOptions options)
+    : runtime_(std::move(runtime)), pinyin_(std::move(pinyin)), options_(std::move(options)),
+      sample_rate_(runtime_->sample_rate()) {}
+
+EspeakEngine::~EspeakEngine() = default;
+
+absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest& request) {
+  LC_RETURN_IF_ERROR(ValidateSynthesisRequest(request));
+  LC_RETURN_IF_ERROR(ValidateUtf8(request.text));
+  const std::vector<SpeechChunk> chunks = request.language == Language::kZh
+                                              ? PlanMandarinSpeech(request.text, pinyin_)
+                                              : PlanEnglishSpeech(request.text);
+  const auto voice_for = [&](Language chunk_language) {
+    if (chunk_language == request.language && !request.voice.empty()) return request.voice;
+    return chunk_language == Language::kZh ? options_.default_voice_zh : options_.default_voice_en;
+  };
+
+  SynthesisResult result;
+  result.audio.sample_rate = sample_rate_;
+  result.track.language = request.language;
+  absl::MutexLock lock(&g_espeak_mutex);
+  // An unknown voice is an error even when the text has nothing to say.
+  LC_RETURN_IF_ERROR(Runtime::SetVoice(voice_for(request.language)));
+
+  for (const SpeechChunk& chunk : chunks) {
+    LC_RETURN_IF_ERROR(Runtime::SetVoice(voice_for(chunk.language)));
+    // espeak-ng's defaults: 175 words per minute, pitch 50 of 0-100, volume 100 of 0-200.
+    espeak_SetParameter(espeakRATE, Clamp(175 * request.rate, 80, 450), 0);
+    espeak_SetParameter(espeakPITCH, Clamp(50 * request.pitch, 0, 100), 0);
+    espeak_SetParameter(espeakVOLUME, Clamp(100 * request.volume, 0, 200), 0);
+    LC_ASSIGN_OR_RETURN(RawSynthesis raw, Runtime::Synth(chunk.text));
+    const int64_t base = result.audio.frames();
+    const std::vector<int> char_bytes = CharacterByteOffsets(chunk.text);
+    const int max_position = static_cast<int>(char_bytes.size()) - 1;
+    for (const RawEvent& e : raw.events) {
+      const MediaTime start = MediaTime::FromSamples(base + std::clamp<int64_t>(e.sample, 0, raw.samples.size()), sample_rate_);
+      if (e.type == espeakEVENT_PHONEME) {
+        result.track.phonemes.push_back({CleanPhoneme(e.phoneme), start, MediaTime::Zero()});
+        continue;
+      }
+      const int first = char_bytes[std::clamp(e.text_position, 1, max_position)];
+      const int last = char_bytes[std::clamp(e.text_position + e.length, 1, max_position)];
+      const auto [lo, hi] = chunk.SourceRange(first, last);
+      if (lo < 0) continue;
+      // espeak-ng splits some words ("iPhone" -> i + Phone) and a number reads as
+      // several words: one boundary per stretch of source text.
+      const bool same_as_previous = !result.track.words.empty() &&
+                                    result.track.words.back().text_offset == lo &&
+                                    result.track.words.back().text_length == hi - lo;
+      if (!same_as_previous) result.track.words.push_back({start, lo, hi - lo});
+    }
+    for (const int16_t s : raw.samples) result.audio.samples.push_back(static_cast<float>(s) / 32768.0f);
+  }
+  TrimSilence(result, options_.max_leading_silence, options_.max_trailing_silence);
+  FinishPhonemeTrack(result);
+  return result;
+}
+
+}  // namespace lingcast

@@ -1,0 +1,38 @@
+// Turns request text into the pieces a voice actually reads.
+//
+// Mandarin goes to espeak-ng's pinyin voice, so Chinese text is normalized (numbers
+// -> words), converted to tone-digit pinyin by our lexicon, and Chinese punctuation
+// becomes ASCII punctuation the voice pauses on. Latin-script words inside Chinese
+// are cut out as English chunks for the English voice (first step of
+// code-switching). Every byte of a chunk remembers which source bytes it speaks for,
+// so word timings map back to the caller's text.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "media/language.h"
+#include "text/pinyin.h"
+
+namespace lingcast {
+
+struct SpeechChunk {
+  Language language = Language::kEn;  // the voice that reads it
+  std::string text;                   // "ni3 hao3 , " for zh; the words themselves for en
+  // Per byte of `text`: the source byte range [begin, end) it stands for, or -1.
+  std::vector<int> source_begin;
+  std::vector<int> source_end;
+
+  // The source range covered by chunk bytes [begin, end); {-1, -1} if none.
+  std::pair<int, int> SourceRange(int begin, int end) const;
+};
+
+// Chunks for a Chinese request, in speaking order. Text with nothing to say
+// (only punctuation or spaces) gives no chunks.
+std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinConverter& pinyin);
+
+// One English chunk holding `text` as is (espeak-ng reads English numbers itself).
+std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text);
+
+}  // namespace lingcast

@@ -1,0 +1,66 @@
+#include "tts/speech_plan.h"
+
+#include <optional>
+
+#include <gtest/gtest.h>
+
+namespace lingcast {
+namespace {
+
+const PinyinConverter& Lexicon() {
+  static const std::optional<PinyinConverter> converter = [] {
+    auto loaded = PinyinConverter::Load(std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv");
+    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    return loaded.ok() ? std::optional<PinyinConverter>(*std::move(loaded)) : std::nullopt;
+  }();
+  if (!converter) std::abort();
+  return *converter;
+}
+
+std::string SourceOf(const std::string& text, const SpeechChunk& chunk, const std::string& spoken) {
+  const size_t at = chunk.text.find(spoken);
+  if (at == std::string::npos) return "<not spoken>";
+  const auto [lo, hi] = chunk.SourceRange(static_cast<int>(at), static_cast<int>(at + spoken.size()));
+  return lo < 0 ? "<no source>" : text.substr(lo, hi - lo);
+}
+
+TEST(SpeechPlanTest, MandarinBecomesTonePinyinWithPauses) {
+  const std::string text = "银行很好，对吗？";
+  const std::vector<SpeechChunk> chunks = PlanMandarinSpeech(text, Lexicon());
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0].language, Language::kZh);
+  EXPECT_EQ(chunks[0].text, "yin2 hang2 hen3 hao3 , dui4 ma5 ? ");
+  EXPECT_EQ(SourceOf(text, chunks[0], "hang2"), "行");
+  EXPECT_EQ(SourceOf(text, chunks[0], ","), "，");
+}
+
+TEST(SpeechPlanTest, NumbersAreReadAndMapBackToTheDigits) {
+  const std::string text = "只要99元";
+  const std::vector<SpeechChunk> chunks = PlanMandarinSpeech(text, Lexicon());
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0].text, "zhi3 yao4 jiu3 shi2 jiu3 yuan2 ");
+  EXPECT_EQ(SourceOf(text, chunks[0], "shi2"), "99");
+  EXPECT_EQ(SourceOf(text, chunks[0], "yuan2"), "元");
+}
+
+TEST(SpeechPlanTest, LatinWordsInChineseBecomeEnglishChunks) {
+  const std::string text = "我买了iPhone Pro，真好";
+  const std::vector<SpeechChunk> chunks = PlanMandarinSpeech(text, Lexicon());
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0].language, Language::kZh);
+  EXPECT_EQ(chunks[1].language, Language::kEn);
+  EXPECT_EQ(chunks[1].text.substr(0, 10), "iPhone Pro");
+  EXPECT_EQ(SourceOf(text, chunks[1], "Pro"), "Pro");
+  EXPECT_EQ(chunks[2].language, Language::kZh);
+  EXPECT_EQ(chunks[2].text, "zhen1 hao3 ");
+}
+
+TEST(SpeechPlanTest, NothingToSay) {
+  EXPECT_TRUE(PlanMandarinSpeech("", Lexicon()).empty());
+  EXPECT_TRUE(PlanMandarinSpeech("，。！", Lexicon()).empty());
+  EXPECT_TRUE(PlanEnglishSpeech("  ...").empty());
+  EXPECT_EQ(PlanEnglishSpeech("42").size(), 1u);
+}
+
+}  // namespace
+}  // namespace lingcast

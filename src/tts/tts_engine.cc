@@ -1,0 +1,80 @@
+#include "tts/tts_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace lingcast {
+
+TtsEngine::~TtsEngine() = default;
+
+void AppendSynthesis(SynthesisResult& into, SynthesisResult piece, int text_offset_shift) {
+  if (into.audio.sample_rate == 0) into.audio.sample_rate = piece.audio.sample_rate;
+  const MediaTime shift = into.audio.duration();
+  for (PhonemeEvent& p : piece.track.phonemes) {
+    p.start += shift;
+    into.track.phonemes.push_back(std::move(p));
+  }
+  for (WordBoundary& w : piece.track.words) {
+    w.start += shift;
+    w.text_offset += text_offset_shift;
+    into.track.words.push_back(w);
+  }
+  into.audio.samples.insert(into.audio.samples.end(), piece.audio.samples.begin(),
+                            piece.audio.samples.end());
+}
+
+void FinishPhonemeTrack(SynthesisResult& result) {
+  std::vector<PhonemeEvent>& phonemes = result.track.phonemes;
+  std::stable_sort(phonemes.begin(), phonemes.end(),
+                   [](const PhonemeEvent& a, const PhonemeEvent& b) { return a.start < b.start; });
+  const MediaTime end = result.audio.duration();
+  std::vector<PhonemeEvent> kept;
+  for (PhonemeEvent& p : phonemes) {
+    if (p.start >= end) continue;
+    if (!kept.empty() && kept.back().start == p.start) kept.pop_back();
+    if (!kept.empty() && kept.back().phoneme == "_" && p.phoneme == "_") continue;
+    kept.push_back(std::move(p));
+  }
+  for (size_t i = 0; i < kept.size(); ++i) {
+    kept[i].duration = (i + 1 < kept.size() ? kept[i + 1].start : end) - kept[i].start;
+  }
+  phonemes = std::move(kept);
+  std::stable_sort(result.track.words.begin(), result.track.words.end(),
+                   [](const WordBoundary& a, const WordBoundary& b) { return a.start < b.start; });
+}
+
+void TrimSilence(SynthesisResult& result, MediaTime max_leading, MediaTime max_trailing, float threshold) {
+  std::vector<float>& samples = result.audio.samples;
+  const auto loud = [threshold](float s) { return std::fabs(s) >= threshold; };
+  const auto first = std::find_if(samples.begin(), samples.end(), loud);
+  if (first == samples.end()) return;
+  const auto last = std::find_if(samples.rbegin(), samples.rend(), loud);
+  const int rate = result.audio.sample_rate;
+  const int64_t lead = std::max<int64_t>(0, (first - samples.begin()) - max_leading.ToSamples(rate));
+  const int64_t keep_end = std::min<int64_t>(static_cast<int64_t>(samples.size()),
+                                             (samples.rend() - last) + max_trailing.ToSamples(rate));
+  samples.erase(samples.begin() + keep_end, samples.end());
+  samples.erase(samples.begin(), samples.begin() + lead);
+  const MediaTime shift = MediaTime::FromSamples(lead, rate);
+  for (PhonemeEvent& p : result.track.phonemes) p.start = std::max(MediaTime::Zero(), p.start - shift);
+  for (WordBoundary& w : result.track.words) {
+    w.start = std::clamp(w.start - shift, MediaTime::Zero(), result.audio.duration());
+  }
+}
+
+absl::Status ValidateSynthesisRequest(const SynthesisRequest& request) {
+  const auto check = [](const char* field, double value, double min, bool min_inclusive) -> absl::Status {
+    const bool above_min = min_inclusive ? value >= min : value > min;
+    if (std::isfinite(value) && above_min && value <= 4.0) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("speech ", field, " ", value, " is out of range (",
+                                                   min_inclusive ? "0 <= " : "0 < ", field, " <= 4)"));
+  };
+  if (absl::Status s = check("rate", request.rate, 0, false); !s.ok()) return s;
+  if (absl::Status s = check("pitch", request.pitch, 0, false); !s.ok()) return s;
+  return check("volume", request.volume, 0, true);
+}
+
+}  // namespace lingcast
