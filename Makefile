@@ -1,0 +1,45 @@
+# lingcast — quick start on a fresh Debian 12 machine (as root):
+#   make demo    installs what is missing, builds Release into build/, renders out/demo.mp4
+#   make test    builds and runs the whole test suite (ctest)
+# Other targets: build, bench, asan, tsan, clean. See README.md.
+
+BUILD_DIR ?= build
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps configure build demo test bench asan tsan clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	@mkdir -p out
+	@./$(BUILD_DIR)/lingcast render examples/demo.script -o out/demo.mp4
+
+test: build
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+bench: build
+	@./$(BUILD_DIR)/bench/render_bench
+
+# Sanitizer builds (separate build folders; see docs/building.md).
+asan: deps
+	@cmake -S . -B build-asan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLINGCAST_ASAN=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+tsan: deps
+	@cmake -S . -B build-tsan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLINGCAST_TSAN=ON >/dev/null
+	@cmake --build build-tsan -j $(JOBS)
+	@ctest --test-dir build-tsan --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD_DIR) build-asan build-tsan out
