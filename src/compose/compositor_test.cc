@@ -187,6 +187,10 @@ TEST_F(CompositorTest, EmptySecondaryLineGivesASmallerBox) {
   EXPECT_EQ((*primary_only)->secondary_lines, 0);
   EXPECT_LT((*primary_only)->area.height, both_area.height);
   EXPECT_EQ((*primary_only)->area.bottom(), both_area.bottom()) << "boxes share a baseline";
+  auto secondary_only = compositor->SubtitleFor(MakeCue("", kEn));
+  ASSERT_TRUE(secondary_only.ok() && *secondary_only != nullptr);
+  EXPECT_EQ((*secondary_only)->primary_lines, 0);
+  EXPECT_EQ((*secondary_only)->secondary_lines, 1);
   auto nothing = compositor->SubtitleFor(MakeCue("  ", ""));
   ASSERT_TRUE(nothing.ok());
   EXPECT_EQ(*nothing, nullptr);

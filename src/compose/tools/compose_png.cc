@@ -1,10 +1,13 @@
 // Writes one composed frame as a PNG, to look at the layout:
-//   compose_png OUT.png [WIDTH HEIGHT] [PRIMARY] [SECONDARY]
+//   compose_png OUT.png [WIDTH HEIGHT] [PRIMARY] [SECONDARY] [X Y W H [ZOOM]]
+// The optional rectangle crops the frame (and ZOOM enlarges it, nearest pixel)
+// to inspect glyph edges closely.
 // The avatar is a placeholder rounded rectangle (the real one lives in src/avatar).
 #include <png.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +42,7 @@ int main(int argc, char** argv) {
   using namespace lingcast;
   using namespace lingcast::compose;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: compose_png OUT.png [WIDTH HEIGHT] [PRIMARY] [SECONDARY]\n");
+    std::fprintf(stderr, "usage: compose_png OUT.png [WIDTH HEIGHT] [PRIMARY] [SECONDARY] [X Y W H [ZOOM]]\n");
     return 2;
   }
   CompositorOptions options;
@@ -69,6 +72,22 @@ int main(int argc, char** argv) {
   if (auto status = (*compositor)->Compose(MediaTime::Seconds(1), &cue, frame); !status.ok()) {
     std::fprintf(stderr, "compose_png: %s\n", std::string(status.message()).c_str());
     return 1;
+  }
+  if (argc >= 10) {
+    const Rect crop{std::atoi(argv[6]), std::atoi(argv[7]), std::atoi(argv[8]), std::atoi(argv[9])};
+    const int zoom = argc >= 11 ? std::max(1, std::atoi(argv[10])) : 1;
+    if (crop.x < 0 || crop.y < 0 || crop.empty() || crop.right() > frame.width || crop.bottom() > frame.height) {
+      std::fprintf(stderr, "compose_png: crop rectangle is outside the %dx%d frame\n", frame.width, frame.height);
+      return 2;
+    }
+    VideoFrame cropped;
+    cropped.Allocate(crop.width * zoom, crop.height * zoom);
+    for (int y = 0; y < cropped.height; ++y) {
+      for (int x = 0; x < cropped.width; ++x) {
+        std::memcpy(cropped.Row(y) + x * 4, frame.Row(crop.y + y / zoom) + (crop.x + x / zoom) * 4, 4);
+      }
+    }
+    frame = std::move(cropped);
   }
   if (!WritePng(argv[1], frame)) {
     std::fprintf(stderr, "compose_png: cannot write %s\n", argv[1]);
