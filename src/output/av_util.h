@@ -15,7 +15,6 @@ extern "C" {
 #include <libavutil/audio_fifo.h>
 #include <libavutil/frame.h>
 #include <libswresample/swresample.h>
-#include <libswscale/swscale.h>
 }
 
 namespace lingcast {
@@ -28,9 +27,6 @@ struct FrameDeleter {
 };
 struct PacketDeleter {
   void operator()(AVPacket* packet) const { av_packet_free(&packet); }
-};
-struct SwsContextDeleter {
-  void operator()(SwsContext* ctx) const { sws_freeContext(ctx); }
 };
 struct SwrContextDeleter {
   void operator()(SwrContext* ctx) const { swr_free(&ctx); }
@@ -45,7 +41,6 @@ struct DictionaryDeleter {
 using CodecContextPtr = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
 using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
 using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
-using SwsContextPtr = std::unique_ptr<SwsContext, SwsContextDeleter>;
 using SwrContextPtr = std::unique_ptr<SwrContext, SwrContextDeleter>;
 using AudioFifoPtr = std::unique_ptr<AVAudioFifo, AudioFifoDeleter>;
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/status.h"
+#include "output/rgba_to_yuv.h"
 
 extern "C" {
 #include <libavutil/opt.h>
@@ -14,12 +15,6 @@ extern "C" {
 
 namespace lingcast {
 namespace {
-
-// Same-size RGBA -> yuv420p only filters chroma 2:1. Bilinear averages the
-// chroma samples properly (point sampling would alias thin coloured edges such
-// as subtitle outlines) and costs about the same; it is what we and the bench's
-// ffmpeg reference both use.
-constexpr int kSwsFlags = SWS_BILINEAR;
 
 absl::Status SetPrivateOption(AVCodecContext& ctx, const char* name, const std::string& value) {
   const int err = av_opt_set(ctx.priv_data, name, value.c_str(), 0);
@@ -61,7 +56,7 @@ absl::StatusOr<std::unique_ptr<VideoEncoder>> VideoEncoder::Create(const VideoEn
   ctx->color_primaries = AVCOL_PRI_BT709;
   ctx->color_trc = AVCOL_TRC_BT709;
   ctx->colorspace = AVCOL_SPC_BT709;
-  ctx->chroma_sample_location = AVCHROMA_LOC_LEFT;
+  ctx->chroma_sample_location = AVCHROMA_LOC_CENTER;
   if (global_header) ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 
   LC_RETURN_IF_ERROR(SetPrivateOption(*ctx, "preset", options.preset));
@@ -82,18 +77,6 @@ absl::StatusOr<std::unique_ptr<VideoEncoder>> VideoEncoder::Create(const VideoEn
         AvErrorText(err)));
   }
 
-  SwsContextPtr sws(sws_getContext(options.width, options.height, AV_PIX_FMT_RGBA, options.width,
-                                   options.height, AV_PIX_FMT_YUV420P, kSwsFlags, nullptr, nullptr,
-                                   nullptr));
-  if (!sws) return absl::InternalError("swscale cannot convert RGBA to yuv420p at this size");
-  // Source: full-range RGB. Destination: BT.709 matrix, limited (16..235) range,
-  // matching the colour tags the encoder writes into the stream.
-  const int* bt709 = sws_getCoefficients(SWS_CS_ITU709);
-  if (sws_setColorspaceDetails(sws.get(), bt709, /*srcRange=*/1, bt709, /*dstRange=*/0,
-                               /*brightness=*/0, /*contrast=*/1 << 16, /*saturation=*/1 << 16) < 0) {
-    return absl::InternalError("swscale refused the BT.709 colour conversion");
-  }
-
   FramePtr yuv(av_frame_alloc());
   PacketPtr packet(av_packet_alloc());
   if (!yuv || !packet) return absl::ResourceExhaustedError("out of memory allocating video frames");
@@ -109,14 +92,13 @@ absl::StatusOr<std::unique_ptr<VideoEncoder>> VideoEncoder::Create(const VideoEn
   if (err < 0) return AvError(err, "allocating a yuv420p frame");
 
   return std::unique_ptr<VideoEncoder>(
-      new VideoEncoder(options, std::move(ctx), std::move(sws), std::move(yuv), std::move(packet)));
+      new VideoEncoder(options, std::move(ctx), std::move(yuv), std::move(packet)));
 }
 
 VideoEncoder::VideoEncoder(const VideoEncoderOptions& options, CodecContextPtr codec,
-                           SwsContextPtr sws, FramePtr yuv, PacketPtr packet)
+                           FramePtr yuv, PacketPtr packet)
     : options_(options),
       codec_(std::move(codec)),
-      sws_(std::move(sws)),
       yuv_(std::move(yuv)),
       packet_(std::move(packet)) {}
 
@@ -143,9 +125,9 @@ absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, 
   // writable again at once; make_writable only copies if libavcodec kept a reference.
   int err = av_frame_make_writable(yuv_.get());
   if (err < 0) return AvError(err, "preparing a yuv420p frame");
-  const uint8_t* const src_planes[1] = {frame.rgba.data()};
-  const int src_strides[1] = {frame.stride};
-  sws_scale(sws_.get(), src_planes, src_strides, 0, frame.height, yuv_->data, yuv_->linesize);
+  RgbaToYuv420Bt709(frame.rgba.data(), frame.stride, frame.width, frame.height,
+                    {yuv_->data[0], yuv_->linesize[0], yuv_->data[1], yuv_->linesize[1], yuv_->data[2],
+                     yuv_->linesize[2]});
   convert_seconds_ += SecondsSince(convert_start);
 
   yuv_->pts = frame_index;

@@ -43,13 +43,11 @@ class VideoEncoder {
   double convert_seconds() const { return convert_seconds_; }
 
  private:
-  VideoEncoder(const VideoEncoderOptions& options, CodecContextPtr codec, SwsContextPtr sws,
-               FramePtr yuv, PacketPtr packet);
+  VideoEncoder(const VideoEncoderOptions& options, CodecContextPtr codec, FramePtr yuv, PacketPtr packet);
   absl::Status Drain(PacketSink sink);
 
   const VideoEncoderOptions options_;
   CodecContextPtr codec_;
-  SwsContextPtr sws_;
   FramePtr yuv_;
   PacketPtr packet_;
   int64_t last_frame_index_ = -1;
