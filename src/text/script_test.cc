@@ -41,6 +41,34 @@ TEST(ScriptTest, ParsesItemsTranslationsAndTags) {
   EXPECT_EQ(second.segments[1].language, Language::kZh);
 }
 
+// The example in docs/script-format.md.
+TEST(ScriptTest, DocumentedExample) {
+  const auto script = ParseScriptText(
+      "# Opening of the Friday show. Lines starting with # are comments.\n"
+      "zh: 大家好，欢迎来到直播间。 | en: Hello everyone, welcome to the live stream.\n"
+      "今天我们有特别优惠。 | Today we have a special offer.\n"
+      "\n"
+      "en: This jacket is only 99 yuan. | zh: 这件夹克只要99元。\n"
+      "@pause 1.5\n"
+      "zh: 喜欢的朋友点击下方链接购买。 | en: Tap the link below to buy.\n",
+      "show.txt");
+  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_EQ(script->items.size(), 6u);
+  EXPECT_EQ(LineAt(*script, 1).segments[0].language, Language::kZh);
+  EXPECT_EQ(LineAt(*script, 1).segments[1].language, Language::kEn);
+  EXPECT_EQ(PauseAt(*script, 2).duration, kDefaultScriptPause);
+  EXPECT_EQ(LineAt(*script, 3).segments[1].text, "这件夹克只要99元。");
+  EXPECT_EQ(PauseAt(*script, 4).duration, MediaTime::Millis(1500));
+  EXPECT_EQ(script->spoken_line_count(), 4);
+}
+
+TEST(ScriptTest, PipeWithoutSpacesIsText) {
+  const auto script = ParseScriptText("A|B testing\n", "s.txt");
+  ASSERT_TRUE(script.ok());
+  ASSERT_EQ(LineAt(*script, 0).segments.size(), 1u);
+  EXPECT_EQ(LineAt(*script, 0).segments[0].text, "A|B testing");
+}
+
 TEST(ScriptTest, TagOverridesDetection) {
   const auto script = ParseScriptText("en: 你好\n", "s.txt");
   ASSERT_TRUE(script.ok());

@@ -194,7 +194,7 @@ absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest&
   LC_RETURN_IF_ERROR(ValidateUtf8(request.text));
   const std::vector<SpeechChunk> chunks = request.language == Language::kZh
                                               ? PlanMandarinSpeech(request.text, pinyin_)
-                                              : PlanEnglishSpeech(request.text);
+                                              : PlanEnglishSpeech(request.text, pinyin_);
   const auto voice_for = [&](Language chunk_language) {
     if (chunk_language == request.language && !request.voice.empty()) return request.voice;
     return chunk_language == Language::kZh ? options_.default_voice_zh : options_.default_voice_en;

@@ -118,6 +118,13 @@ TEST(EspeakEngineTest, EnglishWordInsideChineseUsesTheEnglishVoice) {
   EXPECT_THAT(Phonemes(r), HasSubstr("f oʊ n")) << Phonemes(r);
 }
 
+TEST(EspeakEngineTest, ChineseInsideEnglishUsesTheMandarinVoice) {
+  const std::string text = "Buy it on 淘宝 today.";
+  const SynthesisResult r = Speak(text, Language::kEn);
+  ExpectWellFormed(r, text);
+  EXPECT_THAT(Words(r, text), ::testing::ElementsAre("Buy", "it", "on", "淘", "宝", "today"));
+}
+
 TEST(EspeakEngineTest, NumbersInChineseAreSpokenAndMapToTheDigits) {
   const std::string text = "只要99元";
   const SynthesisResult r = Speak(text, Language::kZh);

@@ -129,21 +129,29 @@ std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinC
   return chunks;
 }
 
-std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text) {
-  SpeechChunk chunk;
-  chunk.language = Language::kEn;
-  chunk.text = std::string(text);
-  for (const CodePoint& cp : DecodeUtf8(text)) {
-    for (int k = 0; k < cp.length; ++k) {
-      chunk.source_begin.push_back(cp.offset);
-      chunk.source_end.push_back(cp.offset + cp.length);
+std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text, const PinyinConverter& pinyin) {
+  std::vector<SpeechChunk> chunks;
+  ChunkBuilder builder(chunks);
+  for (const TextRun& run : SplitRuns(text)) {
+    const std::string_view piece = text.substr(run.offset, run.length);
+    if (run.kind == CharClass::kHan) {
+      for (const PinyinSyllable& s : pinyin.Convert(piece)) {
+        if (s.pinyin.empty()) continue;
+        const int at = run.offset + s.text_offset;
+        builder.Add(Language::kZh, s.pinyin, at, at + s.text_length);
+        builder.AddGap(" ");
+      }
+      continue;
+    }
+    for (const CodePoint& cp : DecodeUtf8(piece)) {
+      const int at = run.offset + cp.offset;
+      builder.Add(Language::kEn, piece.substr(cp.offset, cp.length), at, at + cp.length);
     }
   }
-  if (!HasLetters(chunk) &&
-      std::none_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return {};
-  }
-  return {chunk};
+  std::erase_if(chunks, [](const SpeechChunk& c) {
+    return !HasLetters(c) && std::none_of(c.text.begin(), c.text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  });
+  return chunks;
 }
 
 }  // namespace lingcast

@@ -32,7 +32,9 @@ struct SpeechChunk {
 // (only punctuation or spaces) gives no chunks.
 std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinConverter& pinyin);
 
-// One English chunk holding `text` as is (espeak-ng reads English numbers itself).
-std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text);
+// Chunks for an English request: the text as is for the English voice (espeak-ng
+// reads English numbers itself), with any Han characters cut out as Mandarin
+// chunks ("Buy it on 淘宝 today").
+std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text, const PinyinConverter& pinyin);
 
 }  // namespace lingcast

@@ -55,11 +55,24 @@ TEST(SpeechPlanTest, LatinWordsInChineseBecomeEnglishChunks) {
   EXPECT_EQ(chunks[2].text, "zhen1 hao3 ");
 }
 
+TEST(SpeechPlanTest, EnglishKeepsItsTextAndCutsOutChinese) {
+  const std::string text = "Buy it on 淘宝 today, only $5.";
+  const std::vector<SpeechChunk> chunks = PlanEnglishSpeech(text, Lexicon());
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0].language, Language::kEn);
+  EXPECT_EQ(chunks[0].text, "Buy it on ");
+  EXPECT_EQ(chunks[1].language, Language::kZh);
+  EXPECT_EQ(chunks[1].text, "tao2 bao3 ");
+  EXPECT_EQ(SourceOf(text, chunks[1], "bao3"), "宝");
+  EXPECT_EQ(chunks[2].text, " today, only $5.");
+  EXPECT_EQ(SourceOf(text, chunks[2], "today"), "today");
+}
+
 TEST(SpeechPlanTest, NothingToSay) {
   EXPECT_TRUE(PlanMandarinSpeech("", Lexicon()).empty());
   EXPECT_TRUE(PlanMandarinSpeech("，。！", Lexicon()).empty());
-  EXPECT_TRUE(PlanEnglishSpeech("  ...").empty());
-  EXPECT_EQ(PlanEnglishSpeech("42").size(), 1u);
+  EXPECT_TRUE(PlanEnglishSpeech("  ...", Lexicon()).empty());
+  EXPECT_EQ(PlanEnglishSpeech("42", Lexicon()).size(), 1u);
 }
 
 }  // namespace
