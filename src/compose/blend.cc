@@ -48,12 +48,22 @@ void FillRoundedRect(VideoFrame& dst, float x, float y, float width, float heigh
   const int y1 = std::min(dst.height, static_cast<int>(std::ceil(y + height)));
   const float cx = x + width / 2, cy = y + height / 2;
   const float inner_x = width / 2 - radius, inner_y = height / 2 - radius;
+  const uint32_t full_r = Div255(color.r * color.a), full_g = Div255(color.g * color.a),
+                 full_b = Div255(color.b * color.a);
   for (int py = y0; py < y1; ++py) {
     uint8_t* d = dst.Row(py) + static_cast<size_t>(x0) * 4;
     const float qy = std::fabs(py + 0.5f - cy) - inner_y;
     for (int px = x0; px < x1; ++px, d += 4) {
       // Signed distance from the pixel centre to the rounded rectangle's edge.
       const float qx = std::fabs(px + 0.5f - cx) - inner_x;
+      if (qx <= -0.5f - radius || qy <= -0.5f - radius) {
+        // Away from the corners the distance is along one axis only.
+        const float edge = std::min(-qx, -qy) + radius;  // distance inside the edge
+        if (edge >= 0.5f) {
+          Over(d, full_r, full_g, full_b, color.a);
+          continue;
+        }
+      }
       const float ox = std::max(qx, 0.0f), oy = std::max(qy, 0.0f);
       const float dist = std::sqrt(ox * ox + oy * oy) + std::min(std::max(qx, qy), 0.0f) - radius;
       const float coverage = std::clamp(0.5f - dist, 0.0f, 1.0f);

@@ -11,6 +11,18 @@ constexpr std::u32string_view kNoBreakBefore =
     U",.!?;:)]}%";
 constexpr std::u32string_view kNoBreakAfter = U"「『（《〈【〔〖〘〚“‘（［｛｟｢([{$¥￥£€＄";
 
+// Ending a line at a clause is preferred when the line stays at least this full.
+constexpr double kClauseBreakMinFill = 0.6;
+
+bool IsClauseEnd(char32_t c) { return std::u32string_view(U"，。！？；：、」』）,.;:!?").find(c) != std::u32string_view::npos; }
+
+// A break right after clause punctuation (and the spaces that follow it).
+bool IsClauseBreak(std::u32string_view text, size_t i) {
+  size_t k = i;
+  while (k > 0 && IsBreakSpace(text[k - 1])) --k;
+  return k > 0 && IsClauseEnd(text[k - 1]);
+}
+
 double SumAdvances(std::span<const double> advances, size_t begin, size_t end) {
   double width = 0;
   for (size_t i = begin; i < end; ++i) width += advances[i];
@@ -63,15 +75,24 @@ std::vector<LineSpan> BreakLines(std::u32string_view text, std::span<const doubl
   while (start < n) {
     double x = 0;
     size_t last_break = start;  // start means "none yet"
+    size_t last_clause_break = start;
+    double clause_width = 0;
     size_t i = start;
     for (; i < n; ++i) {
-      if (i > start && CanBreakBefore(text, i)) last_break = i;
+      if (i > start && CanBreakBefore(text, i)) {
+        last_break = i;
+        if (IsClauseBreak(text, i)) last_clause_break = i, clause_width = x;
+      }
       // Overflow is only decided at visible characters: spaces may hang.
       if (i > start && !IsBreakSpace(text[i]) && x + advances[i] > max_width) break;
       x += advances[i];
     }
     size_t end = i;
     if (i < n && last_break > start) end = last_break;
+    // A line that ends at a clause reads better, if it is not much shorter.
+    if (i < n && last_clause_break > start && clause_width >= kClauseBreakMinFill * max_width) {
+      end = last_clause_break;
+    }
     const size_t visible_end = TrimTrailingSpaces(text, start, end);
     lines.push_back({start, visible_end, SumAdvances(advances, start, visible_end)});
     start = end;

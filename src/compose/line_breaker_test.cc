@@ -73,6 +73,22 @@ TEST(LineBreakerTest, NeverExceedsMaxWidthAndCoversAllText) {
   }
 }
 
+TEST(LineBreakerTest, PrefersToEndALineAtAClause) {
+  const std::u32string zh = U"一二三四五，六七八九十";
+  auto lines = BreakLines(zh, Advances(zh), 16);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(Slice(zh, lines[0]), U"一二三四五，");
+  EXPECT_EQ(Slice(zh, lines[1]), U"六七八九十");
+  const std::u32string en = U"Hello there, my good friend";
+  lines = BreakLines(en, Advances(en), 20);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(Slice(en, lines[0]), U"Hello there,");
+  // Too early a clause (under 60% of the line) is not taken.
+  const std::u32string early = U"一，二三四五六七八九十";
+  lines = BreakLines(early, Advances(early), 16);
+  EXPECT_EQ(Slice(early, lines[0]), U"一，二三四五六七");
+}
+
 TEST(LineBreakerTest, WordLongerThanLineIsSplit) {
   const std::u32string text = U"supercalifragilistic";
   const auto lines = BreakLines(text, Advances(text), 8);

@@ -24,6 +24,11 @@ Script ScriptOf(char32_t c) {
   return Script::kLatin;
 }
 
+// Fullwidth punctuation whose glyph sits on one side of its em box in
+// Simplified Chinese fonts, leaving the other half blank.
+bool IsSqueezableClosing(char32_t c) { return std::u32string_view(U"，。、；：」』）》】〕").find(c) != std::u32string_view::npos; }
+bool IsSqueezableOpening(char32_t c) { return std::u32string_view(U"「『（《【〔").find(c) != std::u32string_view::npos; }
+
 struct BufferDeleter {
   void operator()(hb_buffer_t* b) const { hb_buffer_destroy(b); }
 };
@@ -80,6 +85,20 @@ ShapedText Shape(const SizedFont& font, std::u32string text) {
     else next_strong = scripts[i];
   }
 
+  // Two fullwidth punctuation marks side by side ("」，", "，「") would leave a
+  // full em of blank between them: the half-width form ('halt') of the first
+  // (when it closes) or the second (when it opens) squeezes it, as typesetters do.
+  std::vector<hb_feature_t> squeeze;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    const bool closes_first = IsSqueezableClosing(t[i]) && (IsSqueezableClosing(t[i + 1]) || IsSqueezableOpening(t[i + 1]));
+    const bool opens_second = IsSqueezableOpening(t[i + 1]) && (IsSqueezableClosing(t[i]) || IsSqueezableOpening(t[i]));
+    const size_t target = closes_first ? i : opens_second ? i + 1 : t.size();
+    if (target < t.size()) {
+      squeeze.push_back({HB_TAG('h', 'a', 'l', 't'), 1, static_cast<unsigned>(target),
+                         static_cast<unsigned>(target + 1)});
+    }
+  }
+
   std::unique_ptr<hb_buffer_t, BufferDeleter> buffer(hb_buffer_create());
   const hb_language_t zh = hb_language_from_string("zh-Hans", -1);
   const hb_language_t en = hb_language_from_string("en", -1);
@@ -97,7 +116,8 @@ ShapedText Shape(const SizedFont& font, std::u32string text) {
     hb_buffer_set_script(buffer.get(), han ? HB_SCRIPT_HAN : HB_SCRIPT_LATIN);
     hb_buffer_set_language(buffer.get(), han ? zh : en);
     hb_buffer_set_cluster_level(buffer.get(), HB_BUFFER_CLUSTER_LEVEL_MONOTONE_CHARACTERS);
-    hb_shape(font.hb_font(), buffer.get(), nullptr, 0);
+    hb_shape(font.hb_font(), buffer.get(), han ? squeeze.data() : nullptr,
+             han ? static_cast<unsigned>(squeeze.size()) : 0);
 
     unsigned count = 0;
     const hb_glyph_info_t* infos = hb_buffer_get_glyph_infos(buffer.get(), &count);
@@ -132,6 +152,18 @@ TextBlock LayoutText(const SizedFont& font, std::string_view utf8, double max_wi
   const ShapedText shaped = Shape(font, DecodeUtf8(utf8));
   std::vector<LineSpan> spans = BreakLines(shaped.text, shaped.advances, max_width);
   max_lines = std::max(1, max_lines);
+  if (spans.size() > 1 && static_cast<int>(spans.size()) <= max_lines) {
+    // Balance: the narrowest width that needs no more lines, so a two-line
+    // subtitle reads as two similar lines rather than a full line and a stub.
+    double narrow = 0, wide = max_width;
+    for (int step = 0; step < 14 && wide - narrow > 0.5; ++step) {
+      const double mid = (narrow + wide) / 2;
+      (BreakLines(shaped.text, shaped.advances, mid).size() <= spans.size() ? wide : narrow) = mid;
+    }
+    if (auto balanced = BreakLines(shaped.text, shaped.advances, wide); balanced.size() <= spans.size()) {
+      spans = std::move(balanced);
+    }
+  }
 
   ShapedText ellipsis;
   if (static_cast<int>(spans.size()) > max_lines) {
@@ -149,6 +181,12 @@ TextBlock LayoutText(const SizedFont& font, std::string_view utf8, double max_wi
   for (const LineSpan& span : spans) {
     LaidOutLine line;
     line.width = span.width;
+    // A full-width comma or stop ending a line is blank in its right half: leave
+    // that half out of the width so the line centres on its ink.
+    if (span.end > span.begin && IsSqueezableClosing(shaped.text[span.end - 1]) &&
+        shaped.advances[span.end - 1] >= 0.9 * font.pixel_size()) {
+      line.width -= shaped.advances[span.end - 1] / 2;
+    }
     const double origin = pen[span.begin];
     for (const ShapedGlyph& g : shaped.glyphs) {
       if (g.char_index >= span.begin && g.char_index < span.end) {

@@ -48,7 +48,8 @@ struct TextBlock {
 };
 
 // Breaks `utf8` into at most `max_lines` lines no wider than `max_width`; when it
-// does not fit, the last line ends in an ellipsis ("…").
+// does not fit, the last line ends in an ellipsis ("…"). Lines that fit are
+// balanced: set at the narrowest width that needs no extra line.
 TextBlock LayoutText(const SizedFont& font, std::string_view utf8, double max_width, int max_lines);
 
 // Width in pixels of `utf8` set on one line.

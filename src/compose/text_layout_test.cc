@@ -101,6 +101,14 @@ TEST_F(FontTest, ShapesChineseAndEnglishWithoutNotdef) {
   EXPECT_NEAR(sum, shaped.width, 1e-6);
 }
 
+TEST_F(FontTest, AdjacentFullwidthPunctuationIsSqueezed) {
+  // "」" and "，" are each one em alone; side by side the pair takes 1.5 em.
+  EXPECT_NEAR(MeasureText(*font_, "」"), 36.0, 0.5);
+  EXPECT_NEAR(MeasureText(*font_, "，"), 36.0, 0.5);
+  EXPECT_NEAR(MeasureText(*font_, "」，"), 54.0, 1.0);
+  EXPECT_NEAR(MeasureText(*font_, "中文"), 72.0, 0.5) << "ideographs are never squeezed";
+}
+
 TEST_F(FontTest, MeasureGrowsWithText) {
   EXPECT_EQ(MeasureText(*font_, ""), 0);
   EXPECT_LT(MeasureText(*font_, "Hello"), MeasureText(*font_, "Hello world"));
@@ -129,6 +137,15 @@ TEST_F(FontTest, LayoutRespectsWidthAndKinsoku) {
       EXPECT_FALSE(IsNoBreakAfter(decoded[span.end - 1])) << "max width " << max_width;
     }
   }
+}
+
+TEST_F(FontTest, TwoLinesAreBalanced) {
+  // 25 ideographs at 36 px in 720 px: greedy breaking would give 20 + 5.
+  const std::string text = "一二三四五六七八九十一二三四五六七八九十一二三四五";
+  const TextBlock block = LayoutText(*font_, text, 720, 2);
+  ASSERT_EQ(block.lines.size(), 2u);
+  EXPECT_NEAR(block.lines[0].width, block.lines[1].width, 36.5);
+  EXPECT_FALSE(block.ellipsized);
 }
 
 TEST_F(FontTest, TooLongTextIsEllipsizedWithinWidth) {
