@@ -296,6 +296,7 @@ int Main(int argc, char** argv) {
               stats.mux_seconds);
   std::printf("ffmpeg (median of %d): %.3f s wall (%.1fx real time), %.3f s CPU, %lld bytes\n", o.runs, fw,
               o.seconds / fw, fc, static_cast<long long>(FileSize(ffmpeg_path)));
+  std::printf("peak RSS of this process (ours only; ffmpeg runs as a child): %.1f MB\n", PeakRssMb());
   std::printf("ratio ours/ffmpeg: wall %.3f, CPU %.3f (target: wall <= 1.10)\n", ow / fw, oc / fc);
 
   if (o.keep) {
