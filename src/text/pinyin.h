@@ -8,6 +8,7 @@
 // characters take their most common reading.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -52,7 +53,9 @@ class PinyinConverter {
   std::string ToPinyinString(std::string_view text) const;
 
   // All readings of `c`, most common first; empty if the lexicon does not know it.
-  const std::vector<std::string>& Readings(char32_t c) const;
+  std::vector<std::string> Readings(char32_t c) const;
+  // The most common reading of `c`; empty if the lexicon does not know it.
+  const std::string& PrimaryReading(char32_t c) const;
 
   size_t character_count() const { return characters_.size(); }
   size_t phrase_count() const { return phrases_.size(); }
@@ -62,8 +65,20 @@ class PinyinConverter {
   // Segments one run of Han characters into word lengths (in characters).
   std::vector<int> SegmentRun(const std::u32string& run) const;
 
-  std::unordered_map<char32_t, std::vector<std::string>> characters_;
-  std::unordered_map<std::u32string, std::vector<std::string>> phrases_;
+  // Compact storage (the lexicon has ~40k characters and ~100k phrases): each
+  // distinct syllable is stored once and readings are runs of syllable ids in a pool.
+  struct ReadingSpan {
+    uint32_t offset = 0;
+    uint32_t count = 0;
+  };
+  uint16_t SyllableId(std::string_view syllable);
+  const std::string& SyllableAt(uint32_t pool_index) const { return syllables_[pool_[pool_index]]; }
+
+  std::vector<std::string> syllables_;
+  std::unordered_map<std::string, uint16_t> syllable_ids_;
+  std::vector<uint16_t> pool_;
+  std::unordered_map<char32_t, ReadingSpan> characters_;
+  std::unordered_map<std::u32string, uint32_t> phrases_;  // pool offset; one id per character
   int max_phrase_length_ = 1;
 };
 
