@@ -79,6 +79,14 @@ absl::Status ValidateAudioOptions(const AudioEncoderOptions& o) {
   return absl::OkStatus();
 }
 
+int64_t FrameCountFor(MediaTime duration, const VideoEncoderOptions& o) {
+  if (duration <= MediaTime::Zero()) return 0;
+  // ceil(us * num / (den * 1e6)) in integers: exact for any frame rate.
+  const int64_t numerator = duration.micros() * o.fps_num;
+  const int64_t denominator = int64_t{o.fps_den} * 1'000'000;
+  return (numerator + denominator - 1) / denominator;
+}
+
 int KeyframeIntervalFrames(const VideoEncoderOptions& o) {
   const double fps = static_cast<double>(o.fps_num) / o.fps_den;
   return std::max(1, static_cast<int>(std::lround(o.keyframe_interval_s * fps)));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "core/media_time.h"
 
 namespace lingcast {
 
@@ -55,6 +56,10 @@ inline constexpr double kMaxFramesPerSecond = 240;
 // InvalidArgument naming the offending option (as the CLI spells it) and value.
 absl::Status ValidateVideoOptions(const VideoEncoderOptions& options);
 absl::Status ValidateAudioOptions(const AudioEncoderOptions& options);
+
+// How many frames cover `duration` at the options' frame rate (rounded up), so
+// the video lasts as long as the audio, which is the master clock.
+int64_t FrameCountFor(MediaTime duration, const VideoEncoderOptions& options);
 
 // The GOP length in frames for the options' keyframe interval (at least 1).
 int KeyframeIntervalFrames(const VideoEncoderOptions& options);

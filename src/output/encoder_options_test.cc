@@ -74,6 +74,16 @@ TEST(VideoOptionsTest, KeyframeIntervalIsInSecondsOfMedia) {
   EXPECT_EQ(KeyframeIntervalFrames(options), 1);
 }
 
+TEST(VideoOptionsTest, FrameCountCoversTheAudio) {
+  VideoEncoderOptions options;  // 30 fps
+  EXPECT_EQ(FrameCountFor(MediaTime::Seconds(1), options), 30);
+  EXPECT_EQ(FrameCountFor(MediaTime::Micros(1'000'001), options), 31);
+  EXPECT_EQ(FrameCountFor(MediaTime::Zero(), options), 0);
+  options.fps_num = 30000;
+  options.fps_den = 1001;
+  EXPECT_EQ(FrameCountFor(MediaTime::Seconds(1001), options), 30000);
+}
+
 AudioEncoderOptions Audio(int input_rate) {
   AudioEncoderOptions options;
   options.input_sample_rate = input_rate;

@@ -43,8 +43,11 @@ absl::StatusOr<std::unique_ptr<Mp4Writer>> Mp4Writer::Open(const std::string& pa
                       AvMuxer::Open("mp4", temp.path(),
                                     {{&video_encoder->codec_context()}, {&audio_encoder->codec_context()}},
                                     {{"movflags", "+faststart"}}, path));
-  return std::unique_ptr<Mp4Writer>(new Mp4Writer(path, audio, std::move(video_encoder), std::move(audio_encoder),
+  std::unique_ptr<Mp4Writer> writer(new Mp4Writer(path, audio, std::move(video_encoder), std::move(audio_encoder),
                                                   std::move(temp), std::move(muxer)));
+  writer->stats_.fps_num = video.fps_num;
+  writer->stats_.fps_den = video.fps_den;
+  return writer;
 }
 
 Mp4Writer::Mp4Writer(std::string path, const AudioEncoderOptions& audio,
@@ -55,7 +58,9 @@ Mp4Writer::Mp4Writer(std::string path, const AudioEncoderOptions& audio,
       video_encoder_(std::move(video_encoder)),
       audio_encoder_(std::move(audio_encoder)),
       temp_(std::move(temp)),
-      muxer_(std::move(muxer)) {}
+      muxer_(std::move(muxer)) {
+  stats_.audio_output_rate = audio.output_sample_rate;
+}
 
 Mp4Writer::~Mp4Writer() {
   // Close the file before deleting it; the member order would do it the other way round.

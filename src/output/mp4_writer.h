@@ -46,8 +46,14 @@ struct OutputStats {
   double audio_encode_seconds = 0;   // WriteAudio + audio flush, muxing excluded
   double mux_seconds = 0;            // packet writes, trailer (faststart rewrite), fsync, rename
 
-  MediaTime audio_duration(int output_sample_rate) const {
-    return MediaTime::FromSamples(audio_output_samples, output_sample_rate);
+  int audio_output_rate = 0;
+  int fps_num = 0, fps_den = 1;
+
+  MediaTime audio_duration() const {
+    return audio_output_rate ? MediaTime::FromSamples(audio_output_samples, audio_output_rate) : MediaTime::Zero();
+  }
+  MediaTime video_duration() const {
+    return fps_num ? MediaTime::FromFrameIndex(video_frames, fps_num, fps_den) : MediaTime::Zero();
   }
   double encode_seconds() const { return video_encode_seconds + audio_encode_seconds + mux_seconds; }
 };

@@ -317,6 +317,8 @@ TEST_F(Mp4WriterTest, CountsWhatItWrote) {
   struct stat info {};
   ASSERT_EQ(stat(path.c_str(), &info), 0);
   EXPECT_EQ(stats.bytes_written, info.st_size);
+  EXPECT_EQ(stats.video_duration(), MediaTime::Seconds(1));
+  EXPECT_NEAR(stats.audio_duration().seconds(), 1.0, 1e-4);
   EXPECT_GT(stats.video_encode_seconds, 0);
   EXPECT_GT(stats.audio_encode_seconds, 0);
   EXPECT_GE(stats.video_encode_seconds, stats.video_convert_seconds);

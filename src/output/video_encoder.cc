@@ -151,6 +151,8 @@ absl::Status VideoEncoder::Drain(PacketSink sink) {
     const int err = avcodec_receive_packet(codec_.get(), packet_.get());
     if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return absl::OkStatus();
     if (err < 0) return AvError(err, "receiving an H.264 packet");
+    // Every frame lasts one tick of 1/fps; muxers need it for the last frame.
+    if (packet_->duration == 0) packet_->duration = 1;
     absl::Status status = sink(*packet_);
     av_packet_unref(packet_.get());
     LC_RETURN_IF_ERROR(status);
