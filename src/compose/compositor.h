@@ -39,7 +39,7 @@ struct CompositorOptions {
   SubtitleStyle subtitles;
   FontOptions fonts;
   MediaTime fade = MediaTime::Millis(150);  // subtitle fade in and out; Zero() for none
-  size_t glyph_cache_capacity = 2048;
+  size_t glyph_cache_capacity = 2048;      // glyphs; also bounded to 16 MB of bitmaps
   size_t subtitle_cache_size = 4;           // cues whose sprites are kept
 };
 

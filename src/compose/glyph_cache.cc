@@ -47,6 +47,10 @@ absl::StatusOr<GlyphBitmap> ToBitmap(GlyphPtr glyph, uint32_t glyph_id) {
   return out;
 }
 
+size_t BytesOf(const RasterGlyph& glyph) {
+  return glyph.fill.coverage.size() + glyph.outline.coverage.size() + sizeof(RasterGlyph);
+}
+
 }  // namespace
 
 size_t GlyphCache::KeyHash::operator()(const Key& k) const {
@@ -58,12 +62,12 @@ size_t GlyphCache::KeyHash::operator()(const Key& k) const {
 }
 
 absl::StatusOr<std::unique_ptr<GlyphCache>> GlyphCache::Create(const FontLibrary& library,
-                                                               size_t capacity) {
+                                                               size_t capacity, size_t max_bytes) {
   FT_Stroker stroker = nullptr;
   if (FT_Error error = FT_Stroker_New(library.handle(), &stroker); error != 0) {
     return absl::InternalError(absl::StrCat("FreeType stroker failed (error ", error, ")"));
   }
-  return std::unique_ptr<GlyphCache>(new GlyphCache(stroker, std::max<size_t>(1, capacity)));
+  return std::unique_ptr<GlyphCache>(new GlyphCache(stroker, std::max<size_t>(1, capacity), max_bytes));
 }
 
 GlyphCache::~GlyphCache() { FT_Stroker_Done(stroker_); }
@@ -83,7 +87,9 @@ absl::StatusOr<std::shared_ptr<const RasterGlyph>> GlyphCache::Get(const SizedFo
   auto value = std::make_shared<const RasterGlyph>(std::move(raster));
   lru_.emplace_front(key, value);
   entries_[key] = lru_.begin();
-  while (entries_.size() > capacity_) {
+  bytes_ += BytesOf(*value);
+  while (entries_.size() > capacity_ || (bytes_ > max_bytes_ && entries_.size() > 1)) {
+    bytes_ -= BytesOf(*lru_.back().second);
     entries_.erase(lru_.back().first);
     lru_.pop_back();
   }

@@ -35,9 +35,11 @@ struct RasterGlyph {
 
 class GlyphCache {
  public:
-  // `capacity`: how many glyphs stay cached (each font size and outline width counts apart).
+  // At most `capacity` glyphs (each font size and outline width counts apart)
+  // and `max_bytes` of bitmaps stay cached: 4K glyphs are ~100x larger than 360p ones.
   static absl::StatusOr<std::unique_ptr<GlyphCache>> Create(const FontLibrary& library,
-                                                             size_t capacity);
+                                                             size_t capacity,
+                                                             size_t max_bytes = size_t{16} << 20);
   ~GlyphCache();
   GlyphCache(const GlyphCache&) = delete;
   GlyphCache& operator=(const GlyphCache&) = delete;
@@ -48,6 +50,7 @@ class GlyphCache {
 
   size_t size() const { return entries_.size(); }
   size_t capacity() const { return capacity_; }
+  size_t bytes() const { return bytes_; }
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
 
@@ -64,11 +67,14 @@ class GlyphCache {
   };
   using Lru = std::list<std::pair<Key, std::shared_ptr<const RasterGlyph>>>;
 
-  GlyphCache(FT_StrokerRec_* stroker, size_t capacity) : stroker_(stroker), capacity_(capacity) {}
+  GlyphCache(FT_StrokerRec_* stroker, size_t capacity, size_t max_bytes)
+      : stroker_(stroker), capacity_(capacity), max_bytes_(max_bytes) {}
   absl::StatusOr<RasterGlyph> Rasterize(const SizedFont& font, uint32_t glyph_id, int outline_64);
 
   FT_StrokerRec_* stroker_;  // owned: FT_Stroker_Done in the destructor
   size_t capacity_;
+  size_t max_bytes_;
+  size_t bytes_ = 0;
   Lru lru_;  // most recently used first
   std::unordered_map<Key, Lru::iterator, KeyHash> entries_;
   int64_t hits_ = 0;

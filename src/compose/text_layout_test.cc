@@ -176,5 +176,15 @@ TEST_F(FontTest, GlyphCacheIsBoundedAndHits) {
   EXPECT_EQ((*cache)->hits(), 1);
 }
 
+TEST_F(FontTest, GlyphCacheIsBoundedInBytes) {
+  auto cache = GlyphCache::Create(*library_, 1000, /*max_bytes=*/8000);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  const ShapedText shaped = Shape(*font_, DecodeUtf8("一二三四五六七八九十百千万"));
+  for (const ShapedGlyph& g : shaped.glyphs) ASSERT_TRUE((*cache)->Get(*font_, g.glyph_id, 2.0).ok());
+  EXPECT_LE((*cache)->bytes(), 8000u);
+  EXPECT_GE((*cache)->size(), 1u);
+  EXPECT_LT((*cache)->size(), 13u);
+}
+
 }  // namespace
 }  // namespace lingcast::compose

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compose/compositor.h"
+#include "core/process_stats.h"
 
 namespace {
 
@@ -73,5 +74,6 @@ int main(int argc, char** argv) {
     std::printf("%4dx%-5d %9.3f %9.3f %9.3f %12.2f %12.1f\n", w, h, Percentile(steady, 0.5),
                 Percentile(steady, 0.99), mean, Percentile(first, 0.5), build_ms);
   }
+  std::printf("peak RSS %.1f MB (all sizes in one process)\n", lingcast::PeakRssMb());
   return 0;
 }
