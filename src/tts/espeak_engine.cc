@@ -79,50 +79,56 @@ int Clamp(double value, int lo, int hi) {
 
 }  // namespace
 
-// The process-wide espeak-ng library state; see the header comment.
+// A lease on the process-wide espeak-ng library state; see the header comment.
+// espeak-ng is initialized when the first lease is taken and terminated when the
+// last one is returned; the count lives under g_espeak_mutex so that a new lease
+// taken while the last one is being returned cannot race with espeak_Terminate.
 class EspeakEngine::Runtime {
  public:
-  static absl::StatusOr<std::shared_ptr<Runtime>> Acquire(const std::string& data_path) {
+  static absl::StatusOr<std::unique_ptr<Runtime>> Acquire(const std::string& data_path) {
     absl::MutexLock lock(&g_espeak_mutex);
-    // The live runtime, if any (guarded by g_espeak_mutex). Never destroyed: it is
-    // only a weak reference, and a function-local static avoids init-order issues.
-    static std::weak_ptr<Runtime>* const current = new std::weak_ptr<Runtime>;
-    if (std::shared_ptr<Runtime> existing = current->lock()) {
-      if (existing->data_path_ != data_path) {
+    Shared& shared = State();
+    if (shared.users > 0) {
+      if (shared.data_path != data_path) {
         return absl::FailedPreconditionError(absl::StrCat(
-            "espeak-ng is already initialized with data path '", existing->data_path_,
+            "espeak-ng is already initialized with data path '", shared.data_path,
             "'; one process can use only one espeak-ng data path"));
       }
-      return existing;
+    } else {
+      const int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, /*buflength=*/0,
+                                         data_path.empty() ? nullptr : data_path.c_str(),
+                                         espeakINITIALIZE_PHONEME_EVENTS | espeakINITIALIZE_PHONEME_IPA |
+                                             espeakINITIALIZE_DONT_EXIT);
+      if (rate <= 0) {
+        return absl::NotFoundError(absl::StrCat(
+            "cannot initialize espeak-ng (data path '", data_path.empty() ? "built-in default" : data_path,
+            "'): install espeak-ng-data (scripts/install-deps.sh)"));
+      }
+      espeak_SetSynthCallback(CollectSynthesis);
+      shared.sample_rate = rate;
+      shared.data_path = data_path;
     }
-    const int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, /*buflength=*/0,
-                                       data_path.empty() ? nullptr : data_path.c_str(),
-                                       espeakINITIALIZE_PHONEME_EVENTS | espeakINITIALIZE_PHONEME_IPA |
-                                           espeakINITIALIZE_DONT_EXIT);
-    if (rate <= 0) {
-      return absl::NotFoundError(absl::StrCat(
-          "cannot initialize espeak-ng (data path '", data_path.empty() ? "built-in default" : data_path,
-          "'): install espeak-ng-data (scripts/install-deps.sh)"));
-    }
-    espeak_SetSynthCallback(CollectSynthesis);
-    std::shared_ptr<Runtime> runtime(new Runtime(rate, data_path));
-    *current = runtime;
-    return runtime;
+    ++shared.users;
+    return std::unique_ptr<Runtime>(new Runtime(shared.sample_rate));
   }
 
   ~Runtime() {
     absl::MutexLock lock(&g_espeak_mutex);
-    espeak_Terminate();
+    if (--State().users == 0) espeak_Terminate();
   }
 
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
   int sample_rate() const { return sample_rate_; }
+
 
   // Selects `voice`: a voice file ("gmw/en-US", "en-US"), a voice name
   // ("English_(America)") or a language ("en-gb", the best non-MBROLA voice for it,
   // as `espeak-ng -v` does). InvalidArgument if espeak-ng has nothing by that name.
   static absl::Status SetVoice(const std::string& voice) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
     const std::string wanted = absl::AsciiStrToLower(voice);
-    std::string by_language;
+    std::string chosen;
     int best_priority = 1 << 30;
     for (const espeak_VOICE** v = espeak_ListVoices(nullptr); v != nullptr && *v != nullptr; ++v) {
       const std::string identifier = (*v)->identifier ? (*v)->identifier : "";
@@ -130,7 +136,7 @@ class EspeakEngine::Runtime {
       const std::string base = lower_id.substr(lower_id.rfind('/') + 1);
       const std::string name = absl::AsciiStrToLower(std::string((*v)->name ? (*v)->name : ""));
       if (wanted == lower_id || wanted == base || wanted == name) {
-        by_language = identifier;
+        chosen = identifier;
         best_priority = -1;
         break;
       }
@@ -139,12 +145,12 @@ class EspeakEngine::Runtime {
       for (const char* lang = (*v)->languages; *lang != 0; lang += std::strlen(lang + 1) + 2) {
         const int priority = static_cast<unsigned char>(*lang);
         if (absl::AsciiStrToLower(std::string(lang + 1)) == wanted && priority < best_priority) {
-          by_language = identifier;
+          chosen = identifier;
           best_priority = priority;
         }
       }
     }
-    if (by_language.empty() || espeak_SetVoiceByName(by_language.c_str()) != EE_OK) {
+    if (chosen.empty() || espeak_SetVoiceByName(chosen.c_str()) != EE_OK) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown espeak-ng voice '", voice, "' (see `espeak-ng --voices`)"));
     }
@@ -163,9 +169,19 @@ class EspeakEngine::Runtime {
   }
 
  private:
-  Runtime(int sample_rate, std::string data_path) : sample_rate_(sample_rate), data_path_(std::move(data_path)) {}
+  struct Shared {
+    int users = 0;
+    int sample_rate = 0;
+    std::string data_path;
+  };
+  // Never destroyed: engines may outlive static destruction order.
+  static Shared& State() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
+    static Shared* const shared = new Shared;
+    return *shared;
+  }
+
+  explicit Runtime(int sample_rate) : sample_rate_(sample_rate) {}
   const int sample_rate_;
-  const std::string data_path_;
 };
 
 absl::StatusOr<std::unique_ptr<EspeakEngine>> EspeakEngine::Create(const EspeakOptions& options) {
@@ -174,7 +190,7 @@ absl::StatusOr<std::unique_ptr<EspeakEngine>> EspeakEngine::Create(const EspeakO
     LC_ASSIGN_OR_RETURN(lexicon_path, FindDataFile(kZhLexiconFileName));
   }
   LC_ASSIGN_OR_RETURN(PinyinConverter pinyin, PinyinConverter::Load(lexicon_path));
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<Runtime> runtime, Runtime::Acquire(options.data_path));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Acquire(options.data_path));
   {
     absl::MutexLock lock(&g_espeak_mutex);
     LC_RETURN_IF_ERROR(Runtime::SetVoice(options.default_voice_en));
@@ -183,7 +199,7 @@ absl::StatusOr<std::unique_ptr<EspeakEngine>> EspeakEngine::Create(const EspeakO
   return std::unique_ptr<EspeakEngine>(new EspeakEngine(std::move(runtime), std::move(pinyin), options));
 }
 
-EspeakEngine::EspeakEngine(std::shared_ptr<Runtime> runtime, PinyinConverter pinyin, EspeakOptions options)
+EspeakEngine::EspeakEngine(std::unique_ptr<Runtime> runtime, PinyinConverter pinyin, EspeakOptions options)
     : runtime_(std::move(runtime)), pinyin_(std::move(pinyin)), options_(std::move(options)),
       sample_rate_(runtime_->sample_rate()) {}
 

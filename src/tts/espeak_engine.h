@@ -50,9 +50,9 @@ class EspeakEngine : public TtsEngine {
 
  private:
   class Runtime;
-  EspeakEngine(std::shared_ptr<Runtime> runtime, PinyinConverter pinyin, EspeakOptions options);
+  EspeakEngine(std::unique_ptr<Runtime> runtime, PinyinConverter pinyin, EspeakOptions options);
 
-  std::shared_ptr<Runtime> runtime_;
+  std::unique_ptr<Runtime> runtime_;
   PinyinConverter pinyin_;
   EspeakOptions options_;
   int sample_rate_ = 0;
