@@ -1,0 +1,85 @@
+#include "avatar/animator.h"
+
+#include <gtest/gtest.h>
+
+namespace lingcast {
+namespace {
+
+TEST(AnimatorTest, BlinksAreReproducibleFromTheSeed) {
+  AnimatorOptions a;
+  a.seed = 42;
+  const Animator first({}, a), second({}, a);
+  EXPECT_EQ(first.BlinksBetween(MediaTime::Zero(), MediaTime::Seconds(120)),
+            second.BlinksBetween(MediaTime::Zero(), MediaTime::Seconds(120)));
+  AnimatorOptions b = a;
+  b.seed = 43;
+  EXPECT_NE(first.BlinksBetween(MediaTime::Zero(), MediaTime::Seconds(120)),
+            Animator({}, b).BlinksBetween(MediaTime::Zero(), MediaTime::Seconds(120)));
+}
+
+TEST(AnimatorTest, BlinkIntervalsStayInRange) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    AnimatorOptions o;
+    o.seed = seed;
+    const Animator animator({}, o);
+    const auto blinks = animator.BlinksBetween(MediaTime::Zero(), MediaTime::Seconds(600));
+    ASSERT_GT(blinks.size(), 90u);
+    MediaTime shortest = MediaTime::Max(), longest;
+    for (size_t i = 1; i < blinks.size(); ++i) {
+      const MediaTime gap = blinks[i] - blinks[i - 1];
+      EXPECT_GE(gap, o.blink_min_gap);
+      EXPECT_LE(gap, o.blink_max_gap);
+      shortest = std::min(shortest, gap);
+      longest = std::max(longest, gap);
+    }
+    // Natural, not metronomic: the gaps really vary.
+    EXPECT_GT(longest - shortest, MediaTime::Seconds(1.5));
+  }
+}
+
+TEST(AnimatorTest, EyesCloseDuringABlinkOnly) {
+  const Animator animator;
+  const auto blinks = animator.BlinksBetween(MediaTime::Seconds(10), MediaTime::Seconds(30));
+  ASSERT_FALSE(blinks.empty());
+  const MediaTime b = blinks.front();
+  const MediaTime d = animator.options().blink_duration;
+  EXPECT_FLOAT_EQ(animator.EyeOpenAt(b - MediaTime::Millis(10)), 1.0f);
+  EXPECT_LT(animator.EyeOpenAt(b + d * 2 / 5), 0.05f);
+  EXPECT_FLOAT_EQ(animator.EyeOpenAt(b + d + MediaTime::Millis(1)), 1.0f);
+  // Any frame, in any order, gives the same state.
+  EXPECT_EQ(animator.StateAt(b + d / 2).eye_open, animator.StateAt(b + d / 2).eye_open);
+}
+
+TEST(AnimatorTest, MouthFollowsTheTrackWithCrossfade) {
+  VisemeTrack track;
+  track.cues = {{MediaTime::Millis(1000), MediaTime::Millis(1200), Viseme::kD},
+                {MediaTime::Millis(1200), MediaTime::Millis(1260), Viseme::kA},
+                {MediaTime::Millis(1260), MediaTime::Millis(1500), Viseme::kE}};
+  const Animator animator(track);
+  EXPECT_FLOAT_EQ(animator.MouthAt(MediaTime::Millis(500)).open, MouthParamsOf(Viseme::kX).open);
+  EXPECT_FLOAT_EQ(animator.MouthAt(MediaTime::Millis(1100)).open, MouthParamsOf(Viseme::kD).open);
+  // The short closure is fully reached at its start and held for at least half of it.
+  EXPECT_FLOAT_EQ(animator.MouthAt(MediaTime::Millis(1200)).open, 0.0f);
+  EXPECT_FLOAT_EQ(animator.MouthAt(MediaTime::Millis(1229)).open, 0.0f);
+  // Halfway through a fade the mouth is between the two shapes.
+  const float mid = animator.MouthAt(MediaTime::Millis(1175)).open;
+  EXPECT_GT(mid, 0.0f);
+  EXPECT_LT(mid, MouthParamsOf(Viseme::kD).open);
+  EXPECT_FLOAT_EQ(animator.MouthAt(MediaTime::Millis(1400)).round, MouthParamsOf(Viseme::kE).round);
+  EXPECT_FLOAT_EQ(animator.MouthAt(MediaTime::Millis(2000)).open, MouthParamsOf(Viseme::kX).open);
+}
+
+TEST(AnimatorTest, IdleMotionIsSmallAndDeterministic) {
+  const Animator animator;
+  for (int i = 0; i < 300; ++i) {
+    const MediaTime t = MediaTime::FromFrameIndex(i * 7, 30);
+    const AvatarState s = animator.StateAt(t);
+    EXPECT_LE(std::abs(s.head_roll), 0.03f);
+    EXPECT_LE(std::abs(s.breath), 1.0f);
+    EXPECT_LE(std::abs(s.gaze.x), 1.0f);
+    EXPECT_EQ(s.head_roll, animator.StateAt(t).head_roll);
+  }
+}
+
+}  // namespace
+}  // namespace lingcast
