@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -63,7 +64,8 @@ struct ReadBack {
   std::vector<int64_t> audio_packet_pts;  // in 1/sample_rate
   int64_t first_decoded_audio_pts = INT64_MIN;
   int64_t audio_samples_decoded = 0;
-  float peak_left = 0;
+  double left_energy = 0;  // sum of squares, for the RMS level
+  double rms_left() const { return audio_samples_decoded ? std::sqrt(left_energy / audio_samples_decoded) : 0; }
   float max_channel_difference = 0;
   double video_duration_s = 0;
   double container_duration_s = 0;
@@ -144,7 +146,7 @@ ReadBack ReadMp4(const std::string& path) {
         const auto* left = reinterpret_cast<const float*>(frame->extended_data[0]);
         const auto* right = reinterpret_cast<const float*>(frame->extended_data[frame->ch_layout.nb_channels - 1]);
         for (int i = 0; i < frame->nb_samples; ++i) {
-          r.peak_left = std::max(r.peak_left, std::abs(left[i]));
+          r.left_energy += static_cast<double>(left[i]) * left[i];
           r.max_channel_difference = std::max(r.max_channel_difference, std::abs(left[i] - right[i]));
         }
       }
@@ -237,7 +239,8 @@ TEST_F(Mp4WriterTest, WritesH264AndAacThatReadBack) {
   EXPECT_EQ(r.video_frames_decoded, 30);
   EXPECT_NEAR(r.video_duration_s, 1.0, 1e-6);
   EXPECT_EQ(r.sample_rate, 48000);
-  EXPECT_EQ(r.channels, 2);
+  EXPECT_EQ(r.channels, 1);
+  EXPECT_NEAR(r.rms_left(), 0.5 / std::sqrt(2.0), 0.02);  // the tone's level survives resampling and AAC
   // 1 s of speech in, 1 s of audio out (AAC's priming is trimmed by the edit list).
   EXPECT_NEAR(static_cast<double>(r.audio_samples_decoded) / 48000, 1.0, 1024.0 / 48000);
   EXPECT_NEAR(r.container_duration_s, 1.0, 0.03);
@@ -251,13 +254,17 @@ TEST_F(Mp4WriterTest, WritesH264AndAacThatReadBack) {
 
 TEST_F(Mp4WriterTest, DuplicatesMonoSpeechToBothChannelsAtFullLevel) {
   const std::string path = dir_.File("level.mp4");
-  auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
+  AudioEncoderOptions stereo = SpeechAudio();
+  stereo.output_channels = 2;
+  auto writer = Mp4Writer::Open(path, SmallVideo(), stereo);
   ASSERT_TRUE(writer.ok()) << writer.status();
   ASSERT_TRUE(WriteClip(**writer, 1.0, SmallVideo()).ok());
   ASSERT_TRUE((*writer)->Finish().ok());
 
   const ReadBack r = ReadMp4(path);
-  EXPECT_NEAR(r.peak_left, 0.5, 0.05);  // the tone's amplitude, not -3 dB (0.35)
+  EXPECT_EQ(r.channels, 2);
+  // The tone's level (RMS 0.354), not the -3 dB (0.25) of a default upmix.
+  EXPECT_NEAR(r.rms_left(), 0.5 / std::sqrt(2.0), 0.02);
   EXPECT_LT(r.max_channel_difference, 0.01);  // AAC mid/side coding is not bit-exact
 }
 
