@@ -135,6 +135,8 @@ absl::StatusOr<Script> ParseScriptText(std::string_view text, std::string_view f
     return absl::InvalidArgumentError(absl::StrCat(std::string(filename), ":", lc.line, ":", lc.column,
                                                    ": invalid UTF-8 (byte offset ", bad, ")"));
   }
+  // Items are built in place (std::in_place_type): moving a temporary variant trips
+  // a false -Wmaybe-uninitialized in GCC 12 at -O2.
   Script script;
   script.filename = std::string(filename);
   bool in_blank_run = false;
@@ -152,7 +154,10 @@ absl::StatusOr<Script> ParseScriptText(std::string_view text, std::string_view f
     const auto [begin, end] = TrimRange(line, 0, line.size());
     if (begin == end) {
       // A run of blank lines (comments inside it do not break it) is one pause.
-      if (!in_blank_run) script.items.push_back(ScriptPause{line_number, kDefaultScriptPause});
+      if (!in_blank_run) {
+        script.items.emplace_back(std::in_place_type<ScriptPause>,
+                                  ScriptPause{line_number, kDefaultScriptPause});
+      }
       in_blank_run = true;
       continue;
     }
@@ -160,11 +165,11 @@ absl::StatusOr<Script> ParseScriptText(std::string_view text, std::string_view f
     in_blank_run = false;
     if (line[begin] == '@') {
       LC_ASSIGN_OR_RETURN(ScriptPause pause, ParseDirective(ctx, begin));
-      script.items.push_back(pause);
+      script.items.emplace_back(std::in_place_type<ScriptPause>, pause);
       continue;
     }
     LC_ASSIGN_OR_RETURN(ScriptLine item, ParseItem(ctx, begin, end));
-    script.items.push_back(std::move(item));
+    script.items.emplace_back(std::in_place_type<ScriptLine>, std::move(item));
   }
   if (script.spoken_line_count() == 0) {
     return absl::InvalidArgumentError(
