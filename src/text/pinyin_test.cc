@@ -53,6 +53,17 @@ TEST(PinyinTest, PolyphonesInContext) {
   EXPECT_EQ(Lexicon().ToPinyinString("重要"), "zhong4 yao4");
   EXPECT_EQ(Lexicon().ToPinyinString("还钱"), "huan2 qian2");
   EXPECT_EQ(Lexicon().ToPinyinString("空气"), "kong1 qi4");
+  EXPECT_EQ(Lexicon().ToPinyinString("有空"), "you3 kong4");
+  EXPECT_EQ(Lexicon().ToPinyinString("还有"), "hai2 you3");
+  EXPECT_EQ(Lexicon().ToPinyinString("好人"), "hao3 ren2");
+  EXPECT_EQ(Lexicon().ToPinyinString("好客"), "hao4 ke4");
+  EXPECT_EQ(Lexicon().ToPinyinString("衣服"), "yi1 fu5");  // neutral tone from CC-CEDICT
+}
+
+TEST(PinyinTest, ReadingsAreLexicalWithoutSandhi) {
+  EXPECT_EQ(Lexicon().ToPinyinString("一个"), "yi1 ge4");
+  EXPECT_EQ(Lexicon().ToPinyinString("不要"), "bu4 yao4");
+  EXPECT_EQ(Lexicon().ToPinyinString("对不起"), "dui4 bu5 qi3");
 }
 
 TEST(PinyinTest, SkipsNonHanAndKeepsOffsets) {
