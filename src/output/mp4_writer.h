@@ -8,6 +8,12 @@
 // renders frame i from the animation state at that time, so picture and speech
 // stay together however long the render takes.
 //
+// Feed the two streams in step: before frame i, the audio up to its end
+// (i + 1) / fps. Packets are interleaved by DTS in libavformat's buffer, which
+// waits for both streams only up to 10 s apart; writing all the speech first and
+// then all the frames still makes a valid file, but one whose audio and video
+// lie apart on disk, which progressive playback handles badly.
+//
 // Until Finish() succeeds, nothing exists at the output path; destroying the
 // writer earlier (an error, a cancelled job) deletes the temporary file.
 // Not thread-safe: call from one thread (the output stage's).
