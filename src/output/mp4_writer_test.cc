@@ -68,6 +68,7 @@ struct ReadBack {
   double rms_left() const { return audio_samples_decoded ? std::sqrt(left_energy / audio_samples_decoded) : 0; }
   float max_channel_difference = 0;
   double video_duration_s = 0;
+  double video_start_s = -1, audio_start_s = -1;  // the streams' start_time
   double container_duration_s = 0;
 };
 
@@ -110,12 +111,14 @@ ReadBack ReadMp4(const std::string& path) {
       r.color_trc = par.color_trc;
       r.colorspace = par.color_space;
       r.video_duration_s = static_cast<double>(stream.duration) * av_q2d(stream.time_base);
+      r.video_start_s = static_cast<double>(stream.start_time) * av_q2d(stream.time_base);
       video_decoder = OpenDecoder(stream);
     } else if (par.codec_type == AVMEDIA_TYPE_AUDIO) {
       audio_index = static_cast<int>(i);
       r.audio_codec = avcodec_get_name(par.codec_id);
       r.sample_rate = par.sample_rate;
       r.channels = par.ch_layout.nb_channels;
+      r.audio_start_s = static_cast<double>(stream.start_time) * av_q2d(stream.time_base);
       audio_decoder = OpenDecoder(stream);
     }
   }
@@ -244,7 +247,10 @@ TEST_F(Mp4WriterTest, WritesH264AndAacThatReadBack) {
   // 1 s of speech in, 1 s of audio out (AAC's priming is trimmed by the edit list).
   EXPECT_NEAR(static_cast<double>(r.audio_samples_decoded) / 48000, 1.0, 1024.0 / 48000);
   EXPECT_NEAR(r.container_duration_s, 1.0, 0.03);
-  // The first sample the player presents is at 0, and timestamps only go up.
+  // Both streams start at 0; the first audio sample a player presents is at 0
+  // (the first packet sits at -1024, AAC's priming, which the edit list skips).
+  EXPECT_EQ(r.video_start_s, 0);
+  EXPECT_EQ(r.audio_start_s, 0);
   EXPECT_EQ(r.first_decoded_audio_pts, 0);
   ASSERT_FALSE(r.audio_packet_pts.empty());
   for (size_t i = 1; i < r.audio_packet_pts.size(); ++i) {
