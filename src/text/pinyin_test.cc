@@ -95,6 +95,12 @@ TEST(PinyinTest, FindDataFileHonoursEnvironment) {
   ::unsetenv("LINGCAST_DATA_DIR");
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_EQ(std::filesystem::canonical(*found), std::filesystem::canonical(kLexiconPath));
+  // Without the variable: beside the executable, then the installed share folder.
+  const std::vector<std::string> dirs = DataSearchPath();
+  ASSERT_EQ(dirs.size(), 2u);
+  const std::filesystem::path exe_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+  EXPECT_EQ(dirs[0], (exe_dir / "data").string());
+  EXPECT_EQ(dirs[1], (exe_dir.parent_path() / "share" / "lingcast").string());
   const auto missing = FindDataFile("no_such_file.bin");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(missing.status().message(), HasSubstr("LINGCAST_DATA_DIR"));
