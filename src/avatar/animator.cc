@@ -37,7 +37,7 @@ MouthParams MouthParamsOf(Viseme v) {
     case Viseme::kB: m.teeth = 1; break;
     case Viseme::kC: m.teeth = 0.7f; break;
     case Viseme::kG: m.teeth = 1; m.lip_bite = 1; break;
-    case Viseme::kH: m.tongue = 1; m.teeth = 0.5f; break;
+    case Viseme::kH: m.tongue = 1; m.teeth = 0.3f; break;
     default: break;
   }
   return m;

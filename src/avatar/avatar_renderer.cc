@@ -105,14 +105,14 @@ Path Neck() {
 
 Path Torso() {
   Path p;
-  p.MoveTo({-0.02f, 1.32f});
+  p.MoveTo({-0.02f, 1.36f});
   p.LineTo({-0.01f, 1.19f});
   p.CubicTo({0.0f, 1.07f}, {0.09f, 1.01f}, {0.24f, 0.985f});
   p.CubicTo({0.32f, 0.972f}, {0.38f, 0.955f}, {0.42f, 0.935f});
   p.LineTo({0.58f, 0.935f});
   p.CubicTo({0.62f, 0.955f}, {0.68f, 0.972f}, {0.76f, 0.985f});
   p.CubicTo({0.91f, 1.01f}, {1.0f, 1.07f}, {1.01f, 1.19f});
-  p.LineTo({1.02f, 1.32f});
+  p.LineTo({1.02f, 1.36f});
   return p.Close();
 }
 
@@ -145,7 +145,7 @@ void AvatarRenderer::Render(const AvatarState& state, VideoFrame& target, const 
   const Affine head = place * Affine::Translate(state.head_offset.x, state.head_offset.y) *
                       Affine::RotateAbout(state.head_roll, {0.5f, 0.9f});
 
-  canvas_.Fill(BackHair(), Vertical(0.08f, 0.84f, kHair, Color::Hex(0x2C1F19)), head);
+  canvas_.Fill(BackHair(), Paint::Solid(Color::Hex(0x33251E)), head);  // mostly hidden: solid is cheaper
   DrawBody(canvas_, state, body);
   // The neck's shadow under the jaw moves with the head but stays on the neck.
   canvas_.PushClip(Neck(), body);
@@ -156,26 +156,29 @@ void AvatarRenderer::Render(const AvatarState& state, VideoFrame& target, const 
   last_pixels_shaded_ = canvas_.pixels_shaded() - before;
 }
 
-void AvatarRenderer::DrawBody(Canvas& c, const AvatarState&, const Affine& m) {
-  c.Fill(Neck(), Paint::Linear({0.43f, 0}, {0.57f, 0}, {{0, kSkinEdge}, {0.5f, kSkin}, {1, kSkinEdge}}), m);
+void AvatarRenderer::DrawBody(Canvas& c, const AvatarState&, const Affine& neck_transform) {
+  c.Fill(Neck(), Paint::Linear({0.43f, 0}, {0.57f, 0}, {{0, kSkinEdge}, {0.5f, kSkin}, {1, kSkinEdge}}),
+         neck_transform);
+  // The shoulders sit a little higher than the neck's drawing runs: a shorter neck.
+  const Affine m = neck_transform * Affine::Translate(0, -0.03f);
   c.Fill(Torso(), Vertical(0.94f, 1.3f, kJacket, kJacketDark), m);
   // Open shirt collar in the V of the jacket.
-  c.Fill(Path().AddPolygon({{0.405f, 0.94f}, {0.595f, 0.94f}, {0.5f, 1.17f}}),
+  c.Fill(Path().AddPolygon({{0.40f, 0.925f}, {0.60f, 0.925f}, {0.5f, 1.17f}}),
          Vertical(0.94f, 1.17f, kShirt, Color::Hex(0xDDE2E8)), m);
-  c.Fill(Path().AddPolygon({{0.43f, 0.95f}, {0.57f, 0.95f}, {0.5f, 1.04f}}), Paint::Solid(kSkinEdge), m);
+  c.Fill(Path().AddPolygon({{0.425f, 0.92f}, {0.575f, 0.92f}, {0.5f, 1.04f}}), Paint::Solid(kSkinEdge), m);
   c.Fill(Path().MoveTo({0.40f, 0.93f}).LineTo({0.5f, 1.05f}).LineTo({0.45f, 1.07f}).LineTo({0.385f, 0.975f}).Close(),
          Paint::Solid(kShirt), m);
   c.Fill(Path().MoveTo({0.60f, 0.93f}).LineTo({0.5f, 1.05f}).LineTo({0.55f, 1.07f}).LineTo({0.615f, 0.975f}).Close(),
          Paint::Solid(kShirt), m);
   // Lapels: lighter folds along the V, with a crisp edge.
   const Color lapel = Color::Hex(0x3D5480);
-  c.Fill(Path().MoveTo({0.395f, 0.955f}).LineTo({0.5f, 1.18f}).LineTo({0.47f, 1.32f}).LineTo({0.345f, 1.08f}).Close(),
+  c.Fill(Path().MoveTo({0.395f, 0.955f}).LineTo({0.5f, 1.18f}).LineTo({0.47f, 1.36f}).LineTo({0.345f, 1.08f}).Close(),
          Paint::Solid(lapel), m);
-  c.Fill(Path().MoveTo({0.605f, 0.955f}).LineTo({0.5f, 1.18f}).LineTo({0.53f, 1.32f}).LineTo({0.655f, 1.08f}).Close(),
+  c.Fill(Path().MoveTo({0.605f, 0.955f}).LineTo({0.5f, 1.18f}).LineTo({0.53f, 1.36f}).LineTo({0.655f, 1.08f}).Close(),
          Paint::Solid(lapel), m);
   const Paint seam = Paint::Solid(kJacketDark.WithAlpha(0.8f));
-  c.Stroke(Path().MoveTo({0.345f, 1.08f}).LineTo({0.47f, 1.32f}), 0.006f, seam, m);
-  c.Stroke(Path().MoveTo({0.655f, 1.08f}).LineTo({0.53f, 1.32f}), 0.006f, seam, m);
+  c.Stroke(Path().MoveTo({0.345f, 1.08f}).LineTo({0.47f, 1.36f}), 0.006f, seam, m);
+  c.Stroke(Path().MoveTo({0.655f, 1.08f}).LineTo({0.53f, 1.36f}), 0.006f, seam, m);
   // A small lapel microphone: she is a presenter.
   c.Fill(Path::RoundedRect(0.395f, 1.095f, 0.022f, 0.03f, 0.008f), Paint::Solid(Color::Hex(0x15181D)), m);
   c.Fill(Path::Ellipse({0.403f, 1.103f}, 0.004f, 0.004f), Paint::Solid(Color::Hex(0x5A6270)), m);
@@ -287,9 +290,18 @@ void AvatarRenderer::DrawMouth(Canvas& c, const AvatarState& s, const Affine& m)
     const Path opening = MouthShape(cx, cy, hw, up, down, 0.12f + 0.88f * round, lift * 0.8f);
     c.Fill(opening, Paint::Solid(kMouth), m);
     c.PushClip(opening, m);
-    // Tongue: resting low, raised to the teeth for L.
-    const float tongue_y = cy + down + 0.008f - p.tongue * gap * 0.6f;
-    c.Fill(Path::Ellipse({cx, tongue_y}, hw * 0.62f, 0.02f + 0.012f * p.tongue), Paint::Solid(kTongue), m);
+    // Tongue: resting low; for L its tip rises to the upper teeth.
+    c.Fill(Path::Ellipse({cx, cy + down + 0.008f}, hw * 0.62f, 0.02f), Paint::Solid(kTongue), m);
+    if (p.tongue > 0.01f) {
+      const float tip_y = cy + down - p.tongue * gap * 0.75f;
+      c.Fill(Path().MoveTo({cx - hw * 0.5f, cy + down + 0.01f})
+                 .CubicTo({cx - hw * 0.45f, tip_y}, {cx - hw * 0.25f, tip_y - 0.006f}, {cx, tip_y - 0.006f})
+                 .CubicTo({cx + hw * 0.25f, tip_y - 0.006f}, {cx + hw * 0.45f, tip_y}, {cx + hw * 0.5f, cy + down + 0.01f})
+                 .Close(),
+             Paint::Linear({0, tip_y}, {0, cy + down}, {{0, Color::Hex(0xE98C94)}, {1, kTongue}}).WithOpacity(p.tongue), m);
+      c.Stroke(Path().MoveTo({cx, tip_y + 0.002f}).LineTo({cx, cy + down}), 0.0025f,
+               Paint::Solid(Color::Hex(0xB85560, 0.6f * p.tongue)), m);
+    }
     // Teeth: the upper row shows for B, C, G (and a little whenever the mouth is open).
     const float upper_teeth = std::min(gap * 0.5f, 0.016f) * std::clamp(0.35f + p.teeth, 0.0f, 1.0f);
     c.Fill(Path::RoundedRect(cx - hw * 0.78f, cy - up - 0.01f, hw * 1.56f, 0.01f + upper_teeth, 0.006f),

@@ -4,9 +4,17 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <cstring>
 
 namespace lingcast {
 namespace {
+
+uint32_t PackPixel(Rgba8 c) {
+  uint32_t v;
+  static_assert(sizeof(Rgba8) == 4);
+  std::memcpy(&v, &c, 4);
+  return v;
+}
 
 // Geometry is snapped to 1/256 pixel: v -> floor(v * 256 + 0.5), in double so
 // float inputs convert exactly. A pixel's full coverage is 2 * 256 * 256 units
@@ -241,20 +249,28 @@ void Canvas::Rasterize(const std::vector<Polygon>& polygons, const Rect& area, R
     int32_t* cells = &cells_[static_cast<size_t>(r) * stride];
     const int first = row_min_[r];
     const int last_cell = row_max_[r];  // <= w
+    // Local pointers: byte stores could alias the vectors' own members otherwise,
+    // and the compiler would reload them on every pixel.
+    uint8_t* const coverage = row_coverage_.data();
+    const int last_pixel = std::min(last_cell, w - 1);
     int32_t acc = 0;
     int count = 0;
-    for (int i = first; i <= last_cell; ++i) {
+    for (int i = first; i <= last_pixel; ++i) {
       acc += cells[i];
       cells[i] = 0;  // leave the buffer clean for the next shape
-      if (i < w) row_coverage_[count++] = static_cast<uint8_t>(CoverageToAlpha(acc));
+      coverage[count++] = static_cast<uint8_t>(CoverageToAlpha(acc));
+    }
+    if (last_cell >= w) {
+      acc += cells[w];
+      cells[w] = 0;
     }
     // Past the last touched cell the coverage stays constant (non-zero only when
     // the shape continues beyond the area's right edge).
     if (acc != 0) {
       const uint8_t c = static_cast<uint8_t>(CoverageToAlpha(acc));
-      while (first + count < w) row_coverage_[count++] = c;
+      while (first + count < w) coverage[count++] = c;
     }
-    if (count > 0) row(area.y + r, area.x + first, count, row_coverage_.data());
+    if (count > 0) row(area.y + r, area.x + first, count, coverage);
   }
 }
 
@@ -291,7 +307,8 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
              static_cast<uint8_t>(MulDiv255(src.b, o)), static_cast<uint8_t>(MulDiv255(src.a, o))};
     }
     if (src.a == 0) return;
-    Rasterize(polygons, area, [&](int y, int x, int count, const uint8_t* coverage) {
+    const uint32_t opaque = PackPixel(src);
+    Rasterize(polygons, area, [&, src, opaque](int y, int x, int count, const uint8_t* coverage) {
       uint8_t* px = frame.Row(y) + static_cast<size_t>(x) * 4;
       const uint8_t* m = mask_row(y, x);
       for (int i = 0; i < count; ++i, px += 4) {
@@ -299,10 +316,7 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
         if (m) c = MulDiv255(c, m[i]);
         if (c == 0) continue;
         if (c == 255 && src.a == 255) {
-          px[0] = src.r;
-          px[1] = src.g;
-          px[2] = src.b;
-          px[3] = 255;
+          std::memcpy(px, &opaque, 4);
         } else {
           BlendSourceOver(px, src, c);
         }
@@ -314,29 +328,31 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
 
   const std::array<Rgba8, 256> lut = GradientTable(paint);
   const GradientMap map = MapOf(paint, transform);
-  const bool linear = paint.kind == Paint::Kind::kLinear;
-  Rasterize(polygons, area, [&](int y, int x, int count, const uint8_t* coverage) {
-    uint8_t* px = frame.Row(y) + static_cast<size_t>(x) * 4;
-    const uint8_t* m = mask_row(y, x);
-    const float py = static_cast<float>(y) + 0.5f;
-    for (int i = 0; i < count; ++i, px += 4) {
-      uint32_t c = coverage[i];
-      if (m) c = MulDiv255(c, m[i]);
-      if (c == 0) continue;
-      const float pxc = static_cast<float>(x + i) + 0.5f;
-      const float t = linear ? LinearGradientT(map, pxc, py) : RadialGradientT(map, pxc, py);
-      const Rgba8 color = lut[GradientIndex(t)];
-      if (c == 255 && color.a == 255) {  // opaque interior: a plain store
-        px[0] = color.r;
-        px[1] = color.g;
-        px[2] = color.b;
-        px[3] = 255;
-      } else {
-        BlendSourceOver(px, color, c);
+  auto shade_rows = [&](auto gradient_t) {
+    Rasterize(polygons, area, [&, map](int y, int x, int count, const uint8_t* coverage) {
+      uint8_t* px = frame.Row(y) + static_cast<size_t>(x) * 4;
+      const uint8_t* m = mask_row(y, x);
+      const float py = static_cast<float>(y) + 0.5f;
+      for (int i = 0; i < count; ++i, px += 4) {
+        uint32_t c = coverage[i];
+        if (m) c = MulDiv255(c, m[i]);
+        if (c == 0) continue;
+        const float pxc = static_cast<float>(x + i) + 0.5f;
+        const Rgba8 color = lut[GradientIndex(gradient_t(map, pxc, py))];
+        if (c == 255 && color.a == 255) {  // opaque interior: a plain store
+          std::memcpy(px, &color, 4);
+        } else {
+          BlendSourceOver(px, color, c);
+        }
       }
-    }
-    pixels_shaded_ += count;
-  });
+      pixels_shaded_ += count;
+    });
+  };
+  if (paint.kind == Paint::Kind::kLinear) {
+    shade_rows([](const GradientMap& g, float px, float py) { return LinearGradientT(g, px, py); });
+  } else {
+    shade_rows([](const GradientMap& g, float px, float py) { return RadialGradientT(g, px, py); });
+  }
 }
 
 void Canvas::PushClip(const Path& path, const Affine& transform) {

@@ -1,6 +1,7 @@
 // Writes PNG contact sheets of the built-in avatar: every mouth shape A-H, X
 // and a blink, so a person can look at them.
-//   avatar_preview OUT.png [cell_width cell_height]
+//   avatar_preview OUT.png [cell_width cell_height [faces]]
+// With "faces", each cell shows a close-up of the face (rendered 2.5x larger).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -42,7 +43,27 @@ int main(int argc, char** argv) {
       state.eye_open = 0;  // the last cell blinks
     }
     const Rect cell{(i % cols) * cw, (i / cols) * ch, cw, ch};
-    renderer.Render(state, sheet, cell);
+    if (argc > 4 && std::string(argv[4]) == "faces") {
+      // Render big on a copy of the cell's background, then copy the face out.
+      const int bw = cw * 5 / 2, bh = ch * 5 / 2;
+      VideoFrame big;
+      big.Allocate(bw, bh);
+      for (int y = 0; y < bh; ++y) {
+        for (int x = 0; x < bw; ++x) {
+          for (int k = 0; k < 4; ++k) big.Row(y)[x * 4 + k] = sheet.Row(cell.y + y * ch / bh)[(cell.x + x * cw / bw) * 4 + k];
+        }
+      }
+      renderer.Render(state, big, Rect{0, 0, bw, bh});
+      const Rect face = AvatarRenderer::EyesRegion(Rect{0, 0, bw, bh});
+      const int ox = face.x + face.width / 2 - cw / 2, oy = face.y - ch / 6;
+      for (int y = 0; y < ch; ++y) {
+        for (int x = 0; x < cw; ++x) {
+          for (int k = 0; k < 4; ++k) sheet.Row(cell.y + y)[(cell.x + x) * 4 + k] = big.Row(oy + y)[(ox + x) * 4 + k];
+        }
+      }
+    } else {
+      renderer.Render(state, sheet, cell);
+    }
   }
   if (absl::Status st = WritePng(sheet, argv[1]); !st.ok()) {
     std::fprintf(stderr, "avatar_preview: %s\n", std::string(st.message()).c_str());
