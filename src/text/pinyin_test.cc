@@ -88,22 +88,29 @@ TEST(PinyinTest, MalformedLexiconIsAClearError) {
   EXPECT_EQ(PinyinConverter::Load("/nonexistent/zh.tsv").status().code(), absl::StatusCode::kNotFound);
 }
 
-TEST(PinyinTest, FindDataFileHonoursEnvironment) {
-  const std::string dir = std::filesystem::path(kLexiconPath).parent_path().string();
-  ::setenv("LINGCAST_DATA_DIR", dir.c_str(), 1);
-  const auto found = FindDataFile(kZhLexiconFileName);
+TEST(PinyinTest, FindDataFileSearchPath) {
+  const char* old = std::getenv("LINGCAST_DATA_DIR");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
   ::unsetenv("LINGCAST_DATA_DIR");
-  ASSERT_TRUE(found.ok()) << found.status();
-  EXPECT_EQ(std::filesystem::canonical(*found), std::filesystem::canonical(kLexiconPath));
   // Without the variable: beside the executable, then the installed share folder.
   const std::vector<std::string> dirs = DataSearchPath();
-  ASSERT_EQ(dirs.size(), 2u);
   const std::filesystem::path exe_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-  EXPECT_EQ(dirs[0], (exe_dir / "data").string());
-  EXPECT_EQ(dirs[1], (exe_dir.parent_path() / "share" / "lingcast").string());
+  EXPECT_THAT(dirs, ::testing::ElementsAre((exe_dir / "data").string(),
+                                           (exe_dir.parent_path() / "share" / "lingcast").string()));
   const auto missing = FindDataFile("no_such_file.bin");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(missing.status().message(), HasSubstr("LINGCAST_DATA_DIR"));
+
+  const std::string dir = std::filesystem::path(kLexiconPath).parent_path().string();
+  ::setenv("LINGCAST_DATA_DIR", dir.c_str(), 1);
+  const auto found = FindDataFile(kZhLexiconFileName);
+  if (saved) {
+    ::setenv("LINGCAST_DATA_DIR", saved->c_str(), 1);
+  } else {
+    ::unsetenv("LINGCAST_DATA_DIR");
+  }
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(std::filesystem::canonical(*found), std::filesystem::canonical(kLexiconPath));
 }
 
 // Development set: "sentence<TAB>expected pinyin per Han character".
