@@ -191,7 +191,7 @@ TEST_F(CompositorTest, EmptySecondaryLineGivesASmallerBox) {
   ASSERT_TRUE(secondary_only.ok() && *secondary_only != nullptr);
   EXPECT_EQ((*secondary_only)->primary_lines, 0);
   EXPECT_EQ((*secondary_only)->secondary_lines, 1);
-  auto nothing = compositor->SubtitleFor(MakeCue("  ", ""));
+  auto nothing = compositor->SubtitleFor(MakeCue(" \u3000\n", "\t"));
   ASSERT_TRUE(nothing.ok());
   EXPECT_EQ(*nothing, nullptr);
 }

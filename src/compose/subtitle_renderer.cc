@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compose/blend.h"
+#include "compose/line_breaker.h"
 #include "compose/text_layout.h"
 #include "core/status.h"
 
@@ -16,8 +17,10 @@ namespace {
 constexpr double kEmCenterAboveBaseline = 0.38;
 constexpr double kShrinkStep = 0.9;
 
+// Blank: nothing but spaces (ASCII or ideographic), tabs and line breaks.
 bool IsBlank(const std::string& s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+  const std::u32string text = DecodeUtf8(s);  // line breaks and tabs become spaces
+  return std::all_of(text.begin(), text.end(), [](char32_t c) { return IsBreakSpace(c); });
 }
 
 absl::StatusOr<FontLocation> Locate(const std::string& path, FontWeight weight) {
