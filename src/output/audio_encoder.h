@@ -15,7 +15,7 @@
 #include "media/audio_buffer.h"
 #include "output/av_util.h"
 #include "output/encoder_options.h"
-#include "output/video_encoder.h"  // PacketSink
+#include "output/packet_sink.h"
 
 namespace lingcast {
 

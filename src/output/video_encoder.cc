@@ -1,6 +1,8 @@
 #include "output/video_encoder.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
 

@@ -9,18 +9,14 @@
 #include <cstdint>
 #include <memory>
 
-#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "media/video_frame.h"
 #include "output/av_util.h"
 #include "output/encoder_options.h"
+#include "output/packet_sink.h"
 
 namespace lingcast {
-
-// Receives one encoded packet; the packet is only borrowed for the call
-// (take a reference with av_packet_ref to keep it).
-using PacketSink = absl::FunctionRef<absl::Status(AVPacket& packet)>;
 
 class VideoEncoder {
  public:
