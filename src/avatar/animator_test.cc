@@ -83,3 +83,29 @@ TEST(AnimatorTest, IdleMotionIsSmallAndDeterministic) {
 
 }  // namespace
 }  // namespace lingcast
+
+#include "lipsync/phonemes_to_visemes.h"
+
+namespace lingcast {
+namespace {
+
+TEST(AnimatorTest, PhonemesDriveTheMouthEndToEnd) {
+  // "mama": the lips close on each m and open wide on each a.
+  PhonemeTrack phonemes;
+  const char* ipa[] = {"m", "ˈɑː", "m", "ə"};
+  const int ms[] = {90, 180, 80, 140};
+  int64_t t = 200;
+  for (int i = 0; i < 4; ++i) {
+    phonemes.phonemes.push_back({ipa[i], MediaTime::Millis(t), MediaTime::Millis(ms[i])});
+    t += ms[i];
+  }
+  const Animator animator(PhonemesToVisemes(phonemes));
+  EXPECT_EQ(animator.MouthAt(MediaTime::Millis(100)).open, MouthParamsOf(Viseme::kX).open);  // before speech
+  EXPECT_EQ(animator.MouthAt(MediaTime::Millis(240)).open, 0.0f);                            // first m
+  EXPECT_GT(animator.MouthAt(MediaTime::Millis(360)).open, 0.8f);                            // ɑː
+  EXPECT_EQ(animator.MouthAt(MediaTime::Millis(490)).open, 0.0f);                            // second m
+  EXPECT_EQ(animator.MouthAt(MediaTime::Millis(1000)).open, MouthParamsOf(Viseme::kX).open); // after
+}
+
+}  // namespace
+}  // namespace lingcast

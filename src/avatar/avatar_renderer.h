@@ -39,8 +39,7 @@ class AvatarRenderer {
   void DrawEye(Canvas& c, const AvatarState& s, const Affine& m, float cx, bool left);
   void DrawMouth(Canvas& c, const AvatarState& s, const Affine& m);
 
-  VideoFrame dummy_;
-  Canvas canvas_{dummy_};  // reused across frames for its scratch memory
+  Canvas canvas_;  // retargeted every Render; kept for its scratch memory
   int64_t last_pixels_shaded_ = 0;
 };
 

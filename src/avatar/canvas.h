@@ -64,6 +64,8 @@ struct Paint {
 
 class Canvas {
  public:
+  // No target yet: draws nothing until Reset().
+  Canvas() = default;
   // Draws into `clip` intersected with the frame.
   Canvas(VideoFrame& target, const Rect& clip);
   explicit Canvas(VideoFrame& target) : Canvas(target, Rect{0, 0, target.width, target.height}) {}
@@ -100,7 +102,7 @@ class Canvas {
   void Rasterize(const std::vector<Polygon>& polygons, const Rect& area, RowFn&& row);
   Rect DrawableArea() const;
 
-  VideoFrame* target_;
+  VideoFrame* target_ = nullptr;  // not owned
   Rect clip_;
   std::vector<Mask> masks_;
   std::vector<int32_t> cells_;     // coverage accumulation for one shape's box

@@ -187,3 +187,24 @@ TEST(CanvasTest, TransformsMoveShapes) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(CanvasTest, AbsurdCoordinatesAreSafe) {
+  VideoFrame f = Blank(16, 16);
+  Canvas c(f, Rect{4, 4, 8, 8});
+  c.Fill(Path().AddPolygon({{-1e30f, 5}, {1e30f, 6}, {8, 1e30f}}), kWhite);
+  c.Fill(Path().AddPolygon({{NAN, 5}, {10, NAN}, {8, 9}}), kWhite);
+  c.Stroke(Path().MoveTo({3, 3}).LineTo({3, 3}), 2, kWhite);  // a dot
+  for (int y = 0; y < 16; ++y) {
+    for (int x = 0; x < 16; ++x) {
+      if (x < 4 || x >= 12 || y < 4 || y >= 12) {
+        ASSERT_EQ(AlphaAt(f, x, y), 0) << x << "," << y;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lingcast
