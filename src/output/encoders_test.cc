@@ -1,0 +1,116 @@
+// The encoders alone, feeding a sink that records packets: what a second
+// output (HLS, RTMP) would receive from the same encode.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "output/audio_encoder.h"
+#include "output/test_util.h"
+#include "output/video_encoder.h"
+
+namespace lingcast {
+namespace {
+
+using testing_util::MakeFrame;
+using testing_util::MakeTone;
+
+struct Recorded {
+  int64_t pts, dts;
+  bool key;
+};
+
+VideoEncoderOptions Small() {
+  VideoEncoderOptions options;
+  options.width = 64;
+  options.height = 48;
+  options.preset = "ultrafast";
+  options.threads = 1;
+  return options;
+}
+
+class EncodersTest : public ::testing::Test {
+ protected:
+  ScopedLibavLogLevel quiet_{AV_LOG_ERROR};
+};
+
+TEST_F(EncodersTest, VideoKeyframesFollowTheIntervalInSeconds) {
+  VideoEncoderOptions options = Small();
+  options.keyframe_interval_s = 1.0;  // 30 frames at 30 fps
+  auto encoder = VideoEncoder::Create(options);
+  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  std::vector<Recorded> packets;
+  auto sink = [&](AVPacket& p) {
+    packets.push_back({p.pts, p.dts, (p.flags & AV_PKT_FLAG_KEY) != 0});
+    return absl::OkStatus();
+  };
+  for (int i = 0; i < 90; ++i) ASSERT_TRUE((*encoder)->Encode(MakeFrame(64, 48, i), i, sink).ok());
+  ASSERT_TRUE((*encoder)->Flush(sink).ok());
+
+  ASSERT_EQ(packets.size(), 90u);
+  std::vector<int64_t> keyframes;
+  for (const Recorded& p : packets) {
+    if (p.key) keyframes.push_back(p.pts);
+  }
+  EXPECT_THAT(keyframes, ::testing::ElementsAre(0, 30, 60));
+  EXPECT_EQ((*encoder)->time_base().num, 1);
+  EXPECT_EQ((*encoder)->time_base().den, 30);
+  EXPECT_GT((*encoder)->codec_context().extradata_size, 0) << "SPS/PPS in the global header";
+}
+
+TEST_F(EncodersTest, ASinkErrorStopsTheEncodeAndComesBack) {
+  auto encoder = VideoEncoder::Create(Small());
+  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  auto failing = [](AVPacket&) { return absl::UnavailableError("network down"); };
+  absl::Status status;
+  for (int i = 0; i < 10 && status.ok(); ++i) status = (*encoder)->Encode(MakeFrame(64, 48, i), i, failing);
+  if (status.ok()) status = (*encoder)->Flush(failing);
+  EXPECT_EQ(status, absl::UnavailableError("network down"));
+}
+
+TEST_F(EncodersTest, AnUnknownPresetIsAClearError) {
+  VideoEncoderOptions options = Small();
+  options.preset = "warpspeed";
+  auto encoder = VideoEncoder::Create(options);
+  EXPECT_EQ(encoder.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(encoder.status().message()), ::testing::HasSubstr("warpspeed"));
+}
+
+TEST_F(EncodersTest, AudioTimestampsCountSamplesWithoutGaps) {
+  AudioEncoderOptions options;
+  options.input_sample_rate = 16000;
+  auto encoder = AudioEncoder::Create(options);
+  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  std::vector<Recorded> packets;
+  std::vector<int64_t> durations;
+  auto sink = [&](AVPacket& p) {
+    packets.push_back({p.pts, p.dts, true});
+    durations.push_back(p.duration);
+    return absl::OkStatus();
+  };
+  // 0.5 s in buffers of awkward sizes: 8000 input samples -> 24000 at 48 kHz.
+  const AudioBuffer tone = MakeTone(0.5, 16000);
+  for (size_t offset = 0; offset < tone.samples.size(); offset += 777) {
+    AudioBuffer piece;
+    piece.sample_rate = 16000;
+    piece.samples.assign(tone.samples.begin() + static_cast<std::ptrdiff_t>(offset),
+                         tone.samples.begin() + static_cast<std::ptrdiff_t>(std::min(offset + 777, tone.samples.size())));
+    ASSERT_TRUE((*encoder)->Encode(piece, sink).ok());
+  }
+  ASSERT_TRUE((*encoder)->Flush(sink).ok());
+
+  EXPECT_EQ((*encoder)->input_samples(), 8000);
+  EXPECT_NEAR(static_cast<double>((*encoder)->output_samples()), 24000, 2);
+  ASSERT_GE(packets.size(), 2u);
+  // Each packet starts where the previous one ended (AAC priming shifts the first to -1024).
+  EXPECT_EQ(packets.front().pts, -1024);
+  for (size_t i = 1; i < packets.size(); ++i) {
+    EXPECT_EQ(packets[i].pts, packets[i - 1].pts + durations[i - 1]) << "packet " << i;
+  }
+}
+
+}  // namespace
+}  // namespace lingcast
