@@ -328,11 +328,29 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
 
   const std::array<Rgba8, 256> lut = GradientTable(paint);
   const GradientMap map = MapOf(paint, transform);
+  // A gradient that does not vary along x (vertical, unrotated) has one colour per
+  // row: evaluating it once gives bit-identical results (0 * x is exactly 0).
+  const bool constant_per_row = paint.kind == Paint::Kind::kLinear && map.ux == 0.0f;
   auto shade_rows = [&](auto gradient_t) {
     Rasterize(polygons, area, [&, map](int y, int x, int count, const uint8_t* coverage) {
       uint8_t* px = frame.Row(y) + static_cast<size_t>(x) * 4;
       const uint8_t* m = mask_row(y, x);
       const float py = static_cast<float>(y) + 0.5f;
+      if (constant_per_row) {
+        const Rgba8 color = lut[GradientIndex(gradient_t(map, static_cast<float>(x) + 0.5f, py))];
+        for (int i = 0; i < count; ++i, px += 4) {
+          uint32_t c = coverage[i];
+          if (m) c = MulDiv255(c, m[i]);
+          if (c == 0) continue;
+          if (c == 255 && color.a == 255) {
+            std::memcpy(px, &color, 4);
+          } else {
+            BlendSourceOver(px, color, c);
+          }
+        }
+        pixels_shaded_ += count;
+        return;
+      }
       for (int i = 0; i < count; ++i, px += 4) {
         uint32_t c = coverage[i];
         if (m) c = MulDiv255(c, m[i]);

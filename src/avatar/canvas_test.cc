@@ -208,3 +208,23 @@ TEST(CanvasTest, AbsurdCoordinatesAreSafe) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(CanvasTest, VerticalGradientRowShortcutMatchesSlantedEvaluation) {
+  // The same vertical gradient, once with an exactly vertical axis (one colour
+  // per row) and once with a negligible slant (evaluated per pixel): equal rows.
+  VideoFrame a = Blank(64, 64), b = Blank(64, 64);
+  const std::vector<GradientStop> stops = {{0, Color::Hex(0x112233)}, {1, Color::Hex(0xffeedd)}};
+  const Path square = Path().AddPolygon({{0, 0}, {64, 0}, {64, 64}, {0, 64}});
+  Canvas(a).Fill(square, Paint::Linear({0, 0}, {0, 64}, stops));
+  Canvas(b).Fill(square, Paint::Linear({0, 0}, {1e-7f, 64}, stops));
+  int differing = 0;
+  for (size_t i = 0; i < a.rgba.size(); ++i) differing += a.rgba[i] != b.rgba[i];
+  EXPECT_LE(differing, 64);  // at most rounding at a band edge
+  for (int y = 0; y < 64; ++y) EXPECT_EQ(a.Row(y)[0], a.Row(y)[63 * 4]);
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -1,41 +1,112 @@
-// Writes PNG contact sheets of the built-in avatar: every mouth shape A-H, X
-// and a blink, so a person can look at them.
+// Writes PNG contact sheets of the built-in avatar so a person can look at it.
 //   avatar_preview OUT.png [cell_width cell_height [faces]]
-// With "faces", each cell shows a close-up of the face (rendered 2.5x larger).
+//       every mouth shape X A B C D / E F G H and a blink; "faces": close-ups
+//   avatar_preview OUT.png --phonemes FILE [fps]
+//       close-ups of consecutive video frames of an utterance; FILE has one
+//       phoneme per line: start_ms duration_ms ipa (as the TTS reports them)
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "avatar/animator.h"
 #include "avatar/avatar_renderer.h"
 #include "avatar/canvas.h"
 #include "avatar/tools/png_writer.h"
+#include "lipsync/phonemes_to_visemes.h"
 
-int main(int argc, char** argv) {
-  using namespace lingcast;
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: avatar_preview OUT.png [cell_width cell_height]\n");
+namespace lingcast {
+namespace {
+
+void FillBackground(VideoFrame& sheet) {
+  const float w = static_cast<float>(sheet.width), h = static_cast<float>(sheet.height);
+  Canvas(sheet).Fill(Path().AddPolygon({{0, 0}, {w, 0}, {w, h}, {0, h}}),
+                     Paint::Linear({0, 0}, {0, h}, {{0, Color::Hex(0xDCE6F0)}, {1, Color::Hex(0xAFC3D6)}}));
+}
+
+// Renders the avatar 2.5x larger than `cell` and copies the face into it.
+void RenderFace(AvatarRenderer& renderer, const AvatarState& state, VideoFrame& sheet, const Rect& cell) {
+  const int bw = cell.width * 5 / 2, bh = cell.height * 5 / 2;
+  VideoFrame big;
+  big.Allocate(bw, bh);
+  for (int y = 0; y < bh; ++y) {
+    for (int x = 0; x < bw; ++x) {
+      const uint8_t* src = sheet.Row(cell.y + y * cell.height / bh) + (cell.x + x * cell.width / bw) * 4;
+      for (int k = 0; k < 4; ++k) big.Row(y)[x * 4 + k] = src[k];
+    }
+  }
+  renderer.Render(state, big, Rect{0, 0, bw, bh});
+  const Rect eyes = AvatarRenderer::EyesRegion(Rect{0, 0, bw, bh});
+  const int ox = eyes.x + eyes.width / 2 - cell.width / 2, oy = eyes.y - cell.height / 6;
+  for (int y = 0; y < cell.height; ++y) {
+    for (int x = 0; x < cell.width; ++x) {
+      for (int k = 0; k < 4; ++k) sheet.Row(cell.y + y)[(cell.x + x) * 4 + k] = big.Row(oy + y)[(ox + x) * 4 + k];
+    }
+  }
+}
+
+int Phonemes(const char* out, const char* file, int fps) {
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "avatar_preview: cannot read phoneme file %s\n", file);
     return 2;
   }
+  PhonemeTrack track;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream fields(line);
+    int start = 0, duration = 0;
+    std::string ipa;
+    if (!(fields >> start >> duration)) {
+      std::fprintf(stderr, "avatar_preview: %s:%d: expected 'start_ms duration_ms ipa'\n", file, line_no);
+      return 2;
+    }
+    fields >> ipa;  // may be empty: a pause or marker
+    track.phonemes.push_back({ipa, MediaTime::Millis(start), MediaTime::Millis(duration)});
+  }
+  const VisemeTrack visemes = PhonemesToVisemes(track);
+  for (const VisemeCue& c : visemes.cues) {
+    std::printf("%7.3f %7.3f %c\n", c.start.seconds(), c.end.seconds(), VisemeLetter(c.shape));
+  }
+  const Animator animator(visemes);
+  const int cols = 8, rows = 4, cw = 180, ch = 150;
+  VideoFrame sheet;
+  sheet.Allocate(cols * cw, rows * ch);
+  FillBackground(sheet);
+  AvatarRenderer renderer;
+  const int64_t first = visemes.cues.empty() ? 0 : visemes.cues.front().start.micros() * fps / 1'000'000;
+  for (int i = 0; i < cols * rows; ++i) {
+    const MediaTime t = MediaTime::FromFrameIndex(first + i, fps);
+    RenderFace(renderer, animator.StateAt(t), sheet, Rect{(i % cols) * cw, (i / cols) * ch, cw, ch});
+  }
+  if (absl::Status st = WritePng(sheet, out); !st.ok()) {
+    std::fprintf(stderr, "avatar_preview: %s\n", std::string(st.message()).c_str());
+    return 1;
+  }
+  std::printf("wrote %s (%d frames from frame %lld at %d fps)\n", out, cols * rows, static_cast<long long>(first), fps);
+  return 0;
+}
+
+int Shapes(int argc, char** argv) {
   const int cw = argc > 3 ? std::atoi(argv[2]) : 300;
   const int ch = argc > 3 ? std::atoi(argv[3]) : 390;
   if (cw <= 0 || ch <= 0 || cw > 4000 || ch > 4000) {
     std::fprintf(stderr, "avatar_preview: cell size must be 1..4000 pixels, got %dx%d\n", cw, ch);
     return 2;
   }
+  const bool faces = argc > 4 && std::string(argv[4]) == "faces";
   const Viseme shapes[] = {Viseme::kX, Viseme::kA, Viseme::kB, Viseme::kC, Viseme::kD,
                            Viseme::kE, Viseme::kF, Viseme::kG, Viseme::kH};
   const int cols = 5, rows = 2;
   VideoFrame sheet;
   sheet.Allocate(cw * cols, ch * rows);
-  Canvas bg(sheet);
-  bg.Fill(Path().AddPolygon({{0, 0}, {static_cast<float>(sheet.width), 0},
-                             {static_cast<float>(sheet.width), static_cast<float>(sheet.height)},
-                             {0, static_cast<float>(sheet.height)}}),
-          Paint::Linear({0, 0}, {0, static_cast<float>(sheet.height)},
-                        {{0, Color::Hex(0xDCE6F0)}, {1, Color::Hex(0xAFC3D6)}}));
+  FillBackground(sheet);
   AvatarRenderer renderer;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < cols * rows; ++i) {
     AvatarState state;
     if (i < 9) {
       state.mouth = MouthParamsOf(shapes[i]);
@@ -43,24 +114,8 @@ int main(int argc, char** argv) {
       state.eye_open = 0;  // the last cell blinks
     }
     const Rect cell{(i % cols) * cw, (i / cols) * ch, cw, ch};
-    if (argc > 4 && std::string(argv[4]) == "faces") {
-      // Render big on a copy of the cell's background, then copy the face out.
-      const int bw = cw * 5 / 2, bh = ch * 5 / 2;
-      VideoFrame big;
-      big.Allocate(bw, bh);
-      for (int y = 0; y < bh; ++y) {
-        for (int x = 0; x < bw; ++x) {
-          for (int k = 0; k < 4; ++k) big.Row(y)[x * 4 + k] = sheet.Row(cell.y + y * ch / bh)[(cell.x + x * cw / bw) * 4 + k];
-        }
-      }
-      renderer.Render(state, big, Rect{0, 0, bw, bh});
-      const Rect face = AvatarRenderer::EyesRegion(Rect{0, 0, bw, bh});
-      const int ox = face.x + face.width / 2 - cw / 2, oy = face.y - ch / 6;
-      for (int y = 0; y < ch; ++y) {
-        for (int x = 0; x < cw; ++x) {
-          for (int k = 0; k < 4; ++k) sheet.Row(cell.y + y)[(cell.x + x) * 4 + k] = big.Row(oy + y)[(ox + x) * 4 + k];
-        }
-      }
+    if (faces) {
+      RenderFace(renderer, state, sheet, cell);
     } else {
       renderer.Render(state, sheet, cell);
     }
@@ -71,4 +126,25 @@ int main(int argc, char** argv) {
   }
   std::printf("wrote %s (X A B C D / E F G H blink)\n", argv[1]);
   return 0;
+}
+
+}  // namespace
+}  // namespace lingcast
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: avatar_preview OUT.png [cell_width cell_height [faces]]\n"
+                 "       avatar_preview OUT.png --phonemes FILE [fps]\n");
+    return 2;
+  }
+  if (argc >= 4 && std::string(argv[2]) == "--phonemes") {
+    const int fps = argc > 4 ? std::atoi(argv[4]) : 30;
+    if (fps < 1 || fps > 240) {
+      std::fprintf(stderr, "avatar_preview: fps must be 1..240, got %s\n", argv[4]);
+      return 2;
+    }
+    return lingcast::Phonemes(argv[1], argv[3], fps);
+  }
+  return lingcast::Shapes(argc, argv);
 }
