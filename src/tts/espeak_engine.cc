@@ -6,12 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "core/status.h"
 #include "text/data_files.h"
 #include "text/utf8.h"
@@ -36,7 +36,9 @@ struct RawSynthesis {
 
 // espeak-ng's callback has no per-call context that survives every event type, so
 // the synthesis in progress is published here while the runtime mutex is held.
-ABSL_CONST_INIT absl::Mutex g_espeak_mutex(absl::kConstInit);
+// std::mutex rather than absl::Mutex: Debian's prebuilt abseil is not visible to
+// ThreadSanitizer, so only a pthread-based mutex keeps the TSan build meaningful.
+constinit std::mutex g_espeak_mutex;
 RawSynthesis* g_active_synthesis ABSL_GUARDED_BY(g_espeak_mutex) = nullptr;
 
 int CollectSynthesis(short* wav, int count, espeak_EVENT* events) ABSL_NO_THREAD_SAFETY_ANALYSIS {
@@ -86,7 +88,7 @@ int Clamp(double value, int lo, int hi) {
 class EspeakEngine::Runtime {
  public:
   static absl::StatusOr<std::unique_ptr<Runtime>> Acquire(const std::string& data_path) {
-    absl::MutexLock lock(&g_espeak_mutex);
+    const std::lock_guard<std::mutex> lock(g_espeak_mutex);
     Shared& shared = State();
     if (shared.users > 0) {
       if (shared.data_path != data_path) {
@@ -113,7 +115,7 @@ class EspeakEngine::Runtime {
   }
 
   ~Runtime() {
-    absl::MutexLock lock(&g_espeak_mutex);
+    const std::lock_guard<std::mutex> lock(g_espeak_mutex);
     if (--State().users == 0) espeak_Terminate();
   }
 
@@ -192,7 +194,7 @@ absl::StatusOr<std::unique_ptr<EspeakEngine>> EspeakEngine::Create(const EspeakO
   LC_ASSIGN_OR_RETURN(PinyinConverter pinyin, PinyinConverter::Load(lexicon_path));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Acquire(options.data_path));
   {
-    absl::MutexLock lock(&g_espeak_mutex);
+    const std::lock_guard<std::mutex> lock(g_espeak_mutex);
     LC_RETURN_IF_ERROR(Runtime::SetVoice(options.default_voice_en));
     LC_RETURN_IF_ERROR(Runtime::SetVoice(options.default_voice_zh));
   }
@@ -219,7 +221,7 @@ absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest&
   SynthesisResult result;
   result.audio.sample_rate = sample_rate_;
   result.track.language = request.language;
-  absl::MutexLock lock(&g_espeak_mutex);
+  const std::lock_guard<std::mutex> lock(g_espeak_mutex);
   // An unknown voice is an error even when the text has nothing to say.
   LC_RETURN_IF_ERROR(Runtime::SetVoice(voice_for(request.language)));
 
