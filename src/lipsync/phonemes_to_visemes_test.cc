@@ -165,3 +165,24 @@ TEST(PhonemesToVisemesTest, InvariantsHoldOnLongRandomInput) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(PhonemesToVisemesTest, UnsortedOrOverlappingInputIsTolerated) {
+  PhonemeTrack sorted = Track({{"m", 80}, {"ɑ", 150}, {"p", 70}, {"iː", 120}});
+  PhonemeTrack shuffled = sorted;
+  std::swap(shuffled.phonemes[0], shuffled.phonemes[2]);
+  const VisemeTrack a = PhonemesToVisemes(sorted), b = PhonemesToVisemes(shuffled);
+  ASSERT_EQ(Letters(a), "ADAB");
+  ASSERT_EQ(Letters(b), Letters(a));
+  // An event that starts inside the previous one is cut to start where it ends.
+  PhonemeTrack overlapping = sorted;
+  overlapping.phonemes[2].start -= MediaTime::Millis(30);
+  const VisemeTrack c = PhonemesToVisemes(overlapping);
+  EXPECT_EQ(Letters(c), "ADAB");
+  for (size_t i = 1; i < c.cues.size(); ++i) EXPECT_EQ(c.cues[i].start, c.cues[i - 1].end);
+}
+
+}  // namespace
+}  // namespace lingcast
