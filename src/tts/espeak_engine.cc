@@ -75,6 +75,9 @@ std::vector<int> CharacterByteOffsets(std::string_view text) {
   return offsets;
 }
 
+// Silence kept on each side where the voice changes inside a clause.
+constexpr MediaTime kHandoverSilence = MediaTime::Millis(30);
+
 int Clamp(double value, int lo, int hi) {
   return static_cast<int>(std::lround(std::clamp(value, static_cast<double>(lo), static_cast<double>(hi))));
 }
@@ -225,20 +228,24 @@ absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest&
   // An unknown voice is an error even when the text has nothing to say.
   LC_RETURN_IF_ERROR(Runtime::SetVoice(voice_for(request.language)));
 
-  for (const SpeechChunk& chunk : chunks) {
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const SpeechChunk& chunk = chunks[c];
     LC_RETURN_IF_ERROR(Runtime::SetVoice(voice_for(chunk.language)));
     // espeak-ng's defaults: 175 words per minute, pitch 50 of 0-100, volume 100 of 0-200.
     espeak_SetParameter(espeakRATE, Clamp(175 * request.rate, 80, 450), 0);
     espeak_SetParameter(espeakPITCH, Clamp(50 * request.pitch, 0, 100), 0);
     espeak_SetParameter(espeakVOLUME, Clamp(100 * request.volume, 0, 200), 0);
     LC_ASSIGN_OR_RETURN(RawSynthesis raw, Runtime::Synth(chunk.text));
-    const int64_t base = result.audio.frames();
+
+    SynthesisResult piece;
+    piece.audio.sample_rate = sample_rate_;
     const std::vector<int> char_bytes = CharacterByteOffsets(chunk.text);
     const int max_position = static_cast<int>(char_bytes.size()) - 1;
     for (const RawEvent& e : raw.events) {
-      const MediaTime start = MediaTime::FromSamples(base + std::clamp<int64_t>(e.sample, 0, raw.samples.size()), sample_rate_);
+      const int64_t sample = std::clamp<int64_t>(e.sample, 0, static_cast<int64_t>(raw.samples.size()));
+      const MediaTime start = MediaTime::FromSamples(sample, sample_rate_);
       if (e.type == espeakEVENT_PHONEME) {
-        result.track.phonemes.push_back({CleanPhoneme(e.phoneme), start, MediaTime::Zero()});
+        piece.track.phonemes.push_back({CleanPhoneme(e.phoneme), start, MediaTime::Zero()});
         continue;
       }
       const int first = char_bytes[std::clamp(e.text_position, 1, max_position)];
@@ -247,14 +254,24 @@ absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest&
       if (lo < 0) continue;
       // espeak-ng splits some words ("iPhone" -> i + Phone) and a number reads as
       // several words: one boundary per stretch of source text.
-      const bool same_as_previous = !result.track.words.empty() &&
-                                    result.track.words.back().text_offset == lo &&
-                                    result.track.words.back().text_length == hi - lo;
-      if (!same_as_previous) result.track.words.push_back({start, lo, hi - lo});
+      const bool same_as_previous = !piece.track.words.empty() && piece.track.words.back().text_offset == lo &&
+                                    piece.track.words.back().text_length == hi - lo;
+      if (!same_as_previous) piece.track.words.push_back({start, lo, hi - lo});
     }
-    for (const int16_t s : raw.samples) result.audio.samples.push_back(static_cast<float>(s) / 32768.0f);
+    piece.audio.samples.reserve(raw.samples.size());
+    for (const int16_t s : raw.samples) piece.audio.samples.push_back(static_cast<float>(s) / 32768.0f);
+
+    // espeak-ng pads every utterance with silence. Where one voice hands over to the
+    // other mid-sentence ("我爱iPhone手机") keep only a breath so it flows.
+    const bool first_chunk = c == 0;
+    const bool last_chunk = c + 1 == chunks.size();
+    const size_t text_end = chunk.text.find_last_not_of(' ');
+    const bool ends_clause = text_end != std::string::npos && std::string_view(",.!?").find(chunk.text[text_end]) !=
+                                                                  std::string_view::npos;
+    TrimSilence(piece, first_chunk ? options_.max_leading_silence : kHandoverSilence,
+                last_chunk || ends_clause ? options_.max_trailing_silence : kHandoverSilence);
+    AppendSynthesis(result, std::move(piece));
   }
-  TrimSilence(result, options_.max_leading_silence, options_.max_trailing_silence);
   FinishPhonemeTrack(result);
   return result;
 }
