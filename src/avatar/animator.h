@@ -29,6 +29,7 @@ struct AnimatorOptions {
   MediaTime breath_period = MediaTime::Millis(4200);
 };
 
+// Immutable after construction: safe to query from several threads at once.
 class Animator {
  public:
   explicit Animator(VisemeTrack track = {}, AnimatorOptions options = {});

@@ -137,8 +137,8 @@ Rect AvatarRenderer::RegionOf(const Rect& area, Vec2 top_left, Vec2 bottom_right
 Rect AvatarRenderer::MouthRegion(const Rect& area) { return RegionOf(area, {0.43f, 0.61f}, {0.57f, 0.73f}); }
 Rect AvatarRenderer::EyesRegion(const Rect& area) { return RegionOf(area, {0.29f, 0.43f}, {0.71f, 0.52f}); }
 
-void AvatarRenderer::Render(const AvatarState& state, VideoFrame& target, const Rect& area) {
-  canvas_.Reset(target, area);
+void AvatarRenderer::Render(const AvatarState& state, VideoFrame& target, const Rect& area, const Rect& clip) {
+  canvas_.Reset(target, area.Intersect(clip));
   const int64_t before = canvas_.pixels_shaded();
   const Affine place = Placement(area);
   const Affine body = place * Affine::Translate(0, -0.004f * state.breath);

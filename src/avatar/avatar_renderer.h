@@ -13,6 +13,7 @@
 
 namespace lingcast {
 
+// Not thread-safe (it keeps scratch memory): one renderer per thread.
 class AvatarRenderer {
  public:
   // Height over width of the avatar's drawing space.
@@ -21,7 +22,13 @@ class AvatarRenderer {
   // Draws the avatar into `area` of `target`, source-over on what is there.
   // The bust is scaled to fit, centred horizontally, standing on the area's
   // bottom edge. Nothing outside `area` is touched.
-  void Render(const AvatarState& state, VideoFrame& target, const Rect& area);
+  void Render(const AvatarState& state, VideoFrame& target, const Rect& area) {
+    Render(state, target, area, area);
+  }
+  // The same picture, but only the pixels inside `clip` (of `area`) are drawn:
+  // tiles rendered separately, in any order or on several threads (each with its
+  // own renderer), give exactly the bytes of one whole render.
+  void Render(const AvatarState& state, VideoFrame& target, const Rect& area, const Rect& clip);
 
   // The mouth and eye regions in target pixels for a given area (the neutral
   // pose), for tests and for tools that crop.

@@ -115,3 +115,39 @@ TEST(AvatarRendererTest, ScalesToAnyArea) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(AvatarRendererTest, TilesAddUpToTheWholePicture) {
+  const AvatarState s = Animator().StateAt(MediaTime::Millis(777));
+  const VideoFrame whole = RenderWith(s);
+  VideoFrame tiled = Blank(240, 280);
+  AvatarRenderer r;
+  // Uneven tiles, rendered bottom-up.
+  for (int ty = 3; ty >= 0; --ty) {
+    for (int tx = 0; tx < 3; ++tx) {
+      r.Render(s, tiled, kArea, Rect{tx * 83, ty * 71, 83, 71});
+    }
+  }
+  EXPECT_EQ(tiled.rgba, whole.rgba);
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(AvatarRendererTest, DegenerateAreasDrawNothingAndDoNotCrash) {
+  VideoFrame f = Blank(8, 8);
+  AvatarRenderer r;
+  r.Render(AvatarState{}, f, Rect{2, 2, 0, 0});
+  r.Render(AvatarState{}, f, Rect{20, 20, 5, 5});  // outside the frame
+  r.Render(AvatarState{}, f, Rect{-3, -3, 0, 9});
+  for (uint8_t b : f.rgba) ASSERT_EQ(b, 0);
+  r.Render(AvatarState{}, f, Rect{3, 3, 1, 1});  // one pixel: fine, anything goes
+}
+
+}  // namespace
+}  // namespace lingcast
