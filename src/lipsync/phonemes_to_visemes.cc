@@ -16,6 +16,8 @@ struct Segment {
   Viseme shape = Viseme::kX;
   bool closure = false;      // from m, b, p: must stay A
   bool transparent = false;  // h-like: shape still to be decided
+  bool vowel = false;
+  bool anticipated = false;  // took a following vowel's rounding
   int64_t length() const { return end - start; }
 };
 
@@ -58,7 +60,8 @@ std::vector<Segment> SegmentsOf(const PhonemeTrack& track) {
           cumulative += part.share_permille;
           const int64_t part_end = start + length * cumulative / 1000;
           if (part_end > part_start) {
-            segments.push_back({part_start, part_end, part.shape, shape.bilabial});
+            segments.push_back({part_start, part_end, part.shape, shape.bilabial, false,
+                                shape.kind == PhonemeKind::kVowel});
           }
           part_start = part_end;
         }
@@ -83,6 +86,21 @@ void ResolveTransparent(std::vector<Segment>& segments) {
     }
   }
   for (Segment& s : segments) s.transparent = false;
+}
+
+// Step 1c: lips round ahead of a rounded vowel. Tongue-only consonants (B:
+// t, s, k, n, tɕ ...) directly before E or F take that shape ("soon", "two",
+// Mandarin "ju", "shu"); consonants with a visible shape of their own keep it.
+void AnticipateRounding(std::vector<Segment>& segments) {
+  for (size_t i = segments.size(); i-- > 1;) {
+    const Segment& next = segments[i];
+    const bool rounded = next.shape == Viseme::kE || next.shape == Viseme::kF;
+    if (!rounded || !(next.vowel || next.anticipated)) continue;
+    Segment& prev = segments[i - 1];
+    if (prev.vowel || prev.closure || prev.shape != Viseme::kB || prev.end != next.start) continue;
+    prev.shape = next.shape;
+    prev.anticipated = true;  // lets the rounding spread through a cluster ("stew")
+  }
 }
 
 void MergeEqualNeighbours(std::vector<Segment>& segments) {
@@ -221,6 +239,7 @@ void EnforceMinHold(std::vector<Segment>& segments, const Floors& floors) {
 VisemeTrack PhonemesToVisemes(const PhonemeTrack& track, const VisemeOptions& opts) {
   std::vector<Segment> segments = SegmentsOf(track);
   ResolveTransparent(segments);
+  AnticipateRounding(segments);
   ResolvePauses(segments, opts.rest_gap.micros());
   MergeEqualNeighbours(segments);
   const Floors floors{std::max<int64_t>(1, opts.min_hold.micros()),

@@ -2,7 +2,9 @@
 //
 // Steps, each small enough to reason about:
 //  1. every phoneme becomes one or more shape segments (phoneme_shapes.h);
-//     h-like sounds take the shape of the vowel they lead into;
+//     h-like sounds take the shape of the vowel they lead into, and consonants
+//     shaped by the tongue alone (t, s, k, n ...) take the rounding of an E or F
+//     vowel right after them (the lips round ahead: "soon", "two", Mandarin "shu");
 //  2. pauses ("_", empty events, gaps between events) shorter than `rest_gap`
 //     keep the previous shape (the mouth does not snap shut mid-phrase); longer
 //     ones become X (rest);

@@ -186,3 +186,17 @@ TEST(PhonemesToVisemesTest, UnsortedOrOverlappingInputIsTolerated) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(PhonemesToVisemesTest, LipsRoundAheadOfRoundedVowels) {
+  EXPECT_EQ(Letters(PhonemesToVisemes(Track({{"s", 90}, {"uː", 150}, {"n", 80}}))), "FB");   // soon
+  EXPECT_EQ(Letters(PhonemesToVisemes(Track({{"s", 70}, {"t", 60}, {"uː", 150}}))), "F");    // stew
+  EXPECT_EQ(Letters(PhonemesToVisemes(Track({{"s", 90}, {"iː", 150}}))), "B");               // see
+  EXPECT_EQ(Letters(PhonemesToVisemes(Track({{"f", 90}, {"uː", 150}}))), "GF");              // food keeps f
+  EXPECT_EQ(Letters(PhonemesToVisemes(Track({{"ʂ", 90}, {"u", 150}}, 0, Language::kZh))), "F");  // shu
+}
+
+}  // namespace
+}  // namespace lingcast
