@@ -67,6 +67,19 @@ std::string CleanPhoneme(const std::string& ipa) {
   return out.empty() ? "_" : out;
 }
 
+// espeak-ng's Mandarin voice names some phonemes in its own ASCII-ish notation even
+// in IPA mode (retroflex "s.", aspirated "ph", apical vowel "i."); say them in IPA.
+std::string MandarinIpa(std::string phoneme) {
+  static constexpr std::pair<std::string_view, std::string_view> kFixes[] = {
+      {"ts.h", "tʂʰ"}, {"ts.", "tʂ"}, {"s.", "ʂ"},  {"tsh", "tsʰ"}, {"tɕh", "tɕʰ"}, {"ph", "pʰ"},
+      {"th", "tʰ"},    {"kh", "kʰ"},  {"i.", "ɨ"},  {"i̪", "ɨ"},     {"o-", "ɤ"},
+  };
+  for (const auto& [espeak, ipa] : kFixes) {
+    if (phoneme == espeak) return std::string(ipa);
+  }
+  return phoneme;
+}
+
 // Byte offset of each 1-based character position of `text` (position size+1 = end).
 std::vector<int> CharacterByteOffsets(std::string_view text) {
   std::vector<int> offsets = {0};  // position 0 is unused
@@ -245,7 +258,9 @@ absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest&
       const int64_t sample = std::clamp<int64_t>(e.sample, 0, static_cast<int64_t>(raw.samples.size()));
       const MediaTime start = MediaTime::FromSamples(sample, sample_rate_);
       if (e.type == espeakEVENT_PHONEME) {
-        piece.track.phonemes.push_back({CleanPhoneme(e.phoneme), start, MediaTime::Zero()});
+        std::string phoneme = CleanPhoneme(e.phoneme);
+        if (chunk.language == Language::kZh) phoneme = MandarinIpa(std::move(phoneme));
+        piece.track.phonemes.push_back({std::move(phoneme), start, MediaTime::Zero()});
         continue;
       }
       const int first = char_bytes[std::clamp(e.text_position, 1, max_position)];

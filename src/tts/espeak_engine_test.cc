@@ -110,6 +110,15 @@ TEST(EspeakEngineTest, PolyphoneReadingComesFromContext) {
   EXPECT_THAT(bank, ::testing::Not(HasSubstr("ɕ"))) << bank;
 }
 
+TEST(EspeakEngineTest, MandarinPhonemesAreIpa) {
+  // 吃 chi1, 是 shi4, 怕 pa4: espeak-ng says "ts.h i.", "s. i.", "ph ɑ".
+  const std::string phonemes = Phonemes(Speak("吃是怕", Language::kZh));
+  EXPECT_THAT(phonemes, HasSubstr("tʂʰ ɨ")) << phonemes;
+  EXPECT_THAT(phonemes, HasSubstr("ʂ ɨ")) << phonemes;
+  EXPECT_THAT(phonemes, HasSubstr("pʰ ɑ")) << phonemes;
+  EXPECT_THAT(phonemes, ::testing::Not(HasSubstr("."))) << phonemes;
+}
+
 TEST(EspeakEngineTest, EnglishWordInsideChineseUsesTheEnglishVoice) {
   const std::string text = "我爱iPhone手机";
   const SynthesisResult r = Speak(text, Language::kZh);
