@@ -214,6 +214,20 @@ void AvatarRenderer::DrawHead(Canvas& c, const AvatarState& s, const Affine& m) 
   c.Fill(Fringe(), Paint::Linear({0.3f, 0.1f}, {0.6f, 0.45f}, {{0, kHairLight}, {0.45f, kHair}, {1, Color::Hex(0x2C1F19)}}), m);
   c.Stroke(Path().MoveTo({0.36f, 0.17f}).QuadTo({0.47f, 0.115f}, {0.6f, 0.14f}), 0.016f,
            Paint::Solid(Color::Hex(0x8A6650, 0.35f)), m);
+  // A few strands following the sweep of the fringe give the hair texture.
+  const Paint strand = Paint::Solid(Color::Hex(0x1F1511, 0.55f));
+  c.Stroke(Path().MoveTo({0.62f, 0.15f}).QuadTo({0.55f, 0.25f}, {0.40f, 0.33f}), 0.004f, strand, m);
+  c.Stroke(Path().MoveTo({0.53f, 0.13f}).QuadTo({0.45f, 0.23f}, {0.33f, 0.31f}), 0.0035f, strand, m);
+  c.Stroke(Path().MoveTo({0.66f, 0.20f}).QuadTo({0.72f, 0.30f}, {0.735f, 0.42f}), 0.0035f, strand, m);
+  c.Stroke(Path().MoveTo({0.42f, 0.14f}).QuadTo({0.31f, 0.22f}, {0.28f, 0.38f}), 0.0035f, strand, m);
+  // Small gold earrings.
+  for (float side : {-1.0f, 1.0f}) {
+    const Vec2 at{0.5f + side * 0.237f, 0.545f};
+    c.Fill(Path::Ellipse(at, 0.0085f, 0.0085f),
+           Paint::Radial({at.x - 0.003f, at.y - 0.003f}, {0.011f, 0.011f},
+                         {{0, Color::Hex(0xFFF1B8)}, {0.5f, Color::Hex(0xE2B64A)}, {1, Color::Hex(0x9C7424)}}),
+           m);
+  }
 }
 
 void AvatarRenderer::DrawEye(Canvas& c, const AvatarState& s, const Affine& m, float cx, bool left) {
