@@ -21,6 +21,8 @@ apt_packages=(
   libespeak-ng-dev espeak-ng espeak-ng-data
   # text rendering: shaping + rasterizing, and a CJK font
   libfreetype-dev libharfbuzz-dev fonts-noto-cjk fonts-dejavu-core
+  # PNG output of the image tools (compose_png, avatar previews)
+  libpng-dev
 )
 
 missing=()

@@ -46,6 +46,15 @@ struct QueueCounters {
 
 enum class PushResult { kPushed, kDroppedOldest, kDroppedNewest, kClosed };
 
+// GCC 12 at -O3 reports moves of std::variant holding a std::vector out of the
+// deque as "used uninitialized" (a known false positive of its variant
+// analysis); the suppression is limited to this class.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 template <typename T>
 class BoundedQueue {
  public:
@@ -151,13 +160,13 @@ class BoundedQueue {
     if (cancelled_) return std::nullopt;
     std::deque<T>* lane = !priority_.empty() ? &priority_ : (!data_.empty() ? &data_ : nullptr);
     if (lane == nullptr) return std::nullopt;
-    std::optional<T> item(std::move(lane->front()));
+    T item = std::move(lane->front());
     lane->pop_front();
     if (lane == &data_) {
       ++counters_.popped;
       not_full_.notify_one();
     }
-    return item;
+    return std::optional<T>(std::move(item));
   }
 
   QueueOptions options_;
@@ -170,5 +179,9 @@ class BoundedQueue {
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
   QueueCounters counters_ ABSL_GUARDED_BY(mu_);
 };
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace lingcast

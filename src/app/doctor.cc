@@ -1,0 +1,95 @@
+#include "app/doctor.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "compose/font.h"
+#include "nlohmann/json.hpp"
+#include "output/av_util.h"
+#include "text/data_files.h"
+#include "tts/espeak_engine.h"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+}
+
+namespace lingcast {
+namespace {
+
+constexpr const char* kInstallFix = "run scripts/install-deps.sh (as root), or apt-get install ";
+
+DoctorCheck CheckLexicon() {
+  DoctorCheck c{"Mandarin lexicon"};
+  auto path = FindDataFile("zh_lexicon.tsv");
+  c.ok = path.ok();
+  c.detail = path.ok() ? *path : std::string(path.status().message());
+  if (!c.ok) c.fix = "build lingcast (the lexicon is generated into build/data/), or set LINGCAST_DATA_DIR";
+  return c;
+}
+
+DoctorCheck CheckVoices() {
+  DoctorCheck c{"espeak-ng voices"};
+  EspeakOptions options;
+  auto engine = EspeakEngine::Create(options);
+  c.ok = engine.ok();
+  c.detail = engine.ok() ? absl::StrCat(options.default_voice_en, ", ", options.default_voice_zh, " at ",
+                                        (*engine)->sample_rate(), " Hz")
+                         : std::string(engine.status().message());
+  if (!c.ok) c.fix = absl::StrCat(kInstallFix, "espeak-ng-data");
+  return c;
+}
+
+DoctorCheck CheckFont(compose::FontWeight weight, const char* name) {
+  DoctorCheck c{name};
+  auto font = compose::FindNotoSansCjkSc(weight);
+  c.ok = font.ok();
+  c.detail = font.ok() ? absl::StrCat(font->family, " ", font->style, " (", font->path, ")")
+                       : std::string(font.status().message());
+  if (!c.ok) c.fix = absl::StrCat(kInstallFix, "fonts-noto-cjk");
+  return c;
+}
+
+DoctorCheck CheckEncoder(const char* codec, const char* package) {
+  DoctorCheck c{absl::StrCat("encoder ", codec)};
+  const AVCodec* found = avcodec_find_encoder_by_name(codec);
+  c.ok = found != nullptr;
+  c.detail = found ? absl::StrCat(found->long_name ? found->long_name : codec, " (libavcodec ",
+                                  AV_STRINGIFY(LIBAVCODEC_VERSION), ")")
+                   : "not available in this libavcodec";
+  if (!c.ok) c.fix = absl::StrCat(kInstallFix, package);
+  return c;
+}
+
+}  // namespace
+
+std::vector<DoctorCheck> RunDoctorChecks() {
+  return {
+      CheckLexicon(),
+      CheckVoices(),
+      CheckFont(compose::FontWeight::kRegular, "subtitle font (regular)"),
+      CheckFont(compose::FontWeight::kBold, "subtitle font (bold)"),
+      CheckEncoder("libx264", "libavcodec59 libx264-164"),
+      CheckEncoder("aac", "libavcodec59"),
+  };
+}
+
+int RunDoctor(bool json) {
+  const std::vector<DoctorCheck> checks = RunDoctorChecks();
+  bool all_ok = true;
+  for (const auto& c : checks) all_ok &= c.ok;
+  if (json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& c : checks) j.push_back({{"name", c.name}, {"ok", c.ok}, {"detail", c.detail}, {"fix", c.fix}});
+    std::cout << nlohmann::json{{"ok", all_ok}, {"checks", j}}.dump(2) << std::endl;
+  } else {
+    for (const auto& c : checks) {
+      std::printf("%-4s %-26s %s\n", c.ok ? "ok" : "FAIL", c.name.c_str(), c.detail.c_str());
+      if (!c.ok) std::printf("     %-26s fix: %s\n", "", c.fix.c_str());
+    }
+    std::printf(all_ok ? "all checks passed\n" : "some checks failed\n");
+  }
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace lingcast

@@ -1,0 +1,114 @@
+// lingcast: the command-line entry point. Parses the command line, runs one job,
+// and maps its Status to an exit code:
+//   0 ok; 2 bad usage or bad input (one line naming file, line, field);
+//   1 internal failure; 130 interrupted (SIGINT/SIGTERM; nothing half-written).
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "app/doctor.h"
+#include "app/render_job.h"
+#include "app/render_options.h"
+#include "app/signals.h"
+#include "core/logger.h"
+#include "core/status.h"
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+namespace lingcast {
+namespace {
+
+constexpr int kExitInterrupted = 130;
+
+int Report(const absl::Status& status) {
+  if (status.ok()) return 0;
+  std::fprintf(stderr, "lingcast: error: %s\n", std::string(status.message()).c_str());
+  if (absl::IsCancelled(status)) return kExitInterrupted;
+  return ExitCodeFor(status);
+}
+
+int Main(int argc, char** argv) {
+  // Before any thread exists: every later thread inherits the blocked signals.
+  SignalWatcher signals;
+
+  CLI::App app{"lingcast: a real-time bilingual (Chinese <-> English) virtual anchor"};
+  app.set_version_flag("--version", "lingcast 0.1.0");
+  app.require_subcommand(1);
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level, "Log level: debug, info, warn, error, off")->capture_default_str();
+
+  // --- render ---------------------------------------------------------------
+  RenderOptions render;
+  std::string size = "1280x720", speak = "first", subtitles = "burn";
+  CLI::App* render_cmd = app.add_subcommand("render", "Render a bilingual script to an MP4 video");
+  render_cmd->add_option("script", render.script_path, "Script file (docs/script-format.md)")->required();
+  render_cmd->add_option("-o,--output", render.output_path, "Output MP4 path (written atomically)")->required();
+  render_cmd->add_option("--size", size, "Frame size WIDTHxHEIGHT")->capture_default_str();
+  render_cmd->add_option("--fps", render.fps, "Frames per second (1-240)")->capture_default_str();
+  render_cmd->add_option("--voice-zh", render.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
+  render_cmd->add_option("--voice-en", render.voice_en, "espeak-ng voice for English (default en-us)");
+  render_cmd->add_option("--rate", render.rate, "Relative speaking rate (0.25-4)")->capture_default_str();
+  render_cmd->add_option("--speak", speak, "Which segment is spoken: first, zh, en or both")->capture_default_str();
+  render_cmd->add_option("--subtitles", subtitles, "burn (into the video), srt (sidecar OUT.srt) or none")
+      ->capture_default_str();
+  render_cmd->add_option("--preset", render.preset, "x264 preset")->capture_default_str();
+  render_cmd->add_option("--crf", render.crf, "x264 constant quality, 0-51 (lower is better)")->capture_default_str();
+  render_cmd->add_option("--seed", render.seed, "Seed for blinks and idle motion")->capture_default_str();
+  render_cmd->add_flag("-q,--quiet", render.quiet, "No progress bar, no summary line");
+  render_cmd->add_flag("--json", render.json, "Print a JSON summary on stdout");
+
+  // --- doctor ---------------------------------------------------------------
+  CLI::App* doctor_cmd = app.add_subcommand("doctor", "Check libraries, voices, fonts and data files");
+  bool doctor_json = false;
+  doctor_cmd->add_flag("--json", doctor_json, "Print the checks as JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "lingcast: error: %s (see lingcast --help)\n", e.what());
+    return 2;
+  }
+
+  absl::StatusOr<LogLevel> level = ParseLogLevel(log_level);
+  if (!level.ok()) return Report(level.status());
+  Logger logger(*level);
+  // libav* logs to stderr through its own process-wide level; keep it as quiet
+  // as ours (its messages only matter when debugging).
+  av_log_set_level(*level == LogLevel::kDebug ? AV_LOG_INFO : AV_LOG_ERROR);
+
+  if (*render_cmd) {
+    absl::Status parsed = ParseSize(size, &render.width, &render.height);
+    if (!parsed.ok()) return Report(parsed);
+    absl::StatusOr<SpeakMode> speak_mode = ParseSpeakMode(speak);
+    if (!speak_mode.ok()) return Report(speak_mode.status());
+    render.speak = *speak_mode;
+    absl::StatusOr<SubtitleMode> subtitle_mode = ParseSubtitleMode(subtitles);
+    if (!subtitle_mode.ok()) return Report(subtitle_mode.status());
+    render.subtitles = *subtitle_mode;
+
+    absl::StatusOr<RenderSummary> summary = RunRender(render, logger, signals);
+    if (!summary.ok()) return Report(summary.status());
+    if (render.json) {
+      std::cout << RenderSummaryJson(*summary) << std::endl;
+    } else if (!render.quiet) {
+      std::fprintf(stderr, "%s\n", RenderSummaryLine(*summary).c_str());
+    }
+    return 0;
+  }
+  if (*doctor_cmd) return RunDoctor(doctor_json);
+  return 2;
+}
+
+}  // namespace
+}  // namespace lingcast
+
+int main(int argc, char** argv) { return lingcast::Main(argc, argv); }

@@ -1,0 +1,190 @@
+#include "app/render_job.h"
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/notification.h"
+#include "app/progress.h"
+#include "app/render_plan.h"
+#include "app/render_stages.h"
+#include "app/signals.h"
+#include "core/clock.h"
+#include "core/process_stats.h"
+#include "core/status.h"
+#include "graph/pipeline.h"
+#include "nlohmann/json.hpp"
+#include "output/atomic_file.h"
+#include "output/srt_writer.h"
+#include "text/script.h"
+#include "tts/espeak_engine.h"
+
+namespace lingcast {
+namespace {
+
+// A short idle moment before the first line and after the last, so the video
+// neither starts nor ends mid-word.
+constexpr MediaTime kLeadIn = MediaTime::Millis(400);
+constexpr MediaTime kTail = MediaTime::Millis(600);
+
+// Queue sizes between the render stages. Speech packets are small (a line of
+// audio); frames are big, so only a few are in flight.
+constexpr QueueOptions kPlanQueue{16, QueuePolicy::kBlock};
+constexpr QueueOptions kAudioQueue{256, QueuePolicy::kBlock};
+constexpr QueueOptions kTimingQueue{256, QueuePolicy::kBlock};
+constexpr QueueOptions kFrameQueue{4, QueuePolicy::kBlock};
+
+std::string SidecarPath(const std::string& output) {
+  std::filesystem::path p(output);
+  p.replace_extension(".srt");
+  return p.string();
+}
+
+}  // namespace
+
+absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& logger,
+                                        SignalWatcher& signals) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  LC_RETURN_IF_ERROR(ValidateRenderOptions(options));
+  LC_ASSIGN_OR_RETURN(Script script, ParseScriptFile(options.script_path));
+  LC_RETURN_IF_ERROR(CheckOutputPath(options.output_path));
+  const std::string srt_path = SidecarPath(options.output_path);
+  if (options.subtitles == SubtitleMode::kSrt) LC_RETURN_IF_ERROR(CheckOutputPath(srt_path));
+
+  std::vector<PlanItem> plan = PlanRender(script, options.speak);
+  int lines = 0;
+  for (const auto& item : plan) lines += std::holds_alternative<Utterance>(item) ? 1 : 0;
+  plan.insert(plan.begin(), PlannedPause{kLeadIn});
+  plan.push_back(PlannedPause{kTail});
+
+  EspeakOptions tts_options;
+  if (!options.voice_en.empty()) tts_options.default_voice_en = options.voice_en;
+  if (!options.voice_zh.empty()) tts_options.default_voice_zh = options.voice_zh;
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, EspeakEngine::Create(tts_options));
+
+  compose::CompositorOptions compose_options;
+  compose_options.width = options.width;
+  compose_options.height = options.height;
+  LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
+  auto avatar = std::make_unique<AvatarRenderer>();
+
+  VideoEncoderOptions video;
+  video.width = options.width;
+  video.height = options.height;
+  video.fps_num = options.fps;
+  video.preset = options.preset;
+  video.crf = options.crf;
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = tts->sample_rate();
+  LC_ASSIGN_OR_RETURN(auto writer, Mp4Writer::Open(options.output_path, video, audio));
+
+  SystemClock clock;
+  Bus bus;
+  LatencyTracker latency;
+  RenderProgress progress;
+  Pipeline pipeline(clock, bus, &latency);
+  AnimatorOptions animation;
+  animation.seed = options.seed;
+  auto& source = pipeline.Add(std::make_unique<ScriptSource>(std::move(plan)));
+  auto& speech = pipeline.Add(std::make_unique<SpeechStage>(
+      *tts, SpeechSettings{options.voice_zh, options.voice_en, options.rate}, progress));
+  auto& render = pipeline.Add(std::make_unique<VideoStage>(std::move(compositor), std::move(avatar), animation,
+                                                           options.fps,
+                                                           options.subtitles == SubtitleMode::kBurn, progress));
+  auto& encode = pipeline.Add(std::make_unique<EncodeStage>(std::move(writer), progress));
+  pipeline.Connect(source.out, speech.in, kPlanQueue);
+  pipeline.Connect(speech.audio, encode.audio, kAudioQueue);
+  pipeline.Connect(speech.timing, render.in, kTimingQueue);
+  pipeline.Connect(render.out, encode.video, kFrameQueue);
+
+  // SIGINT/SIGTERM stop the pipeline; the writer then removes its temp file.
+  signals.SetHandler([&pipeline](int) { pipeline.Stop(); });
+  struct ClearHandler {
+    SignalWatcher& s;
+    ~ClearHandler() { s.SetHandler(nullptr); }
+  } clear_handler{signals};
+  LC_RETURN_IF_ERROR(pipeline.Start());
+  logger.Info("render", "started", {{"script", options.script_path}, {"output", options.output_path}});
+
+  absl::Notification done;
+  absl::Status result;
+  std::thread waiter([&] {
+    result = pipeline.Wait();
+    done.Notify();
+  });
+  ProgressBar bar(!options.quiet && !options.json && StderrIsTerminal());
+  const int tts_rate = tts->sample_rate();
+  auto seconds_since_start = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  };
+  while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(250))) {
+    const double audio_s = static_cast<double>(progress.audio_samples.load()) / tts_rate;
+    const int64_t total = static_cast<int64_t>(audio_s * options.fps + 0.999);
+    const int64_t frames = progress.frames_encoded.load();
+    bar.Update(frames, total, progress.speech_done.load(), static_cast<double>(frames) / options.fps,
+               seconds_since_start());
+  }
+  waiter.join();
+  bar.Finish();
+
+  if (signals.received() != 0) {
+    return absl::CancelledError(absl::StrCat("interrupted by signal ", signals.received(),
+                                             "; no output written"));
+  }
+  LC_RETURN_IF_ERROR(result);
+  if (!encode.finished()) return absl::InternalError("render ended before the output was complete");
+  for (const auto& message : bus.Drain()) {
+    if (message.kind == BusMessage::Kind::kWarning) logger.Warn(message.source, message.status.ToString());
+  }
+
+  RenderSummary summary;
+  if (options.subtitles == SubtitleMode::kSrt) {
+    LC_RETURN_IF_ERROR(WriteSrtFile(srt_path, speech.cues()));
+    summary.subtitles_output = srt_path;
+  }
+  const OutputStats& stats = encode.stats();
+  summary.output = options.output_path;
+  summary.duration_s = static_cast<double>(progress.audio_samples.load()) / tts_rate;
+  summary.frames = stats.video_frames;
+  summary.width = options.width;
+  summary.height = options.height;
+  summary.fps = options.fps;
+  summary.lines = lines;
+  summary.wall_s = seconds_since_start();
+  summary.x_realtime = summary.wall_s > 0 ? summary.duration_s / summary.wall_s : 0;
+  summary.peak_rss_mb = PeakRssMb();
+  summary.tts_s = progress.tts_seconds.load();
+  summary.render_s = progress.render_seconds.load();
+  summary.encode_s = progress.encode_seconds.load();
+  summary.bytes = stats.bytes_written;
+  return summary;
+}
+
+std::string RenderSummaryJson(const RenderSummary& s) {
+  nlohmann::json j = {
+      {"output", s.output},
+      {"duration_s", s.duration_s},
+      {"frames", s.frames},
+      {"width", s.width},
+      {"height", s.height},
+      {"fps", s.fps},
+      {"lines", s.lines},
+      {"wall_s", s.wall_s},
+      {"x_realtime", s.x_realtime},
+      {"peak_rss_mb", s.peak_rss_mb},
+      {"bytes", s.bytes},
+      {"stage_seconds", {{"tts", s.tts_s}, {"render", s.render_s}, {"encode", s.encode_s}}},
+  };
+  if (!s.subtitles_output.empty()) j["subtitles"] = s.subtitles_output;
+  return j.dump(2);
+}
+
+std::string RenderSummaryLine(const RenderSummary& s) {
+  return absl::StrFormat("wrote %s: %.1f s, %d frames at %dx%d %d fps, %.1f MB; rendered in %.1f s (%.1fx realtime), peak RSS %.0f MB",
+                         s.output, s.duration_s, s.frames, s.width, s.height, s.fps, s.bytes / 1e6, s.wall_s,
+                         s.x_realtime, s.peak_rss_mb);
+}
+
+}  // namespace lingcast

@@ -1,0 +1,76 @@
+#include "app/render_options.h"
+
+#include <charconv>
+
+#include "absl/strings/str_cat.h"
+
+namespace lingcast {
+namespace {
+
+// The smallest frame that still fits an avatar and a readable subtitle.
+constexpr int kMinWidth = 160;
+constexpr int kMinHeight = 90;
+constexpr int kMaxWidth = 7680;
+constexpr int kMaxHeight = 4320;
+constexpr int kMinFps = 1;
+constexpr int kMaxFps = 240;
+
+bool ParseInt(std::string_view s, int* out) {
+  if (s.empty()) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+}  // namespace
+
+absl::Status ParseSize(const std::string& text, int* width, int* height) {
+  const size_t x = text.find_first_of("xX");
+  int w = 0, h = 0;
+  if (x == std::string::npos || !ParseInt(std::string_view(text).substr(0, x), &w) ||
+      !ParseInt(std::string_view(text).substr(x + 1), &h)) {
+    return absl::InvalidArgumentError(absl::StrCat("--size ", text, ": expected WIDTHxHEIGHT, e.g. 1280x720"));
+  }
+  if (w < kMinWidth || h < kMinHeight || w > kMaxWidth || h > kMaxHeight) {
+    return absl::InvalidArgumentError(absl::StrCat("--size ", text, ": must be between ", kMinWidth, "x", kMinHeight,
+                                                   " and ", kMaxWidth, "x", kMaxHeight));
+  }
+  if (w % 2 || h % 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--size ", text, ": width and height must be even (H.264 4:2:0 video)"));
+  }
+  *width = w;
+  *height = h;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SpeakMode> ParseSpeakMode(const std::string& text) {
+  if (text == "zh") return SpeakMode::kZh;
+  if (text == "en") return SpeakMode::kEn;
+  if (text == "both") return SpeakMode::kBoth;
+  if (text == "first") return SpeakMode::kFirst;
+  return absl::InvalidArgumentError(absl::StrCat("--speak ", text, ": expected zh, en, both or first"));
+}
+
+absl::StatusOr<SubtitleMode> ParseSubtitleMode(const std::string& text) {
+  if (text == "burn") return SubtitleMode::kBurn;
+  if (text == "srt") return SubtitleMode::kSrt;
+  if (text == "none") return SubtitleMode::kNone;
+  return absl::InvalidArgumentError(absl::StrCat("--subtitles ", text, ": expected burn, srt or none"));
+}
+
+absl::Status ValidateRenderOptions(const RenderOptions& o) {
+  if (o.fps < kMinFps || o.fps > kMaxFps) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fps ", o.fps, ": must be between ", kMinFps, " and ", kMaxFps));
+  }
+  if (o.rate < 0.25 || o.rate > 4.0) {
+    return absl::InvalidArgumentError(absl::StrCat("--rate ", o.rate, ": must be between 0.25 and 4"));
+  }
+  if (o.crf < 0 || o.crf > 51) {
+    return absl::InvalidArgumentError(absl::StrCat("--crf ", o.crf, ": must be between 0 and 51"));
+  }
+  if (o.output_path.empty()) return absl::InvalidArgumentError("-o/--output: an output path is required");
+  return absl::OkStatus();
+}
+
+}  // namespace lingcast

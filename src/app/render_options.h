@@ -1,0 +1,42 @@
+// Options of `lingcast render`, with their documented defaults, and the checks
+// that turn bad values into one clear line (exit 2) before any work starts.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "media/language.h"
+
+namespace lingcast {
+
+enum class SpeakMode { kFirst, kZh, kEn, kBoth };
+enum class SubtitleMode { kBurn, kSrt, kNone };
+
+struct RenderOptions {
+  std::string script_path;
+  std::string output_path;
+  int width = 1280;                  // --size WxH
+  int height = 720;
+  int fps = 30;                      // --fps
+  std::string voice_zh;              // --voice-zh (empty: cmn-latn-pinyin)
+  std::string voice_en;              // --voice-en (empty: en-us)
+  double rate = 1.0;                 // --rate (relative speaking rate)
+  SpeakMode speak = SpeakMode::kFirst;        // --speak zh|en|both (default: first segment)
+  SubtitleMode subtitles = SubtitleMode::kBurn;  // --subtitles burn|srt|none
+  std::string preset = "veryfast";   // --preset (x264)
+  int crf = 23;                      // --crf (x264 quality, 0..51)
+  uint32_t seed = 1;                 // --seed (blinks and idle motion)
+  bool quiet = false;                // --quiet: no progress bar
+  bool json = false;                 // --json: JSON summary on stdout
+};
+
+// "1280x720" -> width, height. Checks range (160..7680 x 90..4320) and evenness
+// (H.264 4:2:0 needs even sizes).
+absl::Status ParseSize(const std::string& text, int* width, int* height);
+absl::StatusOr<SpeakMode> ParseSpeakMode(const std::string& text);
+absl::StatusOr<SubtitleMode> ParseSubtitleMode(const std::string& text);
+// Everything that can be checked without touching engines or files.
+absl::Status ValidateRenderOptions(const RenderOptions& options);
+
+}  // namespace lingcast

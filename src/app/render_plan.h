@@ -1,0 +1,33 @@
+// What `lingcast render` will say, in order: the script's items turned into
+// utterances (text to speak, in which language, with the subtitle lines shown
+// while it is spoken) and pauses, according to --speak.
+#pragma once
+
+#include <variant>
+#include <vector>
+
+#include "app/render_options.h"
+#include "core/media_time.h"
+#include "media/text_segment.h"
+#include "text/script.h"
+
+namespace lingcast {
+
+struct Utterance {
+  int line_number = 0;     // in the script, for error messages
+  TextSegment spoken;      // what the TTS says; also the first subtitle line
+  TextSegment translation; // the second subtitle line (may be empty)
+};
+
+struct PlannedPause {
+  MediaTime duration;
+};
+
+using PlanItem = std::variant<Utterance, PlannedPause>;
+
+// --speak first: each line's first segment. --speak zh|en: the segment in that
+// language (the first segment where a line has none). --speak both: every
+// segment of the line in turn, each shown with the line's other segment.
+std::vector<PlanItem> PlanRender(const Script& script, SpeakMode speak);
+
+}  // namespace lingcast

@@ -1,0 +1,48 @@
+#include "app/render_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace lingcast {
+namespace {
+
+Script TwoLines() {
+  Script s;
+  s.items.push_back(ScriptLine{1, {{"你好", Language::kZh}, {"Hello", Language::kEn}}});
+  s.items.push_back(ScriptPause{2, MediaTime::Millis(600)});
+  s.items.push_back(ScriptLine{3, {{"Thanks", Language::kEn}, {"谢谢", Language::kZh}}});
+  s.items.push_back(ScriptLine{4, {{"只有中文", Language::kZh}}});
+  return s;
+}
+
+const Utterance& U(const PlanItem& item) { return std::get<Utterance>(item); }
+
+TEST(RenderPlanTest, FirstSegmentIsSpokenByDefault) {
+  const auto plan = PlanRender(TwoLines(), SpeakMode::kFirst);
+  ASSERT_EQ(plan.size(), 4u);
+  EXPECT_EQ(U(plan[0]).spoken.text, "你好");
+  EXPECT_EQ(U(plan[0]).translation.text, "Hello");
+  EXPECT_EQ(std::get<PlannedPause>(plan[1]).duration, MediaTime::Millis(600));
+  EXPECT_EQ(U(plan[2]).spoken.text, "Thanks");
+  EXPECT_EQ(U(plan[3]).translation.text, "");
+}
+
+TEST(RenderPlanTest, SpeakOneLanguage) {
+  const auto plan = PlanRender(TwoLines(), SpeakMode::kZh);
+  EXPECT_EQ(U(plan[0]).spoken.text, "你好");
+  EXPECT_EQ(U(plan[2]).spoken.text, "谢谢");
+  EXPECT_EQ(U(plan[2]).translation.text, "Thanks");
+  const auto en = PlanRender(TwoLines(), SpeakMode::kEn);
+  EXPECT_EQ(U(en[0]).spoken.text, "Hello");
+  EXPECT_EQ(U(en[3]).spoken.text, "只有中文");  // no English segment: the first one
+}
+
+TEST(RenderPlanTest, SpeakBothInTurn) {
+  const auto plan = PlanRender(TwoLines(), SpeakMode::kBoth);
+  ASSERT_EQ(plan.size(), 6u);
+  EXPECT_EQ(U(plan[0]).spoken.text, "你好");
+  EXPECT_EQ(U(plan[1]).spoken.text, "Hello");
+  EXPECT_EQ(U(plan[1]).translation.text, "你好");
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -1,0 +1,205 @@
+#include "app/render_stages.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+
+namespace lingcast {
+namespace {
+
+// Wall time of a block of work, added to one of RenderProgress's counters.
+class ScopedWorkTimer {
+ public:
+  explicit ScopedWorkTimer(std::atomic<double>& total)
+      : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~ScopedWorkTimer() {
+    const std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
+    double expected = total_.load();
+    while (!total_.compare_exchange_weak(expected, expected + d.count())) {
+    }
+  }
+
+ private:
+  std::atomic<double>& total_;
+  const std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+// --- ScriptSource ------------------------------------------------------------
+
+ScriptSource::ScriptSource(std::vector<PlanItem> plan) : Stage("script"), plan_(std::move(plan)) {}
+
+absl::StatusOr<Flow> ScriptSource::Process() {
+  if (next_ == plan_.size()) return Flow::kFinished;
+  // pts of script items is their order; the speech stage places them in time.
+  const auto index = static_cast<int64_t>(next_);
+  LC_RETURN_IF_ERROR(out.Push(Packet<PlanItem>{plan_[next_++], MediaTime::Micros(index), {}, clock().Now()}));
+  return Flow::kContinue;
+}
+
+// --- SpeechStage -------------------------------------------------------------
+
+SpeechStage::SpeechStage(TtsEngine& engine, SpeechSettings settings, RenderProgress& progress)
+    : Stage("tts"), engine_(engine), settings_(std::move(settings)), progress_(progress) {}
+
+absl::StatusOr<Flow> SpeechStage::Process() {
+  auto item = in.Pop();
+  if (!item) {
+    progress_.speech_done.store(true);
+    return Flow::kFinished;
+  }
+  const int rate = engine_.sample_rate();
+  if (const auto* pause = std::get_if<PlannedPause>(&item->value)) {
+    LC_RETURN_IF_ERROR(Emit(*item, AudioBuffer::Silence(pause->duration, rate), SpeechTiming{}));
+    return Flow::kContinue;
+  }
+  const auto& utterance = std::get<Utterance>(item->value);
+  SynthesisRequest request;
+  request.text = utterance.spoken.text;
+  request.language = utterance.spoken.language;
+  request.voice = utterance.spoken.language == Language::kZh ? settings_.voice_zh : settings_.voice_en;
+  request.rate = settings_.rate;
+  absl::StatusOr<SynthesisResult> speech;
+  {
+    ScopedWorkTimer timer(progress_.tts_seconds);
+    speech = engine_.Synthesize(request);
+  }
+  if (!speech.ok()) {
+    return absl::Status(speech.status().code(),
+                        absl::StrCat("line ", utterance.line_number, ": ", speech.status().message()));
+  }
+  SpeechTiming speech_timing;
+  speech_timing.visemes = PhonemesToVisemes(speech->track);
+  const MediaTime start = MediaTime::FromSamples(samples_, rate);
+  const MediaTime end = MediaTime::FromSamples(samples_ + speech->audio.frames(), rate);
+  speech_timing.cue = SubtitleCue{start, end, utterance.spoken, utterance.translation};
+  cues_.push_back(*speech_timing.cue);
+  LC_RETURN_IF_ERROR(Emit(*item, std::move(speech->audio), std::move(speech_timing)));
+  return Flow::kContinue;
+}
+
+absl::Status SpeechStage::Emit(const Packet<PlanItem>& source, AudioBuffer pcm, SpeechTiming speech_timing) {
+  const int rate = engine_.sample_rate();
+  if (pcm.sample_rate == 0) pcm.sample_rate = rate;
+  if (pcm.sample_rate != rate) {
+    return absl::InternalError(absl::StrCat("TTS returned audio at ", pcm.sample_rate, " Hz, expected ", rate));
+  }
+  const int64_t frames = pcm.frames();
+  const MediaTime pts = MediaTime::FromSamples(samples_, rate);
+  const MediaTime end = MediaTime::FromSamples(samples_ + frames, rate);
+  samples_ += frames;
+  progress_.audio_samples.store(samples_);
+  Packet<SpeechTiming> timing_packet{std::move(speech_timing), pts, end - pts, source.origin};
+  LC_RETURN_IF_ERROR(timing.Push(std::move(timing_packet)));
+  return audio.Push(Packet<AudioBuffer>{std::move(pcm), pts, end - pts, source.origin});
+}
+
+// --- EncodeStage -------------------------------------------------------------
+
+EncodeStage::EncodeStage(std::unique_ptr<Mp4Writer> writer, RenderProgress& progress)
+    : Stage("encode"), writer_(std::move(writer)), progress_(progress) {}
+
+absl::StatusOr<Flow> EncodeStage::Process() {
+  if (audio_ended_ && video_ended_) {
+    ScopedWorkTimer timer(progress_.encode_seconds);
+    LC_RETURN_IF_ERROR(writer_->Finish());
+    finished_ = true;
+    return Flow::kFinished;
+  }
+  // Take whichever stream is behind, so neither upstream queue has to hold
+  // more than its share (and the muxer interleaves with little buffering).
+  const bool take_audio = !audio_ended_ && (video_ended_ || audio_end_ <= video_end_);
+  if (take_audio) {
+    auto packet = audio.Pop();
+    if (!packet) {
+      audio_ended_ = true;
+      return Flow::kContinue;
+    }
+    audio_end_ = packet->end();
+    ScopedWorkTimer timer(progress_.encode_seconds);
+    LC_RETURN_IF_ERROR(writer_->WriteAudio(packet->value));
+    return Flow::kContinue;
+  }
+  auto packet = video.Pop();
+  if (!packet) {
+    video_ended_ = true;
+    return Flow::kContinue;
+  }
+  video_end_ = packet->end();
+  {
+    ScopedWorkTimer timer(progress_.encode_seconds);
+    LC_RETURN_IF_ERROR(writer_->WriteVideo(*packet->value, progress_.frames_encoded.load()));
+  }
+  progress_.frames_encoded.fetch_add(1);
+  return Flow::kContinue;
+}
+
+}  // namespace lingcast
+
+// --- VideoStage --------------------------------------------------------------
+
+namespace lingcast {
+namespace {
+
+// Frames in flight at once: one being drawn, a few queued for the encoder.
+constexpr int kFramePoolSize = 6;
+// Viseme cues older than this behind the frame being drawn are forgotten, so a
+// long render keeps a bounded track.
+constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);
+
+}  // namespace
+
+VideoStage::VideoStage(std::unique_ptr<compose::Compositor> compositor, std::unique_ptr<AvatarRenderer> avatar,
+                       AnimatorOptions animation, int fps, bool burn_subtitles, RenderProgress& progress)
+    : Stage("video"),
+      compositor_(std::move(compositor)),
+      avatar_(std::move(avatar)),
+      animation_(animation),
+      fps_(fps),
+      burn_subtitles_(burn_subtitles),
+      progress_(progress) {}
+
+absl::Status VideoStage::Open() {
+  pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, kFramePoolSize);
+  compositor_->SetAvatarRenderer([this](VideoFrame& frame, const compose::Rect& area) {
+    avatar_->Render(state_, frame, Rect{area.x, area.y, area.width, area.height});
+  });
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Flow> VideoStage::Process() {
+  auto packet = in.Pop();
+  if (!packet) return Flow::kFinished;
+
+  // Extend the mouth track with this stretch of speech (absolute times).
+  const MediaTime frame_time = MediaTime::FromFrameIndex(next_frame_, fps_);
+  std::erase_if(visemes_.cues, [&](const VisemeCue& c) { return c.end + kVisemeHistory < frame_time; });
+  for (const VisemeCue& cue : packet->value.visemes.cues) {
+    visemes_.cues.push_back(VisemeCue{cue.start + packet->pts, cue.end + packet->pts, cue.shape});
+  }
+  const Animator animator(visemes_, animation_);
+  const SubtitleCue* cue = burn_subtitles_ && packet->value.cue ? &*packet->value.cue : nullptr;
+
+  // Every frame whose pts falls inside this packet's span.
+  for (;;) {
+    const MediaTime pts = MediaTime::FromFrameIndex(next_frame_, fps_);
+    if (pts >= packet->end()) break;
+    std::shared_ptr<VideoFrame> frame = pool_->Acquire();
+    {
+      ScopedWorkTimer timer(progress_.render_seconds);
+      state_ = animator.StateAt(pts);
+      LC_RETURN_IF_ERROR(compositor_->Compose(pts, cue, *frame));
+    }
+    const MediaTime next_pts = MediaTime::FromFrameIndex(next_frame_ + 1, fps_);
+    LC_RETURN_IF_ERROR(out.Push(Packet<std::shared_ptr<VideoFrame>>{std::move(frame), pts, next_pts - pts,
+                                                                    packet->origin}));
+    ++next_frame_;
+    progress_.frames_rendered.fetch_add(1);
+  }
+  return Flow::kContinue;
+}
+
+}  // namespace lingcast
