@@ -185,6 +185,9 @@ TEST(PipelineTest, FlushDiscardsOldGenerationPacketsDownstream) {
   EXPECT_EQ(generation, 1u);
   for (int i = 100; i < 103; ++i) source.script.Push(i);
   source.script.Close();
+  // The flush travels stage by stage; once it reaches the sink's queue it has
+  // purged the old packets there.
+  while (pipeline.Stats()[1].counters.purged < 10) std::this_thread::yield();
   sink.gate_open.Notify();
   ASSERT_TRUE(pipeline.Wait().ok());
   EXPECT_EQ(sink.values, (std::vector<int>{200, 202, 204}));
