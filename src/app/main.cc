@@ -56,6 +56,8 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   render_cmd->add_option("--preset", render.preset, "x264 preset")->capture_default_str();
   render_cmd->add_option("--crf", render.crf, "x264 constant quality, 0-51 (lower is better)")->capture_default_str();
+  render_cmd->add_option("--encoder-threads", render.encoder_threads, "x264 threads (0: automatic)")
+      ->capture_default_str();
   render_cmd->add_option("--seed", render.seed, "Seed for blinks and idle motion")->capture_default_str();
   render_cmd->add_flag("-q,--quiet", render.quiet, "No progress bar, no summary line");
   render_cmd->add_flag("--json", render.json, "Print a JSON summary on stdout");

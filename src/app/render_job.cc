@@ -76,6 +76,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   video.fps_num = options.fps;
   video.preset = options.preset;
   video.crf = options.crf;
+  video.threads = options.encoder_threads;
   AudioEncoderOptions audio;
   audio.input_sample_rate = tts->sample_rate();
   LC_ASSIGN_OR_RETURN(auto writer, Mp4Writer::Open(options.output_path, video, audio));

@@ -69,6 +69,10 @@ absl::Status ValidateRenderOptions(const RenderOptions& o) {
   if (o.crf < 0 || o.crf > 51) {
     return absl::InvalidArgumentError(absl::StrCat("--crf ", o.crf, ": must be between 0 and 51"));
   }
+  if (o.encoder_threads < 0 || o.encoder_threads > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--encoder-threads ", o.encoder_threads, ": must be between 0 (automatic) and 64"));
+  }
   if (o.output_path.empty()) return absl::InvalidArgumentError("-o/--output: an output path is required");
   return absl::OkStatus();
 }

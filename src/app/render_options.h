@@ -26,6 +26,7 @@ struct RenderOptions {
   SubtitleMode subtitles = SubtitleMode::kBurn;  // --subtitles burn|srt|none
   std::string preset = "veryfast";   // --preset (x264)
   int crf = 23;                      // --crf (x264 quality, 0..51)
+  int encoder_threads = 0;           // --encoder-threads (x264 threads; 0 = auto)
   uint32_t seed = 1;                 // --seed (blinks and idle motion)
   bool quiet = false;                // --quiet: no progress bar
   bool json = false;                 // --json: JSON summary on stdout

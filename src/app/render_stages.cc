@@ -145,7 +145,7 @@ namespace lingcast {
 namespace {
 
 // Frames in flight at once: one being drawn, a few queued for the encoder.
-constexpr int kFramePoolSize = 6;
+constexpr int kFramePoolSize = 4;
 // Viseme cues older than this behind the frame being drawn are forgotten, so a
 // long render keeps a bounded track.
 constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);

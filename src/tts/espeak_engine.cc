@@ -98,15 +98,17 @@ int Clamp(double value, int lo, int hi) {
 }  // namespace
 
 // A lease on the process-wide espeak-ng library state; see the header comment.
-// espeak-ng is initialized when the first lease is taken and terminated when the
-// last one is returned; the count lives under g_espeak_mutex so that a new lease
-// taken while the last one is being returned cannot race with espeak_Terminate.
+// espeak-ng is initialized when the first lease is taken and stays initialized
+// until the process exits: espeak-ng 1.51 (Debian 12) cannot go through a second
+// Initialize/Terminate cycle (the second espeak_Terminate waits forever on its
+// internal thread), so we never call espeak_Terminate. The count lives under
+// g_espeak_mutex and only guards the one-data-path rule.
 class EspeakEngine::Runtime {
  public:
   static absl::StatusOr<std::unique_ptr<Runtime>> Acquire(const std::string& data_path) {
     const std::lock_guard<std::mutex> lock(g_espeak_mutex);
     Shared& shared = State();
-    if (shared.users > 0) {
+    if (shared.initialized) {
       if (shared.data_path != data_path) {
         return absl::FailedPreconditionError(absl::StrCat(
             "espeak-ng is already initialized with data path '", shared.data_path,
@@ -125,6 +127,7 @@ class EspeakEngine::Runtime {
       espeak_SetSynthCallback(CollectSynthesis);
       shared.sample_rate = rate;
       shared.data_path = data_path;
+      shared.initialized = true;
     }
     ++shared.users;
     return std::unique_ptr<Runtime>(new Runtime(shared.sample_rate));
@@ -132,7 +135,7 @@ class EspeakEngine::Runtime {
 
   ~Runtime() {
     const std::lock_guard<std::mutex> lock(g_espeak_mutex);
-    if (--State().users == 0) espeak_Terminate();
+    --State().users;
   }
 
   Runtime(const Runtime&) = delete;
@@ -188,6 +191,7 @@ class EspeakEngine::Runtime {
 
  private:
   struct Shared {
+    bool initialized = false;  // once true, stays true (see above)
     int users = 0;
     int sample_rate = 0;
     std::string data_path;

@@ -7,9 +7,9 @@
 //
 // Threading: espeak-ng keeps all its state in process globals (one voice, one
 // parameter set, one callback). Every EspeakEngine therefore shares one
-// process-wide runtime (initialized when the first engine is created, terminated
-// when the last is destroyed) and every call into the library holds that runtime's
-// mutex. Engines are safe to use from any thread; syntheses run one at a time.
+// process-wide runtime (initialized when the first engine is created and kept
+// until the process exits, since espeak-ng cannot be re-initialized after
+// espeak_Terminate) and every call into the library holds that runtime's mutex. Engines are safe to use from any thread; syntheses run one at a time.
 #pragma once
 
 #include <memory>
