@@ -28,7 +28,7 @@ test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 bench: build
-	@./$(BUILD_DIR)/bench/render_bench
+	@bench/render_bench.sh $(BUILD_DIR)
 
 # Sanitizer builds (separate build folders; see docs/building.md).
 asan: deps

@@ -3,6 +3,11 @@
 //
 //   encode_bench [--seconds 10] [--size 1280x720] [--fps 30] [--preset veryfast]
 //                [--crf 23] [--runs 3] [--tmp DIR] [--keep]
+//                [--frames FRAMES.rgba --audio AUDIO.f32]
+//
+// Without --frames, it draws synthetic avatar-like frames and speech-like audio.
+// With --frames/--audio (raw RGBA frames of --size, mono f32le PCM at 22050 Hz),
+// it encodes those instead: bench/render_bench.sh feeds it a real render.
 //
 // Both sides read the same raw RGBA frames and f32le PCM from files (in the page
 // cache after the first pass), convert RGBA -> yuv420p BT.709 limited range with
@@ -46,6 +51,8 @@ struct BenchOptions {
   int runs = 3;
   std::string tmp = std::filesystem::temp_directory_path().string();
   bool keep = false;
+  std::string frames_path;  // given raw inputs instead of synthetic ones
+  std::string audio_path;
 };
 
 constexpr int kSpeechRate = 22050;  // espeak-ng's output rate, as in a real render
@@ -231,8 +238,11 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
     else if (arg == "--runs") o.runs = std::max(1, std::atoi(next()));
     else if (arg == "--tmp") o.tmp = next();
     else if (arg == "--keep") o.keep = true;
+    else if (arg == "--frames") o.frames_path = next();
+    else if (arg == "--audio") o.audio_path = next();
     else return false;
   }
+  if (o.frames_path.empty() != o.audio_path.empty()) return false;
   return o.seconds > 0 && o.fps > 0;
 }
 
@@ -240,22 +250,33 @@ int Main(int argc, char** argv) {
   BenchOptions o;
   if (!ParseArgs(argc, argv, o)) {
     std::fprintf(stderr, "usage: encode_bench [--seconds S] [--size WxH] [--fps N] [--preset P] [--crf N] "
-                         "[--runs N] [--tmp DIR] [--keep]\n");
+                         "[--runs N] [--tmp DIR] [--keep] [--frames FRAMES.rgba --audio AUDIO.f32]\n");
     return 2;
   }
   ScopedLibavLogLevel quiet(AV_LOG_ERROR);
   const std::filesystem::path dir = std::filesystem::path(o.tmp) / absl::StrFormat("encode_bench_%d", getpid());
   std::filesystem::create_directories(dir);
-  const std::string frames_path = (dir / "frames.rgba").string(), audio_path = (dir / "audio.f32").string();
+  const bool given_inputs = !o.frames_path.empty();
+  const std::string frames_path = given_inputs ? o.frames_path : (dir / "frames.rgba").string();
+  const std::string audio_path = given_inputs ? o.audio_path : (dir / "audio.f32").string();
   const std::string ours_path = (dir / "ours.mp4").string(), ffmpeg_path = (dir / "ffmpeg.mp4").string();
+  if (given_inputs) {
+    const int64_t frame_bytes = int64_t{4} * o.width * o.height;
+    const int64_t bytes = FileSize(frames_path);
+    if (bytes <= 0 || bytes % frame_bytes != 0 || FileSize(audio_path) < 0) {
+      std::fprintf(stderr, "encode_bench: %s is not a whole number of %dx%d RGBA frames, or %s is missing\n",
+                   frames_path.c_str(), o.width, o.height, audio_path.c_str());
+      return 2;
+    }
+    o.seconds = static_cast<double>(bytes / frame_bytes) / o.fps;
+  }
 
-  std::printf("encode_bench: %.1f s of %dx%d@%d synthetic frames + %d Hz mono speech-like audio\n", o.seconds,
-              o.width, o.height, o.fps, kSpeechRate);
+  std::printf("encode_bench: %.1f s of %dx%d@%d %s frames + %d Hz mono %s audio\n", o.seconds, o.width, o.height,
+              o.fps, given_inputs ? "given" : "synthetic", kSpeechRate, given_inputs ? "given" : "speech-like");
   std::printf("  x264 preset %s, crf %d, keyframe every 2 s, threads auto; AAC %lld kbit/s, %d channel(s), "
               "%d Hz; faststart MP4\n", o.preset.c_str(), o.crf, static_cast<long long>(AudioOptions().bitrate / 1000),
               AudioOptions().output_channels, AudioOptions().output_sample_rate);
-  const AudioBuffer audio = MakeSpeechLikeAudio(o.seconds);
-  if (!WriteRawInputs(o, frames_path, audio_path, audio)) {
+  if (!given_inputs && !WriteRawInputs(o, frames_path, audio_path, MakeSpeechLikeAudio(o.seconds))) {
     std::fprintf(stderr, "encode_bench: cannot write raw inputs under %s\n", dir.c_str());
     return 1;
   }
