@@ -1,0 +1,63 @@
+// The whole render pipeline (script -> TTS -> visemes -> avatar -> subtitles ->
+// MP4) through RunRender, small and short. Also run under the TSan build.
+#include "app/render_job.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace lingcast {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RenderJobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
+    dir_ = fs::temp_directory_path() / ("lingcast-render-job-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "s.script") << "zh: 大家好 | en: Hello everyone\n\n@pause 0.3\nen: Thank you! | zh: 谢谢！\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  RenderOptions Options() const {
+    RenderOptions o;
+    o.script_path = (dir_ / "s.script").string();
+    o.output_path = (dir_ / "out.mp4").string();
+    o.width = 320;
+    o.height = 180;
+    o.fps = 10;
+    o.quiet = true;
+    return o;
+  }
+  fs::path dir_;
+};
+
+TEST_F(RenderJobTest, RendersATinyScriptEndToEnd) {
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  absl::StatusOr<RenderSummary> summary = RunRender(Options(), logger, signals);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->lines, 2);
+  EXPECT_GT(summary->duration_s, 1.5);
+  EXPECT_EQ(summary->frames, static_cast<int64_t>(std::ceil(summary->duration_s * 10 - 1e-9)));
+  EXPECT_TRUE(fs::exists(Options().output_path));
+  EXPECT_GT(summary->bytes, 0);
+  const std::string json = RenderSummaryJson(*summary);
+  EXPECT_NE(json.find("\"x_realtime\""), std::string::npos);
+}
+
+TEST_F(RenderJobTest, BadScriptIsAUserErrorAndWritesNothing) {
+  std::ofstream(dir_ / "s.script") << "xx: what language is this\n";
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  absl::StatusOr<RenderSummary> summary = RunRender(Options(), logger, signals);
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(fs::exists(Options().output_path));
+}
+
+}  // namespace
+}  // namespace lingcast
