@@ -164,9 +164,8 @@ VideoStage::VideoStage(std::unique_ptr<compose::Compositor> compositor, std::uni
 
 absl::Status VideoStage::Open() {
   pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, kFramePoolSize);
-  compositor_->SetAvatarRenderer([this](VideoFrame& frame, const compose::Rect& area) {
-    avatar_->Render(state_, frame, Rect{area.x, area.y, area.width, area.height});
-  });
+  compositor_->SetAvatarRenderer(
+      [this](VideoFrame& frame, const Rect& area) { avatar_->Render(state_, frame, area); });
   return absl::OkStatus();
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "media/rect.h"
+
 namespace lingcast {
 
 struct Vec2 {
@@ -14,24 +16,6 @@ inline Vec2 operator+(Vec2 a, Vec2 b) { return {a.x + b.x, a.y + b.y}; }
 inline Vec2 operator-(Vec2 a, Vec2 b) { return {a.x - b.x, a.y - b.y}; }
 inline Vec2 operator*(Vec2 a, float k) { return {a.x * k, a.y * k}; }
 inline Vec2 Lerp(Vec2 a, Vec2 b, float t) { return {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t}; }
-
-// A rectangle of whole pixels: [x, x + width) x [y, y + height).
-struct Rect {
-  int x = 0;
-  int y = 0;
-  int width = 0;
-  int height = 0;
-
-  int right() const { return x + width; }
-  int bottom() const { return y + height; }
-  bool empty() const { return width <= 0 || height <= 0; }
-  Rect Intersect(const Rect& o) const {
-    const int l = std::max(x, o.x), t = std::max(y, o.y);
-    const int r = std::min(right(), o.right()), b = std::min(bottom(), o.bottom());
-    return r > l && b > t ? Rect{l, t, r - l, b - t} : Rect{};
-  }
-  bool operator==(const Rect&) const = default;
-};
 
 // x' = a x + c y + e,  y' = b x + d y + f.  (A * B) applies B first, then A.
 struct Affine {

@@ -3,20 +3,11 @@
 
 #include <cstdint>
 
+#include "media/rect.h"
+
 namespace lingcast::compose {
 
-// An axis-aligned pixel rectangle: [x, x + width) x [y, y + height).
-struct Rect {
-  int x = 0;
-  int y = 0;
-  int width = 0;
-  int height = 0;
-
-  int right() const { return x + width; }
-  int bottom() const { return y + height; }
-  bool empty() const { return width <= 0 || height <= 0; }
-  bool operator==(const Rect&) const = default;
-};
+using ::lingcast::Rect;  // media/rect.h
 
 // A colour with straight (not premultiplied) alpha, as a user writes it.
 struct Rgba {
