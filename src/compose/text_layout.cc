@@ -154,7 +154,7 @@ TextBlock LayoutText(const SizedFont& font, std::string_view utf8, double max_wi
   max_lines = std::max(1, max_lines);
   if (spans.size() > 1 && static_cast<int>(spans.size()) <= max_lines) {
     // Balance: the narrowest width that needs no more lines, so a two-line
-    // subtitle reads as two similar lines rather than a full line and a stub.
+    // subtitle reads as two similar lines rather than a full line and a short remnant.
     double narrow = 0, wide = max_width;
     for (int step = 0; step < 14 && wide - narrow > 0.5; ++step) {
       const double mid = (narrow + wide) / 2;
