@@ -62,7 +62,7 @@ class Collector : public Stage {
 };
 
 TEST(PipelineTest, RunsStagesToEndOfStream) {
-  SystemClock clock;
+  SimulatedClock clock;
   Bus bus;
   LatencyTracker latency;
   Pipeline pipeline(clock, bus, &latency);
@@ -84,7 +84,7 @@ TEST(PipelineTest, RunsStagesToEndOfStream) {
 }
 
 TEST(PipelineTest, AFailingStageStopsThePipelineWithItsStatusOnTheBus) {
-  SystemClock clock;
+  SimulatedClock clock;
   Bus bus;
   Pipeline pipeline(clock, bus);
   auto& source = pipeline.Add(std::make_unique<CounterSource>(1'000'000));
@@ -120,7 +120,7 @@ class StuckConsumer : public Stage {
 };
 
 TEST(PipelineTest, ShutdownWithFullQueuesAndBlockedStagesJoins) {
-  SystemClock clock;
+  SimulatedClock clock;
   Bus bus;
   Pipeline pipeline(clock, bus);
   auto& source = pipeline.Add(std::make_unique<CounterSource>(1'000'000));
@@ -168,7 +168,7 @@ class GateSink : public Stage {
 };
 
 TEST(PipelineTest, FlushDiscardsOldGenerationPacketsDownstream) {
-  SystemClock clock;
+  SimulatedClock clock;
   Bus bus;
   Pipeline pipeline(clock, bus);
   auto& source = pipeline.Add(std::make_unique<GatedSource>());
@@ -206,7 +206,7 @@ TEST(PipelineTest, FailedOpenClosesWhatWasOpened) {
     bool fail_;
     int* closes_;
   };
-  SystemClock clock;
+  SimulatedClock clock;
   Bus bus;
   Pipeline pipeline(clock, bus);
   int closes = 0;
@@ -222,7 +222,7 @@ TEST(PipelineTest, ExceptionsBecomeStatus) {
     Thrower() : Stage("thrower") {}
     absl::StatusOr<Flow> Process() override { throw std::runtime_error("library blew up"); }
   };
-  SystemClock clock;
+  SimulatedClock clock;
   Bus bus;
   Pipeline pipeline(clock, bus);
   pipeline.Add(std::make_unique<Thrower>());
