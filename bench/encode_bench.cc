@@ -195,7 +195,7 @@ std::vector<std::string> FfmpegCommand(const BenchOptions& o, const std::string&
           "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv",
           "-c:v", "libx264", "-preset", o.preset, "-crf", std::to_string(o.crf),
           "-g", std::to_string(2 * o.fps),
-          "-c:a", "aac", "-b:a", std::to_string(AudioOptions().bitrate / 1000) + "k", "-ar",
+          "-c:a", "aac", "-aac_coder", AudioOptions().fast_coder ? "fast" : "twoloop", "-b:a", std::to_string(AudioOptions().bitrate / 1000) + "k", "-ar",
           std::to_string(AudioOptions().output_sample_rate), "-ac", std::to_string(AudioOptions().output_channels),
           "-movflags", "+faststart", out_path};
 }

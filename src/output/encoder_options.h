@@ -46,6 +46,8 @@ struct AudioEncoderOptions {
   // to both channels at full level, for ingest servers that insist on stereo.
   int output_channels = 1;
   int64_t bitrate = 128000;
+  // libavcodec's fast AAC quantizer search (aac_coder=fast) instead of twoloop.
+  bool fast_coder = true;
 };
 
 // Sane limits: 16..7680 x 16..4320, even sizes (4:2:0 halves chroma), 1..240 fps.
