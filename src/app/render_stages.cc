@@ -144,8 +144,6 @@ absl::StatusOr<Flow> EncodeStage::Process() {
 namespace lingcast {
 namespace {
 
-// Frames in flight at once: one being drawn, a few queued for the encoder.
-constexpr int kFramePoolSize = 4;
 // Viseme cues older than this behind the frame being drawn are forgotten, so a
 // long render keeps a bounded track.
 constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);
@@ -153,17 +151,19 @@ constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);
 }  // namespace
 
 VideoStage::VideoStage(std::unique_ptr<compose::Compositor> compositor, std::unique_ptr<AvatarRenderer> avatar,
-                       AnimatorOptions animation, int fps, bool burn_subtitles, RenderProgress& progress)
+                       AnimatorOptions animation, int fps, bool burn_subtitles, RenderProgress& progress,
+                       int frames_in_flight)
     : Stage("video"),
       compositor_(std::move(compositor)),
       avatar_(std::move(avatar)),
       animation_(animation),
       fps_(fps),
       burn_subtitles_(burn_subtitles),
-      progress_(progress) {}
+      progress_(progress),
+      frames_in_flight_(frames_in_flight) {}
 
 absl::Status VideoStage::Open() {
-  pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, kFramePoolSize);
+  pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, frames_in_flight_);
   compositor_->SetAvatarRenderer(
       [this](VideoFrame& frame, const Rect& area) { avatar_->Render(state_, frame, area); });
   return absl::OkStatus();

@@ -88,8 +88,13 @@ class SpeechStage : public Stage {
 class VideoStage : public Stage {
  public:
   // `burn_subtitles` false: subtitles are not drawn (srt sidecar or none).
+  // `frames_in_flight`: frames that exist at once (being drawn or queued
+  // downstream); the stage waits for one to be released before drawing more.
   VideoStage(std::unique_ptr<compose::Compositor> compositor, std::unique_ptr<AvatarRenderer> avatar,
-             AnimatorOptions animation, int fps, bool burn_subtitles, RenderProgress& progress);
+             AnimatorOptions animation, int fps, bool burn_subtitles, RenderProgress& progress,
+             int frames_in_flight = kDefaultFramesInFlight);
+  // One being drawn, a few queued for the encoder: 4 x 3.7 MB at 720p.
+  static constexpr int kDefaultFramesInFlight = 4;
   In<SpeechTiming> in{this, "in"};
   Out<std::shared_ptr<VideoFrame>> out{this, "out"};
   absl::Status Open() override;
@@ -102,6 +107,7 @@ class VideoStage : public Stage {
   const int fps_;
   const bool burn_subtitles_;
   RenderProgress& progress_;
+  const int frames_in_flight_;
   std::shared_ptr<VideoFramePool> pool_;
   VisemeTrack visemes_;  // absolute times; recent history and what is known ahead
   AvatarState state_;    // the state being drawn (read by the compositor's avatar callback)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "graph/harness.h"
@@ -142,6 +143,84 @@ TEST(EncodeStageTest, AStopBeforeTheEndLeavesNoFile) {
   for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
     EXPECT_EQ(entry.path().filename().string().find("encode-stage-stopped"), std::string::npos) << entry.path();
   }
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+class VideoStageTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<VideoStage> MakeStage(bool burn_subtitles, RenderProgress& progress) {
+    compose::CompositorOptions options;
+    options.width = 320;
+    options.height = 180;
+    auto compositor = compose::Compositor::Create(options);
+    EXPECT_TRUE(compositor.ok()) << compositor.status();
+    return std::make_unique<VideoStage>(std::move(*compositor), std::make_unique<AvatarRenderer>(),
+                                        AnimatorOptions{}, /*fps=*/10, burn_subtitles, progress,
+                                        /*frames_in_flight=*/64);  // the test holds every frame
+  }
+
+  static Packet<SpeechTiming> Speech(MediaTime pts, MediaTime duration, Viseme shape, bool with_cue) {
+    SpeechTiming timing;
+    timing.visemes.cues.push_back(VisemeCue{MediaTime::Zero(), duration, shape});
+    if (with_cue) timing.cue = SubtitleCue{pts, pts + duration, {"大家好", Language::kZh}, {"Hello", Language::kEn}};
+    return Packet<SpeechTiming>{std::move(timing), pts, duration, pts};
+  }
+};
+
+TEST_F(VideoStageTest, RendersEveryFrameOfTheSpeechTimelineInOrder) {
+  RenderProgress progress;
+  StageHarness<VideoStage> h(MakeStage(true, progress));
+  auto feed = h.Feed(h.stage().in);
+  auto sink = h.Collect(h.stage().out);
+  ASSERT_TRUE(h.Open().ok());
+  feed.Push(Speech(MediaTime::Zero(), MediaTime::Millis(1000), Viseme::kD, true));
+  feed.Push(Speech(MediaTime::Millis(1000), MediaTime::Millis(450), Viseme::kX, false));
+  feed.End();
+  ASSERT_TRUE(h.RunUntilFinished().ok());
+  const auto frames = sink.Packets();
+  // 1.45 s at 10 fps: frames 0..14 (the last one starts at 1.4 s, inside the audio).
+  ASSERT_EQ(frames.size(), 15u);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    EXPECT_EQ(frames[i].pts, MediaTime::Millis(100 * static_cast<int64_t>(i)));
+    EXPECT_EQ(frames[i].duration, MediaTime::Millis(100));
+    EXPECT_EQ(frames[i].value->width, 320);
+  }
+  EXPECT_EQ(progress.frames_rendered.load(), 15);
+}
+
+TEST_F(VideoStageTest, TheMouthFollowsTheVisemesAndSubtitlesFollowTheCue) {
+  RenderProgress progress;
+  StageHarness<VideoStage> h(MakeStage(true, progress));
+  auto feed = h.Feed(h.stage().in);
+  auto sink = h.Collect(h.stage().out);
+  ASSERT_TRUE(h.Open().ok());
+  feed.Push(Speech(MediaTime::Zero(), MediaTime::Millis(500), Viseme::kD, true));     // wide open, subtitled
+  feed.Push(Speech(MediaTime::Millis(500), MediaTime::Millis(500), Viseme::kX, false));  // rest, no subtitle
+  feed.End();
+  ASSERT_TRUE(h.RunUntilFinished().ok());
+  const auto frames = sink.Packets();
+  ASSERT_EQ(frames.size(), 10u);
+  const VideoFrame& open = *frames[3].value;  // 0.3 s: inside the D cue, past the cross-fade
+  const VideoFrame& rest = *frames[8].value;  // 0.8 s: at rest
+  const Rect mouth = AvatarRenderer::MouthRegion(compose::AvatarArea(320, 180, compose::AvatarPlacement{}));
+  int mouth_differences = 0;
+  for (int y = mouth.y; y < mouth.bottom(); ++y) {
+    for (int x = mouth.x; x < mouth.right(); ++x) {
+      mouth_differences += std::memcmp(open.Row(y) + 4 * x, rest.Row(y) + 4 * x, 4) != 0;
+    }
+  }
+  EXPECT_GT(mouth_differences, mouth.width * mouth.height / 10) << "the mouth did not move";
+  // The bottom band carries the subtitle only while the cue is on.
+  int subtitle_differences = 0;
+  for (int y = 150; y < 180; ++y) {
+    for (int x = 0; x < 320; ++x) subtitle_differences += std::memcmp(open.Row(y) + 4 * x, rest.Row(y) + 4 * x, 4) != 0;
+  }
+  EXPECT_GT(subtitle_differences, 200);
 }
 
 }  // namespace
