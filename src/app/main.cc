@@ -4,10 +4,13 @@
 //   1 internal failure; 130 interrupted (SIGINT/SIGTERM; nothing half-written).
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "app/doctor.h"
+#include "app/pinyin_command.h"
 #include "app/render_job.h"
 #include "app/render_options.h"
 #include "app/signals.h"
@@ -67,6 +70,15 @@ int Main(int argc, char** argv) {
   bool doctor_json = false;
   doctor_cmd->add_flag("--json", doctor_json, "Print the checks as JSON");
 
+  // --- pinyin ---------------------------------------------------------------
+  CLI::App* pinyin_cmd =
+      app.add_subcommand("pinyin", "Print the pinyin (tone digits, 5 = neutral) of Chinese text, line by line");
+  std::vector<std::string> pinyin_text;
+  PinyinCommandOptions pinyin_options;
+  pinyin_cmd->add_option("text", pinyin_text, "Text to convert (joined by spaces); stdin when absent");
+  pinyin_cmd->add_flag("--sandhi", pinyin_options.sandhi, "Print spoken tones after tone sandhi (3-3, 一, 不)");
+  pinyin_cmd->add_flag("--json", pinyin_options.json, "Print one JSON object per line: words, readings, sources");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -107,6 +119,15 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (*doctor_cmd) return RunDoctor(doctor_json);
+  if (*pinyin_cmd) {
+    absl::StatusOr<PinyinConverter> lexicon = PinyinConverter::LoadDefault();
+    if (!lexicon.ok()) return Report(lexicon.status());
+    if (pinyin_text.empty()) return Report(RunPinyinCommand(*lexicon, pinyin_options, std::cin, "stdin", std::cout));
+    std::string joined;
+    for (const std::string& piece : pinyin_text) joined += (joined.empty() ? "" : " ") + piece;
+    std::istringstream text(joined);
+    return Report(RunPinyinCommand(*lexicon, pinyin_options, text, "argument", std::cout));
+  }
   return 2;
 }
 
