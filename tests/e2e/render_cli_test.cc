@@ -220,5 +220,61 @@ TEST_F(RenderCliTest, DoctorPassesOnAProperlyInstalledMachine) {
   EXPECT_GE(j["checks"].size(), 5u);
 }
 
+TEST_F(RenderCliTest, PinyinPrintsLexicalReadingsAfterNormalization) {
+  const RunResult r = RunLingcast({"pinyin", "银行的行长有99元"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "yin2 hang2 de5 hang2 zhang3 you3 jiu3 shi2 jiu3 yuan2\n");
+  EXPECT_EQ(r.err, "");
+  // Several arguments are one text joined by spaces; a newline starts a new output line.
+  const RunResult lines = RunLingcast({"pinyin", "你好", "世界\nhello\n我们"});
+  EXPECT_EQ(lines.exit_code, 0) << lines.err;
+  EXPECT_EQ(lines.out, "ni3 hao3 shi4 jie4\n\nwo3 men5\n");
+}
+
+TEST_F(RenderCliTest, PinyinSandhiGivesSpokenTones) {
+  const RunResult r = RunLingcast({"pinyin", "--sandhi", "你好，我不是第一个，一百。"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ni2 hao3 wo3 bu2 shi5 di4 yi1 ge4 yi4 bai3\n");
+}
+
+TEST_F(RenderCliTest, PinyinJsonHasWordsReadingsAndSources) {
+  const RunResult r = RunLingcast({"pinyin", "--json", "--sandhi", "展览馆很好"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["line"], 1);
+  ASSERT_FALSE(j["words"].empty()) << r.out;
+  std::vector<std::string> lexical, surface;
+  for (const auto& word : j["words"]) {
+    EXPECT_TRUE(word["source"] == "phrase" || word["source"] == "character") << word.dump();
+    for (const auto& s : word["pinyin"]) lexical.push_back(s);
+    for (const auto& s : word["surface"]) surface.push_back(s);
+  }
+  EXPECT_EQ(lexical, (std::vector<std::string>{"zhan3", "lan3", "guan3", "hen3", "hao3"}));
+  EXPECT_EQ(surface, (std::vector<std::string>{"zhan2", "lan2", "guan2", "hen2", "hao3"}));
+}
+
+TEST_F(RenderCliTest, PinyinRejectsInvalidUtf8) {
+  ExpectUserError({"pinyin", "好\nab\xff"}, "invalid UTF-8 in argument at line 2, column 3", {});
+}
+
+TEST_F(RenderCliTest, PinyinWithoutTheLexiconIsAClearError) {
+  // A copy of the binary with no data folder beside it, LINGCAST_DATA_DIR pointing nowhere.
+  const fs::path copy = dir_ / "bin" / "lingcast";
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(LingcastBinary(), copy);
+  const std::string command =
+      "LINGCAST_DATA_DIR='" + Path("no-data") + "' '" + copy.string() + "' pinyin 你好 2>&1";
+  FILE* child = ::popen(command.c_str(), "r");
+  ASSERT_NE(child, nullptr);
+  std::string output;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, child) != nullptr) output += buffer;
+  const int status = ::pclose(child);
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 2) << output;
+  EXPECT_NE(output.find("zh_lexicon.tsv"), std::string::npos) << output;
+  EXPECT_NE(output.find("LINGCAST_DATA_DIR"), std::string::npos) << output;
+}
+
 }  // namespace
 }  // namespace lingcast::e2e
