@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "text/normalize_zh.h"
+#include "text/tone_sandhi.h"
 #include "text/utf8.h"
 
 namespace lingcast {
@@ -78,6 +79,25 @@ std::pair<int, int> SpeechChunk::SourceRange(int begin, int end) const {
   return {lo, hi};
 }
 
+// The syllables of a run of Han characters as they are spoken: the lexical
+// readings with tone sandhi applied (不/一 change tone; 3-3 becomes 2-3), so the
+// voice says 一个 yi2 ge4 and 不是 bu2 shi4. The run is one sandhi group: runs end
+// at punctuation and non-Han text, where sandhi stops too.
+namespace {
+std::vector<PinyinSyllable> SpokenSyllables(std::string_view run, const PinyinConverter& pinyin) {
+  const std::vector<PinyinWord> words = pinyin.Segment(run);
+  const std::vector<std::string> surface = ApplyToneSandhi(words, run, pinyin);
+  std::vector<PinyinSyllable> syllables;
+  for (const PinyinWord& word : words) {
+    for (const PinyinSyllable& s : word.syllables) {
+      syllables.push_back(s);
+      if (syllables.size() <= surface.size()) syllables.back().pinyin = surface[syllables.size() - 1];
+    }
+  }
+  return syllables;
+}
+}  // namespace
+
 std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinConverter& pinyin) {
   const NormalizedText norm = NormalizeChinese(text);
   const int source_size = static_cast<int>(text.size());
@@ -102,7 +122,7 @@ std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinC
     const TextRun& run = runs[r];
     const std::string_view piece = std::string_view(norm.text).substr(run.offset, run.length);
     if (run.kind == CharClass::kHan) {
-      for (const PinyinSyllable& s : pinyin.Convert(piece)) {
+      for (const PinyinSyllable& s : SpokenSyllables(piece, pinyin)) {
         if (s.pinyin.empty()) continue;  // a rare character the lexicon lacks
         const auto [lo, hi] = source_range(run.offset + s.text_offset, run.offset + s.text_offset + s.text_length);
         builder.Add(Language::kZh, s.pinyin, lo, hi);
@@ -135,7 +155,7 @@ std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text, const PinyinCo
   for (const TextRun& run : SplitRuns(text)) {
     const std::string_view piece = text.substr(run.offset, run.length);
     if (run.kind == CharClass::kHan) {
-      for (const PinyinSyllable& s : pinyin.Convert(piece)) {
+      for (const PinyinSyllable& s : SpokenSyllables(piece, pinyin)) {
         if (s.pinyin.empty()) continue;
         const int at = run.offset + s.text_offset;
         builder.Add(Language::kZh, s.pinyin, at, at + s.text_length);

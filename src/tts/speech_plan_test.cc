@@ -29,9 +29,20 @@ TEST(SpeechPlanTest, MandarinBecomesTonePinyinWithPauses) {
   const std::vector<SpeechChunk> chunks = PlanMandarinSpeech(text, Lexicon());
   ASSERT_EQ(chunks.size(), 1u);
   EXPECT_EQ(chunks[0].language, Language::kZh);
-  EXPECT_EQ(chunks[0].text, "yin2 hang2 hen3 hao3 , dui4 ma5 ? ");
+  EXPECT_EQ(chunks[0].text, "yin2 hang2 hen2 hao3 , dui4 ma5 ? ");  // 3-3 sandhi: hen3 -> hen2
   EXPECT_EQ(SourceOf(text, chunks[0], "hang2"), "行");
   EXPECT_EQ(SourceOf(text, chunks[0], ","), "，");
+}
+
+TEST(SpeechPlanTest, TheVoiceIsGivenSurfaceTones) {
+  // 不 and 一 change tone before what follows; the lexicon keeps citation tones.
+  const std::vector<SpeechChunk> chunks = PlanMandarinSpeech("这不是一个问题", Lexicon());
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_NE(chunks[0].text.find("bu2"), std::string::npos) << chunks[0].text;
+  EXPECT_NE(chunks[0].text.find("yi2 ge4"), std::string::npos) << chunks[0].text;
+  const std::vector<SpeechChunk> day = PlanMandarinSpeech("一天", Lexicon());
+  ASSERT_EQ(day.size(), 1u);
+  EXPECT_EQ(day[0].text, "yi4 tian1 ");
 }
 
 TEST(SpeechPlanTest, NumbersAreReadAndMapBackToTheDigits) {
