@@ -10,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "text/test_lexicon.h"
+
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 
@@ -18,15 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const PinyinConverter& Lexicon() {
-  static const std::optional<PinyinConverter> converter = [] {
-    auto loaded = PinyinConverter::Load(std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv");
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
-    return loaded.ok() ? std::optional<PinyinConverter>(*std::move(loaded)) : std::nullopt;
-  }();
-  if (!converter) std::abort();
-  return *converter;
-}
+const PinyinConverter& Lexicon() { return TestLexicon(); }
 
 struct CommandResult {
   absl::Status status;

@@ -6,21 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include "text/test_lexicon.h"
+
 #include "absl/strings/str_join.h"
 #include "text/normalize_zh.h"
 
 namespace lingcast {
 namespace {
 
-const PinyinConverter& Lexicon() {
-  static const std::optional<PinyinConverter> converter = [] {
-    auto loaded = PinyinConverter::Load(std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv");
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
-    return loaded.ok() ? std::optional<PinyinConverter>(*std::move(loaded)) : std::nullopt;
-  }();
-  if (!converter) std::abort();
-  return *converter;
-}
+const PinyinConverter& Lexicon() { return TestLexicon(); }
 
 // Surface readings of `text` (normalized first, as the pinyin command does), joined.
 std::string Surface(const std::string& text) {

@@ -4,18 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "text/test_lexicon.h"
+
 namespace lingcast {
 namespace {
 
-const PinyinConverter& Lexicon() {
-  static const std::optional<PinyinConverter> converter = [] {
-    auto loaded = PinyinConverter::Load(std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv");
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
-    return loaded.ok() ? std::optional<PinyinConverter>(*std::move(loaded)) : std::nullopt;
-  }();
-  if (!converter) std::abort();
-  return *converter;
-}
+const PinyinConverter& Lexicon() { return TestLexicon(); }
 
 std::string SourceOf(const std::string& text, const SpeechChunk& chunk, const std::string& spoken) {
   const size_t at = chunk.text.find(spoken);
