@@ -34,9 +34,6 @@ int Report(const absl::Status& status) {
 }
 
 int Main(int argc, char** argv) {
-  // Before any thread exists: every later thread inherits the blocked signals.
-  SignalWatcher signals;
-
   CLI::App app{"lingcast: a real-time bilingual (Chinese <-> English) virtual anchor"};
   app.set_version_flag("--version", "lingcast 0.1.0");
   app.require_subcommand(1);
@@ -109,6 +106,11 @@ int Main(int argc, char** argv) {
     if (!subtitle_mode.ok()) return Report(subtitle_mode.status());
     render.subtitles = *subtitle_mode;
 
+    // Before any thread exists: every later thread (encoder threads included)
+    // inherits the blocked signals, which the watcher turns into a clean stop.
+    // Only render has work to stop cleanly; other commands keep the default
+    // SIGINT/SIGTERM behaviour.
+    SignalWatcher signals;
     absl::StatusOr<RenderSummary> summary = RunRender(render, logger, signals);
     if (!summary.ok()) return Report(summary.status());
     if (render.json) {

@@ -94,7 +94,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   auto& render = pipeline.Add(std::make_unique<VideoStage>(std::move(compositor), std::move(avatar), animation,
                                                            options.fps,
                                                            options.subtitles == SubtitleMode::kBurn, progress));
-  auto& encode = pipeline.Add(std::make_unique<EncodeStage>(std::move(writer), progress));
+  auto& encode = pipeline.Add(std::make_unique<EncodeStage>(std::move(writer), options.fps, progress));
   pipeline.Connect(source.out, speech.in, kPlanQueue);
   pipeline.Connect(speech.audio, encode.audio, kAudioQueue);
   pipeline.Connect(speech.timing, render.in, kTimingQueue);
@@ -130,9 +130,13 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   waiter.join();
   bar.Finish();
 
-  if (signals.received() != 0) {
+  if (signals.received() != 0 && !encode.finished()) {
     return absl::CancelledError(absl::StrCat("interrupted by signal ", signals.received(),
                                              "; no output written"));
+  }
+  if (signals.received() != 0) {
+    logger.Warn("render", "a stop signal came after the output was complete; it is kept",
+                {{"output", options.output_path}});
   }
   LC_RETURN_IF_ERROR(result);
   if (!encode.finished()) return absl::InternalError("render ended before the output was complete");
@@ -142,7 +146,12 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
 
   RenderSummary summary;
   if (options.subtitles == SubtitleMode::kSrt) {
-    LC_RETURN_IF_ERROR(WriteSrtFile(srt_path, speech.cues()));
+    if (absl::Status written = WriteSrtFile(srt_path, speech.cues()); !written.ok()) {
+      // The video alone is not what was asked for: leave nothing behind.
+      std::error_code ignored;
+      std::filesystem::remove(options.output_path, ignored);
+      return written;
+    }
     summary.subtitles_output = srt_path;
   }
   const OutputStats& stats = encode.stats();

@@ -75,8 +75,10 @@ absl::StatusOr<Flow> SpeechStage::Process() {
   speech_timing.visemes = PhonemesToVisemes(speech->track);
   const MediaTime start = MediaTime::FromSamples(samples_, rate);
   const MediaTime end = MediaTime::FromSamples(samples_ + speech->audio.frames(), rate);
-  speech_timing.cue = SubtitleCue{start, end, utterance.spoken, utterance.translation};
-  cues_.push_back(*speech_timing.cue);
+  if (end > start) {  // a line with nothing to say (only punctuation) shows no subtitle
+    speech_timing.cue = SubtitleCue{start, end, utterance.spoken, utterance.translation};
+    cues_.push_back(*speech_timing.cue);
+  }
   LC_RETURN_IF_ERROR(Emit(*item, std::move(speech->audio), std::move(speech_timing)));
   return Flow::kContinue;
 }
@@ -99,8 +101,8 @@ absl::Status SpeechStage::Emit(const Packet<PlanItem>& source, AudioBuffer pcm, 
 
 // --- EncodeStage -------------------------------------------------------------
 
-EncodeStage::EncodeStage(std::unique_ptr<Mp4Writer> writer, RenderProgress& progress)
-    : Stage("encode"), writer_(std::move(writer)), progress_(progress) {}
+EncodeStage::EncodeStage(std::unique_ptr<Mp4Writer> writer, int fps, RenderProgress& progress)
+    : Stage("encode"), writer_(std::move(writer)), fps_(fps), progress_(progress) {}
 
 absl::StatusOr<Flow> EncodeStage::Process() {
   if (audio_ended_ && video_ended_) {
@@ -131,7 +133,10 @@ absl::StatusOr<Flow> EncodeStage::Process() {
   video_end_ = packet->end();
   {
     ScopedWorkTimer timer(progress_.encode_seconds);
-    LC_RETURN_IF_ERROR(writer_->WriteVideo(*packet->value, progress_.frames_encoded.load()));
+    // The frame's index on the output timeline comes from its pts, so a frame
+    // that never arrives leaves a gap rather than shifting every later frame.
+    const int64_t index = (packet->pts.micros() * fps_ + 500'000) / 1'000'000;
+    LC_RETURN_IF_ERROR(writer_->WriteVideo(*packet->value, index));
   }
   progress_.frames_encoded.fetch_add(1);
   return Flow::kContinue;

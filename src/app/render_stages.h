@@ -116,7 +116,7 @@ class VideoStage : public Stage {
 
 class EncodeStage : public Stage {
  public:
-  EncodeStage(std::unique_ptr<Mp4Writer> writer, RenderProgress& progress);
+  EncodeStage(std::unique_ptr<Mp4Writer> writer, int fps, RenderProgress& progress);
   In<AudioBuffer> audio{this, "audio"};
   In<std::shared_ptr<VideoFrame>> video{this, "video"};
   absl::StatusOr<Flow> Process() override;
@@ -126,6 +126,7 @@ class EncodeStage : public Stage {
 
  private:
   std::unique_ptr<Mp4Writer> writer_;
+  const int fps_;
   RenderProgress& progress_;
   bool audio_ended_ = false;
   bool video_ended_ = false;

@@ -104,7 +104,7 @@ TEST(EncodeStageTest, InterleavesAudioAndVideoAndFinishesTheFile) {
   auto writer = Mp4Writer::Open(path, SmallVideo(), audio_options);
   ASSERT_TRUE(writer.ok()) << writer.status();
   RenderProgress progress;
-  StageHarness<EncodeStage> h(std::make_unique<EncodeStage>(std::move(*writer), progress));
+  StageHarness<EncodeStage> h(std::make_unique<EncodeStage>(std::move(*writer), /*fps=*/10, progress));
   auto audio = h.Feed(h.stage().audio);
   auto video = h.Feed(h.stage().video);
   for (int i = 0; i < 10; ++i) {
@@ -130,7 +130,7 @@ TEST(EncodeStageTest, AStopBeforeTheEndLeavesNoFile) {
   ASSERT_TRUE(writer.ok()) << writer.status();
   RenderProgress progress;
   {
-    StageHarness<EncodeStage> h(std::make_unique<EncodeStage>(std::move(*writer), progress));
+    StageHarness<EncodeStage> h(std::make_unique<EncodeStage>(std::move(*writer), /*fps=*/10, progress));
     auto audio = h.Feed(h.stage().audio);
     auto video = h.Feed(h.stage().video);
     audio.Push(AudioBuffer::Silence(MediaTime::Millis(100), 16000), MediaTime::Zero(), MediaTime::Millis(100));

@@ -50,8 +50,15 @@ class Pipeline {
     return ref;
   }
 
+  // Connects an output to an input. Several outputs may feed one input (fan-in):
+  // they share its queue (the first connection's options apply), and its stream
+  // ends when the last of them finishes.
   template <typename T>
   void Connect(Out<T>& from, In<T>& to, QueueOptions options = {}) {
+    if (to.channel()) {
+      from.Connect(to.channel());
+      return;
+    }
     auto channel = std::make_shared<Channel<T>>(from.qualified_name() + "->" + to.qualified_name(), options);
     from.Connect(channel);
     to.Connect(channel);

@@ -83,6 +83,22 @@ TEST(PipelineTest, RunsStagesToEndOfStream) {
   EXPECT_EQ(stats[0].counters.dropped, 0);
 }
 
+TEST(PipelineTest, SeveralOutputsCanFeedOneInput) {
+  SimulatedClock clock;
+  Bus bus;
+  Pipeline pipeline(clock, bus);
+  auto& a = pipeline.Add(std::make_unique<CounterSource>(100));
+  auto& b = pipeline.Add(std::make_unique<CounterSource>(50));
+  auto& sink = pipeline.Add(std::make_unique<Collector>());
+  pipeline.Connect(a.out, sink.in, {4, QueuePolicy::kBlock});
+  pipeline.Connect(b.out, sink.in, {4, QueuePolicy::kBlock});
+  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_TRUE(pipeline.Wait().ok());  // ends only after both sources finished
+  EXPECT_EQ(sink.values.size(), 150u);
+  ASSERT_EQ(pipeline.Stats().size(), 1u);
+  EXPECT_EQ(pipeline.Stats()[0].counters.pushed, 150);
+}
+
 TEST(PipelineTest, AFailingStageStopsThePipelineWithItsStatusOnTheBus) {
   SimulatedClock clock;
   Bus bus;

@@ -14,8 +14,11 @@ std::string InputPort::qualified_name() const { return owner_->name() + "." + na
 std::string OutputPort::qualified_name() const { return owner_->name() + "." + name_; }
 
 void Stage::HandleFlush(uint64_t generation) {
-  if (generation <= generation_.load()) return;
-  generation_.store(generation);
+  // Forward only: of two racing flushes, the older one must not win last.
+  uint64_t current = generation_.load();
+  do {
+    if (generation <= current) return;
+  } while (!generation_.compare_exchange_weak(current, generation));
   OnFlush(generation);
   for (OutputPort* out : outputs_) out->ForwardFlush(generation);
 }

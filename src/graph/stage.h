@@ -157,6 +157,8 @@ class In final : public InputPort {
   }
 
   void Connect(std::shared_ptr<Channel<T>> channel) { channel_ = std::move(channel); }
+  // The channel this input reads (shared by every output connected to it).
+  const std::shared_ptr<Channel<T>>& channel() const { return channel_; }
   bool connected() const override { return channel_ != nullptr; }
   QueueCounters counters() const override { return channel_ ? channel_->queue().counters() : QueueCounters{}; }
   void Cancel() override {
