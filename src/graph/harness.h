@@ -109,11 +109,11 @@ class StageHarness {
     return TestSink<T>(channel);
   }
 
-  absl::Status Open() { return stage_->Open(); }
+  absl::Status Open() { return GuardedOpen(*stage_); }
   // Runs Process() once on this thread. It blocks if the stage waits for input
   // that was not fed, so feed (or End()) the inputs first.
   absl::StatusOr<Flow> Step() {
-    absl::StatusOr<Flow> flow = stage_->Process();
+    absl::StatusOr<Flow> flow = GuardedProcess(*stage_);
     if (!flow.ok()) bus_.PostError(stage_->name(), flow.status(), clock_.Now());
     return flow;
   }
@@ -121,11 +121,12 @@ class StageHarness {
   absl::Status RunUntilFinished(int max_steps = 1'000'000) {
     for (int i = 0; i < max_steps; ++i) {
       absl::StatusOr<Flow> flow = Step();
-      if (!flow.ok()) return flow.status();
-      if (*flow == Flow::kFinished) {
-        absl::Status closed = stage_->Close();
+      // As the Pipeline does: a stage that ends, by error or end of stream, is
+      // closed and its outputs end.
+      if (!flow.ok() || *flow == Flow::kFinished) {
+        absl::Status closed = GuardedClose(*stage_);
         stage_->FinishOutputs();
-        return closed;
+        return flow.ok() ? closed : flow.status();
       }
     }
     return absl::DeadlineExceededError(absl::StrCat("stage '", stage_->name(), "' did not finish in ", max_steps, " steps"));

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "core/status.h"
 
 namespace lingcast {
@@ -78,6 +80,33 @@ TEST(StageHarnessTest, ErrorsGoToTheBus) {
   const auto messages = h.bus().Drain();
   ASSERT_EQ(messages.size(), 1u);
   EXPECT_EQ(messages[0].source, "failer");
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(StageHarnessTest, ExceptionsBecomeStatusAndTheStageIsClosed) {
+  class Thrower : public Stage {
+   public:
+    Thrower() : Stage("thrower") {}
+    Out<int> out{this, "out"};
+    absl::StatusOr<Flow> Process() override { throw std::runtime_error("boom"); }
+    absl::Status Close() override {
+      closed = true;
+      return absl::OkStatus();
+    }
+    bool closed = false;
+  };
+  StageHarness<Thrower> h(std::make_unique<Thrower>());
+  auto sink = h.Collect(h.stage().out);
+  const absl::Status s = h.RunUntilFinished();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("boom"), absl::string_view::npos);
+  EXPECT_TRUE(h.stage().closed);
+  EXPECT_TRUE(sink.ended());
 }
 
 }  // namespace

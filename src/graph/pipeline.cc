@@ -16,26 +16,11 @@ Pipeline::~Pipeline() {
   }
 }
 
-namespace {
-
-// Library exceptions must not cross the stage boundary: they become a Status.
-template <typename F>
-auto Guarded(const Stage& stage, const char* what, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("stage '", stage.name(), "' threw in ", what, ": ", e.what()));
-  } catch (...) {
-    return absl::InternalError(absl::StrCat("stage '", stage.name(), "' threw in ", what));
-  }
-}
-
-}  // namespace
 
 absl::Status Pipeline::Start() {
   for (size_t i = 0; i < stages_.size(); ++i) {
     Stage& stage = *stages_[i];
-    absl::Status status = Guarded(stage, "Open", [&] { return stage.Open(); });
+    absl::Status status = GuardedOpen(stage);
     if (!status.ok()) {
       for (size_t j = 0; j < i; ++j) stages_[j]->Close().IgnoreError();
       return status;
@@ -50,7 +35,7 @@ absl::Status Pipeline::Start() {
 
 void Pipeline::RunStage(Stage& stage) {
   while (!stopping_.load()) {
-    absl::StatusOr<Flow> flow = Guarded(stage, "Process", [&] { return stage.Process(); });
+    absl::StatusOr<Flow> flow = GuardedProcess(stage);
     if (!flow.ok()) {
       // A Cancelled push while stopping is the shutdown itself, not a failure.
       if (!(stopping_.load() && absl::IsCancelled(flow.status()))) Fail(stage, flow.status());
@@ -58,7 +43,7 @@ void Pipeline::RunStage(Stage& stage) {
     }
     if (*flow == Flow::kFinished) break;
   }
-  absl::Status closed = Guarded(stage, "Close", [&] { return stage.Close(); });
+  absl::Status closed = GuardedClose(stage);
   if (!closed.ok()) Fail(stage, closed);
   stage.FinishOutputs();
 }

@@ -1,5 +1,9 @@
 #include "graph/stage.h"
 
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+
 namespace lingcast {
 
 InputPort::InputPort(Stage* owner, std::string name) : owner_(owner), name_(std::move(name)) {
@@ -22,6 +26,27 @@ void Stage::HandleFlush(uint64_t generation) {
   OnFlush(generation);
   for (OutputPort* out : outputs_) out->ForwardFlush(generation);
 }
+
+namespace {
+
+template <typename F>
+auto Guarded(const Stage& stage, const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("stage '", stage.name(), "' threw in ", what, ": ", e.what()));
+  } catch (...) {
+    return absl::InternalError(absl::StrCat("stage '", stage.name(), "' threw in ", what));
+  }
+}
+
+}  // namespace
+
+absl::Status GuardedOpen(Stage& stage) { return Guarded(stage, "Open", [&] { return stage.Open(); }); }
+absl::StatusOr<Flow> GuardedProcess(Stage& stage) {
+  return Guarded(stage, "Process", [&] { return stage.Process(); });
+}
+absl::Status GuardedClose(Stage& stage) { return Guarded(stage, "Close", [&] { return stage.Close(); }); }
 
 void Stage::FinishOutputs() {
   for (OutputPort* out : outputs_) out->Finish();

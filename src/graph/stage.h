@@ -132,6 +132,13 @@ class Stage {
   std::atomic<int64_t> stale_dropped_{0};
 };
 
+// Stage calls as the Pipeline (and StageHarness) make them: exceptions thrown
+// by libraries inside a stage do not cross the stage boundary; they become an
+// Internal Status naming the stage.
+absl::Status GuardedOpen(Stage& stage);
+absl::StatusOr<Flow> GuardedProcess(Stage& stage);
+absl::Status GuardedClose(Stage& stage);
+
 template <typename T>
 class In final : public InputPort {
  public:
