@@ -223,6 +223,10 @@ class ChineseNormalizer {
       Emit(ChineseDigits(n.integer), start);  // 2024年, 98年
       return n.end;
     }
+    if (next == U'元') {
+      Emit(ReadQuantity(AsPrice(n), false), start);
+      return n.end;
+    }
     const bool liang = (unit != nullptr && unit->spoken != "摄氏度") ||
                        (next != 0 && kMeasureWords.find(next) != std::u32string_view::npos);
     Emit(ReadQuantity(n, liang), start);
@@ -257,12 +261,31 @@ class ChineseNormalizer {
   }
 
   // ¥99 -> 九十九元, $19.99 -> 十九点九九美元: the currency is said after the amount.
+  // A price range keeps one currency word at the end: ¥99-199 -> 九十九到一百九十九元.
   size_t Currency(size_t i) {
-    const Number n = ParseNumber(i + 1);
+    const Number low = AsPrice(ParseNumber(i + 1));
     const int start = OffsetOf(i);
-    Emit(ReadQuantity(n, false), start);
-    Emit(At(i) == '$' ? "美元" : "元", start);
-    return n.end;
+    Emit(ReadQuantity(low, false), start);
+    size_t end = low.end;
+    int currency_offset = start;
+    if (IsRangeSeparator(At(end)) && DigitAt(end + 1)) {
+      const Number high = AsPrice(ParseNumber(end + 1));
+      Emit("到", OffsetOf(end));
+      Emit(ReadQuantity(high, false), OffsetOf(high.begin));
+      end = high.end;
+      currency_offset = OffsetOf(high.begin);
+    }
+    // "¥99元" names the currency twice; say it once.
+    if (At(i) != '$' && At(end) == U'元') return end;
+    Emit(At(i) == '$' ? "美元" : "元", currency_offset);
+    return end;
+  }
+
+  // Prices drop trailing zeros after the point: 19.90元 and ¥99.00 are said 十九点九元, 九十九元.
+  static Number AsPrice(Number n) {
+    while (!n.fraction.empty() && n.fraction.back() == '0') n.fraction.pop_back();
+    n.has_fraction = !n.fraction.empty();
+    return n;
   }
 
   // -5 -> 负五; -5℃ -> 零下五摄氏度.
@@ -355,7 +378,7 @@ class ChineseNormalizer {
 
   // 3-5天 -> 三到五天, 1.5~2kg -> 一点五到两千克.
   size_t Range(const Number& first) {
-    if (first.has_fraction == false && first.integer.size() > 6) return first.begin;
+    if (first.integer.size() > 6) return first.begin;
     if (!IsRangeSeparator(At(first.end)) || !DigitAt(first.end + 1)) return first.begin;
     const Number second = ParseNumber(first.end + 1);
     if (second.integer.size() > 6) return first.begin;

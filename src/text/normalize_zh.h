@@ -25,7 +25,8 @@ struct NormalizedText {
 //             (a leading zero, or more than 16 digits, reads digit by digit).
 //   Signs:    "-10度" -> 负十度, "-5℃" -> 零下五摄氏度 (a '-' not after a digit or a Latin
 //             letter); '+' is left as written.
-//   Prices:   "¥99"/"￥99" -> 九十九元, "$19.99" -> 十九点九九美元, "满300减50" -> 满三百减五十.
+//   Prices:   "¥99"/"￥99" -> 九十九元, "$19.99" -> 十九点九九美元, "¥99-199" -> 九十九到一百九十九元,
+//             "满300减50" -> 满三百减五十; trailing zeros go: "19.90元", "¥19.9" -> 十九点九元.
 //   Discount: a number before 折 reads digit by digit: "5折" -> 五折, "8.5折" -> 八五折.
 //   Percent:  "50%" -> 百分之五十, "12.5%" -> 百分之十二点五.
 //   Years:    "2024年" -> 二零二四年 (2-4 digits before 年, digit by digit).

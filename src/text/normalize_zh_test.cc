@@ -53,6 +53,11 @@ TEST(NormalizeChineseTest, Prices) {
   EXPECT_EQ(NormalizeChinese("海外价$19.99").text, "海外价十九点九九美元");
   EXPECT_EQ(NormalizeChinese("原价1,299元").text, "原价一千二百九十九元");
   EXPECT_EQ(NormalizeChinese("满300减50").text, "满三百减五十");
+  EXPECT_EQ(NormalizeChinese("¥99-199").text, "九十九到一百九十九元");
+  EXPECT_EQ(NormalizeChinese("¥99元").text, "九十九元");
+  EXPECT_EQ(NormalizeChinese("¥99.00").text, "九十九元");
+  EXPECT_EQ(NormalizeChinese("19.90元").text, "十九点九元");
+  EXPECT_EQ(NormalizeChinese("0.50元").text, "零点五元");
   EXPECT_EQ(NormalizeChinese("买3,5号").text, "买三,五号");  // a list, not 3,5 thousands
 }
 
@@ -130,7 +135,7 @@ TEST(NormalizeChineseTest, RangesAndSigns) {
 }
 
 TEST(NormalizeChineseTest, NewRulesKeepOffsetsMonotonicAndInSource) {
-  for (const std::string source : {"只要¥99包邮", "热线400-123-4567", "10:30开播", "3-5天发货", "内存256GB",
+  for (const std::string source : {"只要¥99包邮", "¥99-199元", "¥99-199", "$19.99", "热线400-123-4567", "10:30开播", "3-5天发货", "内存256GB",
                                    "2024/11/11", "RTX 4090", "-5℃"}) {
     const NormalizedText n = NormalizeChinese(source);
     ASSERT_EQ(n.source_offset.size(), n.text.size()) << source;
