@@ -244,8 +244,8 @@ class ChineseNormalizer {
     }
     if (!DigitAt(i) || (i > 0 && DigitAt(i - 1))) return i;
     if (size_t k = DashedDigits(i); k > i) return k;
-    if (size_t k = SlashDate(i); k > i) return k;
-    if (size_t k = ClockTime(i); k > i) return k;
+    if (size_t k = SlashDate(i); k > i) return ThenRange(k, &ChineseNormalizer::SlashDate);
+    if (size_t k = ClockTime(i); k > i) return ThenRange(k, &ChineseNormalizer::ClockTime);
     const Number n = ParseNumber(i);
     if (!n.has_fraction && n.integer.size() == 11 && n.integer[0] == '1' && !DigitAt(n.end)) {
       Emit(PhoneDigits(n.integer), OffsetOf(i));  // a mobile number
@@ -258,6 +258,18 @@ class ChineseNormalizer {
     }
     if (size_t k = ModelNumber(n); k > i) return k;
     return EmitQuantity(n);
+  }
+
+  // After a date or a time at `k`: a dash and another one make a range, 5/1-5/3 ->
+  // 五月一日到五月三日, 12:00-14:00 -> 十二点到十四点. Returns the index past what it read.
+  size_t ThenRange(size_t k, size_t (ChineseNormalizer::*rule)(size_t)) {
+    if (!IsRangeSeparator(At(k)) || !DigitAt(k + 1)) return k;
+    const size_t emitted = result_.text.size();
+    Emit("到", OffsetOf(k));
+    if (const size_t end = (this->*rule)(k + 1); end > k + 1) return end;
+    result_.text.resize(emitted);  // not a range: the dash is copied as written
+    result_.source_offset.resize(emitted);
+    return k;
   }
 
   // ¥99 -> 九十九元, $19.99 -> 十九点九九美元: the currency is said after the amount.

@@ -36,6 +36,8 @@ struct NormalizedText {
 //   Times:    H:MM[:SS] with hour 0-24 and two-digit minutes/seconds below 60:
 //             "10:30" -> 十点三十分, "8:05" -> 八点零五分, "20:00" -> 二十点, "2:15" -> 两点十五分.
 //             A score such as 3:2 (one-digit minutes) is left alone.
+//             Two dates or two times joined by a dash are a range: "5/1-5/3" ->
+//             五月一日到五月三日, "12:00-14:00" -> 十二点到十四点.
 //   Phones:   11 digits starting with 1, or three or more dash-joined digit groups, or two
 //             groups of 7+ digits ("400-123-4567", "010-12345678"), read digit by digit
 //             with 1 as 幺; the dashes become "，" (a short pause).

@@ -129,13 +129,17 @@ TEST(NormalizeChineseTest, ModelNames) {
 
 TEST(NormalizeChineseTest, RangesAndSigns) {
   EXPECT_EQ(NormalizeChinese("3-5天发货").text, "三到五天发货");
+  EXPECT_EQ(NormalizeChinese("活动5/1-5/3").text, "活动五月一日到五月三日");
+  EXPECT_EQ(NormalizeChinese("12:00-14:00直播").text, "十二点到十四点直播");
+  EXPECT_EQ(NormalizeChinese("5/1-").text, "五月一日-");
+  EXPECT_EQ(NormalizeChinese("10:30-5").text, "十点三十分-五");  // not a time range
   EXPECT_EQ(NormalizeChinese("1.5~2kg").text, "一点五到两千克");
   EXPECT_EQ(NormalizeChinese("温度-10度").text, "温度负十度");
   EXPECT_EQ(NormalizeChinese("-5℃").text, "零下五摄氏度");
 }
 
 TEST(NormalizeChineseTest, NewRulesKeepOffsetsMonotonicAndInSource) {
-  for (const std::string source : {"只要¥99包邮", "¥99-199元", "¥99-199", "$19.99", "热线400-123-4567", "10:30开播", "3-5天发货", "内存256GB",
+  for (const std::string source : {"只要¥99包邮", "活动5/1-5/3", "12:00-14:00", "¥99-199元", "¥99-199", "$19.99", "热线400-123-4567", "10:30开播", "3-5天发货", "内存256GB",
                                    "2024/11/11", "RTX 4090", "-5℃"}) {
     const NormalizedText n = NormalizeChinese(source);
     ASSERT_EQ(n.source_offset.size(), n.text.size()) << source;
