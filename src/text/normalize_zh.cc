@@ -103,6 +103,7 @@ constexpr std::array<Unit, 14> kUnits = {{{U"GB", "吉字节"},
                                           {U"°C", "摄氏度"},
                                           {U"m", "米"}}};
 
+bool IsPercent(char32_t c) { return c == '%' || c == U'％'; }
 bool IsDash(char32_t c) { return c == '-' || c == U'－' || c == U'−'; }
 bool IsRangeSeparator(char32_t c) { return IsDash(c) || c == '~' || c == U'～' || c == U'〜' || c == U'–' || c == U'—'; }
 
@@ -214,7 +215,7 @@ class ChineseNormalizer {
     const char32_t next = At(n.end);
     size_t unit_end = 0;
     const Unit* unit = UnitAt(n.end, unit_end);
-    if (next == '%' || next == U'％') {
+    if (IsPercent(next)) {
       Emit("百分之", start);
       Emit(ReadQuantity(n, false), start);
       return n.end + 1;
@@ -320,6 +321,7 @@ class ChineseNormalizer {
     for (const Number& g : groups) total += g.integer.size();
     if (groups.size() < 2 || (groups.size() == 2 && total < 7)) return i;
     if (At(groups.back().end) == '.' && DigitAt(groups.back().end + 1)) return i;
+    if (At(groups.back().end) == U'年') return i;  // 2023-2024年 is a range of years
     if (groups.size() == 3 && groups[0].integer.size() == 4 && EmitDate(groups)) return groups.back().end;
     for (size_t g = 0; g < groups.size(); ++g) {
       if (g > 0) Emit("，", OffsetOf(groups[g].begin - 1));  // a short pause between groups
@@ -388,14 +390,29 @@ class ChineseNormalizer {
     return k;
   }
 
-  // 3-5天 -> 三到五天, 1.5~2kg -> 一点五到两千克.
+  // 3-5天 -> 三到五天, 1.5~2kg -> 一点五到两千克, 2023-2024年 -> 二零二三到二零二四年,
+  // 10-20% -> 百分之十到二十, 10%-20% -> 百分之十到百分之二十.
   size_t Range(const Number& first) {
-    if (first.integer.size() > 6) return first.begin;
-    if (!IsRangeSeparator(At(first.end)) || !DigitAt(first.end + 1)) return first.begin;
-    const Number second = ParseNumber(first.end + 1);
-    if (second.integer.size() > 6) return first.begin;
-    Emit(ReadQuantity(first, false), OffsetOf(first.begin));
-    Emit("到", OffsetOf(first.end));
+    size_t separator = first.end;
+    const bool first_percent = IsPercent(At(separator));
+    if (first_percent) ++separator;
+    if (first.integer.size() > 6 || !IsRangeSeparator(At(separator)) || !DigitAt(separator + 1)) return first.begin;
+    const Number second = ParseNumber(separator + 1);
+    const bool second_percent = IsPercent(At(second.end));
+    if (second.integer.size() > 6 || (first_percent && !second_percent)) return first.begin;
+    const int start = OffsetOf(first.begin);
+    if (second_percent) {
+      Emit("百分之", start);
+      Emit(ReadQuantity(first, false), start);
+      Emit("到", OffsetOf(separator));
+      if (first_percent) Emit("百分之", OffsetOf(second.begin));
+      Emit(ReadQuantity(second, false), OffsetOf(second.begin));
+      return second.end + 1;
+    }
+    const bool years = At(second.end) == U'年' && !first.has_fraction && first.integer.size() >= 2 &&
+                       first.integer.size() <= 4;
+    Emit(years ? ChineseDigits(first.integer) : ReadQuantity(first, false), start);
+    Emit("到", OffsetOf(separator));
     return EmitQuantity(second);
   }
 

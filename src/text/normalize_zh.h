@@ -46,7 +46,8 @@ struct NormalizedText {
 //             ml/mL 毫升, W 瓦, ℃/°C 摄氏度. Units are said in Chinese (not left to the
 //             English voice) so the amount and its unit are one phrase. "5G" stays 五G.
 //   Ranges:   a number, then - ~ ～ – or —, then a number: "3-5天" -> 三到五天,
-//             "1.5~2kg" -> 一点五到两千克.
+//             "1.5~2kg" -> 一点五到两千克, "2023-2024年" -> 二零二三到二零二四年,
+//             "10-20%" -> 百分之十到二十, "10%-20%" -> 百分之十到百分之二十.
 //   Models:   after a Latin word with a capital letter (directly or after one space; so
 //             "hello 123" stays a plain number) a number of three or more
 //             digits is a model number read digit by digit: "RTX 4090" -> RTX 四零九零;

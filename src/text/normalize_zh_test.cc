@@ -134,12 +134,15 @@ TEST(NormalizeChineseTest, RangesAndSigns) {
   EXPECT_EQ(NormalizeChinese("5/1-").text, "五月一日-");
   EXPECT_EQ(NormalizeChinese("10:30-5").text, "十点三十分-五");  // not a time range
   EXPECT_EQ(NormalizeChinese("1.5~2kg").text, "一点五到两千克");
+  EXPECT_EQ(NormalizeChinese("2023-2024年").text, "二零二三到二零二四年");
+  EXPECT_EQ(NormalizeChinese("降价10-20%").text, "降价百分之十到二十");
+  EXPECT_EQ(NormalizeChinese("10%-20%").text, "百分之十到百分之二十");
   EXPECT_EQ(NormalizeChinese("温度-10度").text, "温度负十度");
   EXPECT_EQ(NormalizeChinese("-5℃").text, "零下五摄氏度");
 }
 
 TEST(NormalizeChineseTest, NewRulesKeepOffsetsMonotonicAndInSource) {
-  for (const std::string source : {"只要¥99包邮", "活动5/1-5/3", "12:00-14:00", "¥99-199元", "¥99-199", "$19.99", "热线400-123-4567", "10:30开播", "3-5天发货", "内存256GB",
+  for (const std::string source : {"只要¥99包邮", "10%-20%", "活动5/1-5/3", "12:00-14:00", "¥99-199元", "¥99-199", "$19.99", "热线400-123-4567", "10:30开播", "3-5天发货", "内存256GB",
                                    "2024/11/11", "RTX 4090", "-5℃"}) {
     const NormalizedText n = NormalizeChinese(source);
     ASSERT_EQ(n.source_offset.size(), n.text.size()) << source;
