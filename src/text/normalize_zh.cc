@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, 10> kDigitWords = {"零", "一", "二", "
 constexpr int kMaxIntegerDigits = 16;
 
 // Measure words after which 2 reads 两 (两个, 两件) rather than 二.
-constexpr std::u32string_view kMeasureWords = U"个位件只本张条次天岁种块斤台支双杯瓶年周份头匹辆座家";
+constexpr std::u32string_view kMeasureWords = U"个位件只本张条次天岁种块斤台支双杯瓶年周份头匹辆座家点";
 
 char32_t ToAsciiDigit(char32_t c) {
   if (c >= U'０' && c <= U'９') return c - U'０' + U'0';
@@ -204,6 +204,10 @@ class ChineseNormalizer {
       spoken = "两";
     } else {
       spoken = ChineseInteger(std::stoull(n.integer));
+      // A leading 2 before 千, 万 or 亿 is said 两: 2000 -> 两千, 20000 -> 两万.
+      for (const std::string_view big : {"千", "万", "亿"}) {
+        if (spoken.starts_with(std::string("二").append(big))) spoken.replace(0, std::string("二").size(), "两");
+      }
     }
     if (n.has_fraction) spoken += "点" + ChineseDigits(n.fraction);
     return spoken;
@@ -228,8 +232,10 @@ class ChineseNormalizer {
       Emit(ReadQuantity(AsPrice(n), false), start);
       return n.end;
     }
-    const bool liang = (unit != nullptr && unit->spoken != "摄氏度") ||
-                       (next != 0 && kMeasureWords.find(next) != std::u32string_view::npos);
+    // 第2件 is an ordinal: 第二件, not 第两件.
+    const bool ordinal = n.begin > 0 && At(n.begin - 1) == U'第';
+    const bool liang = !ordinal && ((unit != nullptr && unit->spoken != "摄氏度") ||
+                                    (next != 0 && kMeasureWords.find(next) != std::u32string_view::npos));
     Emit(ReadQuantity(n, liang), start);
     if (unit == nullptr) return n.end;
     Emit(unit->spoken, OffsetOf(n.end));

@@ -21,7 +21,8 @@ struct NormalizedText {
 // Full-width digits, ％, ．, － and ： are accepted. Everything else is copied unchanged.
 //   Numbers:  "99元" -> 九十九元, "3.5" -> 三点五, "10086" -> 一万零八十六, "0.05" -> 零点零五,
 //             "1,299" -> 一千二百九十九 (a comma before exactly three digits groups thousands),
-//             "2个" -> 两个 (2 before a measure word or a unit, except ℃), "007" -> 零零七
+//             "2个" -> 两个 (2 before a measure word or a unit, except ℃, and not after 第:
+//             "第2件" -> 第二件), "20000" -> 两万 (a leading 2 before 千/万/亿), "007" -> 零零七
 //             (a leading zero, or more than 16 digits, reads digit by digit).
 //   Signs:    "-10度" -> 负十度, "-5℃" -> 零下五摄氏度 (a '-' not after a digit or a Latin
 //             letter); '+' is left as written.

@@ -29,6 +29,12 @@ TEST(NormalizeChineseTest, NumbersInText) {
   EXPECT_EQ(NormalizeChinese("12.5％").text, "百分之十二点五");
   EXPECT_EQ(NormalizeChinese("买2个").text, "买两个");
   EXPECT_EQ(NormalizeChinese("第2名").text, "第二名");
+  EXPECT_EQ(NormalizeChinese("第2件半价").text, "第二件半价");
+  EXPECT_EQ(NormalizeChinese("下午2点").text, "下午两点");
+  EXPECT_EQ(NormalizeChinese("20000份").text, "两万份");
+  EXPECT_EQ(NormalizeChinese("2000").text, "两千");
+  EXPECT_EQ(NormalizeChinese("200").text, "二百");
+  EXPECT_EQ(NormalizeChinese("12000").text, "一万二千");
   EXPECT_EQ(NormalizeChinese("007").text, "零零七");
   EXPECT_EQ(NormalizeChinese("９９").text, "九十九");
   EXPECT_EQ(NormalizeChinese("第1.").text, "第一.");  // a sentence-final point is not a decimal
