@@ -17,6 +17,12 @@ apt_packages=(
   libabsl-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
   # audio/video: decode, encode (libx264 via libavcodec), mux; the ffmpeg CLI is the bench reference
   libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg
+  # audio ingest: resampling to the 16 kHz mono of the recognizers
+  libsoxr-dev
+  # voice activity detection (the WebRTC VAD inside WebRTC's audio processing module)
+  libwebrtc-audio-processing-dev
+  # speech recognition: pocketsphinx with its US English acoustic model, dictionary and LM
+  libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us
   # speech synthesis
   libespeak-ng-dev espeak-ng espeak-ng-data
   # text rendering: shaping + rasterizing, and a CJK font
