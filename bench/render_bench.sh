@@ -34,5 +34,5 @@ done
 echo "encode: the first 10 s of that render, decoded to raw frames and PCM"
 ffmpeg -nostdin -v error -y -i "$tmp/demo.mp4" -t 10 -f rawvideo -pix_fmt rgba "$tmp/frames.rgba" \
   -t 10 -f f32le -ar 22050 -ac 1 "$tmp/audio.f32"
-"$build/src/output/encode_bench" --frames "$tmp/frames.rgba" --audio "$tmp/audio.f32" --size 1280x720 --fps 30 \
+"$build/bench/encode_bench" --frames "$tmp/frames.rgba" --audio "$tmp/audio.f32" --size 1280x720 --fps 30 \
   --runs "$runs" --tmp "$tmp"
