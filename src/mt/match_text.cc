@@ -1,0 +1,103 @@
+#include "mt/match_text.h"
+
+#include <algorithm>
+
+#include "text/utf8.h"
+
+namespace lingcast {
+namespace {
+
+// Full-width ASCII (U+FF01–FF5E) to ASCII, the ideographic space to a space.
+char32_t FoldWidth(char32_t c) {
+  if (c >= 0xFF01 && c <= 0xFF5E) return c - 0xFF01 + 0x21;
+  if (c == 0x3000) return U' ';
+  return c;
+}
+
+char32_t FoldCase(char32_t c) {
+  if (c >= U'A' && c <= U'Z') return c - U'A' + U'a';
+  // Latin-1 capitals (except × at U+00D7).
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
+  return c;
+}
+
+enum class TokenKind { kNone, kLetters, kDigits };
+
+}  // namespace
+
+std::vector<std::string> MatchTokens(std::string_view text) {
+  std::vector<std::string> tokens;
+  std::string current;
+  TokenKind kind = TokenKind::kNone;
+  auto finish = [&] {
+    if (!current.empty()) tokens.push_back(std::move(current));
+    current.clear();
+    kind = TokenKind::kNone;
+  };
+  for (const CodePoint& cp : DecodeUtf8(text)) {
+    const char32_t c = FoldCase(FoldWidth(cp.value));
+    if (IsHan(c)) {
+      finish();
+      std::string han;
+      AppendUtf8(c, han);
+      tokens.push_back(std::move(han));
+    } else if (IsAsciiDigit(c)) {
+      if (kind != TokenKind::kDigits) finish();
+      kind = TokenKind::kDigits;
+      current.push_back(static_cast<char>(c));
+    } else if (IsLatinLetter(c) || (c == U'\'' && kind == TokenKind::kLetters)) {
+      // An apostrophe inside a word keeps "don't" one token.
+      if (kind != TokenKind::kLetters) finish();
+      kind = TokenKind::kLetters;
+      AppendUtf8(c, current);
+    } else {
+      finish();
+    }
+  }
+  finish();
+  // A trailing apostrophe ("dogs'") is punctuation, not part of the word.
+  for (std::string& token : tokens) {
+    while (token.size() > 1 && token.back() == '\'') token.pop_back();
+  }
+  return tokens;
+}
+
+std::string MatchKey(std::string_view text) {
+  std::string key;
+  for (const std::string& token : MatchTokens(text)) {
+    if (!key.empty()) key.push_back(' ');
+    key += token;
+  }
+  return key;
+}
+
+int TokenEditDistance(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, int max_distance) {
+  const int n = static_cast<int>(a.size());
+  const int m = static_cast<int>(b.size());
+  if (std::abs(n - m) > max_distance) return max_distance + 1;
+  if (n == 0) return m;
+  if (m == 0) return n;
+  std::vector<int> previous(m + 1), current(m + 1);
+  for (int j = 0; j <= m; ++j) previous[j] = j;
+  for (int i = 1; i <= n; ++i) {
+    current[0] = i;
+    int row_min = current[0];
+    for (int j = 1; j <= m; ++j) {
+      const int substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({substitute, previous[j] + 1, current[j - 1] + 1});
+      row_min = std::min(row_min, current[j]);
+    }
+    // Every later row is at least this row's minimum: stop once it is too far.
+    if (row_min > max_distance) return max_distance + 1;
+    std::swap(previous, current);
+  }
+  return previous[m];
+}
+
+double TokenSimilarity(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+  const size_t longest = std::max(a.size(), b.size());
+  if (longest == 0) return 1.0;
+  return 1.0 - static_cast<double>(TokenEditDistance(a, b)) / static_cast<double>(longest);
+}
+
+}  // namespace lingcast

@@ -1,0 +1,203 @@
+#include "mt/translation_memory.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = std::filesystem::temp_directory_path() /
+            absl::StrCat("lingcast_tm_test_", ::testing::UnitTest::GetInstance()->random_seed(), "_",
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string Write(const std::string& name, const std::string& contents) const {
+    const std::string file = (path_ / name).string();
+    std::ofstream(file, std::ios::binary) << contents;
+    return file;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TmEntry Pair(std::string source, std::string target, Language from = Language::kZh, Language to = Language::kEn) {
+  return TmEntry{std::move(source), std::move(target), from, to, "test"};
+}
+
+TEST(TranslationMemoryTest, ExactMatchIgnoresPunctuationCaseAndWidth) {
+  TranslationMemory tm;
+  tm.Add(Pair("欢迎来到直播间！", "Welcome to the live room!"));
+  std::optional<TmMatch> match = tm.Lookup("欢迎来到直播间", Language::kZh, Language::kEn);
+  ASSERT_TRUE(match.has_value());
+  EXPECT_TRUE(match->exact);
+  EXPECT_DOUBLE_EQ(match->score, 1.0);
+  EXPECT_EQ(match->entry.target, "Welcome to the live room!");
+}
+
+TEST(TranslationMemoryTest, DirectionsAreSeparate) {
+  TranslationMemory tm;
+  tm.Add(Pair("欢迎来到直播间", "Welcome to the live room"));
+  EXPECT_FALSE(tm.Lookup("欢迎来到直播间", Language::kEn, Language::kZh).has_value());
+}
+
+TEST(TranslationMemoryTest, FuzzyMatchScoresByCharacters) {
+  TranslationMemory tm;
+  tm.Add(Pair("这款面霜今天只要九十九元", "This cream is only 99 yuan today"));
+  tm.Add(Pair("这款口红今天买一送一", "This lipstick is buy one get one free today"));
+  // One character differs out of 12.
+  std::optional<TmMatch> match = tm.Lookup("这款面霜今天只要八十九元", Language::kZh, Language::kEn);
+  ASSERT_TRUE(match.has_value());
+  EXPECT_FALSE(match->exact);
+  EXPECT_NEAR(match->score, 11.0 / 12.0, 1e-9);
+  EXPECT_EQ(match->entry.target, "This cream is only 99 yuan today");
+}
+
+TEST(TranslationMemoryTest, FuzzyMatchScoresEnglishByWords) {
+  TranslationMemory tm;
+  tm.Add(Pair("welcome to our live room everyone", "欢迎大家来到直播间", Language::kEn, Language::kZh));
+  std::optional<TmMatch> match =
+      tm.Lookup("Welcome to my live room, everyone!", Language::kEn, Language::kZh, 0.8);
+  ASSERT_TRUE(match.has_value());
+  EXPECT_NEAR(match->score, 5.0 / 6.0, 1e-9);
+}
+
+TEST(TranslationMemoryTest, BelowThresholdIsNoMatch) {
+  TranslationMemory tm;
+  tm.Add(Pair("这款面霜今天只要九十九元", "This cream is only 99 yuan today"));
+  EXPECT_FALSE(tm.Lookup("今天天气很好我们出去玩吧", Language::kZh, Language::kEn).has_value());
+  EXPECT_FALSE(tm.Lookup("这款面霜", Language::kZh, Language::kEn).has_value());
+  EXPECT_FALSE(tm.Lookup("", Language::kZh, Language::kEn).has_value());
+}
+
+TEST(TranslationMemoryTest, SearchReturnsBestFirst) {
+  TranslationMemory tm;
+  tm.Add(Pair("今天所有商品打八折", "Everything is 20% off today"));
+  tm.Add(Pair("今天所有商品打九折", "Everything is 10% off today"));
+  tm.Add(Pair("明天所有商品打七折", "Everything is 30% off tomorrow"));
+  std::vector<TmMatch> matches = tm.Search("今天所有商品打九折", Language::kZh, Language::kEn, 0.7, 5);
+  ASSERT_EQ(matches.size(), 3u);
+  EXPECT_EQ(matches[0].entry.target, "Everything is 10% off today");
+  EXPECT_TRUE(matches[0].exact);
+  EXPECT_GE(matches[1].score, matches[2].score);
+}
+
+TEST(TranslationMemoryTest, FirstTranslationWinsAndConflictIsReported) {
+  TranslationMemory tm;
+  std::string existing;
+  EXPECT_EQ(tm.Add(Pair("谢谢大家", "Thank you all")), TranslationMemory::AddResult::kAdded);
+  EXPECT_EQ(tm.Add(Pair("谢谢大家！", "thank you all")), TranslationMemory::AddResult::kDuplicate);
+  EXPECT_EQ(tm.Add(Pair("谢谢大家", "Thanks, everyone"), &existing), TranslationMemory::AddResult::kConflict);
+  EXPECT_EQ(existing, "test");
+  EXPECT_EQ(tm.Lookup("谢谢大家", Language::kZh, Language::kEn)->entry.target, "Thank you all");
+}
+
+TEST(TranslationMemoryTest, PutReplacesATranslation) {
+  TranslationMemory tm;
+  tm.Add(Pair("谢谢大家", "Thank you all"));
+  tm.Put(TmEntry{"谢谢大家", "Thanks, everyone", Language::kZh, Language::kEn, "correction"});
+  EXPECT_EQ(tm.Lookup("谢谢大家", Language::kZh, Language::kEn)->entry.target, "Thanks, everyone");
+  EXPECT_EQ(tm.size(), 1u);
+}
+
+TEST(TranslationMemoryTest, ScriptAddsBothDirectionsAndCountsUntranslatedLines) {
+  absl::StatusOr<Script> script = ParseScriptText(
+      "欢迎来到直播间 | Welcome to the live room\n"
+      "\n"
+      "Only the English side here\n"
+      "zh: 谢谢大家 | en: Thank you all\n"
+      "zh: 谢谢大家 | en: Thanks everyone\n",
+      "show.script");
+  ASSERT_TRUE(script.ok()) << script.status();
+  TranslationMemory tm;
+  TmLoadReport report;
+  tm.AddScript(*script, report);
+  // Line 5 conflicts with line 4 from Chinese; its English side is a new source.
+  EXPECT_EQ(report.added, 5);
+  EXPECT_EQ(report.untranslated, 1);
+  EXPECT_EQ(report.conflicts, 1);
+  ASSERT_FALSE(report.warnings.empty());
+  EXPECT_THAT(report.warnings[0], HasSubstr("show.script:3"));
+  EXPECT_THAT(report.warnings[1], HasSubstr("show.script:5"));
+  EXPECT_THAT(report.warnings[1], HasSubstr("show.script:4"));
+  EXPECT_EQ(tm.Lookup("Welcome to the live room", Language::kEn, Language::kZh)->entry.target, "欢迎来到直播间");
+  EXPECT_EQ(tm.Lookup("谢谢大家", Language::kZh, Language::kEn)->entry.origin, "show.script:4");
+}
+
+TEST(TranslationMemoryTest, LoadsTsvAndCsv) {
+  TempDir dir;
+  const std::string tsv = dir.Write("pairs.tsv", "\xEF\xBB\xBF# brand lines\n你好\tHello\r\n\n欢迎\tWelcome\n");
+  const std::string csv = dir.Write("pairs.csv", "\"你好，朋友\",\"Hello, friend\"\n谢谢,\"Say \"\"thanks\"\"\"\n");
+  TranslationMemory tm;
+  TmLoadReport report;
+  ASSERT_TRUE(tm.LoadFile(tsv, Language::kZh, Language::kEn, report).ok());
+  ASSERT_TRUE(tm.LoadFile(csv, Language::kZh, Language::kEn, report).ok());
+  EXPECT_EQ(report.added, 4);
+  EXPECT_EQ(tm.Lookup("你好", Language::kZh, Language::kEn)->entry.target, "Hello");
+  EXPECT_EQ(tm.Lookup("你好，朋友", Language::kZh, Language::kEn)->entry.target, "Hello, friend");
+  EXPECT_EQ(tm.Lookup("谢谢", Language::kZh, Language::kEn)->entry.target, "Say \"thanks\"");
+  EXPECT_EQ(tm.Lookup("欢迎", Language::kZh, Language::kEn)->entry.origin, tsv + ":4");
+}
+
+TEST(TranslationMemoryTest, BadFilesAreClearErrorsAndAddNothing) {
+  TempDir dir;
+  struct Case {
+    std::string name, contents, message;
+  };
+  const std::vector<Case> cases = {
+      {"missing.tsv", "你好\tHello\n欢迎\n", "missing.tsv:2: missing translation (expected SOURCE<TAB>TARGET)"},
+      {"empty_target.tsv", "你好\t  \n", "empty_target.tsv:1: missing translation"},
+      {"three.tsv", "你好\tHello\tHi\n", "three.tsv:1: 3 fields, expected 2"},
+      {"no_source.tsv", "\tHello\n", "no_source.tsv:1: empty source"},
+      {"quote.csv", "\"你好,Hello\n", "quote.csv:1: unterminated quote"},
+      {"utf8.tsv", "你好\tHello\n\xFF\xFE\tbad\n", "utf8.tsv:2: invalid UTF-8 at byte 0"},
+  };
+  for (const Case& c : cases) {
+    TranslationMemory tm;
+    TmLoadReport report;
+    absl::Status status = tm.LoadFile(dir.Write(c.name, c.contents), Language::kZh, Language::kEn, report);
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << c.name << ": " << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.message)) << c.name;
+    EXPECT_EQ(tm.size(), 0u) << c.name;
+  }
+  TranslationMemory tm;
+  TmLoadReport report;
+  absl::Status missing = tm.LoadFile(dir.Write("x", "") + ".absent", Language::kZh, Language::kEn, report);
+  EXPECT_TRUE(absl::IsNotFound(missing)) << missing;
+  EXPECT_THAT(std::string(missing.message()), HasSubstr(".absent"));
+}
+
+TEST(TranslationMemoryTest, VeryLongLinesMatch) {
+  TranslationMemory tm;
+  std::string long_line;
+  for (int i = 0; i < 500; ++i) long_line += "这是一个很长的句子";
+  tm.Add(Pair(long_line, "long"));
+  std::string changed = long_line;
+  changed.replace(0, 3, "那");
+  std::optional<TmMatch> match = tm.Lookup(changed, Language::kZh, Language::kEn, 0.9);
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->entry.target, "long");
+}
+
+TEST(TranslationMemoryTest, FindsTheRightLineAmongManySimilarOnes) {
+  TranslationMemory tm;
+  for (int i = 0; i < 2000; ++i) {
+    tm.Add(Pair(absl::StrCat("第", i, "号商品今天特价"), absl::StrCat("Item ", i, " is on sale today")));
+  }
+  std::optional<TmMatch> match = tm.Lookup("第1234号商品今天特价啦", Language::kZh, Language::kEn);
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->entry.target, "Item 1234 is on sale today");
+}
+
+}  // namespace
+}  // namespace lingcast
