@@ -23,6 +23,8 @@ apt_packages=(
   libwebrtc-audio-processing-dev
   # speech recognition: pocketsphinx with its US English acoustic model, dictionary and LM
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us
+  # HTTP client for OpenAI-compatible LLM servers (translation fallback)
+  libcurl4-openssl-dev
   # speech synthesis
   libespeak-ng-dev espeak-ng espeak-ng-data
   # text rendering: shaping + rasterizing, and a CJK font
