@@ -235,6 +235,9 @@ struct AudioFileReader::State {
       }
       read_errors = 0;
       if (packet->stream_index == stream_index) {
+        // libavformat flags a packet it could not read in full: the file ends
+        // mid-packet (a truncated WAV ends this way; its header's size is ignored).
+        if (packet->flags & AV_PKT_FLAG_CORRUPT) report.truncated = true;
         ret = avcodec_send_packet(codec.get(), packet.get());
         if (ret < 0 && ret != AVERROR(EAGAIN)) ++report.corrupt_packets;
       }
@@ -244,11 +247,13 @@ struct AudioFileReader::State {
   }
 
   void Finish() {
+    // FLAC's STREAMINFO (and WAV's header, when libavformat trusts it) declares the
+    // length exactly, so coming up short means the file was cut.
     if (!info.duration || !duration_is_exact || info.sample_rate <= 0) return;
     const MediaTime decoded = MediaTime::FromSamples(decoded_source_samples, info.sample_rate);
     const MediaTime tolerance =
         std::max(MediaTime::Millis(50), MediaTime::Micros(info.duration->micros() / 100));
-    report.truncated = decoded + tolerance < *info.duration;
+    if (decoded + tolerance < *info.duration) report.truncated = true;
   }
 };
 

@@ -15,7 +15,7 @@
 // Damaged but partly decodable files are decoded as far as possible and the damage
 // is counted in DecodeReport: packets the decoder rejects are skipped (each counts
 // as a corrupt packet), and a file that ends before the duration its header
-// declares (a truncated WAV or FLAC) yields the samples before the cut with
+// declares or mid-packet (a truncated WAV or FLAC) yields the samples before the cut with
 // `truncated` set. Callers decide whether to warn; DecodeAudioFile logs nothing.
 #pragma once
 
