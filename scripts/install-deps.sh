@@ -27,6 +27,8 @@ apt_packages=(
   libcurl4-openssl-dev
   # speech synthesis
   libespeak-ng-dev espeak-ng espeak-ng-data
+  # text sanitizing: Unicode character properties (unassigned, private use, emoji)
+  libicu-dev
   # text rendering: shaping + rasterizing, and a CJK font
   libfreetype-dev libharfbuzz-dev fonts-noto-cjk fonts-dejavu-core
   # PNG output of the image tools (compose_png, avatar previews)

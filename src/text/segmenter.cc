@@ -58,19 +58,6 @@ bool IsOneOf(const std::string& word, std::initializer_list<std::string_view> li
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
-// Bytes at the end of `text` that start a UTF-8 sequence whose remaining bytes have
-// not arrived yet; they wait for the next piece so a split never changes decoding.
-size_t IncompleteTail(std::string_view text) {
-  const size_t n = text.size();
-  for (size_t back = 1; back <= 3 && back <= n; ++back) {
-    const auto b = static_cast<unsigned char>(text[n - back]);
-    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: keep looking for the lead
-    const size_t expected = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 1;
-    return expected > back ? back : 0;
-  }
-  return 0;
-}
-
 struct Cut {
   bool found = false;  // false: the end of the clause is not known yet
   size_t end = 0;      // code points in the clause
@@ -300,7 +287,7 @@ std::vector<Clause> ClauseSegmenter::Flush() { return Drain(/*end_of_stream=*/tr
 std::vector<Clause> ClauseSegmenter::Drain(bool end_of_stream) {
   std::vector<Clause> out;
   while (true) {
-    const size_t complete = pending_.size() - (end_of_stream ? 0 : IncompleteTail(pending_));
+    const size_t complete = pending_.size() - (end_of_stream ? 0 : IncompleteUtf8Tail(pending_));
     const std::vector<CodePoint> cps = DecodeUtf8(std::string_view(pending_).substr(0, complete));
     size_t blank = 0;
     while (blank < cps.size() && IsSpace(cps[blank].value)) ++blank;

@@ -91,6 +91,17 @@ std::vector<CodePoint> DecodeUtf8(std::string_view text) {
   return out;
 }
 
+size_t IncompleteUtf8Tail(std::string_view text) {
+  const size_t n = text.size();
+  for (size_t back = 1; back <= 3 && back <= n; ++back) {
+    const auto b = static_cast<unsigned char>(text[n - back]);
+    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back for the lead
+    const size_t expected = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 1;
+    return expected > back ? back : 0;
+  }
+  return 0;
+}
+
 void AppendUtf8(char32_t c, std::string& out) {
   if (c < 0x80) {
     out.push_back(static_cast<char>(c));

@@ -37,6 +37,11 @@ struct CodePoint {
 // cover the input (validate first where malformed input must be an error).
 std::vector<CodePoint> DecodeUtf8(std::string_view text);
 
+// Bytes at the end of `text` that begin a UTF-8 sequence whose remaining bytes are
+// missing (0-3). Streaming code holds them back until the next piece arrives, so where
+// a piece ends never changes how the text decodes.
+size_t IncompleteUtf8Tail(std::string_view text);
+
 // Appends `c` encoded as UTF-8.
 void AppendUtf8(char32_t c, std::string& out);
 std::string EncodeUtf8(const std::u32string& text);

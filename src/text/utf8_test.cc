@@ -71,6 +71,18 @@ TEST(Utf8Test, SplitsRunsCoveringTheText) {
   EXPECT_EQ(covered, static_cast<int>(text.size()));
 }
 
+TEST(Utf8Test, IncompleteTailIsTheStartOfASequenceStillArriving) {
+  EXPECT_EQ(IncompleteUtf8Tail(""), 0u);
+  EXPECT_EQ(IncompleteUtf8Tail("ab"), 0u);
+  EXPECT_EQ(IncompleteUtf8Tail("好"), 0u);
+  EXPECT_EQ(IncompleteUtf8Tail("a\xE5"), 1u);
+  EXPECT_EQ(IncompleteUtf8Tail("a\xE5\xA5"), 2u);
+  EXPECT_EQ(IncompleteUtf8Tail("\xF0\x9F\x98"), 3u);
+  EXPECT_EQ(IncompleteUtf8Tail("\xF0\x9F\x98\x80"), 0u);
+  EXPECT_EQ(IncompleteUtf8Tail("a\xA5"), 0u) << "a stray continuation byte waits for nothing";
+  EXPECT_EQ(IncompleteUtf8Tail("\xFF"), 0u);
+}
+
 TEST(LanguageDetectTest, MajorityOfHanCharactersAndLatinWords) {
   EXPECT_EQ(DetectLanguage("大家好，欢迎来到直播间。"), Language::kZh);
   EXPECT_EQ(DetectLanguage("Hello everyone, welcome."), Language::kEn);
