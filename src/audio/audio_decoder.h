@@ -16,7 +16,8 @@
 // is counted in DecodeReport: packets the decoder rejects are skipped (each counts
 // as a corrupt packet), and a file that ends before the duration its header
 // declares or mid-packet (a truncated WAV or FLAC) yields the samples before the cut with
-// `truncated` set. Callers decide whether to warn; DecodeAudioFile logs nothing.
+// `truncated` set. Callers decide whether to warn; this module logs nothing itself
+// (libav* prints its own diagnostics through av_log, whose level is the app's to set).
 #pragma once
 
 #include <cstdint>
