@@ -4,11 +4,18 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/media_time.h"
+
+namespace lingcast {
+// GoogleTest prints MediaTime as "1.234000s" in failure messages (found by ADL).
+inline void PrintTo(const MediaTime& time, std::ostream* os) { *os << time.ToString(); }
+}  // namespace lingcast
 
 namespace lingcast::testing {
 
