@@ -1,0 +1,182 @@
+#include "mt/script_follower.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "mt/match_text.h"
+
+namespace lingcast {
+namespace {
+
+// Edit distances between every prefix of `heard` and every prefix of `line`.
+std::vector<std::vector<int>> PrefixDistances(const std::vector<uint32_t>& heard, const std::vector<uint32_t>& line) {
+  const size_t n = heard.size(), m = line.size();
+  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
+  for (size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
+  for (size_t i = 1; i <= n; ++i) {
+    d[i][0] = static_cast<int>(i);
+    for (size_t j = 1; j <= m; ++j) {
+      d[i][j] = std::min({d[i - 1][j - 1] + (heard[i - 1] == line[j - 1] ? 0 : 1), d[i - 1][j] + 1, d[i][j - 1] + 1});
+    }
+  }
+  return d;
+}
+
+// Leftover words after a finished line shorter than this are noise ("uh", "OK").
+constexpr size_t kMinLeftoverTokens = 2;
+
+}  // namespace
+
+ScriptFollower::ScriptFollower(std::vector<FollowerLine> lines, FollowerConfig config)
+    : lines_(std::move(lines)), config_(config) {
+  for (const FollowerLine& line : lines_) {
+    line_tokens_.push_back(Tokens(line.spoken.empty() ? line.source : line.spoken));
+  }
+}
+
+std::vector<uint32_t> ScriptFollower::Tokens(const std::string& text) {
+  std::vector<uint32_t> ids;
+  for (std::string& token : MatchTokens(text)) {
+    auto [it, inserted] = token_ids_.try_emplace(token, static_cast<uint32_t>(vocabulary_.size()));
+    if (inserted) vocabulary_.push_back(std::move(token));
+    ids.push_back(it->second);
+  }
+  return ids;
+}
+
+ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vector<uint32_t>& heard) const {
+  const std::vector<uint32_t>& tokens = line_tokens_[static_cast<size_t>(line)];
+  Alignment a;
+  a.line = line;
+  if (heard.empty() || tokens.empty()) return a;
+  const std::vector<std::vector<int>> d = PrefixDistances(heard, tokens);
+  const size_t n = heard.size(), m = tokens.size();
+  // The line's prefix that the words heard match best (the longest on a tie).
+  int best = d[n][0];
+  size_t best_j = 0;
+  for (size_t j = 1; j <= m; ++j) {
+    if (d[n][j] <= best) {
+      best = d[n][j];
+      best_j = j;
+    }
+  }
+  a.quality = std::max(0.0, 1.0 - static_cast<double>(best) / static_cast<double>(n));
+  a.line_tokens_matched = static_cast<int>(best_j);
+  // Where the whole line ends among the words heard, if it has been heard whole.
+  int end_best = d[0][m];
+  size_t end_i = 0;
+  for (size_t i = 1; i <= n; ++i) {
+    if (d[i][m] < end_best) {
+      end_best = d[i][m];
+      end_i = i;
+    }
+  }
+  if (1.0 - static_cast<double>(end_best) / static_cast<double>(m) >= config_.commit_quality) {
+    a.heard_end = static_cast<int>(end_i);
+  }
+  const int next = last_committed_ ? *last_committed_ + 1 : 0;
+  a.score = a.quality + (line == next ? config_.next_line_bonus : 0.0);
+  return a;
+}
+
+FollowDecision ScriptFollower::Commit(const Alignment& best, const std::vector<uint32_t>& heard, MediaTime time,
+                                      bool final) {
+  const FollowerLine& line = lines_[static_cast<size_t>(best.line)];
+  FollowDecision decision;
+  decision.line = best.line;
+  decision.line_number = line.line_number;
+  decision.confidence = best.quality;
+  decision.commit_time = time;
+  const size_t line_length = line_tokens_[static_cast<size_t>(best.line)].size();
+  decision.commit_point =
+      final ? 1.0 : std::min(1.0, static_cast<double>(best.line_tokens_matched) / static_cast<double>(line_length));
+  decision.at_endpoint = final;
+  for (uint32_t id : heard) decision.heard += (decision.heard.empty() ? "" : " ") + vocabulary_[id];
+  decision.translation = line.translation;
+  last_committed_ = best.line;
+  return decision;
+}
+
+std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& all_heard, MediaTime time,
+                                                   bool final) {
+  std::vector<FollowDecision> decisions;
+  while (true) {
+    const size_t from = std::min(static_cast<size_t>(consumed_), all_heard.size());
+    const std::vector<uint32_t> heard(all_heard.begin() + static_cast<std::ptrdiff_t>(from), all_heard.end());
+    if (committed_) {
+      // The line is already on its way; has the host finished it and gone on?
+      Alignment again = AlignPrefix(committed_->line, heard);
+      if (again.heard_end > 0 && static_cast<size_t>(again.heard_end) < heard.size()) {
+        consumed_ += again.heard_end;
+        committed_.reset();
+        continue;
+      }
+      break;
+    }
+    if (heard.empty()) break;
+    if (final && heard.size() < kMinLeftoverTokens && consumed_ > 0) break;
+
+    std::vector<Alignment> alignments;
+    for (int i = 0; i < static_cast<int>(lines_.size()); ++i) alignments.push_back(AlignPrefix(i, heard));
+    if (!final) {
+      if (static_cast<int>(heard.size()) < config_.min_tokens) break;
+      std::sort(alignments.begin(), alignments.end(),
+                [](const Alignment& a, const Alignment& b) { return a.score > b.score; });
+      if (alignments.empty()) break;
+      const Alignment& best = alignments[0];
+      const double second = alignments.size() > 1 ? alignments[1].score : 0.0;
+      const size_t line_length = line_tokens_[static_cast<size_t>(best.line)].size();
+      const bool heard_enough = heard.size() >= std::min(line_length, static_cast<size_t>(config_.min_tokens));
+      if (best.quality < config_.commit_quality || best.score - second < config_.commit_margin || !heard_enough) break;
+      decisions.push_back(Commit(best, heard, time, false));
+      committed_ = best;
+      continue;
+    }
+
+    // The endpoint: compare whole lines with what was heard.
+    int best_line = -1;
+    double best_score = -1, best_similarity = 0, second_score = -1;
+    const int next = last_committed_ ? *last_committed_ + 1 : 0;
+    for (int i = 0; i < static_cast<int>(lines_.size()); ++i) {
+      const double similarity = TokenSimilarity(heard, line_tokens_[static_cast<size_t>(i)]);
+      const double score = similarity + (i == next ? config_.next_line_bonus : 0.0);
+      if (score > best_score) {
+        second_score = best_score;
+        best_score = score;
+        best_line = i;
+        best_similarity = similarity;
+      } else if (score > second_score) {
+        second_score = score;
+      }
+    }
+    if (best_line >= 0 && best_similarity >= config_.final_quality && best_score > second_score) {
+      Alignment best;
+      best.line = best_line;
+      best.quality = best_similarity;
+      decisions.push_back(Commit(best, heard, time, true));
+    } else {
+      FollowDecision off;
+      off.off_script = true;
+      off.confidence = 1.0 - best_similarity;
+      off.commit_time = time;
+      off.at_endpoint = true;
+      for (uint32_t id : heard) off.heard += (off.heard.empty() ? "" : " ") + vocabulary_[id];
+      decisions.push_back(std::move(off));
+    }
+    break;
+  }
+  return decisions;
+}
+
+std::vector<FollowDecision> ScriptFollower::OnPartial(const std::string& text, MediaTime heard_until) {
+  return Decide(Tokens(text), heard_until, /*final=*/false);
+}
+
+std::vector<FollowDecision> ScriptFollower::OnFinal(const std::string& text, MediaTime end) {
+  std::vector<FollowDecision> decisions = Decide(Tokens(text), end, /*final=*/true);
+  consumed_ = 0;
+  committed_.reset();
+  return decisions;
+}
+
+}  // namespace lingcast

@@ -1,0 +1,106 @@
+// ScriptFollower: which line of the prepared script is the host saying, and is it
+// sure enough yet to start the line's translation?
+//
+// Fed the streaming recognizer's hypotheses of one utterance at a time (partials
+// while the host speaks, a final at the VAD endpoint), it aligns the words heard so
+// far with the start of every script line (an edit distance over match tokens:
+// words for English, characters for Chinese) and commits as soon as
+//   * enough has been heard (`min_tokens`),
+//   * the heard words match the line's beginning well (`commit_quality`), and
+//   * no other line matches nearly as well (`commit_margin`): lines that begin
+//     alike wait until the words that tell them apart.
+// The line after the last one committed gets a small bonus (hosts mostly read in
+// order), so skipped, repeated and out-of-order lines are still found, only with
+// a little more evidence. At the final hypothesis an uncommitted utterance is
+// matched against whole lines (`final_quality`); if nothing matches, it is off
+// script (an ad-lib) and goes to the fallback translator.
+//
+// One utterance may hold more than one line (a host who does not pause): once a
+// committed line has been heard to its end, the words after it are followed as
+// the start of the next line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/media_time.h"
+#include "media/language.h"
+
+namespace lingcast {
+
+struct FollowerLine {
+  int line_number = 0;       // in the script file, for reports
+  std::string source;        // as written in the script
+  std::string spoken;        // as the recognizer would write it (numbers as words ...); empty: `source`
+  std::string translation;   // empty when the script has none
+};
+
+struct FollowerConfig {
+  int min_tokens = 3;            // heard before any commit (words, or characters for Chinese)
+  double commit_quality = 0.75;  // 1 - edit distance / tokens heard, against the line's beginning
+  double commit_margin = 0.15;   // over the second-best line
+  double final_quality = 0.6;    // whole-line similarity that still counts as the line at the endpoint
+  double next_line_bonus = 0.05; // for the line after the last committed one
+};
+
+// A decision about (part of) one utterance.
+struct FollowDecision {
+  std::optional<int> line;        // index into the lines given; nullopt when off script
+  int line_number = 0;            // the script's line number (0 when off script)
+  bool off_script = false;
+  double confidence = 0;          // match quality of the decision, 0-1
+  MediaTime commit_time;          // input time of the last audio heard when committed
+  std::optional<double> commit_point;  // fraction of the line heard at the commit (null off script)
+  bool at_endpoint = false;       // decided only at the final hypothesis
+  std::string heard;              // the recognized words the decision is based on
+  std::string translation;        // the line's translation (empty off script)
+};
+
+class ScriptFollower {
+ public:
+  ScriptFollower(std::vector<FollowerLine> lines, FollowerConfig config = {});
+
+  // A partial hypothesis of the current utterance: the whole text heard so far
+  // and the input time it reaches. Returns the lines committed by it (usually
+  // none or one).
+  std::vector<FollowDecision> OnPartial(const std::string& text, MediaTime heard_until);
+
+  // The final hypothesis: ends the utterance. Returns what the utterance still
+  // needs decided: a line not committed before (at_endpoint), or an off-script
+  // decision for words that matched no line. Empty when every word was already
+  // part of a committed line.
+  std::vector<FollowDecision> OnFinal(const std::string& text, MediaTime end);
+
+  const std::vector<FollowerLine>& lines() const { return lines_; }
+  std::optional<int> last_line() const { return last_committed_; }
+
+ private:
+  struct Alignment {
+    int line = -1;
+    double quality = 0;      // over the tokens heard
+    double score = 0;        // quality + order bonus
+    int line_tokens_matched = 0;  // the end of the line's matched prefix
+    int heard_end = -1;      // where in the heard tokens the whole line ends (-1: not reached)
+  };
+
+  std::vector<FollowDecision> Decide(const std::vector<uint32_t>& heard, MediaTime time, bool final);
+  Alignment AlignPrefix(int line, const std::vector<uint32_t>& heard) const;
+  std::vector<uint32_t> Tokens(const std::string& text);
+  FollowDecision Commit(const Alignment& best, const std::vector<uint32_t>& heard, MediaTime time, bool final);
+
+  std::vector<FollowerLine> lines_;
+  FollowerConfig config_;
+  std::vector<std::vector<uint32_t>> line_tokens_;
+  std::vector<std::string> vocabulary_;  // token id -> token (for `heard` text)
+  std::unordered_map<std::string, uint32_t> token_ids_;
+  std::optional<int> last_committed_;
+
+  // The utterance in progress.
+  int consumed_ = 0;                    // heard tokens already part of committed lines
+  std::optional<Alignment> committed_;  // the line committed for heard[consumed_..], if any
+};
+
+}  // namespace lingcast

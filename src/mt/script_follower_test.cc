@@ -1,0 +1,167 @@
+#include "mt/script_follower.h"
+
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace lingcast {
+namespace {
+
+std::vector<FollowerLine> Lines() {
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"Welcome to the live room everyone", "欢迎大家来到直播间"},
+      {"Today we have a very special cream for you", "今天给大家带来一款特别的面霜"},
+      {"This dress comes in red and in black", "这条裙子有红色和黑色"},
+      {"This dress comes in blue and in white", "这条裙子有蓝色和白色"},
+      {"The price today is only ninety nine yuan", "今天只要九十九元"},
+      {"Click the link below to buy it now", "点击下方链接立即购买"},
+      {"Thank you", "谢谢"},
+      {"Do not forget to follow our channel", "别忘了关注我们的频道"},
+  };
+  std::vector<FollowerLine> lines;
+  int number = 1;
+  for (const auto& [source, target] : pairs) lines.push_back(FollowerLine{number++, source, "", target});
+  return lines;
+}
+
+// Speaks `text` word by word: a partial after every word, then the final.
+struct Spoken {
+  std::vector<FollowDecision> decisions;
+  int words_before_first_commit = -1;
+};
+
+Spoken Speak(ScriptFollower& follower, const std::string& text, MediaTime start = MediaTime::Zero()) {
+  Spoken spoken;
+  std::istringstream words(text);
+  std::string word, heard;
+  int count = 0;
+  MediaTime t = start;
+  while (words >> word) {
+    heard += (heard.empty() ? "" : " ") + word;
+    ++count;
+    t = t + MediaTime::Millis(300);
+    for (FollowDecision& d : follower.OnPartial(heard, t)) {
+      if (spoken.words_before_first_commit < 0) spoken.words_before_first_commit = count;
+      spoken.decisions.push_back(std::move(d));
+    }
+  }
+  for (FollowDecision& d : follower.OnFinal(heard, t)) spoken.decisions.push_back(std::move(d));
+  return spoken;
+}
+
+TEST(ScriptFollowerTest, CommitsALineBeforeItEnds) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "Today we have a very special cream for you");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  const FollowDecision& d = spoken.decisions[0];
+  EXPECT_EQ(d.line, 1);
+  EXPECT_EQ(d.line_number, 2);
+  EXPECT_EQ(d.translation, "今天给大家带来一款特别的面霜");
+  EXPECT_FALSE(d.at_endpoint);
+  EXPECT_EQ(spoken.words_before_first_commit, 3);
+  ASSERT_TRUE(d.commit_point.has_value());
+  EXPECT_NEAR(*d.commit_point, 3.0 / 9.0, 1e-9);
+  EXPECT_EQ(d.commit_time, MediaTime::Millis(900));
+  EXPECT_GE(d.confidence, 0.75);
+}
+
+TEST(ScriptFollowerTest, LinesThatBeginAlikeWaitForTheWordThatTellsThemApart) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "This dress comes in blue and in white");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  EXPECT_EQ(spoken.decisions[0].line, 3);
+  EXPECT_EQ(spoken.words_before_first_commit, 5);  // "blue" decides
+}
+
+TEST(ScriptFollowerTest, ToleratesRecognitionErrors) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "the prize today is only ninety nine yuan");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  EXPECT_EQ(spoken.decisions[0].line, 4);
+  EXPECT_LT(*spoken.decisions[0].commit_point, 1.0);
+}
+
+TEST(ScriptFollowerTest, FindsSkippedRepeatedAndOutOfOrderLines) {
+  ScriptFollower follower(Lines());
+  std::vector<int> found;
+  for (const char* text : {"Welcome to the live room everyone", "Click the link below to buy it now",
+                           "Click the link below to buy it now", "Today we have a very special cream for you"}) {
+    for (const FollowDecision& d : Speak(follower, text).decisions) found.push_back(d.line.value_or(-1));
+  }
+  EXPECT_EQ(found, (std::vector<int>{0, 5, 5, 1}));
+}
+
+TEST(ScriptFollowerTest, AnAdLibIsOffScript) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "wow so many of you are here tonight");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  const FollowDecision& d = spoken.decisions[0];
+  EXPECT_TRUE(d.off_script);
+  EXPECT_FALSE(d.line.has_value());
+  EXPECT_FALSE(d.commit_point.has_value());
+  EXPECT_EQ(d.heard, "wow so many of you are here tonight");
+  EXPECT_TRUE(d.translation.empty());
+}
+
+TEST(ScriptFollowerTest, TwoLinesInOneUtterance) {
+  ScriptFollower follower(Lines());
+  Spoken spoken =
+      Speak(follower, "Welcome to the live room everyone today we have a very special cream for you");
+  ASSERT_EQ(spoken.decisions.size(), 2u);
+  EXPECT_EQ(spoken.decisions[0].line, 0);
+  EXPECT_EQ(spoken.decisions[1].line, 1);
+  EXPECT_LT(spoken.decisions[1].commit_time, MediaTime::Millis(300 * 15));
+}
+
+TEST(ScriptFollowerTest, ALineThenAnAdLibInOneUtterance) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "Click the link below to buy it now hurry up guys stock is limited");
+  ASSERT_EQ(spoken.decisions.size(), 2u);
+  EXPECT_EQ(spoken.decisions[0].line, 5);
+  EXPECT_TRUE(spoken.decisions[1].off_script);
+  EXPECT_EQ(spoken.decisions[1].heard, "hurry up guys stock is limited");
+}
+
+TEST(ScriptFollowerTest, AShortLineIsDecidedAtTheEndpoint) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "thank you");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  EXPECT_EQ(spoken.decisions[0].line, 6);
+  EXPECT_TRUE(spoken.decisions[0].at_endpoint);
+  EXPECT_EQ(spoken.decisions[0].commit_point, 1.0);
+}
+
+TEST(ScriptFollowerTest, OnlyAFinalStillFindsTheLine) {
+  ScriptFollower follower(Lines());
+  std::vector<FollowDecision> d = follower.OnFinal("do not forget to follow our channel", MediaTime::Seconds(3));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 7);
+  EXPECT_TRUE(d[0].at_endpoint);
+}
+
+TEST(ScriptFollowerTest, SilenceDecidesNothing) {
+  ScriptFollower follower(Lines());
+  EXPECT_TRUE(follower.OnPartial("", MediaTime::Seconds(1)).empty());
+  EXPECT_TRUE(follower.OnFinal("", MediaTime::Seconds(2)).empty());
+}
+
+TEST(ScriptFollowerTest, ChineseIsFollowedByCharacters) {
+  ScriptFollower follower({{1, "欢迎大家来到直播间", "", "Welcome to the live room"},
+                           {2, "今天只要九十九元", "", "Only 99 yuan today"}});
+  std::vector<FollowDecision> d = follower.OnPartial("今天只要", MediaTime::Seconds(1));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 1);
+  EXPECT_NEAR(*d[0].commit_point, 4.0 / 8.0, 1e-9);
+}
+
+TEST(ScriptFollowerTest, SpokenFormIsMatchedInsteadOfTheWrittenOne) {
+  ScriptFollower follower({{1, "Only $99 today", "only ninety nine dollars today", "今天只要99美元"},
+                           {2, "Follow us", "", "关注我们"}});
+  std::vector<FollowDecision> d = follower.OnPartial("only ninety nine", MediaTime::Seconds(1));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 0);
+}
+
+}  // namespace
+}  // namespace lingcast
