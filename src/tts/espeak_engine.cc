@@ -3,6 +3,7 @@
 #include <espeak-ng/speak_lib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "text/data_files.h"
+#include "text/sanitize.h"
 #include "text/utf8.h"
 #include "tts/speech_plan.h"
 
@@ -32,6 +34,7 @@ struct RawEvent {
 struct RawSynthesis {
   std::vector<int16_t> samples;
   std::vector<RawEvent> events;
+  const std::atomic<bool>* cancel = nullptr;  // set: stop at the next callback
 };
 
 // espeak-ng's callback has no per-call context that survives every event type, so
@@ -45,6 +48,7 @@ int CollectSynthesis(short* wav, int count, espeak_EVENT* events) ABSL_NO_THREAD
   // Called by espeak_Synth on the calling thread, which holds g_espeak_mutex.
   RawSynthesis* out = g_active_synthesis;
   if (out == nullptr) return 1;  // abort: nobody is listening
+  if (out->cancel != nullptr && out->cancel->load(std::memory_order_relaxed)) return 1;
   if (wav != nullptr && count > 0) out->samples.insert(out->samples.end(), wav, wav + count);
   for (espeak_EVENT* e = events; e != nullptr && e->type != espeakEVENT_LIST_TERMINATED; ++e) {
     if (e->type != espeakEVENT_PHONEME && e->type != espeakEVENT_WORD) continue;
@@ -172,19 +176,22 @@ class EspeakEngine::Runtime {
       }
     }
     if (chosen.empty() || espeak_SetVoiceByName(chosen.c_str()) != EE_OK) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown espeak-ng voice '", voice, "' (see `espeak-ng --voices`)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown espeak-ng voice '", voice,
+          "' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin; `espeak-ng --voices` lists all)"));
     }
     return absl::OkStatus();
   }
 
-  static absl::StatusOr<RawSynthesis> Synth(const std::string& text)
+  static absl::StatusOr<RawSynthesis> Synth(const std::string& text, const std::atomic<bool>* cancel)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
     RawSynthesis raw;
+    raw.cancel = cancel;
     g_active_synthesis = &raw;
     const espeak_ERROR err = espeak_Synth(text.c_str(), text.size() + 1, 0, POS_CHARACTER, 0,
                                           espeakCHARS_UTF8, nullptr, nullptr);
     g_active_synthesis = nullptr;
+    if (cancel != nullptr && cancel->load()) return absl::CancelledError("speech synthesis was cancelled");
     if (err != EE_OK) return absl::InternalError(absl::StrCat("espeak-ng failed to synthesize (error ", err, ")"));
     return raw;
   }
@@ -227,32 +234,85 @@ EspeakEngine::EspeakEngine(std::unique_ptr<Runtime> runtime, PinyinConverter pin
 
 EspeakEngine::~EspeakEngine() = default;
 
+// A session is only the voice settings and a cancel flag: espeak-ng has no
+// per-stream state of its own (its one global voice is set before every call).
+class EspeakEngine::Session : public TtsSession {
+ public:
+  Session(EspeakEngine& engine, VoiceSettings settings) : engine_(engine), settings_(std::move(settings)) {}
+
+  absl::StatusOr<SynthesisResult> SynthesizeClause(std::string_view clause, Language language) override {
+    if (cancelled_.load()) return absl::CancelledError("speech synthesis was cancelled");
+    LC_RETURN_IF_ERROR(ValidateUtf8(clause));
+    // The clause comes sanitized from TtsStream; a caller driving the session
+    // directly gets emoji and the like skipped here too.
+    const SanitizedText sanitized = SanitizeText(clause);
+    LC_ASSIGN_OR_RETURN(SynthesisResult result,
+                        engine_.SynthesizeText(sanitized.text, settings_, language, &cancelled_));
+    MapWordOffsets(result.track, sanitized.source_offset, clause);
+    return result;
+  }
+  void Cancel() override { cancelled_.store(true); }
+  bool cancelled() const override { return cancelled_.load(); }
+
+ private:
+  EspeakEngine& engine_;
+  const VoiceSettings settings_;
+  std::atomic<bool> cancelled_{false};
+};
+
 absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest& request) {
-  LC_RETURN_IF_ERROR(ValidateSynthesisRequest(request));
+  LC_RETURN_IF_ERROR(ValidateVoiceSettings(request));
   LC_RETURN_IF_ERROR(ValidateUtf8(request.text));
-  const std::vector<SpeechChunk> chunks = request.language == Language::kZh
-                                              ? PlanMandarinSpeech(request.text, pinyin_)
-                                              : PlanEnglishSpeech(request.text, pinyin_);
-  const auto voice_for = [&](Language chunk_language) {
-    if (chunk_language == request.language && !request.voice.empty()) return request.voice;
-    return chunk_language == Language::kZh ? options_.default_voice_zh : options_.default_voice_en;
-  };
+  // Emoji and the like would be read out by name ("grinning face"): skip them, and
+  // map word offsets back to the text as given.
+  const SanitizedText sanitized = SanitizeText(request.text);
+  LC_ASSIGN_OR_RETURN(SynthesisResult result, SynthesizeText(sanitized.text, request, request.language, nullptr));
+  MapWordOffsets(result.track, sanitized.source_offset, request.text);
+  return result;
+}
+
+absl::StatusOr<std::unique_ptr<TtsSession>> EspeakEngine::OpenSession(const VoiceSettings& settings) {
+  LC_RETURN_IF_ERROR(ValidateVoiceSettings(settings));
+  {
+    const std::lock_guard<std::mutex> lock(g_espeak_mutex);
+    LC_RETURN_IF_ERROR(Runtime::SetVoice(VoiceFor(settings, settings.language)));
+  }
+  return std::make_unique<Session>(*this, settings);
+}
+
+const LanguageVoiceDefaults& EspeakEngine::DefaultsFor(Language language) const {
+  return language == Language::kZh ? options_.zh : options_.en;
+}
+
+std::string EspeakEngine::VoiceFor(const VoiceSettings& settings, Language chunk_language) const {
+  if (chunk_language == settings.language && !settings.voice.empty()) return settings.voice;
+  return chunk_language == Language::kZh ? options_.default_voice_zh : options_.default_voice_en;
+}
+
+absl::StatusOr<SynthesisResult> EspeakEngine::SynthesizeText(std::string_view text, const VoiceSettings& settings,
+                                                            Language language, const std::atomic<bool>* cancel) {
+  const std::vector<SpeechChunk> chunks =
+      language == Language::kZh ? PlanMandarinSpeech(text, pinyin_) : PlanEnglishSpeech(text, pinyin_);
 
   SynthesisResult result;
   result.audio.sample_rate = sample_rate_;
-  result.track.language = request.language;
+  result.track.language = language;
   const std::lock_guard<std::mutex> lock(g_espeak_mutex);
   // An unknown voice is an error even when the text has nothing to say.
-  LC_RETURN_IF_ERROR(Runtime::SetVoice(voice_for(request.language)));
+  LC_RETURN_IF_ERROR(Runtime::SetVoice(VoiceFor(settings, language)));
 
   for (size_t c = 0; c < chunks.size(); ++c) {
     const SpeechChunk& chunk = chunks[c];
-    LC_RETURN_IF_ERROR(Runtime::SetVoice(voice_for(chunk.language)));
-    // espeak-ng's defaults: 175 words per minute, pitch 50 of 0-100, volume 100 of 0-200.
-    espeak_SetParameter(espeakRATE, Clamp(175 * request.rate, 80, 450), 0);
-    espeak_SetParameter(espeakPITCH, Clamp(50 * request.pitch, 0, 100), 0);
-    espeak_SetParameter(espeakVOLUME, Clamp(100 * request.volume, 0, 200), 0);
-    LC_ASSIGN_OR_RETURN(RawSynthesis raw, Runtime::Synth(chunk.text));
+    const LanguageVoiceDefaults& defaults = DefaultsFor(chunk.language);
+    LC_RETURN_IF_ERROR(Runtime::SetVoice(VoiceFor(settings, chunk.language)));
+    // espeak-ng's defaults: 175 words per minute, pitch 50 of 0-100, volume 100 of
+    // 0-200. The language's level goes in through espeak-ng's volume (it clips
+    // inside, so a loud voice must be turned down there); the request's volume is
+    // a linear gain on our side, so doubling it doubles the amplitude.
+    espeak_SetParameter(espeakRATE, Clamp(175 * defaults.rate * settings.rate, 80, 450), 0);
+    espeak_SetParameter(espeakPITCH, Clamp(50 * defaults.pitch * settings.pitch, 0, 100), 0);
+    espeak_SetParameter(espeakVOLUME, Clamp(100 * defaults.level, 0, 200), 0);
+    LC_ASSIGN_OR_RETURN(RawSynthesis raw, Runtime::Synth(chunk.text, cancel));
 
     SynthesisResult piece;
     piece.audio.sample_rate = sample_rate_;
@@ -289,6 +349,9 @@ absl::StatusOr<SynthesisResult> EspeakEngine::Synthesize(const SynthesisRequest&
                                                                   std::string_view::npos;
     TrimSilence(piece, first_chunk ? options_.max_leading_silence : kHandoverSilence,
                 last_chunk || ends_clause ? options_.max_trailing_silence : kHandoverSilence);
+    // After trimming, so what counts as silence does not depend on the volume.
+    const float gain = static_cast<float>(settings.volume);
+    for (float& s : piece.audio.samples) s = std::clamp(gain * s, -1.0f, 1.0f);
     AppendSynthesis(result, std::move(piece));
   }
   FinishPhonemeTrack(result);

@@ -1,5 +1,6 @@
 #include "tts/espeak_engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <thread>
 
@@ -25,11 +26,14 @@ EspeakEngine& Engine() {
   return *engine;
 }
 
-SynthesisResult Speak(const std::string& text, Language language, double rate = 1.0) {
+SynthesisResult Speak(const std::string& text, Language language, double rate = 1.0, double pitch = 1.0,
+                      double volume = 1.0) {
   SynthesisRequest request;
   request.text = text;
   request.language = language;
   request.rate = rate;
+  request.pitch = pitch;
+  request.volume = volume;
   auto result = Engine().Synthesize(request);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *std::move(result) : SynthesisResult{};
@@ -39,6 +43,59 @@ double Rms(const AudioBuffer& audio) {
   double sum = 0;
   for (const float s : audio.samples) sum += static_cast<double>(s) * s;
   return audio.samples.empty() ? 0 : std::sqrt(sum / audio.samples.size());
+}
+
+double Peak(const AudioBuffer& audio) {
+  float peak = 0;
+  for (const float s : audio.samples) peak = std::max(peak, std::fabs(s));
+  return peak;
+}
+
+// Speech level in dB: RMS over the 20 ms frames that are not near-silent, so
+// pauses do not count (a crude active speech level).
+double SpeechLevelDb(const AudioBuffer& audio) {
+  const size_t frame = static_cast<size_t>(audio.sample_rate / 50);
+  double sum = 0;
+  size_t count = 0;
+  for (size_t i = 0; i + frame <= audio.samples.size(); i += frame) {
+    double energy = 0;
+    for (size_t k = i; k < i + frame; ++k) energy += static_cast<double>(audio.samples[k]) * audio.samples[k];
+    energy /= static_cast<double>(frame);
+    if (energy < 1e-4) continue;  // below -40 dBFS: a pause
+    sum += energy;
+    ++count;
+  }
+  return count == 0 ? -120 : 10 * std::log10(sum / static_cast<double>(count));
+}
+
+// Median fundamental frequency of the voiced 40 ms frames, by autocorrelation
+// over lags of 60-400 Hz (crude, but enough to see a pitch change).
+double MedianF0(const AudioBuffer& audio) {
+  const int rate = audio.sample_rate;
+  const size_t frame = static_cast<size_t>(rate / 25);
+  const int min_lag = rate / 400;
+  const int max_lag = rate / 60;
+  std::vector<double> f0s;
+  for (size_t i = 0; i + frame + static_cast<size_t>(max_lag) <= audio.samples.size(); i += frame) {
+    const float* x = audio.samples.data() + i;
+    double energy = 0;
+    for (size_t k = 0; k < frame; ++k) energy += static_cast<double>(x[k]) * x[k];
+    if (energy / static_cast<double>(frame) < 1e-3) continue;
+    int best_lag = 0;
+    double best = 0;
+    for (int lag = min_lag; lag <= max_lag; ++lag) {
+      double c = 0;
+      for (size_t k = 0; k < frame; ++k) c += static_cast<double>(x[k]) * x[k + static_cast<size_t>(lag)];
+      if (c > best) {
+        best = c;
+        best_lag = lag;
+      }
+    }
+    if (best > 0.5 * energy) f0s.push_back(static_cast<double>(rate) / best_lag);  // voiced
+  }
+  if (f0s.empty()) return 0;
+  std::nth_element(f0s.begin(), f0s.begin() + static_cast<std::ptrdiff_t>(f0s.size() / 2), f0s.end());
+  return f0s[f0s.size() / 2];
 }
 
 std::string Phonemes(const SynthesisResult& r) {
@@ -147,6 +204,132 @@ TEST(EspeakEngineTest, FasterRateGivesShorterSpeech) {
             Speak(text, Language::kEn, 1.0).audio.duration());
 }
 
+TEST(EspeakEngineTest, SlowerRateGivesLongerSpeechInBothLanguages) {
+  const SynthesisResult en_slow = Speak("Welcome to the show.", Language::kEn, 0.5);
+  const SynthesisResult en = Speak("Welcome to the show.", Language::kEn);
+  const SynthesisResult zh_slow = Speak("欢迎来到直播间。", Language::kZh, 0.5);
+  const SynthesisResult zh = Speak("欢迎来到直播间。", Language::kZh);
+  EXPECT_GT(en_slow.audio.duration().seconds(), 1.4 * en.audio.duration().seconds());
+  EXPECT_GT(zh_slow.audio.duration().seconds(), 1.4 * zh.audio.duration().seconds());
+}
+
+TEST(EspeakEngineTest, VolumeScalesThePeak) {
+  const std::string text = "Good evening everyone.";
+  const double full = Peak(Speak(text, Language::kEn).audio);
+  const double half = Peak(Speak(text, Language::kEn, 1.0, 1.0, 0.5).audio);
+  ASSERT_GT(full, 0.1);
+  EXPECT_NEAR(half / full, 0.5, 0.05);
+  EXPECT_EQ(Peak(Speak(text, Language::kEn, 1.0, 1.0, 0.0).audio), 0.0);
+  // Louder than full scale clips instead of wrapping around.
+  EXPECT_LE(Peak(Speak(text, Language::kEn, 1.0, 1.0, 4.0).audio), 1.0);
+}
+
+TEST(EspeakEngineTest, PitchRaisesTheFundamental) {
+  for (const auto& [text, language] :
+       {std::pair<std::string, Language>{"Hello there, how are you today?", Language::kEn},
+        std::pair<std::string, Language>{"大家好，今天天气很好。", Language::kZh}}) {
+    const double normal = MedianF0(Speak(text, language).audio);
+    const double high = MedianF0(Speak(text, language, 1.0, 1.6).audio);
+    const double low = MedianF0(Speak(text, language, 1.0, 0.4).audio);
+    ASSERT_GT(normal, 60) << text;
+    EXPECT_GT(high, 1.15 * normal) << text << ": " << low << " " << normal << " " << high;
+    EXPECT_LT(low, normal / 1.1) << text << ": " << low << " " << normal << " " << high;
+  }
+}
+
+TEST(EspeakEngineTest, TheTwoVoicesSpeakAtTheSameLevel) {
+  const double en = SpeechLevelDb(
+      Speak("Good evening everyone, welcome to our live show. Today we have great deals on phones.", Language::kEn)
+          .audio);
+  const double zh = SpeechLevelDb(Speak("大家晚上好，欢迎来到我们的直播间。今天手机和电脑都有优惠。", Language::kZh).audio);
+  EXPECT_NEAR(en, zh, 1.0) << "en " << en << " dB, zh " << zh << " dB";
+  // Neither is near clipping at the default volume.
+  EXPECT_LT(Peak(Speak("大家晚上好，欢迎来到我们的直播间。", Language::kZh).audio), 0.95);
+}
+
+TEST(EspeakEngineTest, MandarinDefaultsToASlowerRate) {
+  // The same pinyin voice at the English default rate would be shorter: the
+  // Mandarin default (0.9) slows it.
+  EspeakOptions options;
+  options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
+  options.zh.rate = 1.0;
+  auto unslowed = EspeakEngine::Create(options);
+  ASSERT_TRUE(unslowed.ok()) << unslowed.status();
+  SynthesisRequest request;
+  request.text = "欢迎来到直播间，今天的优惠很多。";
+  request.language = Language::kZh;
+  auto fast = (*unslowed)->Synthesize(request);
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  EXPECT_GT(Speak(request.text, Language::kZh).audio.duration(), fast->audio.duration());
+}
+
+TEST(EspeakEngineTest, ModelNamesInChineseAreReadInEnglish) {
+  const std::string text = "RTX 4090显卡";
+  const SynthesisResult r = Speak(text, Language::kZh);
+  ExpectWellFormed(r, text);
+  // forty ninety, by the English voice (f ɔː ɹ t i), not si4 ling2 jiu3 ling2.
+  EXPECT_THAT(Phonemes(r), HasSubstr("n aɪ n t i")) << Phonemes(r);
+  EXPECT_THAT(Phonemes(r), ::testing::Not(HasSubstr("l i ŋ"))) << Phonemes(r);
+  EXPECT_THAT(Words(r, text), ::testing::Contains("4090"));
+  const std::string phone = "我的iPhone 15 Pro";
+  const SynthesisResult p = Speak(phone, Language::kZh);
+  EXPECT_THAT(Phonemes(p), HasSubstr("f ɪ f t iː n")) << Phonemes(p);
+  EXPECT_THAT(Words(p, phone), ::testing::ElementsAre("我", "的", "iPhone", "15", "Pro"));
+}
+
+TEST(EspeakEngineTest, AcronymsAreSpelled) {
+  const std::string text = "USB接口和LED灯";
+  const SynthesisResult r = Speak(text, Language::kZh);
+  ExpectWellFormed(r, text);
+  EXPECT_THAT(Words(r, text), ::testing::ElementsAre("USB", "接", "口", "和", "LED", "灯"));
+  // U S B and L E D letter by letter ("ɛ l iː d iː"), not the word "led" (l ɛ d).
+  EXPECT_THAT(Phonemes(r), HasSubstr("j uː ɛ s b iː")) << Phonemes(r);
+  EXPECT_THAT(Phonemes(r), HasSubstr("l iː d iː")) << Phonemes(r);
+  EXPECT_THAT(Phonemes(r), ::testing::Not(HasSubstr("l ɛ d"))) << Phonemes(r);
+}
+
+TEST(EspeakEngineTest, ChineseInsideEnglishIsNormalizedAsChinese) {
+  const std::string text = "Try our 小笼包, only 9元 today.";
+  const SynthesisResult r = Speak(text, Language::kEn);
+  ExpectWellFormed(r, text);
+  EXPECT_THAT(Words(r, text),
+              ::testing::ElementsAre("Try", "our", "小", "笼", "包", "only", "9", "元", "today"));
+}
+
+TEST(EspeakEngineTest, SessionSpeaksClauseByClauseAndCancels) {
+  VoiceSettings settings;
+  settings.language = Language::kZh;
+  auto session = Engine().OpenSession(settings);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto zh = (*session)->SynthesizeClause("大家好，", Language::kZh);
+  ASSERT_TRUE(zh.ok()) << zh.status();
+  ExpectWellFormed(*zh, "大家好，");
+  // A clause in the other language uses that language's default voice.
+  auto en = (*session)->SynthesizeClause("Welcome!", Language::kEn);
+  ASSERT_TRUE(en.ok()) << en.status();
+  EXPECT_EQ(en->track.language, Language::kEn);
+  EXPECT_THAT(Phonemes(*en), HasSubstr("w ɛ l")) << Phonemes(*en);
+  (*session)->Cancel();
+  EXPECT_TRUE((*session)->cancelled());
+  EXPECT_EQ((*session)->SynthesizeClause("再见", Language::kZh).status().code(), absl::StatusCode::kCancelled);
+}
+
+TEST(EspeakEngineTest, CancelStopsASynthesisInProgress) {
+  VoiceSettings settings;
+  auto session = Engine().OpenSession(settings);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::string long_text;
+  for (int i = 0; i < 200; ++i) long_text += "This sentence keeps the voice busy for a while. ";
+  absl::StatusOr<SynthesisResult> result;
+  std::thread speaker([&] { result = (*session)->SynthesizeClause(long_text, Language::kEn); });
+  (*session)->Cancel();
+  speaker.join();
+  // Either it was cancelled before it started or while it ran: never a full result.
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+  // Other sessions are unaffected.
+  EXPECT_FALSE(Speak("still fine", Language::kEn).audio.empty());
+}
+
 TEST(EspeakEngineTest, EmptyTextIsEmptyAudio) {
   for (const Language lang : {Language::kEn, Language::kZh}) {
     const SynthesisResult r = Speak("", lang);
@@ -158,10 +341,18 @@ TEST(EspeakEngineTest, EmptyTextIsEmptyAudio) {
 }
 
 TEST(EspeakEngineTest, UnknownVoiceIsAClearError) {
-  SynthesisRequest request{"hello", Language::kEn, "xx-nope"};
+  SynthesisRequest request;
+  request.text = "hello";
+  request.voice = "xx-nope";
   const absl::Status status = Engine().Synthesize(request).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "unknown espeak-ng voice 'xx-nope' (see `espeak-ng --voices`)");
+  EXPECT_EQ(status.message(),
+            "unknown espeak-ng voice 'xx-nope' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin; "
+            "`espeak-ng --voices` lists all)");
+  // A session checks its voice when it opens, before any text arrives.
+  VoiceSettings settings;
+  settings.voice = "xx-nope";
+  EXPECT_EQ(Engine().OpenSession(settings).status().code(), absl::StatusCode::kInvalidArgument);
   EspeakOptions options;
   options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   options.default_voice_zh = "no-such-voice";
@@ -169,14 +360,17 @@ TEST(EspeakEngineTest, UnknownVoiceIsAClearError) {
 }
 
 TEST(EspeakEngineTest, ChosenVoiceIsUsed) {
-  SynthesisRequest request{"water", Language::kEn, "en-gb"};
+  SynthesisRequest request;
+  request.text = "water";
+  request.voice = "en-gb";
   auto british = Engine().Synthesize(request);
   ASSERT_TRUE(british.ok()) << british.status();
   EXPECT_NE(Phonemes(*british), Phonemes(Speak("water", Language::kEn)));
 }
 
 TEST(EspeakEngineTest, BadParametersAreClearErrors) {
-  SynthesisRequest request{"hello", Language::kEn};
+  SynthesisRequest request;
+  request.text = "hello";
   request.rate = 0;
   EXPECT_THAT(Engine().Synthesize(request).status().message(), HasSubstr("speech rate 0 is out of range"));
   request.rate = 1;

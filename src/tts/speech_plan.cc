@@ -96,27 +96,163 @@ std::vector<PinyinSyllable> SpokenSyllables(std::string_view run, const PinyinCo
   }
   return syllables;
 }
+
+// --- Where each language's voice takes over ------------------------------------
+
+bool IsLatinAt(const std::vector<CodePoint>& cps, size_t i) { return i < cps.size() && IsLatinLetter(cps[i].value); }
+bool IsDigitAt(const std::vector<CodePoint>& cps, size_t i) { return i < cps.size() && IsAsciiDigit(cps[i].value); }
+bool IsHanAt(const std::vector<CodePoint>& cps, size_t i) { return i < cps.size() && IsHan(cps[i].value); }
+
+size_t EndOfLatinWord(const std::vector<CodePoint>& cps, size_t i) {
+  while (IsLatinAt(cps, i)) ++i;
+  return i;
+}
+
+// End of the number at i: digits, with one decimal point or thousands commas inside.
+size_t EndOfNumber(const std::vector<CodePoint>& cps, size_t i) {
+  while (true) {
+    while (IsDigitAt(cps, i)) ++i;
+    if (i < cps.size() && (cps[i].value == '.' || cps[i].value == ',') && IsDigitAt(cps, i + 1)) {
+      ++i;
+      continue;
+    }
+    return i;
+  }
+}
+
+// Units that normalize_zh reads in Chinese after a number ("256GB" -> 二百五十六吉字节),
+// so a number before one belongs to the Chinese reading, not to a model name.
+bool IsUnitAt(std::string_view text, const std::vector<CodePoint>& cps, size_t i) {
+  if (i < cps.size() && (cps[i].value == '%' || cps[i].value == U'％' || cps[i].value == U'℃' ||
+                         cps[i].value == U'°')) {
+    return true;
+  }
+  const size_t end = EndOfLatinWord(cps, i);
+  if (end == i) return false;
+  const int from = cps[i].offset;
+  const int to = end < cps.size() ? cps[end].offset : static_cast<int>(text.size());
+  static constexpr std::string_view kUnits[] = {"GB", "TB", "MB", "KB", "mAh", "m",  "cm", "mm", "km",
+                                                "kg", "g",  "ml", "mL", "W",   "Hz", "L",  "G"};
+  const std::string_view word = text.substr(from, to - from);
+  return std::find(std::begin(kUnits), std::end(kUnits), word) != std::end(kUnits);
+}
+
+bool IsEnglishJoinerChar(char32_t c) { return c == ' ' || c == '-' || c == '\'' || c == '.' || c == '&' || c == '+'; }
+
+// In Chinese text: the end of the English run that starts with the Latin word at i.
+// It goes on over joiners between Latin words ("T-shirt", "iPhone Pro") and over a
+// number right after a Latin word, with or without one space ("iPhone 15 Pro",
+// "RTX 4090", "S24"), unless a unit follows the number ("Pro 256GB": a capacity,
+// read in Chinese).
+size_t EndOfEnglishRun(std::string_view text, const std::vector<CodePoint>& cps, size_t i) {
+  size_t end = EndOfLatinWord(cps, i);
+  while (true) {
+    size_t k = end;
+    while (k < cps.size() && k - end < 3 && IsEnglishJoinerChar(cps[k].value)) ++k;
+    if (k > end && IsLatinAt(cps, k)) {
+      end = EndOfLatinWord(cps, k);
+      continue;
+    }
+    k = end;
+    if (k < cps.size() && cps[k].value == ' ') ++k;
+    if (IsDigitAt(cps, k)) {
+      const size_t number_end = EndOfNumber(cps, k);
+      size_t after = number_end;
+      if (after < cps.size() && cps[after].value == ' ') ++after;
+      if (!IsUnitAt(text, cps, after)) {
+        end = number_end;
+        continue;
+      }
+    }
+    return end;
+  }
+}
+
+// In English text: the end of the Chinese run that starts at i (a Han character, or
+// a number written right before one: "99元"). It goes on over Han characters,
+// numbers touching them and Chinese punctuation.
+bool IsChinesePunctuation(char32_t c) { return (c >= 0x3000 && c <= 0x303F) || (c >= 0xFF01 && c <= 0xFF0F) ||
+                                               (c >= 0xFF1A && c <= 0xFF20) || c == U'￥'; }
+
+size_t EndOfChineseRun(const std::vector<CodePoint>& cps, size_t i) {
+  while (i < cps.size()) {
+    if (IsHanAt(cps, i) || IsChinesePunctuation(cps[i].value)) {
+      ++i;
+    } else if (IsDigitAt(cps, i)) {
+      const size_t number_end = EndOfNumber(cps, i);
+      if (!IsHanAt(cps, number_end) && !(i > 0 && IsHan(cps[i - 1].value))) return i;
+      i = number_end;
+    } else {
+      return i;
+    }
+  }
+  return i;
+}
+
 }  // namespace
 
-std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinConverter& pinyin) {
-  const NormalizedText norm = NormalizeChinese(text);
-  const int source_size = static_cast<int>(text.size());
-  // Source range of normalized bytes [begin, end): an expansion such as 九十九 for "99"
+std::vector<LanguageSpan> SplitLanguageSpans(std::string_view text, Language base) {
+  const std::vector<CodePoint> cps = DecodeUtf8(text);
+  const Language other = base == Language::kZh ? Language::kEn : Language::kZh;
+  std::vector<LanguageSpan> spans;
+  const auto add = [&](Language language, size_t from, size_t to) {
+    if (from >= to) return;
+    const int begin = cps[from].offset;
+    const int end = to < cps.size() ? cps[to].offset : static_cast<int>(text.size());
+    if (!spans.empty() && spans.back().language == language) {
+      spans.back().end = end;
+    } else {
+      spans.push_back({language, begin, end});
+    }
+  };
+  size_t i = 0;
+  while (i < cps.size()) {
+    size_t other_end = i;
+    // A unit after a number ("256GB", "5G") is read with the number, in Chinese.
+    const size_t before = i > 0 && cps[i - 1].value == ' ' ? i - 1 : i;
+    const bool unit_after_number = before > 0 && IsDigitAt(cps, before - 1) && IsUnitAt(text, cps, i);
+    if (base == Language::kZh && IsLatinAt(cps, i) && !unit_after_number) {
+      other_end = EndOfEnglishRun(text, cps, i);
+    } else if (base == Language::kEn &&
+               (IsHanAt(cps, i) || (IsDigitAt(cps, i) && (i == 0 || !IsDigitAt(cps, i - 1)) &&
+                                    IsHanAt(cps, EndOfNumber(cps, i))))) {
+      other_end = EndOfChineseRun(cps, i);
+    }
+    if (other_end > i) {
+      add(other, i, other_end);
+      i = other_end;
+    } else if (unit_after_number) {
+      const size_t unit_end = std::max(EndOfLatinWord(cps, i), i + 1);
+      add(base, i, unit_end);
+      i = unit_end;
+    } else {
+      add(base, i, i + 1);
+      ++i;
+    }
+  }
+  return spans;
+}
+
+namespace {
+
+// Chinese text [begin, end) of `text`: normalized (digits -> words), Han runs to
+// surface-tone pinyin, punctuation to the pauses the pinyin voice knows. Latin
+// letters the normalizer leaves ("5G" -> 五G) are read by the English voice.
+void AddMandarin(ChunkBuilder& builder, std::string_view text, int begin, int end, const PinyinConverter& pinyin) {
+  const NormalizedText norm = NormalizeChinese(text.substr(begin, end - begin));
+  // Source range of normalized bytes [from, to): an expansion such as 九十九 for "99"
   // covers the whole number.
-  const auto source_range = [&](int begin, int end) {
-    const int lo = norm.source_offset[begin];
-    int hi = source_size;
-    for (size_t k = end; k < norm.source_offset.size(); ++k) {
+  const auto source_range = [&](int from, int to) {
+    const int lo = norm.source_offset[from];
+    int hi = end - begin;
+    for (size_t k = to; k < norm.source_offset.size(); ++k) {
       if (norm.source_offset[k] > lo) {
         hi = norm.source_offset[k];
         break;
       }
     }
-    return std::pair<int, int>{lo, hi};
+    return std::pair<int, int>{begin + lo, begin + hi};
   };
-
-  std::vector<SpeechChunk> chunks;
-  ChunkBuilder builder(chunks);
   const std::vector<TextRun> runs = SplitRuns(norm.text);
   for (size_t r = 0; r < runs.size(); ++r) {
     const TextRun& run = runs[r];
@@ -145,6 +281,59 @@ std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinC
       if (builder.InEnglish()) builder.AddGap(" ");
     }
   }
+}
+
+// Acronyms espeak-ng reads as a word that an anchor spells out. (espeak-ng already
+// spells the ones it cannot pronounce: USB, GB, RTX, SSD, HDMI.)
+constexpr std::string_view kSpelledAcronyms[] = {"LED", "SIM", "ATM", "VIP"};
+
+// A model number of four digits after a Latin word is said in pairs, as English
+// speakers do: RTX 4090 -> "40 90" (forty ninety), 3060 -> thirty sixty; a pair
+// starting with 0 says "oh" (2001 -> twenty oh one), 00 says hundred.
+std::string ModelNumberWords(std::string_view digits) {
+  if (digits.size() != 4 || digits[0] == '0') return std::string(digits);
+  std::string spoken(digits.substr(0, 2));
+  if (digits.substr(2) == "00") return spoken + " hundred";
+  if (digits[2] == '0') return spoken + " oh " + std::string(digits.substr(3));
+  return spoken + " " + std::string(digits.substr(2));
+}
+
+// English text [begin, end) of `text` for the English voice (which reads numbers
+// itself), with the acronyms above spelled and model numbers said in pairs.
+// `in_chinese`: the run is a name inside Chinese text, where a four-digit number
+// is a model number.
+void AddEnglish(ChunkBuilder& builder, std::string_view text, int begin, int end, bool in_chinese) {
+  const std::vector<CodePoint> cps = DecodeUtf8(text.substr(begin, end - begin));
+  for (size_t i = 0; i < cps.size();) {
+    const int at = begin + cps[i].offset;
+    const size_t word_end = IsLatinAt(cps, i) ? EndOfLatinWord(cps, i) : IsDigitAt(cps, i) ? EndOfNumber(cps, i) : i + 1;
+    const int word_to = word_end < cps.size() ? begin + cps[word_end].offset : end;
+    const std::string_view word = text.substr(at, word_to - at);
+    std::string spoken(word);
+    if (IsLatinAt(cps, i) &&
+        std::find(std::begin(kSpelledAcronyms), std::end(kSpelledAcronyms), word) != std::end(kSpelledAcronyms)) {
+      spoken.clear();
+      for (const char c : word) spoken += std::string(spoken.empty() ? "" : " ") + c;
+    } else if (in_chinese && IsDigitAt(cps, i) && i > 0 && !IsDigitAt(cps, word_end)) {
+      spoken = ModelNumberWords(word);
+    }
+    builder.Add(Language::kEn, spoken, at, word_to);
+    i = word_end;
+  }
+}
+
+}  // namespace
+
+std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinConverter& pinyin) {
+  std::vector<SpeechChunk> chunks;
+  ChunkBuilder builder(chunks);
+  for (const LanguageSpan& span : SplitLanguageSpans(text, Language::kZh)) {
+    if (span.language == Language::kZh) {
+      AddMandarin(builder, text, span.begin, span.end, pinyin);
+    } else {
+      AddEnglish(builder, text, span.begin, span.end, /*in_chinese=*/true);
+    }
+  }
   std::erase_if(chunks, [](const SpeechChunk& c) { return !HasLetters(c); });
   return chunks;
 }
@@ -152,20 +341,11 @@ std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinC
 std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text, const PinyinConverter& pinyin) {
   std::vector<SpeechChunk> chunks;
   ChunkBuilder builder(chunks);
-  for (const TextRun& run : SplitRuns(text)) {
-    const std::string_view piece = text.substr(run.offset, run.length);
-    if (run.kind == CharClass::kHan) {
-      for (const PinyinSyllable& s : SpokenSyllables(piece, pinyin)) {
-        if (s.pinyin.empty()) continue;
-        const int at = run.offset + s.text_offset;
-        builder.Add(Language::kZh, s.pinyin, at, at + s.text_length);
-        builder.AddGap(" ");
-      }
-      continue;
-    }
-    for (const CodePoint& cp : DecodeUtf8(piece)) {
-      const int at = run.offset + cp.offset;
-      builder.Add(Language::kEn, piece.substr(cp.offset, cp.length), at, at + cp.length);
+  for (const LanguageSpan& span : SplitLanguageSpans(text, Language::kEn)) {
+    if (span.language == Language::kZh) {
+      AddMandarin(builder, text, span.begin, span.end, pinyin);
+    } else {
+      AddEnglish(builder, text, span.begin, span.end, /*in_chinese=*/false);
     }
   }
   std::erase_if(chunks, [](const SpeechChunk& c) {

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "text/test_lexicon.h"
@@ -71,6 +72,55 @@ TEST(SpeechPlanTest, EnglishKeepsItsTextAndCutsOutChinese) {
   EXPECT_EQ(SourceOf(text, chunks[1], "bao3"), "宝");
   EXPECT_EQ(chunks[2].text, " today, only $5.");
   EXPECT_EQ(SourceOf(text, chunks[2], "today"), "today");
+}
+
+// The spans of `text` as "zh:..." / "en:..." strings.
+std::vector<std::string> Spans(const std::string& text, Language base) {
+  std::vector<std::string> out;
+  for (const LanguageSpan& span : SplitLanguageSpans(text, base)) {
+    out.push_back(std::string(LanguageCode(span.language)) + ":" + text.substr(span.begin, span.end - span.begin));
+  }
+  return out;
+}
+
+TEST(SpeechPlanTest, ModelNamesInChineseAreOneEnglishRun) {
+  using ::testing::ElementsAre;
+  EXPECT_THAT(Spans("买iPhone 15 Pro送耳机", Language::kZh), ElementsAre("zh:买", "en:iPhone 15 Pro", "zh:送耳机"));
+  EXPECT_THAT(Spans("RTX 4090显卡", Language::kZh), ElementsAre("en:RTX 4090", "zh:显卡"));
+  EXPECT_THAT(Spans("三星S24和T-shirt", Language::kZh), ElementsAre("zh:三星", "en:S24", "zh:和", "en:T-shirt"));
+  // A number before a unit is a quantity, read in Chinese.
+  EXPECT_THAT(Spans("iPhone 15 Pro 256GB只要99元", Language::kZh),
+              ElementsAre("en:iPhone 15 Pro", "zh: 256GB只要99元"));
+  EXPECT_THAT(Spans("5G手机", Language::kZh), ElementsAre("zh:5G手机"));
+}
+
+TEST(SpeechPlanTest, ChineseRunsInEnglishTakeTheirNumbers) {
+  using ::testing::ElementsAre;
+  EXPECT_THAT(Spans("Try our 小笼包 today", Language::kEn), ElementsAre("en:Try our ", "zh:小笼包", "en: today"));
+  EXPECT_THAT(Spans("only 99元, 3 left", Language::kEn), ElementsAre("en:only ", "zh:99元", "en:, 3 left"));
+  EXPECT_THAT(Spans("Hello", Language::kEn), ElementsAre("en:Hello"));
+  EXPECT_TRUE(Spans("", Language::kZh).empty());
+}
+
+TEST(SpeechPlanTest, ModelNumbersAreSaidInPairsByTheEnglishVoice) {
+  const std::string text = "RTX 4090显卡";
+  const std::vector<SpeechChunk> chunks = PlanMandarinSpeech(text, Lexicon());
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0].language, Language::kEn);
+  EXPECT_EQ(chunks[0].text, "RTX 40 90");
+  EXPECT_EQ(SourceOf(text, chunks[0], "90"), "4090");
+  EXPECT_EQ(chunks[1].text, "xian2 ka3 ");  // 3-3 sandhi
+  EXPECT_EQ(PlanMandarinSpeech("Mate 2001", Lexicon())[0].text, "Mate 20 oh 1");
+  EXPECT_EQ(PlanMandarinSpeech("A 1500", Lexicon())[0].text, "A 15 hundred");
+  EXPECT_EQ(PlanMandarinSpeech("iPhone 15", Lexicon())[0].text, "iPhone 15");
+}
+
+TEST(SpeechPlanTest, SomeAcronymsAreSpelled) {
+  const std::string text = "LED灯";
+  const std::vector<SpeechChunk> chunks = PlanMandarinSpeech(text, Lexicon());
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0].text, "L E D");
+  EXPECT_EQ(SourceOf(text, chunks[0], "E"), "LED");
 }
 
 TEST(SpeechPlanTest, NothingToSay) {

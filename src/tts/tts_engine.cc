@@ -9,6 +9,7 @@
 namespace lingcast {
 
 TtsEngine::~TtsEngine() = default;
+TtsSession::~TtsSession() = default;
 
 void AppendSynthesis(SynthesisResult& into, SynthesisResult piece, int text_offset_shift) {
   if (into.audio.sample_rate == 0) into.audio.sample_rate = piece.audio.sample_rate;
@@ -65,7 +66,37 @@ void TrimSilence(SynthesisResult& result, MediaTime max_leading, MediaTime max_t
   }
 }
 
-absl::Status ValidateSynthesisRequest(const SynthesisRequest& request) {
+MediaTime WordEnd(const PhonemeTrack& track, size_t index, MediaTime audio_end) {
+  MediaTime end = index + 1 < track.words.size() ? track.words[index + 1].start : audio_end;
+  const MediaTime start = track.words[index].start;
+  // The last phoneme that starts inside the word: a pause there is not the word.
+  const auto after = std::upper_bound(track.phonemes.begin(), track.phonemes.end(), end,
+                                      [](MediaTime t, const PhonemeEvent& p) { return t <= p.start; });
+  for (auto p = after; p != track.phonemes.begin();) {
+    --p;
+    if (p->start < start) break;
+    if (p->phoneme != "_") {
+      end = std::min(end, p->start + p->duration);
+      break;
+    }
+    end = p->start;
+  }
+  return std::max(end, start);
+}
+
+void MapWordOffsets(PhonemeTrack& track, const std::vector<int>& to_source, std::string_view source) {
+  const int size = static_cast<int>(to_source.size());
+  for (WordBoundary& w : track.words) {
+    if (w.text_length <= 0 || w.text_offset < 0 || w.text_offset + w.text_length > size) continue;
+    const int begin = to_source[w.text_offset];
+    int end = to_source[w.text_offset + w.text_length - 1] + 1;
+    while (end < static_cast<int>(source.size()) && (static_cast<unsigned char>(source[end]) & 0xC0) == 0x80) ++end;
+    w.text_offset = begin;
+    w.text_length = std::max(end - begin, 1);
+  }
+}
+
+absl::Status ValidateVoiceSettings(const VoiceSettings& request) {
   const auto check = [](const char* field, double value, double min, bool min_inclusive) -> absl::Status {
     const bool above_min = min_inclusive ? value >= min : value > min;
     if (std::isfinite(value) && above_min && value <= 4.0) return absl::OkStatus();

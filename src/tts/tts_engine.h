@@ -1,13 +1,19 @@
 // TtsEngine: text in, speech out, with the phoneme timing that drives the mouth.
 //
 // Engines sit behind this interface so the pipeline does not care whether speech
-// comes from espeak-ng or (later) a neural voice. Issue 3 adds streaming synthesis
-// clause by clause; it will be a second entry point that delivers SynthesisResults
-// piece by piece (each piece timed from its own start, appended with
-// AppendSynthesis), so Synthesize() stays the simple whole-text call.
+// comes from espeak-ng or (later) a neural voice. Two ways in:
+//   * Synthesize(): the whole text at once (offline renders, tests);
+//   * OpenSession(): a session that speaks one clause at a time, for streaming
+//     (tts/tts_stream.h feeds it clauses as text arrives). The engine is the model
+//     context, loaded once and shared; a session is the per-stream state (voice
+//     and parameters for espeak-ng; decoder state and a speaker for a neural
+//     voice), so a live job opens one session per output stream.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/media_time.h"
@@ -17,18 +23,39 @@
 
 namespace lingcast {
 
-struct SynthesisRequest {
-  std::string text;  // UTF-8
+// How to speak: everything of a request but its text.
+struct VoiceSettings {
   Language language = Language::kEn;
-  std::string voice;   // empty = the engine's default voice for `language`
-  double rate = 1.0;   // relative speaking rate: 1 = normal, 2 = twice as fast
-  double pitch = 1.0;  // relative pitch
-  double volume = 1.0; // relative loudness
+  std::string voice;    // empty = the engine's default voice for `language`
+  double rate = 1.0;    // relative speaking rate: 1 = the language's default, 2 = twice as fast
+  double pitch = 1.0;   // relative pitch
+  double volume = 1.0;  // relative loudness (linear gain on the language's default level)
+};
+
+struct SynthesisRequest : VoiceSettings {
+  std::string text;  // UTF-8
 };
 
 struct SynthesisResult {
   AudioBuffer audio;    // mono float at the engine's sample_rate()
   PhonemeTrack track;   // times from the start of `audio`; word offsets into request.text
+};
+
+// Per-stream synthesis state; see the header comment. Not thread-safe except
+// Cancel(): one thread synthesizes, any thread may cancel.
+class TtsSession {
+ public:
+  virtual ~TtsSession();
+
+  // Speaks one clause in `language` (the session's voice settings otherwise).
+  // The result is timed from its own start; word offsets are into `clause`.
+  // Text with nothing to say gives OK with empty audio. Cancelled once Cancel()
+  // has been called (a synthesis in progress stops early).
+  virtual absl::StatusOr<SynthesisResult> SynthesizeClause(std::string_view clause, Language language) = 0;
+
+  // Stops the synthesis in progress (if any) and every later one.
+  virtual void Cancel() = 0;
+  virtual bool cancelled() const = 0;
 };
 
 class TtsEngine {
@@ -38,6 +65,11 @@ class TtsEngine {
   // Empty (or unspeakable) text gives OK with empty audio. Bad voices or
   // parameters are InvalidArgument naming the value.
   virtual absl::StatusOr<SynthesisResult> Synthesize(const SynthesisRequest& request) = 0;
+
+  // A session speaking with `settings`. Bad voices or parameters fail here, before
+  // any text arrives. The session must not outlive the engine.
+  virtual absl::StatusOr<std::unique_ptr<TtsSession>> OpenSession(const VoiceSettings& settings) = 0;
+
   virtual int sample_rate() const = 0;
   virtual std::string name() const = 0;
 };
@@ -58,8 +90,21 @@ void FinishPhonemeTrack(SynthesisResult& result);
 void TrimSilence(SynthesisResult& result, MediaTime max_leading, MediaTime max_trailing,
                  float threshold = 0.01f);
 
-// Checks the relative rate/pitch/volume of a request: finite and in (0, 4] for rate
+// When word `index` of `track` ends: where the next word starts, pulled back over
+// any pause before it, or the end of the last sounding phoneme (`audio_end` when
+// there is none).
+MediaTime WordEnd(const PhonemeTrack& track, size_t index, MediaTime audio_end);
+
+// Maps the word offsets of `track`, made from a transformed text (sanitized,
+// normalized), back to the source text: to_source[i] is the source offset of byte i
+// of the transformed text; a word ends where its last source character does.
+void MapWordOffsets(PhonemeTrack& track, const std::vector<int>& to_source, std::string_view source);
+
+// Checks the relative rate/pitch/volume of settings: finite and in (0, 4] for rate
 // and pitch, [0, 4] for volume; InvalidArgument naming the field otherwise.
-absl::Status ValidateSynthesisRequest(const SynthesisRequest& request);
+absl::Status ValidateVoiceSettings(const VoiceSettings& settings);
+inline absl::Status ValidateSynthesisRequest(const SynthesisRequest& request) {
+  return ValidateVoiceSettings(request);
+}
 
 }  // namespace lingcast
