@@ -12,9 +12,10 @@
 //     utterances);
 //   * it ends after `hangover` of unvoiced frames; the end time is the end of the
 //     last voiced frame, and its audio runs on to the moment the end was decided;
-//   * it is cut at `max_utterance` of speech (counted from the first voiced frame):
-//     a forced end, and if speech goes on, a new utterance starts at the same
-//     instant without pre-roll.
+//   * it is cut at `max_utterance` (counted from its first voiced frame): a forced
+//     end. Speech that goes on (voiced again within `hangover`) opens the next
+//     utterance at once, without waiting for min_speech, and that utterance's
+//     audio begins exactly where the cut one's ended (no gap, no overlap).
 //
 // Aggressiveness maps to the WebRTC likelihood setting (which selects the
 // underlying WebRtcVad mode 0..3 of the same number):
@@ -56,6 +57,8 @@ struct VadEvent {
   };
 
   Type type = Type::kSpeechStart;
+  // kSpeechStart: the first voiced frame. kSpeechAudio: the piece's first sample.
+  // kSpeechEnd: the end of the last voiced frame. (10 ms frame resolution.)
   MediaTime time;
   // Where `audio`'s first sample lies on the timeline. For kSpeechStart (no audio)
   // it is where the utterance's audio begins (time - pre_roll, clamped).
