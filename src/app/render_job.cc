@@ -16,7 +16,7 @@
 #include "core/status.h"
 #include "graph/pipeline.h"
 #include "nlohmann/json.hpp"
-#include "output/atomic_file.h"
+#include "core/atomic_file.h"
 #include "output/srt_writer.h"
 #include "text/script.h"
 #include "tts/espeak_engine.h"

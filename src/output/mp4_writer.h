@@ -29,7 +29,7 @@
 #include "core/media_time.h"
 #include "media/audio_buffer.h"
 #include "media/video_frame.h"
-#include "output/atomic_file.h"
+#include "core/atomic_file.h"
 #include "output/audio_encoder.h"
 #include "output/av_muxer.h"
 #include "output/encoder_options.h"

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/status.h"
-#include "output/atomic_file.h"
+#include "core/atomic_file.h"
 
 namespace lingcast {
 namespace {

@@ -1,4 +1,4 @@
-#include "output/atomic_file.h"
+#include "core/atomic_file.h"
 
 #include <filesystem>
 #include <fstream>
@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "output/test_util.h"
+#include "core/scratch_dir.h"
 
 namespace lingcast {
 namespace {
