@@ -1,0 +1,89 @@
+// Speech recognition engines: one model context shared across sessions, one
+// streaming state per session.
+//
+// The split is the one every engine needs, embedded or neural: an AsrModel holds
+// what is loaded once (acoustic model, dictionary, language model; for Whisper
+// the weights) and is safe to share between threads; an AsrSession holds what one
+// speaker's stream changes (decoder search state; for Whisper the audio window
+// and KV cache) and is used by one thread at a time.
+//
+// A session is fed 16 kHz mono float audio utterance by utterance: the caller's
+// VAD decides where an utterance ends and calls Finish() there. Partial() may be
+// called at any time while audio arrives.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/media_time.h"
+#include "media/audio_buffer.h"
+#include "media/language.h"
+
+namespace lingcast {
+
+// The only audio format engines take (src/audio converts everything else).
+inline constexpr int kAsrSampleRate = 16000;
+
+struct AsrWord {
+  std::string text;
+  MediaTime start;
+  MediaTime end;
+  double confidence = 0.0;  // posterior probability of the word, in [0, 1]
+};
+
+struct AsrHypothesis {
+  bool final = false;
+  std::string text;  // the words joined by single spaces; empty when nothing was recognized
+  // On the session's input timeline: the position of the utterance's first and
+  // one-past-last sample.
+  MediaTime start;
+  MediaTime end;
+  std::vector<AsrWord> words;  // finals only; start/end increasing, inside [start, end]
+  Language language = Language::kEn;
+};
+
+class AsrSession {
+ public:
+  virtual ~AsrSession() = default;
+
+  // Appends audio to the current utterance (starting one if none is open).
+  // `pts` places the buffer on the session's input timeline; it may skip ahead
+  // (audio the caller did not feed, such as silence between utterances) but not
+  // go back. InvalidArgument for audio other than 16 kHz mono or a pts before
+  // position().
+  virtual absl::Status AcceptAudio(const AudioBuffer& pcm16k, MediaTime pts) = 0;
+  // Appends audio right after what was fed last.
+  absl::Status AcceptAudio(const AudioBuffer& pcm16k) { return AcceptAudio(pcm16k, position()); }
+
+  // The best hypothesis of the open utterance so far (final = false, no words),
+  // or nullopt when no utterance is open or nothing has been recognized yet.
+  virtual std::optional<AsrHypothesis> Partial() = 0;
+
+  // Ends the open utterance and returns its final hypothesis with word times and
+  // confidences. An utterance with no speech (or no audio at all) gives a final
+  // with empty text and no words. The session is then ready for the next one.
+  virtual absl::StatusOr<AsrHypothesis> Finish() = 0;
+
+  // One past the last sample fed, on the input timeline.
+  virtual MediaTime position() const = 0;
+};
+
+class AsrModel {
+ public:
+  virtual ~AsrModel() = default;
+
+  // A new independent session. Thread-safe.
+  virtual absl::StatusOr<std::unique_ptr<AsrSession>> NewSession() const = 0;
+
+  virtual Language language() const = 0;
+  virtual std::string name() const = 0;
+};
+
+// Checks that `pcm` is what engines take; InvalidArgument naming what it is otherwise.
+absl::Status CheckAsrAudio(const AudioBuffer& pcm);
+
+}  // namespace lingcast

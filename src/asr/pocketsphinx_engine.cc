@@ -1,0 +1,490 @@
+#include "asr/pocketsphinx_engine.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "asr/letter_to_sound.h"
+#include "asr/script_lm.h"
+#include "core/status.h"
+#include "text/script.h"
+
+extern "C" {
+#include <pocketsphinx.h>
+#include <sphinxbase/ckd_alloc.h>
+#include <sphinxbase/cmn.h>
+#include <sphinxbase/err.h>
+#include <sphinxbase/feat.h>
+#include <sphinxbase/ngram_model.h>
+}
+
+namespace lingcast {
+namespace {
+
+struct DecoderFree {
+  void operator()(ps_decoder_t* ps) const { ps_free(ps); }
+};
+struct ConfigFree {
+  void operator()(cmd_ln_t* config) const { cmd_ln_free_r(config); }
+};
+struct NgramFree {
+  void operator()(ngram_model_t* lm) const { ngram_model_free(lm); }
+};
+using Decoder = std::unique_ptr<ps_decoder_t, DecoderFree>;
+using Config = std::unique_ptr<cmd_ln_t, ConfigFree>;
+using Ngram = std::unique_ptr<ngram_model_t, NgramFree>;
+
+// A decoder with what a new session resets it to: the live cepstral-mean
+// estimate adapts over every utterance it hears, so a decoder coming back to the
+// pool remembers its last speaker; a new session starts from the model's initial
+// estimate, so two sessions given the same audio give the same result.
+struct PooledDecoder {
+  Decoder ps;
+  std::vector<mfcc_t> initial_cmn;
+};
+
+// sphinxbase sends its log to one process-wide FILE* (err_set_logfp), which
+// ps_init() also resets from "-logfn". This one object owns that setting and
+// serializes decoder construction, so two models loading at once cannot
+// interleave their log redirections.
+class SphinxRuntime {
+ public:
+  static SphinxRuntime& Get() {
+    static SphinxRuntime runtime;
+    return runtime;
+  }
+  std::mutex& mutex() { return mu_; }
+  // Call with mutex() held.
+  void SetLogging(bool debug) { err_set_logfp(debug ? stderr : nullptr); }
+
+ private:
+  std::mutex mu_;
+};
+
+// A file that lives as long as this object (the script's ARPA model, read by
+// every decoder the pool builds).
+class TempFile {
+ public:
+  static absl::StatusOr<TempFile> Write(const std::string& contents) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string path = absl::StrCat(dir && *dir ? dir : "/tmp", "/lingcast-script-lm-XXXXXX");
+    const int fd = mkstemp(path.data());
+    if (fd < 0) {
+      return absl::InternalError(absl::StrCat("cannot create a temporary file in ", path, ": ", std::strerror(errno)));
+    }
+    TempFile file(path);
+    size_t written = 0;
+    while (written < contents.size()) {
+      const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int error = errno;
+        ::close(fd);
+        return absl::InternalError(absl::StrCat("cannot write ", path, ": ", std::strerror(error)));
+      }
+      written += static_cast<size_t>(n);
+    }
+    if (::close(fd) != 0) return absl::InternalError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+    return file;
+  }
+  TempFile(TempFile&& other) noexcept : path_(std::exchange(other.path_, "")) {}
+  TempFile& operator=(TempFile&&) = delete;
+  ~TempFile() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempFile(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+constexpr char kSearchName[] = "lingcast";
+constexpr int kFramesPerSecond = 100;  // pocketsphinx's default -frate
+
+bool IsFiller(const char* word) { return word[0] == '<' || word[0] == '[' || word[0] == '+'; }
+
+// "read(2)" -> "read": pocketsphinx marks alternative pronunciations.
+std::string BaseWord(const char* word) {
+  std::string base(word);
+  const size_t paren = base.find('(');
+  if (paren != std::string::npos && paren > 0) base.resize(paren);
+  return base;
+}
+
+std::optional<std::string> LookupWord(ps_decoder_t* ps, const std::string& word) {
+  char* phones = ps_lookup_word(ps, word.c_str());
+  if (phones == nullptr) return std::nullopt;
+  std::string out(phones);
+  ckd_free(phones);
+  return out;
+}
+
+}  // namespace
+
+// Everything needed to build one more decoder, and the idle decoders.
+class PocketsphinxModel::DecoderPool {
+ public:
+  struct Recipe {
+    std::string acoustic_model, language_model, dictionary;
+    bool debug_log = false;
+    std::optional<TempFile> script_arpa;            // script mode
+    std::map<std::string, std::string> added_words;  // word -> phones, not in the dictionary
+    float script_weight = 0.8f;
+  };
+
+  explicit DecoderPool(Recipe recipe) : recipe_(std::move(recipe)) {}
+
+  absl::StatusOr<PooledDecoder> Take() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!idle_.empty()) {
+        PooledDecoder decoder = std::move(idle_.back());
+        idle_.pop_back();
+        return decoder;
+      }
+    }
+    LC_ASSIGN_OR_RETURN(Decoder decoder, Build());
+    const cmn_t* cmn = ps_get_feat(decoder.get())->cmn_struct;
+    PooledDecoder pooled{std::move(decoder), {}};
+    pooled.initial_cmn.assign(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
+    return pooled;
+  }
+
+  void Give(PooledDecoder decoder) {
+    absl::MutexLock lock(&mu_);
+    idle_.push_back(std::move(decoder));
+  }
+
+  // A decoder with only the acoustic model and dictionary (for pronunciation lookups).
+  absl::StatusOr<Decoder> BuildBare() const {
+    std::lock_guard<std::mutex> lock(SphinxRuntime::Get().mutex());
+    return BuildBareLocked();
+  }
+
+  void set_script(TempFile arpa, std::map<std::string, std::string> added_words) {
+    recipe_.script_arpa.emplace(std::move(arpa));
+    recipe_.added_words = std::move(added_words);
+  }
+
+ private:
+  absl::StatusOr<Decoder> BuildBareLocked() const {
+    SphinxRuntime::Get().SetLogging(recipe_.debug_log);
+    // -remove_silence no: our VAD already cut the audio, and pocketsphinx's own
+    // silence removal drops frames, which would shift every word time.
+    Config config(cmd_ln_init(nullptr, ps_args(), TRUE, "-hmm", recipe_.acoustic_model.c_str(), "-dict",
+                              recipe_.dictionary.c_str(), "-remove_silence", "no", "-logfn",
+                              recipe_.debug_log ? "/dev/stderr" : "/dev/null", nullptr));
+    if (!config) return absl::InternalError("pocketsphinx rejected its configuration");
+    Decoder decoder(ps_init(config.get()));
+    if (!decoder) {
+      return absl::FailedPreconditionError(absl::StrCat("cannot load the pocketsphinx model ", recipe_.acoustic_model,
+                                                        " with ", recipe_.dictionary,
+                                                        " (run with --log-level debug to see pocketsphinx's log)"));
+    }
+    return decoder;
+  }
+
+  absl::StatusOr<Decoder> Build() const {
+    std::lock_guard<std::mutex> lock(SphinxRuntime::Get().mutex());
+    LC_ASSIGN_OR_RETURN(Decoder decoder, BuildBareLocked());
+    ps_decoder_t* ps = decoder.get();
+    cmd_ln_t* config = ps_get_config(ps);
+    logmath_t* lmath = ps_get_logmath(ps);
+    Ngram general(ngram_model_read(config, recipe_.language_model.c_str(), NGRAM_AUTO, lmath));
+    if (!general) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot read the language model ", recipe_.language_model));
+    }
+    Ngram search_lm;
+    if (!recipe_.script_arpa) {
+      search_lm = std::move(general);
+    } else {
+      for (const auto& [word, phones] : recipe_.added_words) {
+        if (ps_add_word(ps, word.c_str(), phones.c_str(), FALSE) < 0) {
+          return absl::InternalError(absl::StrCat("pocketsphinx refused the pronunciation '", phones, "' of '", word, "'"));
+        }
+      }
+      Ngram script(ngram_model_read(config, recipe_.script_arpa->path().c_str(), NGRAM_ARPA, lmath));
+      if (!script) return absl::InternalError("pocketsphinx could not read the script's language model");
+      ngram_model_t* models[] = {script.get(), general.get()};
+      char script_name[] = "script";
+      char general_name[] = "general";
+      char* names[] = {script_name, general_name};
+      const float32 weights[] = {recipe_.script_weight, 1.0f - recipe_.script_weight};
+      // The set takes its own references to both models; ours go with `script` and `general`.
+      search_lm.reset(ngram_model_set_init(config, models, names, weights, 2));
+      if (!search_lm) return absl::InternalError("pocketsphinx could not combine the script and general models");
+    }
+    // ps_set_lm keeps its own reference; ours is dropped when search_lm goes.
+    if (ps_set_lm(ps, kSearchName, search_lm.get()) < 0 || ps_set_search(ps, kSearchName) < 0) {
+      return absl::InternalError("pocketsphinx could not set up its language-model search");
+    }
+    return decoder;
+  }
+
+  Recipe recipe_;
+  absl::Mutex mu_;
+  std::vector<PooledDecoder> idle_ ABSL_GUARDED_BY(mu_);
+};
+
+namespace {
+
+class PocketsphinxSession : public AsrSession {
+ public:
+  // Call Start() before use.
+  PocketsphinxSession(std::shared_ptr<PocketsphinxModel::DecoderPool> pool, PooledDecoder decoder)
+      : pool_(std::move(pool)), pooled_(std::move(decoder)), decoder_(pooled_.ps.get()) {}
+
+  ~PocketsphinxSession() override {
+    if (utterance_open_) ps_end_utt(decoder_);
+    pool_->Give(std::move(pooled_));
+  }
+
+  absl::Status Start() {
+    // A new stream: frame numbers (word times) count from here, and the channel
+    // estimates start from the model's.
+    if (ps_start_stream(decoder_) < 0) return absl::InternalError("pocketsphinx could not start a stream");
+    // Exactly the state ps_init leaves (cmn_live_set would also give the initial
+    // mean the weight of 500 frames, which adapts far slower than a fresh decoder).
+    cmn_t* cmn = ps_get_feat(decoder_)->cmn_struct;
+    std::copy(pooled_.initial_cmn.begin(), pooled_.initial_cmn.end(), cmn->cmn_mean);
+    std::fill(cmn->sum, cmn->sum + cmn->veclen, mfcc_t{0});
+    cmn->nframe = 0;
+    return absl::OkStatus();
+  }
+
+  using AsrSession::AcceptAudio;
+
+  absl::Status AcceptAudio(const AudioBuffer& pcm16k, MediaTime pts) override {
+    LC_RETURN_IF_ERROR(CheckAsrAudio(pcm16k));
+    const MediaTime position = this->position();
+    // Timestamps computed from sample counts round to whole microseconds.
+    constexpr MediaTime kRounding = MediaTime::Millis(1);
+    if (pts + kRounding < position) {
+      return absl::InvalidArgumentError(absl::StrCat("audio at ", pts.ToString(), " goes back before ",
+                                                     position.ToString(), " (the session timeline only moves forward)"));
+    }
+    if (utterance_open_ && pts > position + kRounding) {
+      return absl::InvalidArgumentError(absl::StrCat("audio at ", pts.ToString(), " leaves a gap after ",
+                                                     position.ToString(),
+                                                     " inside an utterance (call Finish() at the end of speech first)"));
+    }
+    if (pcm16k.empty()) return absl::OkStatus();
+    if (!utterance_open_) {
+      if (ps_start_utt(decoder_) < 0) return absl::InternalError("pocketsphinx could not start an utterance");
+      utterance_open_ = true;
+      utterance_start_ = std::max(pts, position);
+      utterance_samples_ = 0;
+    }
+    pcm_.resize(pcm16k.samples.size());
+    for (size_t i = 0; i < pcm_.size(); ++i) {
+      const float clamped = std::clamp(pcm16k.samples[i], -1.0f, 1.0f);
+      pcm_[i] = static_cast<int16>(std::lround(clamped * 32767.0f));
+    }
+    if (ps_process_raw(decoder_, pcm_.data(), pcm_.size(), FALSE, FALSE) < 0) {
+      return absl::InternalError("pocketsphinx failed to process audio");
+    }
+    utterance_samples_ += static_cast<int64_t>(pcm_.size());
+    return absl::OkStatus();
+  }
+
+  std::optional<AsrHypothesis> Partial() override {
+    if (!utterance_open_) return std::nullopt;
+    const char* hyp = ps_get_hyp(decoder_, nullptr);
+    if (hyp == nullptr || *hyp == '\0') return std::nullopt;
+    AsrHypothesis partial;
+    partial.final = false;
+    partial.text = hyp;
+    partial.start = utterance_start_;
+    partial.end = position();
+    partial.language = Language::kEn;
+    return partial;
+  }
+
+  absl::StatusOr<AsrHypothesis> Finish() override {
+    AsrHypothesis result;
+    result.final = true;
+    result.language = Language::kEn;
+    if (!utterance_open_) {
+      result.start = result.end = position();
+      return result;
+    }
+    result.start = utterance_start_;
+    result.end = position();
+    utterance_open_ = false;
+    end_ = result.end;
+    ps_decoder_t* ps = decoder_;
+    if (ps_end_utt(ps) < 0) return absl::InternalError("pocketsphinx failed to finish the utterance");
+    const int64_t first_frame = stream_frames_;
+    stream_frames_ += ps_get_n_frames(ps);
+    logmath_t* lmath = ps_get_logmath(ps);
+    std::vector<std::string> texts;
+    for (ps_seg_t* seg = ps_seg_iter(ps); seg != nullptr; seg = ps_seg_next(seg)) {
+      const char* word = ps_seg_word(seg);
+      if (IsFiller(word)) continue;
+      int start_frame = 0, end_frame = 0;
+      ps_seg_frames(seg, &start_frame, &end_frame);
+      start_frame -= static_cast<int>(first_frame);
+      end_frame -= static_cast<int>(first_frame);
+      int32 acoustic = 0, language = 0, backoff = 0;
+      const int32 log_posterior = ps_seg_prob(seg, &acoustic, &language, &backoff);
+      AsrWord out;
+      out.text = BaseWord(word);
+      out.start = std::min(result.end, utterance_start_ + MediaTime::Millis(start_frame * 1000 / kFramesPerSecond));
+      out.end = std::min(result.end, utterance_start_ + MediaTime::Millis((end_frame + 1) * 1000 / kFramesPerSecond));
+      out.confidence = std::clamp(logmath_exp(lmath, log_posterior), 0.0, 1.0);
+      texts.push_back(out.text);
+      result.words.push_back(std::move(out));
+    }
+    result.text = absl::StrJoin(texts, " ");
+    return result;
+  }
+
+  MediaTime position() const override {
+    return utterance_open_ ? utterance_start_ + MediaTime::FromSamples(utterance_samples_, kAsrSampleRate) : end_;
+  }
+
+ private:
+  std::shared_ptr<PocketsphinxModel::DecoderPool> pool_;
+  PooledDecoder pooled_;
+  ps_decoder_t* decoder_;  // pooled_.ps
+  // Frames of the stream before the open utterance: segment frames count from
+  // the stream's start (ps_start_stream), across utterances.
+  int64_t stream_frames_ = 0;
+  bool utterance_open_ = false;
+  MediaTime utterance_start_;
+  int64_t utterance_samples_ = 0;
+  MediaTime end_;  // position when no utterance is open
+  std::vector<int16> pcm_;
+};
+
+absl::Status CheckFile(const std::string& path, const std::string& what) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    return absl::NotFoundError(absl::StrCat("pocketsphinx ", what, " not found: ", path,
+                                            " (install the Debian package pocketsphinx-en-us)"));
+  }
+  return absl::OkStatus();
+}
+
+std::string LinesList(const std::vector<int>& lines) {
+  constexpr size_t kShown = 10;
+  std::vector<int> shown(lines.begin(), lines.begin() + std::min(lines.size(), kShown));
+  return absl::StrCat(absl::StrJoin(shown, ", "), lines.size() > kShown ? ", ..." : "");
+}
+
+}  // namespace
+
+absl::Status CheckAsrAudio(const AudioBuffer& pcm) {
+  if (pcm.sample_rate != kAsrSampleRate || pcm.channels != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("speech recognition takes 16000 Hz mono audio, got ", pcm.sample_rate,
+                                                   " Hz with ", pcm.channels, " channel(s)"));
+  }
+  return absl::OkStatus();
+}
+
+PocketsphinxModel::PocketsphinxModel(std::shared_ptr<DecoderPool> pool, bool script_mode, ScriptModelInfo info)
+    : pool_(std::move(pool)), script_mode_(script_mode), script_info_(std::move(info)) {}
+
+PocketsphinxModel::~PocketsphinxModel() = default;
+
+std::string PocketsphinxModel::name() const { return script_mode_ ? "pocketsphinx-script" : "pocketsphinx"; }
+
+absl::StatusOr<std::unique_ptr<AsrSession>> PocketsphinxModel::NewSession() const {
+  LC_ASSIGN_OR_RETURN(PooledDecoder decoder, pool_->Take());
+  auto session = std::make_unique<PocketsphinxSession>(pool_, std::move(decoder));
+  LC_RETURN_IF_ERROR(session->Start());
+  return session;
+}
+
+absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const PocketsphinxOptions& options) {
+  if (options.language == Language::kZh) {
+    return absl::FailedPreconditionError(
+        "no Mandarin (zh) speech recognition model: Debian packages pocketsphinx only with English (pocketsphinx-en-us); "
+        "Mandarin needs the Whisper engine, which is not built yet");
+  }
+  if (!(options.script_weight > 0.0f && options.script_weight < 1.0f)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("script weight ", options.script_weight, " is out of range (0 < weight < 1)"));
+  }
+  DecoderPool::Recipe recipe;
+  const std::string dir = options.model_dir;
+  recipe.acoustic_model = options.acoustic_model.empty() ? dir + "/en-us" : options.acoustic_model;
+  recipe.language_model = options.language_model.empty() ? dir + "/en-us.lm.bin" : options.language_model;
+  recipe.dictionary = options.dictionary.empty() ? dir + "/cmudict-en-us.dict" : options.dictionary;
+  recipe.debug_log = options.debug_log;
+  recipe.script_weight = options.script_weight;
+  LC_RETURN_IF_ERROR(CheckFile(recipe.acoustic_model + "/mdef", "acoustic model"));
+  LC_RETURN_IF_ERROR(CheckFile(recipe.language_model, "language model"));
+  LC_RETURN_IF_ERROR(CheckFile(recipe.dictionary, "dictionary"));
+
+  ScriptModelInfo info;
+  std::optional<Script> script;
+  if (!options.script_path.empty()) {
+    LC_ASSIGN_OR_RETURN(script, ParseScriptFile(options.script_path));
+  }
+  auto pool = std::make_shared<DecoderPool>(std::move(recipe));
+  if (script) {
+    const ScriptCorpus corpus = CorpusOf(*script, options.language);
+    info.skipped_lines = corpus.skipped_lines;
+    info.sentences = static_cast<int>(corpus.sentences.size());
+    const std::string lang(LanguageCode(options.language));
+    const std::string other = options.language == Language::kEn ? "zh" : "en";
+    if (corpus.sentences.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "script ", options.script_path, " has no ", lang, " lines to recognize (",
+          corpus.skipped_lines.size(), " ", other, " line(s) skipped: the ", lang, " recognizer has no ", other,
+          " model)"));
+    }
+    if (!corpus.skipped_lines.empty() && options.logger != nullptr) {
+      options.logger->Warn("asr", "script lines skipped: the recognizer has no model for their language",
+                           {{"script", options.script_path},
+                            {"language", other},
+                            {"count", absl::StrCat(corpus.skipped_lines.size())},
+                            {"lines", LinesList(corpus.skipped_lines)}});
+    }
+    // Pronunciations for words the dictionary lacks, looked up once here.
+    LC_ASSIGN_OR_RETURN(Decoder bare, pool->BuildBare());
+    auto lookup = [&](const std::string& word) { return LookupWord(bare.get(), word); };
+    std::set<std::string> vocabulary;
+    for (const auto& sentence : corpus.sentences) vocabulary.insert(sentence.begin(), sentence.end());
+    std::map<std::string, std::string> added;
+    for (const std::string& word : vocabulary) {
+      if (lookup(word)) continue;
+      const std::string phones = GuessPronunciation(word, lookup);
+      if (phones.empty()) continue;
+      added[word] = phones;
+      info.guessed_words.push_back(word);
+    }
+    if (!info.guessed_words.empty() && options.logger != nullptr) {
+      options.logger->Warn("asr", "script words not in the dictionary: pronunciations guessed from their spelling",
+                           {{"script", options.script_path},
+                            {"count", absl::StrCat(info.guessed_words.size())},
+                            {"words", absl::StrJoin(info.guessed_words, " ")}});
+    }
+    LC_ASSIGN_OR_RETURN(TempFile arpa, TempFile::Write(BuildArpa(corpus.sentences)));
+    pool->set_script(std::move(arpa), std::move(added));
+  }
+  // Build the first decoder now: a broken model fails here, and the first session starts at once.
+  LC_ASSIGN_OR_RETURN(PooledDecoder first, pool->Take());
+  pool->Give(std::move(first));
+  return std::shared_ptr<PocketsphinxModel>(new PocketsphinxModel(std::move(pool), script.has_value(), std::move(info)));
+}
+
+}  // namespace lingcast

@@ -1,0 +1,89 @@
+// The embedded English recognizer: CMU pocketsphinx (5prealpha, Debian) with the
+// en-us acoustic model, streaming one utterance at a time.
+//
+// Modes:
+//   free   — the general en-us trigram language model (what anyone might say);
+//   script — the general model interpolated with a trigram model built from the
+//            script's lines in the recognizer's language (asr/script_lm.h), so the
+//            scripted sentences win when they are said, while words and phrases
+//            off the script (ad-libs) can still be recognized from the general one.
+//
+// Sharing: a pocketsphinx decoder owns its acoustic model, dictionary and
+// language model, and its language-model lookups write history caches, so one
+// decoder cannot serve two threads. PocketsphinxModel therefore keeps a pool of
+// decoders built from one validated configuration: a session takes an idle one
+// (or a new one is loaded, ~0.2 s) and gives it back when it ends, so a model
+// loads once per concurrent session, not once per utterance or per session.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "asr/asr_engine.h"
+#include "core/logger.h"
+
+namespace lingcast {
+
+inline constexpr char kPocketsphinxModelDir[] = "/usr/share/pocketsphinx/model/en-us";
+
+struct PocketsphinxOptions {
+  Language language = Language::kEn;
+  // Folder of the Debian pocketsphinx-en-us package; the three paths below
+  // default to its en-us/ (acoustic model), en-us.lm.bin and cmudict-en-us.dict.
+  std::string model_dir = kPocketsphinxModelDir;
+  std::string acoustic_model;
+  std::string language_model;
+  std::string dictionary;
+
+  // Script mode when set (docs/script-format.md).
+  std::string script_path;
+  // Interpolation weight of the script model; the general model gets the rest.
+  // 0.8: a scripted sentence is then ~5x likelier from the script model than
+  // from the general one alone, while an off-script word costs only
+  // log10(1/0.2) = 0.7 (a fraction of one typical trigram backoff) — see README.
+  float script_weight = 0.8f;
+
+  // pocketsphinx's own log (very verbose) goes to stderr when true, nowhere otherwise.
+  bool debug_log = false;
+  // Warnings (script lines skipped, pronunciations guessed); may be null.
+  Logger* logger = nullptr;
+};
+
+// What script mode made of the script.
+struct ScriptModelInfo {
+  int sentences = 0;               // sentences in the script language model
+  std::vector<int> skipped_lines;  // script lines in a language the model has no model for
+  std::vector<std::string> guessed_words;  // not in the dictionary: pronunciation guessed
+};
+
+class PocketsphinxModel : public AsrModel {
+ public:
+  // Loads and checks everything a session needs (one decoder is built here, so
+  // a bad model or script fails now, not in the first session).
+  //   FailedPrecondition for --lang zh (no Mandarin model exists for pocketsphinx
+  //     in Debian); NotFound naming a missing model file;
+  //   script errors as ParseScriptFile gives them; InvalidArgument when the script
+  //     has no line in the recognizer's language.
+  static absl::StatusOr<std::shared_ptr<PocketsphinxModel>> Load(const PocketsphinxOptions& options);
+  ~PocketsphinxModel() override;
+
+  absl::StatusOr<std::unique_ptr<AsrSession>> NewSession() const override;
+  Language language() const override { return Language::kEn; }
+  std::string name() const override;
+
+  bool script_mode() const { return script_mode_; }
+  const ScriptModelInfo& script_info() const { return script_info_; }
+
+  class DecoderPool;  // shared with the sessions, which may outlive the model
+
+ private:
+  PocketsphinxModel(std::shared_ptr<DecoderPool> pool, bool script_mode, ScriptModelInfo info);
+
+  std::shared_ptr<DecoderPool> pool_;
+  bool script_mode_ = false;
+  ScriptModelInfo script_info_;
+};
+
+}  // namespace lingcast

@@ -1,0 +1,295 @@
+#include "asr/pocketsphinx_engine.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "asr/asr_test_data.h"
+#include "asr/word_error_rate.h"
+#include "audio/audio_decoder.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Measured (free mode, whole file as one utterance): jfk 0.68 (the 1961
+// recording is hard for pocketsphinx's en-us model), librispeech 0.50. The
+// bounds leave room for small decoder differences but catch a broken front end
+// (a wrong sample scale or CMN gives ~0.9-1.1).
+constexpr double kFreeWerBoundJfk = 0.8;
+constexpr double kFreeWerBoundLibri = 0.65;
+
+// The whole recording as one utterance, fed in 100 ms pieces.
+AsrHypothesis Recognize(const AsrModel& model, const AudioBuffer& audio, MediaTime pts = MediaTime::Zero()) {
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = model.NewSession();
+  EXPECT_TRUE(session.ok()) << session.status();
+  if (!session.ok()) return {};
+  const size_t piece = kAsrSampleRate / 10;
+  for (size_t begin = 0; begin < audio.samples.size(); begin += piece) {
+    AudioBuffer chunk{kAsrSampleRate, 1, {}};
+    chunk.samples.assign(audio.samples.begin() + begin,
+                         audio.samples.begin() + std::min(audio.samples.size(), begin + piece));
+    const absl::Status accepted = begin == 0 ? (*session)->AcceptAudio(chunk, pts) : (*session)->AcceptAudio(chunk);
+    EXPECT_TRUE(accepted.ok()) << accepted;
+  }
+  absl::StatusOr<AsrHypothesis> final = (*session)->Finish();
+  EXPECT_TRUE(final.ok()) << final.status();
+  return final.ok() ? *final : AsrHypothesis{};
+}
+
+class PocketsphinxTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({});
+    ASSERT_TRUE(model.ok()) << model.status();
+    free_model_ = new std::shared_ptr<PocketsphinxModel>(*model);
+  }
+  static void TearDownTestSuite() {
+    delete free_model_;
+    free_model_ = nullptr;
+  }
+  static const PocketsphinxModel& FreeModel() { return **free_model_; }
+
+  // A script file in the test's temporary folder.
+  static std::string WriteScript(const std::string& name, const std::string& text) {
+    const std::string path = ::testing::TempDir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  static std::shared_ptr<PocketsphinxModel>* free_model_;
+};
+std::shared_ptr<PocketsphinxModel>* PocketsphinxTest::free_model_ = nullptr;
+
+#define LOAD_SPEECH_OR_SKIP(var, recording)                                 \
+  const std::string var##_path = SpeechPath((recording).file);             \
+  if (!std::filesystem::exists(var##_path)) GTEST_SKIP() << NoDataMessage(var##_path); \
+  absl::StatusOr<AudioBuffer> var = DecodeAudioFile(var##_path, kAsrSampleRate); \
+  ASSERT_TRUE(var.ok()) << var.status()
+
+TEST_F(PocketsphinxTest, FreeModeRecognizesJfk) {
+  LOAD_SPEECH_OR_SKIP(audio, kJfk);
+  const AsrHypothesis hyp = Recognize(FreeModel(), *audio);
+  const double wer = CountWordErrors(kJfk.transcript, hyp.text).rate();
+  std::printf("free mode jfk: WER %.2f \"%s\"\n", wer, hyp.text.c_str());
+  EXPECT_TRUE(hyp.final);
+  EXPECT_LT(wer, kFreeWerBoundJfk) << hyp.text;
+  // Some of it must come through (these words are recognized reliably).
+  EXPECT_THAT(hyp.text, HasSubstr("can do for your country"));
+}
+
+TEST_F(PocketsphinxTest, FreeModeRecognizesLibriSpeech) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  const AsrHypothesis hyp = Recognize(FreeModel(), *audio);
+  const double wer = CountWordErrors(kLibri.transcript, hyp.text).rate();
+  std::printf("free mode librispeech: WER %.2f \"%s\"\n", wer, hyp.text.c_str());
+  EXPECT_LT(wer, kFreeWerBoundLibri) << hyp.text;
+}
+
+TEST_F(PocketsphinxTest, ScriptModeBeatsFreeModeOnScriptedSpeech) {
+  const std::string script = WriteScript("show.txt", ScriptWithReferences());
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
+  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  EXPECT_TRUE((*scripted)->script_mode());
+  for (const SpeechRecording* recording : {&kJfk, &kLibri}) {
+    LOAD_SPEECH_OR_SKIP(audio, *recording);
+    const double free_wer = CountWordErrors(recording->transcript, Recognize(FreeModel(), *audio).text).rate();
+    const AsrHypothesis hyp = Recognize(**scripted, *audio);
+    const double script_wer = CountWordErrors(recording->transcript, hyp.text).rate();
+    std::printf("%s: free WER %.2f, script WER %.2f \"%s\"\n", recording->file, free_wer, script_wer,
+                hyp.text.c_str());
+    EXPECT_LT(script_wer, free_wer) << hyp.text;
+  }
+}
+
+TEST_F(PocketsphinxTest, WordTimesIncreaseInsideTheUtteranceOnTheInputTimeline) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  const MediaTime offset = MediaTime::Seconds(2);
+  const AsrHypothesis hyp = Recognize(FreeModel(), *audio, offset);
+  EXPECT_EQ(hyp.start, offset);
+  EXPECT_EQ(hyp.end, offset + audio->duration());
+  ASSERT_FALSE(hyp.words.empty());
+  std::vector<std::string> texts;
+  MediaTime previous_end = hyp.start;
+  for (const AsrWord& word : hyp.words) {
+    EXPECT_GE(word.start, previous_end) << word.text;
+    EXPECT_GT(word.end, word.start) << word.text;
+    EXPECT_LE(word.end, hyp.end) << word.text;
+    EXPECT_GE(word.confidence, 0.0) << word.text;
+    EXPECT_LE(word.confidence, 1.0) << word.text;
+    previous_end = word.end;
+    texts.push_back(word.text);
+  }
+  // The text is the words, and fillers (<s>, <sil>, [NOISE]) are not words.
+  std::string joined;
+  for (const std::string& t : texts) joined += (joined.empty() ? "" : " ") + t;
+  EXPECT_EQ(joined, hyp.text);
+  for (const std::string& t : texts) {
+    EXPECT_EQ(t.find_first_of("<[+("), std::string::npos) << t;
+  }
+  // "concord" opens the sentence, after about half a second of silence.
+  EXPECT_EQ(texts.front(), "concord");
+  EXPECT_GT(hyp.words.front().start, offset + MediaTime::Millis(300));
+}
+
+TEST_F(PocketsphinxTest, PartialsWhileSpeechContinues) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ((*session)->Partial(), std::nullopt);  // nothing fed yet
+  AudioBuffer first_half{kAsrSampleRate, 1, {}};
+  first_half.samples.assign(audio->samples.begin(), audio->samples.begin() + audio->samples.size() / 2);
+  ASSERT_TRUE((*session)->AcceptAudio(first_half).ok());
+  const std::optional<AsrHypothesis> partial = (*session)->Partial();
+  ASSERT_TRUE(partial.has_value());
+  EXPECT_FALSE(partial->final);
+  EXPECT_FALSE(partial->text.empty());
+  EXPECT_EQ(partial->start, MediaTime::Zero());
+  EXPECT_EQ(partial->end, first_half.duration());
+  absl::StatusOr<AsrHypothesis> final = (*session)->Finish();
+  ASSERT_TRUE(final.ok()) << final.status();
+  EXPECT_TRUE(final->final);
+  EXPECT_EQ((*session)->Partial(), std::nullopt);  // the utterance is closed
+}
+
+TEST_F(PocketsphinxTest, SilenceGivesAnEmptyFinal) {
+  const AsrHypothesis hyp = Recognize(FreeModel(), AudioBuffer::Silence(MediaTime::Seconds(2), kAsrSampleRate));
+  EXPECT_TRUE(hyp.final);
+  EXPECT_EQ(hyp.text, "");
+  EXPECT_TRUE(hyp.words.empty());
+  // Finish() with nothing fed is an empty final too.
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
+  ASSERT_TRUE(session.ok());
+  absl::StatusOr<AsrHypothesis> empty = (*session)->Finish();
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->text, "");
+  EXPECT_EQ(empty->start, empty->end);
+}
+
+TEST_F(PocketsphinxTest, TwoSessionsOnTwoThreadsGiveTheSameResult) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  AsrHypothesis first, second;
+  std::thread a([&] { first = Recognize(FreeModel(), *audio); });
+  std::thread b([&] { second = Recognize(FreeModel(), *audio); });
+  a.join();
+  b.join();
+  EXPECT_FALSE(first.text.empty());
+  EXPECT_EQ(first.text, second.text);
+  ASSERT_EQ(first.words.size(), second.words.size());
+  for (size_t i = 0; i < first.words.size(); ++i) {
+    EXPECT_EQ(first.words[i].start, second.words[i].start);
+    EXPECT_EQ(first.words[i].end, second.words[i].end);
+    EXPECT_DOUBLE_EQ(first.words[i].confidence, second.words[i].confidence);
+  }
+  // A session reusing a pooled decoder after another utterance gives the same answer.
+  EXPECT_EQ(Recognize(FreeModel(), *audio).text, first.text);
+}
+
+TEST_F(PocketsphinxTest, AudioInAnotherFormatIsRejectedAndNothingIsConsumed) {
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
+  ASSERT_TRUE(session.ok());
+  const absl::Status rate = (*session)->AcceptAudio(AudioBuffer::Silence(MediaTime::Seconds(1), 44100));
+  EXPECT_TRUE(absl::IsInvalidArgument(rate)) << rate;
+  EXPECT_THAT(rate.message(), HasSubstr("16000 Hz mono"));
+  EXPECT_THAT(rate.message(), HasSubstr("44100"));
+  const absl::Status stereo = (*session)->AcceptAudio(AudioBuffer::Silence(MediaTime::Seconds(1), 16000, 2));
+  EXPECT_TRUE(absl::IsInvalidArgument(stereo)) << stereo;
+  EXPECT_EQ((*session)->position(), MediaTime::Zero());
+  EXPECT_EQ((*session)->Partial(), std::nullopt);
+}
+
+TEST_F(PocketsphinxTest, TheTimelineOnlyMovesForward) {
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
+  ASSERT_TRUE(session.ok());
+  const AudioBuffer second = AudioBuffer::Silence(MediaTime::Seconds(1), kAsrSampleRate);
+  ASSERT_TRUE((*session)->AcceptAudio(second, MediaTime::Seconds(5)).ok());
+  EXPECT_EQ((*session)->position(), MediaTime::Seconds(6));
+  const absl::Status back = (*session)->AcceptAudio(second, MediaTime::Seconds(1));
+  EXPECT_TRUE(absl::IsInvalidArgument(back)) << back;
+  const absl::Status gap = (*session)->AcceptAudio(second, MediaTime::Seconds(9));
+  EXPECT_TRUE(absl::IsInvalidArgument(gap)) << gap;
+  EXPECT_THAT(gap.message(), HasSubstr("Finish()"));
+  EXPECT_EQ((*session)->position(), MediaTime::Seconds(6));
+  // After Finish() the next utterance may start later.
+  ASSERT_TRUE((*session)->Finish().ok());
+  ASSERT_TRUE((*session)->AcceptAudio(second, MediaTime::Seconds(9)).ok());
+  absl::StatusOr<AsrHypothesis> final = (*session)->Finish();
+  ASSERT_TRUE(final.ok());
+  EXPECT_EQ(final->start, MediaTime::Seconds(9));
+  EXPECT_EQ(final->end, MediaTime::Seconds(10));
+}
+
+TEST_F(PocketsphinxTest, MandarinHasNoModel) {
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.language = Language::kZh});
+  ASSERT_FALSE(model.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(model.status())) << model.status();
+  EXPECT_THAT(model.status().message(), HasSubstr("no Mandarin (zh) speech recognition model"));
+}
+
+TEST_F(PocketsphinxTest, MissingModelFilesAreNamed) {
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.model_dir = "/nonexistent/en-us"});
+  ASSERT_FALSE(model.ok());
+  EXPECT_TRUE(absl::IsNotFound(model.status())) << model.status();
+  EXPECT_THAT(model.status().message(), HasSubstr("/nonexistent/en-us/en-us/mdef"));
+}
+
+TEST_F(PocketsphinxTest, MissingScriptIsNamed) {
+  const std::string path = ::testing::TempDir() + "/no-such-script.txt";
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_path = path});
+  ASSERT_FALSE(model.ok());
+  EXPECT_TRUE(absl::IsNotFound(model.status())) << model.status();
+  EXPECT_THAT(model.status().message(), HasSubstr(path));
+}
+
+TEST_F(PocketsphinxTest, ChineseOnlyScriptIsAClearErrorForTheEnglishRecognizer) {
+  const std::string path = WriteScript("zh-only.txt", "zh: 大家好 | en: Hello\n欢迎来到直播间。\n");
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_path = path});
+  ASSERT_FALSE(model.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(model.status())) << model.status();
+  EXPECT_THAT(model.status().message(), HasSubstr("has no en lines to recognize (2 zh line(s) skipped"));
+  EXPECT_THAT(model.status().message(), HasSubstr(path));
+}
+
+TEST_F(PocketsphinxTest, ChineseLinesInAMixedScriptAreSkippedWithAWarning) {
+  const std::string path =
+      WriteScript("mixed.txt", "Hello everyone.\nzh: 大家好\nWelcome to lingcast live.\n欢迎来到直播间。\n");
+  std::FILE* log_file = std::tmpfile();
+  ASSERT_NE(log_file, nullptr);
+  {
+    Logger logger(LogLevel::kWarning, log_file);
+    absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model =
+        PocketsphinxModel::Load({.script_path = path, .logger = &logger});
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_THAT((*model)->script_info().skipped_lines, ElementsAre(2, 4));
+    EXPECT_EQ((*model)->script_info().sentences, 2);
+    // "lingcast" is in no dictionary: its pronunciation is guessed, and said so.
+    EXPECT_THAT((*model)->script_info().guessed_words, Contains("lingcast"));
+  }
+  std::rewind(log_file);
+  std::string log;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, log_file)) log += buffer;
+  std::fclose(log_file);
+  EXPECT_THAT(log, HasSubstr("script lines skipped"));
+  EXPECT_THAT(log, HasSubstr("lines=\"2, 4\""));
+  EXPECT_THAT(log, HasSubstr("lingcast"));
+}
+
+TEST_F(PocketsphinxTest, ScriptWeightOutOfRange) {
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_weight = 1.5f});
+  ASSERT_FALSE(model.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(model.status())) << model.status();
+}
+
+}  // namespace
+}  // namespace lingcast
