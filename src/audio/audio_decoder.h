@@ -49,6 +49,7 @@ struct DecodeReport {
   bool truncated = false;       // the data ended well before the declared duration
 };
 
+// Reads one file, from one thread at a time.
 class AudioFileReader {
  public:
   static constexpr int kDefaultSampleRate = 16000;

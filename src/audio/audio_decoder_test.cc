@@ -1,5 +1,7 @@
 #include "audio/audio_decoder.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -252,6 +254,18 @@ TEST(AudioDecoderTest, MissingFileIsNotFoundNamingThePath) {
   ASSERT_FALSE(audio.ok());
   EXPECT_EQ(audio.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(audio.status().message(), path + ": no such file");
+}
+
+TEST(AudioDecoderTest, UnreadableFileIsPermissionDenied) {
+  if (geteuid() == 0) GTEST_SKIP() << "running as root: file permissions do not stop reading";
+  TempDir dir;
+  const std::string path = dir.File("locked.wav");
+  WriteFile(path, WavBytes(WavEncoding::kS16, 16000, 1, Sine(kToneHz, kAmplitude, 16000, 1600)));
+  std::filesystem::permissions(path, std::filesystem::perms::none);
+  auto audio = DecodeAudioFile(path);
+  ASSERT_FALSE(audio.ok());
+  EXPECT_EQ(audio.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(audio.status().message(), path + ": permission denied");
 }
 
 TEST(AudioDecoderTest, DirectoryIsInvalidArgument) {

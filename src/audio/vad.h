@@ -72,6 +72,8 @@ struct VadEvent {
 
 const char* VadEventTypeName(VadEvent::Type type);  // "speech_start", "speech_audio", "speech_end"
 
+// One detector per input stream (it holds the stream's WebRTC state), used from
+// one thread at a time.
 class VoiceActivityDetector {
  public:
   // InvalidArgument naming the field for a value out of range.
