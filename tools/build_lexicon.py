@@ -18,6 +18,15 @@ Syllables use tone digits 1-5 (5 = neutral) and `v` for ü (lv4, nv3).
 Readings are lexical: the sources' tone-sandhi spellings of 一 and 不 (一个 yí gè,
 不要 bú yào) are undone to yi1 / bu4, because lingcast applies sandhi itself.
 
+Corrections of our own (small, each with its reason, in the tables below):
+  * STANDALONE: the reading of a character standing alone as a word, put first.
+    kHanyuPinlu orders readings by frequency over all text, compounds included, so
+    教 (教育, 教师: jiao4) and 数 (数字, 数学: shu4) come first, while alone they are
+    the verbs jiao1 and shu3; compounds keep their own phrase readings.
+  * PHRASE_READINGS: a phrase whose sources put a rarer sense first (东西 "thing").
+  * LEXICAL_TONE_KEPT: characters whose lexical tone is kept where CC-CEDICT writes a
+    neutral tone; the measure word 个 is ge4 in 这个, 那个, 几个 as in 一个, 两个.
+
 To stay small the file keeps only the phrases that matter: those whose reading
 differs from their characters' primary readings, plus phrases with the primary
 readings that contain a character which some kept phrase reads differently (they
@@ -73,10 +82,26 @@ def load_characters():
         # The most frequent reading first; neutral-tone readings (的 de5) count too.
         rest = [s for s in chars.get(ch, []) if s not in frequent]
         chars[ch] = list(dict.fromkeys(frequent + rest))
+    for ch, reading in STANDALONE.items():
+        chars[ch] = [reading] + [s for s in chars[ch] if s != reading]
     return chars
 
 
 LEXICAL_TONE = {"一": "yi1", "不": "bu4"}
+
+STANDALONE = {
+    "教": "jiao1",  # 教他唱歌 (教育, 教师 are phrases: jiao4)
+    "切": "qie1",   # 切开, 切菜 (一切, 切实: qie4)
+    "数": "shu3",   # 数一数, 数钱 (数学, 数字: shu4)
+    "西": "xi1",    # 从西向东 (东西 "thing" is the phrase reading xi5)
+    "种": "zhong4", # 种花, 种树 (这种, 一种, 各种: zhong3; after numerals the measure rule)
+}
+
+PHRASE_READINGS = {
+    "东西": ["dong1", "xi5"],  # "thing"; the direction is in 东西方, 东西向, 东西南北
+}
+
+LEXICAL_TONE_KEPT = {"个": "ge4"}
 
 
 def lexical(phrase, syllables):
@@ -116,12 +141,18 @@ def load_phrases(chars):
         # (意思 yi4 si1 -> yi4 si5); a word's first syllable is never neutral.
         for k, other in enumerate(cedict.get(phrase, [])[1:], start=1):
             neutral = syllables[k][:-1] + "5"
-            if neutral in other:
+            if neutral in other and phrase[k] not in LEXICAL_TONE_KEPT:
                 syllables[k] = neutral
         out[phrase] = lexical(phrase, syllables)
     for phrase, alts in cedict.items():
         if phrase not in out:
             out[phrase] = lexical(phrase, [a[0] for a in alts])
+    for phrase, syllables in out.items():
+        for k, ch in enumerate(phrase):
+            if k > 0 and ch in LEXICAL_TONE_KEPT and syllables[k].endswith("5"):
+                syllables[k] = LEXICAL_TONE_KEPT[ch]
+    for phrase, syllables in PHRASE_READINGS.items():
+        out[phrase] = list(syllables)
     return out
 
 

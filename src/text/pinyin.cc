@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "core/status.h"
 #include "text/data_files.h"
+#include "text/pinyin_rules.h"
 #include "text/utf8.h"
 
 namespace lingcast {
@@ -109,6 +110,14 @@ uint16_t PinyinConverter::SyllableId(std::string_view syllable) {
   return it->second;
 }
 
+std::vector<std::string> PinyinConverter::PhraseReading(std::u32string_view phrase) const {
+  std::vector<std::string> out;
+  if (const auto it = phrases_.find(std::u32string(phrase)); it != phrases_.end()) {
+    for (size_t k = 0; k < phrase.size(); ++k) out.push_back(SyllableAt(it->second + static_cast<uint32_t>(k)));
+  }
+  return out;
+}
+
 std::vector<std::string> PinyinConverter::Readings(char32_t c) const {
   std::vector<std::string> out;
   if (const auto it = characters_.find(c); it != characters_.end()) {
@@ -162,6 +171,7 @@ std::vector<PinyinWord> PinyinConverter::Segment(std::string_view text) const {
     std::u32string run;
     while (run_end < cps.size() && IsHan(cps[run_end].value)) run.push_back(cps[run_end++].value);
     int pos = 0;
+    const size_t first_word = words.size();
     for (const int length : SegmentRun(run)) {
       PinyinWord word;
       word.from_phrase = length > 1;
@@ -178,6 +188,7 @@ std::vector<PinyinWord> PinyinConverter::Segment(std::string_view text) const {
       words.push_back(std::move(word));
       pos += length;
     }
+    ApplyContextRules(*this, run, std::span<PinyinWord>(words).subspan(first_word));
     i = run_end;
   }
   return words;

@@ -5,7 +5,9 @@
 // forward and backward maximum matching over the phrase table; the segmentation
 // with fewer words wins (then fewer single characters, then the backward one, which
 // is right more often for Chinese). Phrase words take the phrase's reading; single
-// characters take their most common reading.
+// characters take their reading as a word alone (most common first in the lexicon).
+// Then context rules (pinyin_rules.h) choose where words do not decide: 得 dei3
+// before a verb, measure words after numerals, 长 chang2 after 很, reduplicated verbs.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@ struct PinyinWord {
   int text_offset = 0;
   int text_length = 0;
   bool from_phrase = false;  // true when the phrase table decided the reading
+  std::string rule;          // the context rule that changed a reading ("" if none)
   std::vector<PinyinSyllable> syllables;
 };
 
@@ -51,6 +54,9 @@ class PinyinConverter {
   std::vector<PinyinSyllable> Convert(std::string_view text) const;
   // Convenience: the syllables of Convert() joined by spaces ("yin2 hang2").
   std::string ToPinyinString(std::string_view text) const;
+
+  // The phrase table's reading of `phrase` (one syllable per character), or empty.
+  std::vector<std::string> PhraseReading(std::u32string_view phrase) const;
 
   // All readings of `c`, most common first; empty if the lexicon does not know it.
   std::vector<std::string> Readings(char32_t c) const;
