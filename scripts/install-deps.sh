@@ -29,6 +29,8 @@ apt_packages=(
   libespeak-ng-dev espeak-ng espeak-ng-data
   # text sanitizing: Unicode character properties (unassigned, private use, emoji)
   libicu-dev
+  # Mandarin lexicon: word counts (jieba's dict.txt) for word segmentation
+  python3-jieba
   # text rendering: shaping + rasterizing, and a CJK font
   libfreetype-dev libharfbuzz-dev fonts-noto-cjk fonts-dejavu-core
   # PNG output of the image tools (compose_png, avatar previews)

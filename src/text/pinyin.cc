@@ -1,6 +1,8 @@
 #include "text/pinyin.h"
 
+#include <algorithm>
 #include <fstream>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -72,8 +74,18 @@ absl::StatusOr<PinyinConverter> PinyinConverter::FromText(std::string_view text,
           absl::StrCat(std::string(source_name), ":", line_number, ": ", what));
     };
     const std::vector<std::string_view> fields = SplitView(line, '\t');
-    if (fields.size() != 3 || (fields[0] != "C" && fields[0] != "P")) {
-      return bad("expected 'C<TAB>char<TAB>readings' or 'P<TAB>phrase<TAB>syllables'");
+    if ((fields.size() != 3 && fields.size() != 4) || (fields[0] != "C" && fields[0] != "P")) {
+      return bad("expected 'C<TAB>char<TAB>readings[<TAB>cost]' or 'P<TAB>phrase<TAB>syllables[<TAB>cost]'");
+    }
+    uint16_t cost = kDefaultWordCost;
+    if (fields.size() == 4) {
+      int value = 0;
+      const std::string_view text = fields[3];
+      const bool digits = !text.empty() && text.size() <= 4 &&
+                          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (digits) value = std::stoi(std::string(text));
+      if (!digits || value > 10000) return bad(absl::StrCat("bad word cost '", std::string(text), "' (0-10000)"));
+      cost = static_cast<uint16_t>(value);
     }
     const std::u32string key = ToU32(fields[1]);
     const bool is_char = fields[0] == "C";
@@ -89,10 +101,10 @@ absl::StatusOr<PinyinConverter> PinyinConverter::FromText(std::string_view text,
     const auto offset = static_cast<uint32_t>(converter.pool_.size());
     for (const std::string_view s : syllables) converter.pool_.push_back(converter.SyllableId(s));
     if (is_char) {
-      converter.characters_[key[0]] = {offset, static_cast<uint32_t>(syllables.size())};
+      converter.characters_[key[0]] = {offset, static_cast<uint16_t>(syllables.size()), cost};
     } else {
       converter.max_phrase_length_ = std::max(converter.max_phrase_length_, static_cast<int>(key.size()));
-      converter.phrases_[key] = offset;
+      converter.phrases_[key] = {offset, cost};
     }
   }
   converter.syllable_ids_.clear();  // only needed while loading
@@ -113,7 +125,9 @@ uint16_t PinyinConverter::SyllableId(std::string_view syllable) {
 std::vector<std::string> PinyinConverter::PhraseReading(std::u32string_view phrase) const {
   std::vector<std::string> out;
   if (const auto it = phrases_.find(std::u32string(phrase)); it != phrases_.end()) {
-    for (size_t k = 0; k < phrase.size(); ++k) out.push_back(SyllableAt(it->second + static_cast<uint32_t>(k)));
+    for (size_t k = 0; k < phrase.size(); ++k) {
+      out.push_back(SyllableAt(it->second.offset + static_cast<uint32_t>(k)));
+    }
   }
   return out;
 }
@@ -133,29 +147,41 @@ const std::string& PinyinConverter::PrimaryReading(char32_t c) const {
 }
 
 std::vector<int> PinyinConverter::SegmentRun(const std::u32string& run) const {
+  // Fewest words first (a dictionary word beats its characters read alone: 还钱, 得了),
+  // then the least total cost (the likelier words: 孩子|长了 beats 孩|子长|了).
+  struct Score {
+    int64_t words = std::numeric_limits<int32_t>::max();
+    int64_t cost = 0;
+    bool operator<(const Score& other) const {
+      return words != other.words ? words < other.words : cost < other.cost;
+    }
+  };
   const int n = static_cast<int>(run.size());
-  const auto is_phrase = [&](int begin, int length) {
-    return phrases_.contains(run.substr(begin, length));
-  };
-  std::vector<int> forward;
-  for (int i = 0; i < n;) {
-    int length = std::min(max_phrase_length_, n - i);
-    while (length > 1 && !is_phrase(i, length)) --length;
-    forward.push_back(length);
-    i += length;
+  std::vector<Score> best(n + 1);
+  std::vector<int> last(n + 1, 1);  // length of the last word of best[e]
+  best[0] = {0, 0};
+  for (int end = 1; end <= n; ++end) {
+    // Longest first, so on a full tie the longer word wins.
+    for (int length = std::min(max_phrase_length_, end); length >= 1; --length) {
+      uint16_t cost = kDefaultWordCost;
+      if (length == 1) {
+        if (const auto it = characters_.find(run[end - 1]); it != characters_.end()) cost = it->second.cost;
+      } else {
+        const auto it = phrases_.find(run.substr(end - length, length));
+        if (it == phrases_.end()) continue;
+        cost = it->second.cost;
+      }
+      const Score candidate{best[end - length].words + 1, best[end - length].cost + cost};
+      if (candidate < best[end]) {
+        best[end] = candidate;
+        last[end] = length;
+      }
+    }
   }
-  std::vector<int> backward;
-  for (int end = n; end > 0;) {
-    int length = std::min(max_phrase_length_, end);
-    while (length > 1 && !is_phrase(end - length, length)) --length;
-    backward.insert(backward.begin(), length);
-    end -= length;
-  }
-  const auto singles = [](const std::vector<int>& words) {
-    return std::count(words.begin(), words.end(), 1);
-  };
-  if (forward.size() != backward.size()) return forward.size() < backward.size() ? forward : backward;
-  return singles(forward) < singles(backward) ? forward : backward;
+  std::vector<int> lengths;
+  for (int end = n; end > 0; end -= last[end]) lengths.push_back(last[end]);
+  std::reverse(lengths.begin(), lengths.end());
+  return lengths;
 }
 
 std::vector<PinyinWord> PinyinConverter::Segment(std::string_view text) const {
@@ -175,7 +201,7 @@ std::vector<PinyinWord> PinyinConverter::Segment(std::string_view text) const {
     for (const int length : SegmentRun(run)) {
       PinyinWord word;
       word.from_phrase = length > 1;
-      const uint32_t phrase = length > 1 ? phrases_.at(run.substr(pos, length)) : 0;
+      const uint32_t phrase = length > 1 ? phrases_.at(run.substr(pos, length)).offset : 0;
       for (int k = 0; k < length; ++k) {
         const CodePoint& cp = cps[i + pos + k];
         PinyinSyllable syllable{cp.offset, cp.length, {}};

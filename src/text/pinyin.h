@@ -1,10 +1,10 @@
 // Hanzi -> pinyin with tone digits, from lingcast's own lexicon (zh_lexicon.tsv,
 // generated at build time by tools/build_lexicon.py from pypinyin-dict's data).
 //
-// Reading choice, first version: the Han text is segmented into lexicon words by
-// forward and backward maximum matching over the phrase table; the segmentation
-// with fewer words wins (then fewer single characters, then the backward one, which
-// is right more often for Chinese). Phrase words take the phrase's reading; single
+// Reading choice: each run of Han characters is segmented (dynamic programming over
+// the phrase table) into the fewest words, and among those into the likeliest: the
+// least total cost, a word's cost being 10 * ln(total / count) from jieba's word
+// counts (孩子|长|了 beats 孩|子长|了). Phrase words take the phrase's reading; single
 // characters take their reading as a word alone (most common first in the lexicon).
 // Then context rules (pinyin_rules.h) choose where words do not decide: 得 dei3
 // before a verb, measure words after numerals, 长 chang2 after 很, reduplicated verbs.
@@ -73,9 +73,16 @@ class PinyinConverter {
 
   // Compact storage (the lexicon has ~40k characters and ~100k phrases): each
   // distinct syllable is stored once and readings are runs of syllable ids in a pool.
+  // Cost of a word the lexicon gives no count for (a count of 1 in jieba's ~6e7).
+  static constexpr uint16_t kDefaultWordCost = 180;
   struct ReadingSpan {
     uint32_t offset = 0;
-    uint32_t count = 0;
+    uint16_t count = 0;
+    uint16_t cost = kDefaultWordCost;  // as a single-character word
+  };
+  struct PhraseEntry {
+    uint32_t offset = 0;  // pool offset; one syllable id per character
+    uint16_t cost = kDefaultWordCost;
   };
   uint16_t SyllableId(std::string_view syllable);
   const std::string& SyllableAt(uint32_t pool_index) const { return syllables_[pool_[pool_index]]; }
@@ -84,7 +91,7 @@ class PinyinConverter {
   std::unordered_map<std::string, uint16_t> syllable_ids_;
   std::vector<uint16_t> pool_;
   std::unordered_map<char32_t, ReadingSpan> characters_;
-  std::unordered_map<std::u32string, uint32_t> phrases_;  // pool offset; one id per character
+  std::unordered_map<std::u32string, PhraseEntry> phrases_;
   int max_phrase_length_ = 1;
 };
 

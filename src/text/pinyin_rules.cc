@@ -39,7 +39,7 @@ class RuleContext {
         case U'长':
           if (k > 0 && In(texts_[k - 1], {U"很", U"太", U"真", U"最", U"更", U"挺", U"好", U"多", U"够", U"非常",
                                           U"特别", U"比较", U"这么", U"那么", U"十分", U"相当", U"越", U"较",
-                                          U"超", U"蛮", U"越来越"})) {
+                                          U"超", U"蛮", U"越来越", U"有点", U"有些", U"有点儿", U"这样", U"那样"})) {
             Set(k, 0, "chang2", "长 adjective after a degree word");
           }
           break;

@@ -9,7 +9,7 @@
 //                   or a demonstrative (这 那 哪 每 各 某 整): 两只狗, 三种颜色, 这只猫;
 //   得 dei3         "must" before a verb, after a subject or an adverb (我得走了,
 //                   你得努力, 我们还得等, 大家得注意); after a verb it stays de5 (跑得快);
-//   长 chang2       the adjective after a degree word (很长, 太长了, 这么长); otherwise
+//   长 chang2       the adjective after a degree word (很长, 太长了, 这么长, 有点长); otherwise
 //                   the verb zhang3 (长了, 长出);
 //   调 tiao2        "adjust" before a result (调大, 调小, 调高, 调好); otherwise diao4;
 //   还 huan2        "give back" before 了 清 完 (还了我一本书, 还清); otherwise hai2;

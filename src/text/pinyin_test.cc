@@ -60,6 +60,52 @@ TEST(PinyinTest, PolyphonesInContext) {
   EXPECT_EQ(Lexicon().ToPinyinString("衣服"), "yi1 fu5");  // neutral tone from CC-CEDICT
 }
 
+TEST(PinyinTest, StandaloneReadingsAndLexiconCorrections) {
+  EXPECT_EQ(Lexicon().ToPinyinString("我教他"), "wo3 jiao1 ta1");
+  EXPECT_EQ(Lexicon().ToPinyinString("教师"), "jiao4 shi1");
+  EXPECT_EQ(Lexicon().ToPinyinString("切开"), "qie1 kai1");
+  EXPECT_EQ(Lexicon().ToPinyinString("一切"), "yi1 qie4");
+  EXPECT_EQ(Lexicon().ToPinyinString("数学"), "shu4 xue2");
+  EXPECT_EQ(Lexicon().ToPinyinString("东西"), "dong1 xi5");
+  EXPECT_EQ(Lexicon().ToPinyinString("东西方"), "dong1 xi1 fang1");
+  EXPECT_EQ(Lexicon().ToPinyinString("这个"), "zhe4 ge4");
+  EXPECT_EQ(Lexicon().ToPinyinString("几个"), "ji3 ge4");
+}
+
+// Each context rule, with a case where it applies and one where it must not.
+TEST(PinyinTest, ContextRules) {
+  const auto reads = [](std::string_view text) { return Lexicon().ToPinyinString(text); };
+  EXPECT_EQ(reads("两只狗"), "liang3 zhi1 gou3");
+  EXPECT_EQ(reads("我只有"), "wo3 zhi3 you3");
+  EXPECT_EQ(reads("三种颜色"), "san1 zhong3 yan2 se4");
+  EXPECT_EQ(reads("我种树"), "wo3 zhong4 shu4");
+  EXPECT_EQ(reads("我得走了"), "wo3 dei3 zou3 le5");
+  EXPECT_EQ(reads("我们还得等"), "wo3 men5 hai2 dei3 deng3");
+  EXPECT_EQ(reads("他跑得快"), "ta1 pao3 de5 kuai4");
+  EXPECT_EQ(reads("他得了第一"), "ta1 de2 le5 di4 yi1");
+  EXPECT_EQ(reads("河很长"), "he2 hen3 chang2");
+  EXPECT_EQ(reads("太长了"), "tai4 chang2 le5");
+  EXPECT_EQ(reads("孩子长了"), "hai2 zi5 zhang3 le5");
+  EXPECT_EQ(reads("调大声音"), "tiao2 da4 sheng1 yin1");
+  EXPECT_EQ(reads("他被调到北京"), "ta1 bei4 diao4 dao4 bei3 jing1");
+  EXPECT_EQ(reads("他还了我"), "ta1 huan2 le5 wo3");
+  EXPECT_EQ(reads("他还在"), "ta1 hai2 zai4");
+  EXPECT_EQ(reads("背着书包"), "bei1 zhe5 shu1 bao1");
+  EXPECT_EQ(reads("我数了数"), "wo3 shu3 le5 shu3");
+  EXPECT_EQ(reads("我看了看"), "wo3 kan4 le5 kan4");
+  EXPECT_EQ(reads("很长，长了"), "hen3 chang2 zhang3 le5") << "rules stay inside a run of Han characters";
+}
+
+TEST(PinyinTest, ContextRulesNameThemselves) {
+  const std::vector<PinyinWord> words = Lexicon().Segment("我得走了");
+  ASSERT_GE(words.size(), 2u);
+  EXPECT_EQ(words[1].syllables[0].pinyin, "dei3");
+  EXPECT_THAT(words[1].rule, HasSubstr("must"));
+  EXPECT_EQ(words[0].rule, "");
+  EXPECT_EQ(Lexicon().PhraseReading(U"银行"), (std::vector<std::string>{"yin2", "hang2"}));
+  EXPECT_TRUE(Lexicon().PhraseReading(U"银").empty());
+}
+
 TEST(PinyinTest, ReadingsAreLexicalWithoutSandhi) {
   EXPECT_EQ(Lexicon().ToPinyinString("一个"), "yi1 ge4");
   EXPECT_EQ(Lexicon().ToPinyinString("不要"), "bu4 yao4");
