@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "app/asr_command.h"
 #include "app/doctor.h"
 #include "app/pinyin_command.h"
 #include "app/render_job.h"
@@ -76,6 +77,15 @@ int Main(int argc, char** argv) {
   pinyin_cmd->add_flag("--sandhi", pinyin_options.sandhi, "Print spoken tones after tone sandhi (3-3, 一, 不)");
   pinyin_cmd->add_flag("--json", pinyin_options.json, "Print one JSON object per line: words, readings, sources");
 
+  // --- asr ------------------------------------------------------------------
+  CLI::App* asr_cmd = app.add_subcommand(
+      "asr", "Recognize speech (partial and final hypotheses with times) in a media file or raw PCM on stdin");
+  AsrCommandOptions asr_options;
+  asr_cmd->add_option("input", asr_options.input, "Media file, or - for raw s16le 16 kHz mono on stdin")->required();
+  asr_cmd->add_option("--lang", asr_options.language, "Language spoken (en; zh has no model yet)")->capture_default_str();
+  asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
+  asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -119,6 +129,10 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", RenderSummaryLine(*summary).c_str());
     }
     return 0;
+  }
+  if (*asr_cmd) {
+    asr_options.debug_log = *level == LogLevel::kDebug;
+    return Report(RunAsrCommand(asr_options, std::cin, std::cout, logger));
   }
   if (*doctor_cmd) return RunDoctor(doctor_json);
   if (*pinyin_cmd) {

@@ -1,0 +1,155 @@
+#include "app/asr_command.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "asr/pocketsphinx_engine.h"
+#include "audio/audio_decoder.h"
+#include "audio/raw_pcm_reader.h"
+#include "core/status.h"
+#include "media/language.h"
+#include "nlohmann/json.hpp"
+
+namespace lingcast {
+namespace {
+
+constexpr MediaTime kReadChunk = MediaTime::Millis(100);
+
+// Feeds the VAD's utterances to one recognizer session and prints what it hears.
+class AsrPrinter {
+ public:
+  AsrPrinter(const AsrCommandOptions& options, std::unique_ptr<AsrSession> session, std::ostream& out)
+      : options_(options), session_(std::move(session)), out_(out) {}
+
+  absl::Status Handle(const VadEvent& event) {
+    switch (event.type) {
+      case VadEvent::Type::kSpeechStart:
+        speech_start_ = event.time;
+        audio_since_partial_ = MediaTime::Zero();
+        last_partial_text_.clear();
+        return absl::OkStatus();
+      case VadEvent::Type::kSpeechAudio: {
+        LC_RETURN_IF_ERROR(session_->AcceptAudio(event.audio, event.audio_start));
+        audio_since_partial_ += event.audio.duration();
+        if (audio_since_partial_ < options_.partial_interval) return absl::OkStatus();
+        audio_since_partial_ = MediaTime::Zero();
+        std::optional<AsrHypothesis> partial = session_->Partial();
+        if (!partial || partial->text == last_partial_text_) return absl::OkStatus();
+        last_partial_text_ = partial->text;
+        partial->start = speech_start_;
+        Print(*partial);
+        return absl::OkStatus();
+      }
+      case VadEvent::Type::kSpeechEnd: {
+        LC_ASSIGN_OR_RETURN(AsrHypothesis final, session_->Finish());
+        if (final.text.empty()) return absl::OkStatus();
+        final.start = speech_start_;
+        final.end = std::max(event.time, speech_start_);
+        Print(final);
+        return absl::OkStatus();
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  void Print(const AsrHypothesis& hyp) {
+    const char* type = hyp.final ? "final" : "partial";
+    if (!options_.json) {
+      out_ << "[" << FormatAsrTime(hyp.start) << "-" << FormatAsrTime(hyp.end) << "] " << type << ": " << hyp.text
+           << std::endl;
+      return;
+    }
+    nlohmann::json line = {{"type", type},
+                           {"text", hyp.text},
+                           {"start_ms", hyp.start.millis()},
+                           {"end_ms", hyp.end.millis()},
+                           {"language", std::string(LanguageCode(hyp.language))}};
+    if (hyp.final) {
+      nlohmann::json words = nlohmann::json::array();
+      for (const AsrWord& word : hyp.words) {
+        words.push_back({{"word", word.text},
+                         {"start_ms", word.start.millis()},
+                         {"end_ms", word.end.millis()},
+                         {"confidence", std::round(word.confidence * 1000) / 1000}});
+      }
+      line["words"] = std::move(words);
+    }
+    out_ << line.dump() << std::endl;
+  }
+
+  const AsrCommandOptions& options_;
+  std::unique_ptr<AsrSession> session_;
+  std::ostream& out_;
+  MediaTime speech_start_;
+  MediaTime audio_since_partial_;
+  std::string last_partial_text_;
+};
+
+}  // namespace
+
+std::string FormatAsrTime(MediaTime time) {
+  const int64_t centis = std::max<int64_t>(0, time.micros()) / 10'000;
+  const int64_t hours = centis / 360'000, minutes = centis / 6000 % 60, seconds = centis / 100 % 60;
+  if (hours > 0) return absl::StrFormat("%d:%02d:%02d.%02d", hours, minutes, seconds, centis % 100);
+  return absl::StrFormat("%02d:%02d.%02d", minutes, seconds, centis % 100);
+}
+
+absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin_stream, std::ostream& out,
+                           Logger& logger) {
+  LC_ASSIGN_OR_RETURN(const Language language, ParseLanguage(options.language));
+  if (options.input.empty()) return absl::InvalidArgumentError("no input: give a media file, or - for raw PCM on stdin");
+
+  // The input first: a bad file fails before a model loads.
+  std::optional<AudioFileReader> file;
+  std::optional<RawPcmReader> raw;
+  std::function<absl::StatusOr<bool>(AudioBuffer&)> read;
+  if (options.input == "-") {
+    LC_ASSIGN_OR_RETURN(raw, RawPcmReader::Create(stdin_stream, RawPcmConfig{}, "-"));
+    read = [&raw](AudioBuffer& chunk) { return raw->Read(chunk, kReadChunk); };
+  } else {
+    LC_ASSIGN_OR_RETURN(file, AudioFileReader::Open(options.input, kAsrSampleRate));
+    read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
+  }
+
+  PocketsphinxOptions engine_options;
+  engine_options.language = language;
+  engine_options.script_path = options.script_path;
+  engine_options.debug_log = options.debug_log;
+  engine_options.logger = &logger;
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<PocketsphinxModel> model, PocketsphinxModel::Load(engine_options));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, model->NewSession());
+  LC_ASSIGN_OR_RETURN(VoiceActivityDetector vad, VoiceActivityDetector::Create(options.vad));
+  AsrPrinter printer(options, std::move(session), out);
+
+  AudioBuffer chunk;
+  while (true) {
+    LC_ASSIGN_OR_RETURN(const bool more, read(chunk));
+    if (!more) break;
+    LC_ASSIGN_OR_RETURN(std::vector<VadEvent> events, vad.Push(chunk));
+    for (const VadEvent& event : events) LC_RETURN_IF_ERROR(printer.Handle(event));
+  }
+  for (const VadEvent& event : vad.Flush()) LC_RETURN_IF_ERROR(printer.Handle(event));
+
+  if (file) {
+    const DecodeReport& report = file->report();
+    if (report.corrupt_packets > 0 || report.truncated) {
+      logger.Warn("asr", "the input is damaged: recognized what could be decoded",
+                  {{"input", options.input},
+                   {"corrupt_packets", absl::StrCat(report.corrupt_packets)},
+                   {"truncated", report.truncated ? "true" : "false"}});
+    }
+  }
+  if (raw && raw->dropped_trailing_bytes() > 0) {
+    logger.Warn("asr", "stdin ended inside a sample; the partial sample was dropped",
+                {{"bytes", absl::StrCat(raw->dropped_trailing_bytes())}});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace lingcast
