@@ -1,5 +1,6 @@
 #include "text/segmenter.h"
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -255,6 +256,37 @@ TEST(SegmenterTest, AnySplitGivesTheClausesOfTheWholeText) {
       EXPECT_TRUE(SameClauses(whole, got)) << "byte by byte: " << text;
       for (const Clause& c : whole) EXPECT_EQ(text.substr(c.source_offset, c.text.size()), c.text);
     }
+  }
+}
+
+TEST(SegmenterTest, RandomTextSplitAnywhereGivesTheSameClauses) {
+  const std::vector<std::string> alphabet = {"好", "的", "。", "，", "！", "？", "…", "——", "“", "”", "（", "）",
+                                             "a", "Mr", "e", "g", "U", "S", ".", ",", ":", "?", "!", " ", "\n",
+                                             "3", "5", "www", "@", "\"", "'", "é", "\xE4", "\xB8", "😀", "–"};
+  SegmenterConfig small;
+  small.max_han_characters = 5;
+  small.max_words = 3;
+  small.max_clause_bytes = 24;
+  std::mt19937 random(42);
+  for (int round = 0; round < 400; ++round) {
+    std::string text;
+    const int pieces = 1 + static_cast<int>(random() % 40);
+    for (int p = 0; p < pieces; ++p) text += alphabet[random() % alphabet.size()];
+    const std::vector<Clause> whole = SegmentWhole(text, small);
+    for (const Clause& c : whole) {
+      ASSERT_EQ(text.substr(c.source_offset, c.text.size()), c.text) << text;
+      ASSERT_LE(c.text.size(), 24u + 8u) << text;
+    }
+    ClauseSegmenter segmenter(small);
+    std::vector<Clause> got;
+    size_t at = 0;
+    while (at < text.size()) {
+      const size_t length = std::min(text.size() - at, static_cast<size_t>(random() % 5));
+      for (Clause& c : segmenter.Push(std::string_view(text).substr(at, length))) got.push_back(std::move(c));
+      at += length;
+    }
+    for (Clause& c : segmenter.Flush()) got.push_back(std::move(c));
+    ASSERT_TRUE(SameClauses(whole, got)) << text;
   }
 }
 
