@@ -291,4 +291,107 @@ PhonemeShape ShapeOfPhoneme(std::string_view ipa) {
   return result;
 }
 
+namespace {
+
+struct ArpabetEntry {
+  std::string_view phone;
+  PhonemeKind kind;
+  std::array<ShapePart, 2> parts;  // second part unused when its share is 0
+};
+
+constexpr ShapePart Whole(Viseme v) { return {v, 1000}; }
+constexpr ShapePart None() { return {Viseme::kX, 0}; }
+
+// The 39 CMUdict phones. Vowels follow the IPA table above (AA = ɑ, AE = æ ...);
+// AH is split by stress below (AH0 is the schwa, B; stressed AH is ʌ, C).
+// Diphthongs travel like their IPA spelling: AY = aɪ, OW = oʊ.
+constexpr std::array kArpabet = {
+    ArpabetEntry{"AA", PhonemeKind::kVowel, {Whole(Viseme::kD), None()}},
+    ArpabetEntry{"AE", PhonemeKind::kVowel, {Whole(Viseme::kC), None()}},
+    ArpabetEntry{"AH", PhonemeKind::kVowel, {Whole(Viseme::kC), None()}},
+    ArpabetEntry{"AO", PhonemeKind::kVowel, {Whole(Viseme::kE), None()}},
+    ArpabetEntry{"AW", PhonemeKind::kVowel, {ShapePart{Viseme::kD, 600}, ShapePart{Viseme::kF, 400}}},
+    ArpabetEntry{"AY", PhonemeKind::kVowel, {ShapePart{Viseme::kD, 600}, ShapePart{Viseme::kB, 400}}},
+    ArpabetEntry{"EH", PhonemeKind::kVowel, {Whole(Viseme::kC), None()}},
+    ArpabetEntry{"ER", PhonemeKind::kVowel, {Whole(Viseme::kE), None()}},
+    ArpabetEntry{"EY", PhonemeKind::kVowel, {ShapePart{Viseme::kC, 600}, ShapePart{Viseme::kB, 400}}},
+    ArpabetEntry{"IH", PhonemeKind::kVowel, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"IY", PhonemeKind::kVowel, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"OW", PhonemeKind::kVowel, {ShapePart{Viseme::kE, 600}, ShapePart{Viseme::kF, 400}}},
+    ArpabetEntry{"OY", PhonemeKind::kVowel, {ShapePart{Viseme::kE, 600}, ShapePart{Viseme::kB, 400}}},
+    ArpabetEntry{"UH", PhonemeKind::kVowel, {Whole(Viseme::kF), None()}},
+    ArpabetEntry{"UW", PhonemeKind::kVowel, {Whole(Viseme::kF), None()}},
+    ArpabetEntry{"B", PhonemeKind::kConsonant, {Whole(Viseme::kA), None()}},
+    ArpabetEntry{"M", PhonemeKind::kConsonant, {Whole(Viseme::kA), None()}},
+    ArpabetEntry{"P", PhonemeKind::kConsonant, {Whole(Viseme::kA), None()}},
+    ArpabetEntry{"F", PhonemeKind::kConsonant, {Whole(Viseme::kG), None()}},
+    ArpabetEntry{"V", PhonemeKind::kConsonant, {Whole(Viseme::kG), None()}},
+    ArpabetEntry{"L", PhonemeKind::kConsonant, {Whole(Viseme::kH), None()}},
+    ArpabetEntry{"TH", PhonemeKind::kConsonant, {Whole(Viseme::kH), None()}},
+    ArpabetEntry{"DH", PhonemeKind::kConsonant, {Whole(Viseme::kH), None()}},
+    ArpabetEntry{"W", PhonemeKind::kConsonant, {Whole(Viseme::kF), None()}},
+    ArpabetEntry{"R", PhonemeKind::kConsonant, {Whole(Viseme::kE), None()}},
+    ArpabetEntry{"CH", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"D", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"G", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"JH", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"K", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"N", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"NG", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"S", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"SH", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"T", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"Y", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"Z", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"ZH", PhonemeKind::kConsonant, {Whole(Viseme::kB), None()}},
+    ArpabetEntry{"HH", PhonemeKind::kTransparent, {None(), None()}},
+};
+
+}  // namespace
+
+PhonemeShape ShapeOfArpabet(std::string_view phone) {
+  PhonemeShape result;
+  std::string name;
+  char stress = 0;
+  for (char c : phone) {
+    if (c >= '0' && c <= '9') {
+      stress = c;
+    } else if (c >= 'a' && c <= 'z') {
+      name.push_back(static_cast<char>(c - 'a' + 'A'));
+    } else {
+      name.push_back(c);
+    }
+  }
+  if (name.empty()) return result;  // a lone stress digit
+  if (name == "SIL" || name == "SP" || name == "_" || name.front() == '+' || name.front() == '<' ||
+      name.front() == '[') {
+    result.kind = PhonemeKind::kPause;
+    return result;
+  }
+  for (const ArpabetEntry& entry : kArpabet) {
+    if (entry.phone != name) continue;
+    result.kind = entry.kind;
+    for (const ShapePart& part : entry.parts) {
+      if (part.share_permille > 0) result.parts.push_back(part);
+    }
+    // Unstressed AH is the schwa: barely open, like IPA ə.
+    if (name == "AH" && stress == '0') result.parts = {{Viseme::kB, 1000}};
+    result.bilabial = result.kind == PhonemeKind::kConsonant && result.parts[0].shape == Viseme::kA;
+    return result;
+  }
+  result.recognized = false;
+  if (std::string_view("AEIOU").find(name.front()) != std::string_view::npos) {
+    result.kind = PhonemeKind::kVowel;
+    result.parts = {{Viseme::kC, 1000}};
+  } else {
+    result.kind = PhonemeKind::kConsonant;
+    result.parts = {{Viseme::kB, 1000}};
+  }
+  return result;
+}
+
+PhonemeShape ShapeOf(std::string_view phoneme, PhoneAlphabet alphabet) {
+  return alphabet == PhoneAlphabet::kArpabet ? ShapeOfArpabet(phoneme) : ShapeOfPhoneme(phoneme);
+}
+
 }  // namespace lingcast

@@ -41,6 +41,20 @@ struct PhonemeShape {
   bool recognized = true;        // false when the first-letter fallback decided
 };
 
+// How a phoneme track spells its phonemes: IPA from the TTS, or ARPAbet (the
+// CMUdict / pocketsphinx phone set: "AA1", "HH", "NG", stress digits 0-2) from
+// the ASR alignment.
+enum class PhoneAlphabet { kIpa, kArpabet };
+
+// Classifies one ARPAbet phone ("AA1", "ow0", "M"; case and stress digits are
+// ignored). "SIL", "SP" and pocketsphinx fillers ("+NOISE+", "<sil>") are
+// pauses. Never fails: an unknown phone is judged by its first letter as for
+// IPA and reports recognized = false.
+PhonemeShape ShapeOfArpabet(std::string_view phone);
+
+// ShapeOfPhoneme or ShapeOfArpabet.
+PhonemeShape ShapeOf(std::string_view phoneme, PhoneAlphabet alphabet);
+
 // Classifies one phoneme. Never fails: an unknown symbol is judged by its first
 // letter (a known vowel or consonant -> its shape, another vowel letter -> C,
 // anything else -> B) and reports recognized = false.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lipsync/frame_snap.h"
 #include "lipsync/phoneme_shapes.h"
 
 namespace lingcast {
@@ -24,7 +25,7 @@ struct Segment {
 bool IsRest(const Segment& s) { return s.shape == Viseme::kX && !s.transparent; }
 
 // Step 1: one segment per shape part; gaps and pauses become X segments.
-std::vector<Segment> SegmentsOf(const PhonemeTrack& track) {
+std::vector<Segment> SegmentsOf(const PhonemeTrack& track, PhoneAlphabet alphabet) {
   std::vector<PhonemeEvent> events = track.phonemes;
   std::stable_sort(events.begin(), events.end(),
                    [](const PhonemeEvent& a, const PhonemeEvent& b) { return a.start < b.start; });
@@ -42,7 +43,7 @@ std::vector<Segment> SegmentsOf(const PhonemeTrack& track) {
     have_cursor = true;
     cursor = end;
 
-    const PhonemeShape shape = ShapeOfPhoneme(event.phoneme);
+    const PhonemeShape shape = ShapeOf(event.phoneme, alphabet);
     switch (shape.kind) {
       case PhonemeKind::kPause:
       case PhonemeKind::kMarker:
@@ -133,12 +134,6 @@ void ResolvePauses(std::vector<Segment>& segments, int64_t rest_gap) {
   }
   while (!out.empty() && IsRest(out.back())) out.pop_back();
   segments = std::move(out);
-}
-
-float PoseDistance(Viseme a, Viseme b) {
-  const MouthPose pa = PoseOf(a), pb = PoseOf(b);
-  return std::abs(pa.open - pb.open) + std::abs(pa.spread - pb.spread) +
-         std::abs(pa.round - pb.round);
 }
 
 struct Floors {
@@ -234,10 +229,63 @@ void EnforceMinHold(std::vector<Segment>& segments, const Floors& floors) {
   }
 }
 
+// The shape that looks most like halfway between `a` and `b` (other than
+// those two, the closure and the rest shape).
+Viseme InBetween(Viseme a, Viseme b) {
+  const MouthPose pa = PoseOf(a), pb = PoseOf(b);
+  const MouthPose mid{(pa.open + pb.open) / 2, (pa.spread + pb.spread) / 2, (pa.round + pb.round) / 2};
+  Viseme best = Viseme::kC;
+  float best_distance = 1e9f;
+  for (Viseme v : {Viseme::kB, Viseme::kC, Viseme::kD, Viseme::kE, Viseme::kF}) {
+    if (v == a || v == b) continue;
+    const MouthPose p = PoseOf(v);
+    const float d = std::abs(p.open - mid.open) + std::abs(p.spread - mid.spread) + std::abs(p.round - mid.round);
+    if (d < best_distance) {
+      best_distance = d;
+      best = v;
+    }
+  }
+  return best;
+}
+
+// Step 6: the jaw cannot snap from wide open to shut (or to a pucker) between
+// two frames; show the in-between shape for `min_hold`, taken from the more
+// open side when that side keeps at least twice `min_hold`.
+void InsertInBetweens(std::vector<Segment>& segments, const Floors& floors) {
+  constexpr float kBigJump = 0.6f;  // difference in opening: D next to A, B, G, X or F
+  std::vector<Segment> out;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    out.push_back(segments[i]);
+    if (i + 1 == segments.size()) break;
+    Segment& left = out.back();
+    Segment right = segments[i + 1];
+    if (left.end != right.start) continue;
+    const float jump = std::abs(PoseOf(left.shape).open - PoseOf(right.shape).open);
+    if (jump < kBigJump) continue;
+    const bool left_opener = PoseOf(left.shape).open > PoseOf(right.shape).open;
+    Segment& donor = left_opener ? left : segments[i + 1];
+    if (donor.closure || donor.length() < 3 * floors.min_hold) continue;
+    Segment tween;
+    tween.shape = InBetween(left.shape, right.shape);
+    if (left_opener) {
+      tween.start = left.end - floors.min_hold;
+      tween.end = left.end;
+      left.end = tween.start;
+    } else {
+      tween.start = donor.start;
+      tween.end = donor.start + floors.min_hold;
+      donor.start = tween.end;
+    }
+    out.push_back(tween);
+  }
+  segments = std::move(out);
+  MergeEqualNeighbours(segments);
+}
+
 }  // namespace
 
 VisemeTrack PhonemesToVisemes(const PhonemeTrack& track, const VisemeOptions& opts) {
-  std::vector<Segment> segments = SegmentsOf(track);
+  std::vector<Segment> segments = SegmentsOf(track, opts.alphabet);
   ResolveTransparent(segments);
   AnticipateRounding(segments);
   ResolvePauses(segments, opts.rest_gap.micros());
@@ -246,11 +294,16 @@ VisemeTrack PhonemesToVisemes(const PhonemeTrack& track, const VisemeOptions& op
                       std::max<int64_t>(1, opts.min_closure.micros())};
   LengthenClosures(segments, floors);
   EnforceMinHold(segments, floors);
+  if (opts.tween) InsertInBetweens(segments, floors);
 
   VisemeTrack result;
   result.cues.reserve(segments.size());
   for (const Segment& s : segments) {
     result.cues.push_back({MediaTime::Micros(s.start), MediaTime::Micros(s.end), s.shape});
+  }
+  if (opts.frame_rate > 0) {
+    const int min_frames = std::max(1, static_cast<int>(std::lround(opts.min_hold.seconds() * opts.frame_rate)));
+    result = SnapToFrames(result, opts.frame_rate, min_frames);
   }
   return result;
 }

@@ -15,10 +15,18 @@
 //     can spare it if it lasts at least half of `min_hold`; otherwise (or if they
 //     cannot) it is merged into the neighbour whose mouth pose is closest. No
 //     shape flickers for a single video frame.
+//  6. a jump between far-apart mouths (D next to A, B, G or X; D next to F)
+//     gets an in-between shape (C, or E towards a rounded mouth) carved from
+//     the more open cue when it is long enough to give `min_hold` and keep two;
+//  7. with `frame_rate` set, cue edges snap to video frames (frame_snap.h).
+// Look-ahead (step 1c): lip rounding runs backwards from a rounded vowel (E, F)
+// through the tongue-only consonants and h-like sounds before it; bilabial
+// closures, f/v and l/th keep their own shape, so a closure is never skipped.
 // All arithmetic is integer microseconds: the same input gives the same cues.
 #pragma once
 
 #include "core/media_time.h"
+#include "lipsync/phoneme_shapes.h"
 #include "media/phoneme_track.h"
 #include "media/viseme.h"
 
@@ -32,6 +40,12 @@ struct VisemeOptions {
   // Shortest lip closure for m, b, p (1.5 frames at 30 fps: at least one frame
   // lands on the closed lips whatever the phase of the frame clock).
   MediaTime min_closure = MediaTime::Millis(50);
+  // How the track spells phonemes: IPA (espeak-ng) or ARPAbet (ASR alignment).
+  PhoneAlphabet alphabet = PhoneAlphabet::kIpa;
+  // Insert in-between shapes for big jumps (step 6).
+  bool tween = true;
+  // Frames per second of the video the cues drive; 0 leaves times unsnapped.
+  double frame_rate = 0;
 };
 
 // Cues are sorted, non-overlapping and contiguous from the first articulated

@@ -51,12 +51,17 @@ TEST(PhonemesToVisemesTest, Welcome) {
 
 TEST(PhonemesToVisemesTest, MandarinDaJiaHao) {
   // 大家好 as espeak-ng's cmn-latn-pinyin voice times it (tones dropped as "").
-  const VisemeTrack v = PhonemesToVisemes(Track(
+  const PhonemeTrack track = Track(
       {{"t", 21}, {"ˈɑ5", 138}, {"", 39}, {"tɕ", 79}, {"iɑ5", 134}, {"", 12}, {"χ", 105}, {"ɑu2", 215}},
-      38, Language::kZh));
+      38, Language::kZh);
+  VisemeOptions no_tweens;
+  no_tweens.tween = false;
   // da (the 21 ms d is too brief to show), j-ia (the i glide joins the j),
   // h-ao (h shows the a it leads into, then the lips round for the o).
-  EXPECT_EQ(Letters(v), "DBDF");
+  EXPECT_EQ(Letters(PhonemesToVisemes(track, no_tweens)), "DBDF");
+  // With in-between shapes: the jaw passes C between wide-open D and narrow B,
+  // and E between D and the pucker F.
+  EXPECT_EQ(Letters(PhonemesToVisemes(track)), "DCBCDEF");
 }
 
 TEST(PhonemesToVisemesTest, LongPauseRestsShortPauseHolds) {

@@ -1,0 +1,256 @@
+// lipsync_bench: the lip-sync figures of issue 5.
+//
+//   (a) real recordings (../shared/data/speech): mouth-open onsets of the
+//       audio-only tracker against speech onsets from the VAD (share within one
+//       frame at 30 fps; target >= 90%), and the share of VAD-silence frames
+//       where the mouth rests (X or A);
+//   (b) audio-only against the phoneme-driven track on espeak-ng speech, zh and
+//       en: frame agreement at 30 fps over the speech span, exact shape and
+//       shape class (closed / open / rounded); target >= 70%;
+//   (c) audio-only speed: x realtime, against the WebRTC VAD on the same audio
+//       (the reference measured in the same run).
+//
+//   lipsync_bench [--confusion]   (--confusion prints reference x audio-only counts)
+// Never fails on time.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "audio/audio_decoder.h"
+#include "audio/vad.h"
+#include "lipsync/audio_visemes.h"
+#include "lipsync/test_speech.h"
+#include "lipsync/viseme_compare.h"
+
+namespace lingcast {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kFps = 30;
+
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+
+bool IsRest(Viseme v) { return v == Viseme::kX || v == Viseme::kA; }
+
+struct VadSpans {
+  std::vector<MediaTime> onsets;
+  std::vector<std::pair<MediaTime, MediaTime>> speech;  // first voiced .. end of last voiced
+};
+
+VadSpans RunVad(const AudioBuffer& audio) {
+  VadConfig config;
+  config.hangover = MediaTime::Millis(200);
+  config.min_speech = MediaTime::Millis(100);
+  VadSpans spans;
+  absl::StatusOr<VoiceActivityDetector> vad = VoiceActivityDetector::Create(config);
+  if (!vad.ok()) return spans;
+  std::vector<VadEvent> events = *vad->Push(audio);
+  for (VadEvent& e : vad->Flush()) events.push_back(std::move(e));
+  for (const VadEvent& e : events) {
+    if (e.type == VadEvent::Type::kSpeechStart) spans.onsets.push_back(e.time);
+    if (e.type == VadEvent::Type::kSpeechStart) spans.speech.push_back({e.time, e.time});
+    if (e.type == VadEvent::Type::kSpeechEnd && !spans.speech.empty()) spans.speech.back().second = e.time;
+  }
+  return spans;
+}
+
+void RealRecordings() {
+  const std::filesystem::path dir = std::filesystem::path(LINGCAST_SOURCE_DIR) / ".." / "shared" / "data" / "speech";
+  if (!std::filesystem::is_directory(dir)) {
+    std::printf("(a) skipped: %s not found\n", dir.c_str());
+    return;
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  std::printf("(a) real recordings: mouth-open onsets vs VAD speech onsets (within 1 frame at 30 fps)\n");
+  int onsets = 0, within = 0;
+  int64_t silent_frames = 0, resting = 0;
+  for (const auto& path : files) {
+    absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(path.string(), 16000);
+    if (!audio.ok()) continue;
+    const VadSpans vad = RunVad(*audio);
+    absl::StatusOr<VisemeTrack> track = AudioToVisemes(*audio);
+    if (!track.ok()) continue;
+    // Mouth-open onsets: an open (non-rest) cue that follows rest or nothing.
+    std::vector<MediaTime> mouth;
+    Viseme before = Viseme::kX;
+    MediaTime before_end = MediaTime::Zero();
+    for (const VisemeCue& c : track->cues) {
+      const bool after_rest = IsRest(before) || c.start > before_end;
+      if (!IsRest(c.shape) && after_rest) mouth.push_back(c.start);
+      before = c.shape;
+      before_end = c.end;
+    }
+    int file_within = 0;
+    std::string offsets;
+    for (MediaTime onset : vad.onsets) {
+      int64_t best = 1LL << 40;  // signed: mouth onset minus VAD onset
+      for (MediaTime m : mouth) {
+        if (std::llabs((m - onset).micros()) < std::llabs(best)) best = (m - onset).micros();
+      }
+      if (std::llabs(best) <= static_cast<int64_t>(1e6 / kFps)) ++file_within;
+      offsets += absl::StrFormat(" %+d", static_cast<int>(best / 1000));
+    }
+    onsets += static_cast<int>(vad.onsets.size());
+    within += file_within;
+    // Silence: frames outside every VAD speech span (the VAD's own 10 ms edges).
+    int64_t file_silent = 0, file_rest = 0;
+    const MediaTime end = audio->duration();
+    for (int64_t k = 0;; ++k) {
+      const MediaTime t = MediaTime::Micros(static_cast<int64_t>((static_cast<double>(k) + 0.5) * 1e6 / kFps));
+      if (t >= end) break;
+      bool in_speech = false;
+      for (const auto& [a, b] : vad.speech) in_speech |= t >= a - MediaTime::Millis(50) && t < b + MediaTime::Millis(200);
+      if (in_speech) continue;
+      ++file_silent;
+      if (IsRest(track->At(t))) ++file_rest;
+    }
+    silent_frames += file_silent;
+    resting += file_rest;
+    std::printf("  %-40s %5.1f s  onsets %d, within 1 frame %d (offsets ms:%s); silent frames %lld, resting %lld\n",
+                path.filename().c_str(), audio->duration().seconds(), static_cast<int>(vad.onsets.size()),
+                file_within, offsets.c_str(), static_cast<long long>(file_silent), static_cast<long long>(file_rest));
+  }
+  std::printf("  total: %d/%d onsets within one frame = %.1f%% (target >= 90%%); mouth at rest in %.1f%% of %lld "
+              "silent frames (X or A; silence = outside VAD speech - 50 ms .. + 200 ms)\n",
+              within, onsets, onsets ? 100.0 * within / onsets : 0.0,
+              silent_frames ? 100.0 * static_cast<double>(resting) / static_cast<double>(silent_frames) : 0.0,
+              static_cast<long long>(silent_frames));
+}
+
+void Synthesized(EspeakEngine& engine, bool confusion) {
+  std::printf("(b) audio-only vs phoneme-driven track on espeak-ng speech (30 fps frames over the speech span)\n");
+  std::array<std::array<int, kVisemeCount>, kVisemeCount> counts{};
+  struct FeatureSums {
+    double n = 0, speech = 0, rel = 0, f1 = 0, f2 = 0, low = 0, high = 0, zcr = 0, tilt = 0;
+  };
+  std::array<FeatureSums, kVisemeCount> sums{};
+  for (Language language : {Language::kEn, Language::kZh}) {
+    int frames = 0;
+    double exact = 0, same_class = 0;
+    for (const std::string& text : SampleSentences(language)) {
+      absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
+      if (!sample.ok() || sample->reference.cues.empty()) {
+        std::printf("  synthesis failed: %s\n", sample.status().ToString().c_str());
+        continue;
+      }
+      absl::StatusOr<VisemeTrack> audio_track = AudioToVisemes(sample->audio);
+      if (!audio_track.ok()) continue;
+      if (confusion) {
+        // Mean features per reference shape, for tuning the thresholds.
+        absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+        tracker->EnableFeaturesLog();
+        (void)tracker->Push(sample->audio);
+        tracker->Flush();
+        const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
+        for (size_t k = 0; k < log.size(); ++k) {
+          const Viseme ref = sample->reference.At(MediaTime::Micros(static_cast<int64_t>(k) * 10000 + 5000));
+          FeatureSums& f = sums[static_cast<size_t>(ref)];
+          f.n += 1;
+          f.speech += log[k].speech;
+          f.rel += log[k].level_db - log[k].peak_db;
+          f.f1 += log[k].f1_hz;
+          f.f2 += log[k].f2_hz;
+          f.low += log[k].low_ratio;
+          f.high += log[k].high_ratio;
+          f.zcr += log[k].zcr;
+          f.tilt += log[k].tilt_db;
+        }
+      }
+      const MediaTime from = sample->reference.cues.front().start, to = sample->reference.cues.back().end;
+      const TrackAgreement a = CompareTracks(sample->reference, *audio_track, from, to, kFps);
+      frames += a.frames;
+      exact += a.exact * a.frames;
+      same_class += a.same_class * a.frames;
+      for (int k = 0;; ++k) {
+        const MediaTime t = from + MediaTime::Micros(static_cast<int64_t>((k + 0.5) * 1e6 / kFps));
+        if (t >= to) break;
+        ++counts[static_cast<size_t>(sample->reference.At(t))][static_cast<size_t>(audio_track->At(t))];
+      }
+    }
+    std::printf("  %s: %d frames, exact shape %.1f%%, shape class %.1f%% (target >= 70%%)\n",
+                language == Language::kZh ? "zh" : "en", frames, frames ? 100.0 * exact / frames : 0.0,
+                frames ? 100.0 * same_class / frames : 0.0);
+  }
+  if (confusion) {
+    std::printf("  mean features per phoneme-driven shape (10 ms frames)\n");
+    for (int i = 0; i < kVisemeCount; ++i) {
+      const FeatureSums& f = sums[static_cast<size_t>(i)];
+      if (f.n == 0) continue;
+      std::printf("  %c n=%5.0f speech %.2f rel %6.1f dB f1 %5.0f f2 %5.0f low %.2f high %.2f zcr %.2f tilt %5.1f\n",
+                  VisemeLetter(static_cast<Viseme>(i)), f.n, f.speech / f.n, f.rel / f.n, f.f1 / f.n, f.f2 / f.n,
+                  f.low / f.n, f.high / f.n, f.zcr / f.n, f.tilt / f.n);
+    }
+    std::printf("  confusion (rows: phoneme-driven, columns: audio-only)\n     ");
+    for (int j = 0; j < kVisemeCount; ++j) std::printf("%6c", VisemeLetter(static_cast<Viseme>(j)));
+    std::printf("\n");
+    for (int i = 0; i < kVisemeCount; ++i) {
+      std::printf("  %c  ", VisemeLetter(static_cast<Viseme>(i)));
+      for (int j = 0; j < kVisemeCount; ++j) std::printf("%6d", counts[static_cast<size_t>(i)][static_cast<size_t>(j)]);
+      std::printf("\n");
+    }
+  }
+}
+
+void Speed() {
+  const std::filesystem::path path =
+      std::filesystem::path(LINGCAST_SOURCE_DIR) / ".." / "shared" / "data" / "speech" / "en-jfk.wav";
+  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(path.string(), 16000);
+  if (!audio.ok()) {
+    std::printf("(c) skipped: %s\n", audio.status().ToString().c_str());
+    return;
+  }
+  std::vector<double> lips, vad;
+  for (int run = 0; run < 5; ++run) {
+    auto start = Clock::now();
+    absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+    AudioBuffer chunk;
+    chunk.sample_rate = 16000;
+    for (size_t i = 0; i < audio->samples.size(); i += 320) {  // 20 ms pieces, as live audio arrives
+      chunk.samples.assign(audio->samples.begin() + static_cast<std::ptrdiff_t>(i),
+                           audio->samples.begin() + static_cast<std::ptrdiff_t>(std::min(i + 320, audio->samples.size())));
+      (void)tracker->Push(chunk);
+    }
+    tracker->Flush();
+    lips.push_back(Seconds(start));
+    start = Clock::now();
+    absl::StatusOr<VoiceActivityDetector> detector = VoiceActivityDetector::Create();
+    for (size_t i = 0; i < audio->samples.size(); i += 320) {
+      chunk.samples.assign(audio->samples.begin() + static_cast<std::ptrdiff_t>(i),
+                           audio->samples.begin() + static_cast<std::ptrdiff_t>(std::min(i + 320, audio->samples.size())));
+      (void)detector->Push(chunk);
+    }
+    detector->Flush();
+    vad.push_back(Seconds(start));
+  }
+  std::sort(lips.begin(), lips.end());
+  std::sort(vad.begin(), vad.end());
+  const double seconds = audio->duration().seconds();
+  std::printf("(c) speed on %s (%.1f s, 20 ms pushes, median of 5): audio-only lip sync %.0fx realtime "
+              "(%.2f ms per second of audio); WebRTC VAD %.0fx; lip sync / VAD time = %.2f\n",
+              path.filename().c_str(), seconds, seconds / lips[2], 1000.0 * lips[2] / seconds, seconds / vad[2],
+              lips[2] / vad[2]);
+}
+
+}  // namespace
+}  // namespace lingcast
+
+int main(int argc, char** argv) {
+  const bool confusion = argc > 1 && std::strcmp(argv[1], "--confusion") == 0;
+  lingcast::RealRecordings();
+  absl::StatusOr<std::unique_ptr<lingcast::EspeakEngine>> engine = lingcast::EspeakEngine::Create();
+  if (engine.ok()) {
+    lingcast::Synthesized(**engine, confusion);
+  } else {
+    std::printf("(b) skipped: %s\n", engine.status().ToString().c_str());
+  }
+  lingcast::Speed();
+  return 0;
+}

@@ -1,0 +1,318 @@
+#include "lipsync/audio_visemes.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <numbers>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace lingcast {
+namespace {
+
+constexpr int kHop = 160;        // 10 ms at 16 kHz
+constexpr int kWindow = 512;     // 32 ms, centred on the hop
+constexpr int kHalfWindow = kWindow / 2;
+constexpr float kBinHz = static_cast<float>(AudioVisemeOptions::kSampleRate) / kWindow;
+
+// In-place radix-2 FFT (size a power of two).
+void Fft(std::vector<std::complex<float>>& a) {
+  const size_t n = a.size();
+  for (size_t i = 1, j = 0; i < n; ++i) {
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap(a[i], a[j]);
+  }
+  for (size_t len = 2; len <= n; len <<= 1) {
+    const float angle = -2.0f * std::numbers::pi_v<float> / static_cast<float>(len);
+    const std::complex<float> step(std::cos(angle), std::sin(angle));
+    for (size_t i = 0; i < n; i += len) {
+      std::complex<float> w(1.0f, 0.0f);
+      for (size_t k = 0; k < len / 2; ++k) {
+        const std::complex<float> u = a[i + k];
+        const std::complex<float> v = a[i + k + len / 2] * w;
+        a[i + k] = u + v;
+        a[i + k + len / 2] = u - v;
+        w *= step;
+      }
+    }
+  }
+}
+
+float ToDb(double power) { return static_cast<float>(10.0 * std::log10(std::max(power, 1e-12))); }
+
+}  // namespace
+
+struct AudioVisemeTracker::State {
+  AudioVisemeOptions options;
+  int lookahead_frames = 4;
+  int hold_frames = 6;
+  int closure_frames = 15;
+  std::array<float, kWindow> hann{};
+
+  // Samples from `buffer_start` on; frame k's window starts at k * kHop + kHop/2 - kHalfWindow.
+  std::vector<float> buffer;
+  int64_t buffer_start = 0;
+  int64_t samples_in = 0;
+  int64_t next_frame = 0;  // next frame to analyse
+
+  // Analysis state.
+  float floor_db = 0;
+  float peak_db = -120;
+  bool have_floor = false;
+  int frames_since_speech = 1 << 20;
+
+  // Raw labels of analysed frames not yet decided, from `first_raw`.
+  std::deque<Viseme> raw;
+  std::deque<Viseme> history;  // the last two raw labels before raw.front()
+  int64_t first_raw = 0;
+
+  // Decision state.
+  Viseme current = Viseme::kX;
+  int current_frames = 0;
+  int64_t decided = 0;  // frames decided
+
+  bool log_features = false;
+  std::vector<AudioFrameFeatures> log;
+
+  std::vector<std::complex<float>> fft = std::vector<std::complex<float>>(kWindow);
+
+  float Sample(int64_t index) const {
+    if (index < buffer_start || index >= buffer_start + static_cast<int64_t>(buffer.size())) return 0.0f;
+    return buffer[static_cast<size_t>(index - buffer_start)];
+  }
+
+  AudioFrameFeatures Analyse(int64_t frame) {
+    AudioFrameFeatures f;
+    const int64_t first = frame * kHop + kHop / 2 - kHalfWindow;
+    double energy = 0;
+    int crossings = 0;
+    float previous = Sample(frame * kHop);
+    for (int i = 0; i < kWindow; ++i) {
+      const float x = Sample(first + i);
+      energy += static_cast<double>(x) * x * hann[static_cast<size_t>(i)];
+      fft[static_cast<size_t>(i)] = {x * hann[static_cast<size_t>(i)], 0.0f};
+    }
+    for (int i = 1; i < kHop; ++i) {
+      const float x = Sample(frame * kHop + i);
+      if ((x >= 0) != (previous >= 0)) ++crossings;
+      previous = x;
+    }
+    f.zcr = static_cast<float>(crossings) / kHop;
+    f.level_db = ToDb(energy / (kWindow / 2.0));  // Hann's mean square is 1/2... of its sum
+
+    Fft(fft);
+    double upper = 0, lower = 0;
+    double total = 0, low = 0, high = 0, f1_power = 0, f1_moment = 0, f2_power = 0, f2_moment = 0;
+    for (int bin = 1; bin < kWindow / 2; ++bin) {
+      const float hz = static_cast<float>(bin) * kBinHz;
+      const double p = std::norm(fft[static_cast<size_t>(bin)]);
+      if (hz < 80) continue;
+      total += p;
+      if (hz < 350) low += p;
+      if (hz >= 3500) high += p;
+      if (hz >= 250 && hz < 1000) lower += p;
+      if (hz >= 1000 && hz < 3000) upper += p;
+      if (hz >= 250 && hz < 1000) {
+        f1_power += p;
+        f1_moment += p * hz;
+      }
+      if (hz >= 900 && hz < 2800) {
+        f2_power += p;
+        f2_moment += p * hz;
+      }
+    }
+    f.low_ratio = total > 0 ? static_cast<float>(low / total) : 0;
+    f.high_ratio = total > 0 ? static_cast<float>(high / total) : 0;
+    f.tilt_db = ToDb(upper + 1e-9) - ToDb(lower + 1e-9);
+    f.f1_hz = f1_power > 0 ? static_cast<float>(f1_moment / f1_power) : 0;
+    f.f2_hz = f2_power > 0 ? static_cast<float>(f2_moment / f2_power) : 0;
+
+    // Noise floor: drops at once, creeps up 3 dB/s (speech never drags it far);
+    // never below -90 dBFS so digital silence does not make every hiss speech.
+    const float level = std::max(f.level_db, -90.0f);
+    if (!have_floor || level < floor_db) {
+      floor_db = level;
+      have_floor = true;
+    } else {
+      floor_db += 0.03f;
+    }
+    f.floor_db = floor_db;
+    f.speech = f.level_db > floor_db + options.gate_db && f.level_db > options.silence_dbfs;
+    if (f.speech) {
+      peak_db = std::max(peak_db - 0.06f, f.level_db);
+    } else {
+      peak_db = std::max(peak_db - 0.06f, -120.0f);
+    }
+    f.peak_db = peak_db;
+    return f;
+  }
+
+  Viseme Label(const AudioFrameFeatures& f) {
+    if (!f.speech) {
+      ++frames_since_speech;
+      return frames_since_speech <= closure_frames ? Viseme::kA : Viseme::kX;
+    }
+    frames_since_speech = 0;
+    const float relative = f.level_db - f.peak_db;  // <= 0
+    if (f.high_ratio > 0.35f || f.zcr > 0.30f) return Viseme::kB;            // hiss: s, sh, f, z
+    if (f.low_ratio > 0.6f && relative < -12.0f) return Viseme::kA;          // murmur: m, n, voice bar
+    if (f.tilt_db < -10.0f && f.f1_hz < 550.0f) return Viseme::kF;           // little above 1 kHz: u, w
+    if (f.low_ratio > 0.3f && f.f1_hz < 480.0f) return Viseme::kB;           // low F1, voicing-heavy: i, ə
+    if (f.f1_hz >= 640.0f && relative > -8.0f) return Viseme::kD;            // high F1, loud: a
+    return f.tilt_db < -5.5f ? Viseme::kE : Viseme::kC;                       // mid: o/er vs e/æ
+  }
+
+  // The smoothed label of raw.front(): the most common of the two frames before,
+  // it and the lookahead frames after; ties go to the frame's own label.
+  Viseme Smoothed() const {
+    std::array<int, kVisemeCount> votes{};
+    for (Viseme v : history) ++votes[static_cast<size_t>(v)];
+    for (size_t i = 0; i < raw.size() && i <= static_cast<size_t>(lookahead_frames); ++i) {
+      ++votes[static_cast<size_t>(raw[i])];
+    }
+    Viseme best = raw.front();
+    for (int v = 0; v < kVisemeCount; ++v) {
+      if (votes[static_cast<size_t>(v)] > votes[static_cast<size_t>(best)]) best = static_cast<Viseme>(v);
+    }
+    // Silence and closures are not voted away: the mouth must rest when the
+    // sound stops and close when the lips close.
+    if (raw.front() == Viseme::kX || raw.front() == Viseme::kA) return raw.front();
+    return best;
+  }
+
+  void DecideFront(std::vector<VisemeCue>& out) {
+    const Viseme wanted = Smoothed();
+    const bool free_change = wanted == Viseme::kA || wanted == Viseme::kX || current == Viseme::kX ||
+                             current == Viseme::kA;
+    if (wanted != current && (free_change || current_frames >= hold_frames)) {
+      current = wanted;
+      current_frames = 0;
+    }
+    ++current_frames;
+    const MediaTime start = MediaTime::Micros(decided * kFrame.micros());
+    out.push_back({start, start + kFrame, current});
+    ++decided;
+    history.push_back(raw.front());
+    if (history.size() > 2) history.pop_front();
+    raw.pop_front();
+    ++first_raw;
+  }
+};
+
+AudioVisemeTracker::AudioVisemeTracker(std::unique_ptr<State> state) : state_(std::move(state)) {}
+AudioVisemeTracker::AudioVisemeTracker(AudioVisemeTracker&&) noexcept = default;
+AudioVisemeTracker& AudioVisemeTracker::operator=(AudioVisemeTracker&&) noexcept = default;
+AudioVisemeTracker::~AudioVisemeTracker() = default;
+
+absl::StatusOr<AudioVisemeTracker> AudioVisemeTracker::Create(const AudioVisemeOptions& options) {
+  if (options.lookahead < MediaTime::Zero() || options.lookahead > MediaTime::Millis(49)) {
+    return absl::InvalidArgumentError(absl::StrCat("lookahead must be 0..49 ms (60 ms with the analysis window), got ",
+                                                   options.lookahead.micros() / 1000, " ms"));
+  }
+  if (options.min_hold < MediaTime::Zero() || options.closure_max < MediaTime::Zero()) {
+    return absl::InvalidArgumentError("min_hold and closure_max must not be negative");
+  }
+  auto state = std::make_unique<State>();
+  state->options = options;
+  state->lookahead_frames = static_cast<int>(options.lookahead.micros() / kFrame.micros());
+  state->hold_frames = static_cast<int>(options.min_hold.micros() / kFrame.micros());
+  state->closure_frames = static_cast<int>(options.closure_max.micros() / kFrame.micros());
+  for (int i = 0; i < kWindow; ++i) {
+    state->hann[static_cast<size_t>(i)] =
+        0.5f - 0.5f * std::cos(2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kWindow);
+  }
+  return AudioVisemeTracker(std::move(state));
+}
+
+absl::StatusOr<std::vector<VisemeCue>> AudioVisemeTracker::Push(const AudioBuffer& pcm16k) {
+  if (pcm16k.sample_rate != AudioVisemeOptions::kSampleRate || pcm16k.channels != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("audio lip sync takes 16000 Hz mono, got ", pcm16k.sample_rate,
+                                                   " Hz with ", pcm16k.channels, " channels (resample first)"));
+  }
+  State& s = *state_;
+  s.buffer.insert(s.buffer.end(), pcm16k.samples.begin(), pcm16k.samples.end());
+  s.samples_in += pcm16k.frames();
+  std::vector<VisemeCue> out;
+  // Frame k can be analysed once its window's last sample has arrived.
+  while (s.next_frame * kHop + kHop / 2 + kHalfWindow <= s.samples_in) {
+    const AudioFrameFeatures f = s.Analyse(s.next_frame);
+    if (s.log_features) s.log.push_back(f);
+    s.raw.push_back(s.Label(f));
+    ++s.next_frame;
+    if (static_cast<int>(s.raw.size()) > s.lookahead_frames) s.DecideFront(out);
+  }
+  // Keep only what later windows still need.
+  const int64_t keep_from = s.next_frame * kHop + kHop / 2 - kHalfWindow;
+  if (keep_from > s.buffer_start) {
+    const auto drop = static_cast<size_t>(std::min<int64_t>(keep_from - s.buffer_start,
+                                                            static_cast<int64_t>(s.buffer.size())));
+    s.buffer.erase(s.buffer.begin(), s.buffer.begin() + static_cast<std::ptrdiff_t>(drop));
+    s.buffer_start += static_cast<int64_t>(drop);
+  }
+  return out;
+}
+
+std::vector<VisemeCue> AudioVisemeTracker::Flush() {
+  State& s = *state_;
+  std::vector<VisemeCue> out;
+  // Analyse the frames the input reaches into (their windows padded with silence).
+  const int64_t frames = (s.samples_in + kHop - 1) / kHop;
+  while (s.next_frame < frames) {
+    const AudioFrameFeatures f = s.Analyse(s.next_frame);
+    if (s.log_features) s.log.push_back(f);
+    s.raw.push_back(s.Label(f));
+    ++s.next_frame;
+  }
+  while (!s.raw.empty()) s.DecideFront(out);
+  // The last piece ends with the audio, not on the 10 ms grid.
+  const MediaTime end = MediaTime::FromSamples(s.samples_in, AudioVisemeOptions::kSampleRate);
+  while (!out.empty() && out.back().start >= end) out.pop_back();
+  if (!out.empty()) out.back().end = end;
+
+  const AudioVisemeOptions options = s.options;
+  const bool log = s.log_features;
+  std::vector<AudioFrameFeatures> kept_log = std::move(s.log);
+  auto fresh = Create(options);
+  state_ = std::move(fresh->state_);
+  state_->log_features = log;
+  state_->log = std::move(kept_log);
+  return out;
+}
+
+MediaTime AudioVisemeTracker::decided_until() const {
+  return MediaTime::Micros(state_->decided * kFrame.micros());
+}
+
+const std::vector<AudioFrameFeatures>* AudioVisemeTracker::features_log() const {
+  return state_->log_features ? &state_->log : nullptr;
+}
+
+void AudioVisemeTracker::EnableFeaturesLog() { state_->log_features = true; }
+
+void AppendCues(VisemeTrack& track, const std::vector<VisemeCue>& pieces) {
+  for (const VisemeCue& piece : pieces) {
+    if (piece.shape == Viseme::kX || piece.end <= piece.start) continue;
+    if (!track.cues.empty() && track.cues.back().shape == piece.shape && track.cues.back().end == piece.start) {
+      track.cues.back().end = piece.end;
+    } else {
+      track.cues.push_back(piece);
+    }
+  }
+}
+
+absl::StatusOr<VisemeTrack> AudioToVisemes(const AudioBuffer& pcm16k, const AudioVisemeOptions& options) {
+  absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create(options);
+  if (!tracker.ok()) return tracker.status();
+  VisemeTrack track;
+  absl::StatusOr<std::vector<VisemeCue>> pieces = tracker->Push(pcm16k);
+  if (!pieces.ok()) return pieces.status();
+  AppendCues(track, *pieces);
+  AppendCues(track, tracker->Flush());
+  return track;
+}
+
+}  // namespace lingcast

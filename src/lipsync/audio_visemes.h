@@ -1,0 +1,99 @@
+// Audio -> mouth shapes with no phoneme timeline: a remote speaker, a recording,
+// another TTS. Causal, so it runs live: every 10 ms frame is decided from the
+// audio up to at most `lookahead` + 11 ms after it (<= 60 ms in all with the
+// defaults), and the decided cues come out of Push() as soon as they are known.
+//
+// Per 10 ms frame (32 ms Hann window centred on it, 512-point FFT at 16 kHz):
+//   * level: window energy in dBFS; a running noise floor (follows drops at
+//     once, rises 3 dB/s) and a running speech peak (falls 6 dB/s);
+//   * speech gate: level above floor + `gate_db` and above `silence_dbfs`;
+//   * band energies: low 80-350 Hz, F1 band 250-1000 Hz, F2 band 900-2800 Hz,
+//     high 3500-8000 Hz; centroids of the F1 and F2 bands (formant-ish);
+//     zero-crossing rate.
+// Frame label, in order:
+//   * not speech: A for the first `closure_max` after speech (the lips close:
+//     stop closures, m/b/p, phrase ends), then X (rest);
+//   * hiss (high band dominant or many zero crossings: s, sh, f, z) -> B;
+//   * murmur (quiet, energy almost all below 350 Hz: m, n, ng, voice bars) -> A;
+//   * vowel-like: opening from the F1 centroid and the level relative to the
+//     speech peak (D wide, C open, B narrow), rounding from a low F2 centroid
+//     (open + low F2 -> E; narrow + low F2 -> F).
+// Smoothing: each frame takes the most common label of frames [k-2, k+L] (L =
+// lookahead in frames, the current raw label winning ties), and a new shape
+// replaces the current one only after the current one has lasted `min_hold`
+// (an A closure or a change to/from silence is never delayed by the hold).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/media_time.h"
+#include "media/audio_buffer.h"
+#include "media/viseme.h"
+
+namespace lingcast {
+
+struct AudioVisemeOptions {
+  static constexpr int kSampleRate = 16000;  // the only rate accepted (src/audio resamples)
+  MediaTime lookahead = MediaTime::Millis(40);  // frames after the decided one; <= 49 ms
+  MediaTime min_hold = MediaTime::Millis(60);   // shortest cue except closures and silence
+  MediaTime closure_max = MediaTime::Millis(80);  // silence inside speech shown as A up to this
+  float gate_db = 12.0f;         // speech: this far above the noise floor ...
+  float silence_dbfs = -50.0f;  // ... and above this absolute level
+};
+
+// Per-frame features, exposed for tests and tuning tools.
+struct AudioFrameFeatures {
+  float level_db = -120;    // window energy, dBFS
+  float floor_db = -120;    // running noise floor
+  float peak_db = -120;     // running speech peak
+  bool speech = false;
+  float low_ratio = 0;      // 80-350 Hz share of 80-8000 Hz energy
+  float high_ratio = 0;     // 3500-8000 Hz share
+  float f1_hz = 0;          // centroid of 250-1000 Hz
+  float f2_hz = 0;          // centroid of 900-2800 Hz
+  float zcr = 0;            // zero crossings per sample
+  float tilt_db = 0;        // energy 1-3 kHz over 250-1000 Hz: low for rounded and open back vowels
+};
+
+class AudioVisemeTracker {
+ public:
+  static constexpr MediaTime kFrame = MediaTime::Millis(10);
+
+  // InvalidArgument naming the field for a lookahead over 49 ms (60 ms in all)
+  // or a negative duration.
+  static absl::StatusOr<AudioVisemeTracker> Create(const AudioVisemeOptions& options = {});
+  AudioVisemeTracker(AudioVisemeTracker&&) noexcept;
+  AudioVisemeTracker& operator=(AudioVisemeTracker&&) noexcept;
+  ~AudioVisemeTracker();
+
+  // Feeds the next samples (mono, 16 kHz, any length). Returns the cues decided
+  // by them, contiguous with those returned before: consecutive pieces of the
+  // same shape continue one cue (AppendCues joins them). InvalidArgument for
+  // another rate or channel count, with nothing consumed.
+  absl::StatusOr<std::vector<VisemeCue>> Push(const AudioBuffer& pcm16k);
+  // Decides the remaining frames as if silence followed; the tracker can then
+  // be reused for a new stream starting at time 0.
+  std::vector<VisemeCue> Flush();
+
+  MediaTime decided_until() const;  // end of the last decided frame
+  const std::vector<AudioFrameFeatures>* features_log() const;  // when enabled
+  void EnableFeaturesLog();
+
+ private:
+  struct State;
+  explicit AudioVisemeTracker(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Appends cue pieces to a track, joining a piece to the last cue when it
+// continues it with the same shape; X pieces become gaps.
+void AppendCues(VisemeTrack& track, const std::vector<VisemeCue>& pieces);
+
+// The whole buffer at once (16 kHz mono): Push + Flush.
+absl::StatusOr<VisemeTrack> AudioToVisemes(const AudioBuffer& pcm16k, const AudioVisemeOptions& options = {});
+
+}  // namespace lingcast
