@@ -12,8 +12,6 @@
 namespace lingcast {
 namespace {
 
-// Fuzzy candidates whose edit distance is computed, most shared token pairs first.
-constexpr size_t kMaxFuzzyCandidates = 64;
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
 std::vector<uint64_t> Grams(const std::vector<uint32_t>& tokens) {
@@ -96,7 +94,7 @@ std::vector<uint32_t> TranslationMemory::LookupTokens(const std::vector<std::str
   std::vector<uint32_t> ids;
   ids.reserve(tokens.size());
   uint32_t unseen = static_cast<uint32_t>(token_ids_.size());
-  std::unordered_map<std::string, uint32_t> unseen_ids;
+  absl::flat_hash_map<std::string, uint32_t> unseen_ids;
   for (const std::string& token : tokens) {
     auto it = token_ids_.find(token);
     if (it != token_ids_.end()) {
@@ -146,9 +144,14 @@ void TranslationMemory::Put(TmEntry entry) {
 
 namespace {
 
-void Count(TranslationMemory::AddResult result, const TmEntry& entry, const std::string& kept_origin,
-           TmLoadReport& report) {
-  switch (result) {
+// Adds `entry` to `memory` and counts the result; a conflict's warning names both
+// places. Only the source and origin are kept aside (not a copy of the entry),
+// since a memory loads 100,000 of them.
+void AddCounted(TranslationMemory& memory, TmEntry entry, TmLoadReport& report) {
+  std::string kept_origin;
+  std::string source = entry.source;
+  std::string origin = entry.origin;
+  switch (memory.Add(std::move(entry), &kept_origin)) {
     case TranslationMemory::AddResult::kAdded:
       ++report.added;
       break;
@@ -157,9 +160,8 @@ void Count(TranslationMemory::AddResult result, const TmEntry& entry, const std:
       break;
     case TranslationMemory::AddResult::kConflict:
       ++report.conflicts;
-      report.warnings.push_back(absl::StrCat(entry.origin, ": \"", entry.source,
-                                             "\" is already translated differently at ", kept_origin,
-                                             "; keeping the first translation"));
+      report.warnings.push_back(absl::StrCat(origin, ": \"", source, "\" is already translated differently at ",
+                                             kept_origin, "; keeping the first translation"));
       break;
   }
 }
@@ -178,10 +180,7 @@ void TranslationMemory::AddScript(const Script& script, TmLoadReport& report) {
       translated = true;
       const std::string origin = absl::StrCat(script.filename, ":", line->line_number);
       for (const auto& [from, to] : {std::pair{&spoken, &other}, std::pair{&other, &spoken}}) {
-        TmEntry entry{from->text, to->text, from->language, to->language, origin};
-        TmEntry copy = entry;
-        std::string kept_origin;
-        Count(Add(std::move(entry), &kept_origin), copy, kept_origin, report);
+        AddCounted(*this, TmEntry{from->text, to->text, from->language, to->language, origin}, report);
       }
     }
     if (!translated) {
@@ -236,11 +235,89 @@ absl::Status TranslationMemory::LoadFile(const std::string& path, Language from,
   }
   if (in.bad()) return absl::DataLossError(absl::StrCat("error reading ", path));
   for (TmEntry& entry : pairs) {
-    TmEntry copy = entry;
-    std::string kept_origin;
-    Count(Add(std::move(entry), &kept_origin), copy, kept_origin, report);
+    AddCounted(*this, std::move(entry), report);
   }
   return absl::OkStatus();
+}
+
+void TranslationMemory::FuzzySearch(const Direction& direction, const std::vector<uint32_t>& query,
+                                    uint32_t exact_index, double min_score, size_t max_results,
+                                    std::vector<TmMatch>& matches) const {
+  // Candidates share token pairs with the query. Each edit destroys at most two
+  // of the query's pairs, so a candidate at distance d still shares at least
+  // (pairs - 2d) of them. A match is at most query/min_score tokens long (the
+  // length filter below), which bounds d, so every match shares `required` pairs:
+  // the (required - 1) most common ones (stock phrases in thousands of lines) can
+  // be left out of the count, and each match still shares one pair counted.
+  const std::vector<uint64_t> query_grams = Grams(query);
+  const int unique_grams = static_cast<int>(query_grams.size());
+  const double n = static_cast<double>(query.size());
+  const int max_distance_any = static_cast<int>((1.0 - min_score) * n / std::max(min_score, 1e-3) + 1e-9);
+  const int required = unique_grams - 2 * max_distance_any;
+  struct GramPostings {
+    const std::vector<uint32_t>* entries;
+  };
+  std::vector<GramPostings> postings;
+  for (uint64_t gram : query_grams) {
+    auto it = direction.by_gram.find(gram);
+    if (it != direction.by_gram.end()) postings.push_back({&it->second});
+  }
+  std::sort(postings.begin(), postings.end(),
+            [](const GramPostings& a, const GramPostings& b) { return a.entries->size() < b.entries->size(); });
+  int skipped = 0;
+  for (; skipped + 1 < required && !postings.empty(); ++skipped) postings.pop_back();
+  // A dense counter per entry: far cheaper than a hash map at 100,000 entries.
+  std::vector<uint16_t> shared(direction.entries.size(), 0);
+  std::vector<uint32_t> touched;
+  for (const GramPostings& gram : postings) {
+    for (uint32_t index : *gram.entries) {
+      if (shared[index]++ == 0) touched.push_back(index);
+    }
+  }
+  // Most shared pairs first (a counting sort: counts are small). A candidate
+  // sharing c pairs is at least (pairs - c)/2 edits away, which bounds its score:
+  // once even the longest possible match in a bucket cannot reach what the results
+  // need, no later bucket can either.
+  std::vector<std::vector<uint32_t>> by_shared(static_cast<size_t>(unique_grams) + 1);
+  for (uint32_t index : touched) {
+    if (index == exact_index) continue;
+    const size_t length = direction.entries[index].tokens.size();
+    const size_t longest = std::max(length, query.size());
+    const size_t difference = length > query.size() ? length - query.size() : query.size() - length;
+    if (1.0 - static_cast<double>(difference) / static_cast<double>(longest) < min_score) continue;
+    by_shared[std::min<size_t>(shared[index], static_cast<size_t>(unique_grams))].push_back(index);
+  }
+  auto needed = [&] {
+    // The score a new match must reach: min_score, or beat the worst kept result.
+    if (matches.size() < max_results) return min_score;
+    double worst = 1.0;
+    for (const TmMatch& m : matches) worst = std::min(worst, m.score);
+    return std::max(min_score, worst + 1e-12);
+  };
+  double need = needed();
+  const double longest_possible = n / std::max(min_score, 1e-3) + 1;
+  for (int shared_pairs = unique_grams; shared_pairs >= 1; --shared_pairs) {
+    // It shares at most shared_pairs + skipped of the query's pairs.
+    const int lower_distance = std::max(0, (unique_grams - shared_pairs - skipped + 1) / 2);
+    if (1.0 - static_cast<double>(lower_distance) / longest_possible < need) break;
+    for (uint32_t index : by_shared[static_cast<size_t>(shared_pairs)]) {
+      const Entry& entry = direction.entries[index];
+      const double longest = static_cast<double>(std::max(entry.tokens.size(), query.size()));
+      if (1.0 - static_cast<double>(lower_distance) / longest < need) continue;
+      const int max_distance = static_cast<int>((1.0 - need) * longest + 1e-9);
+      const int distance = TokenEditDistance(query, entry.tokens, max_distance);
+      if (distance > max_distance) continue;
+      const double score = 1.0 - static_cast<double>(distance) / longest;
+      if (score < need) continue;
+      matches.push_back(TmMatch{entry.pair, score, false});
+      if (matches.size() > max_results) {
+        auto worst = std::min_element(matches.begin(), matches.end(),
+                                      [](const TmMatch& a, const TmMatch& b) { return a.score < b.score; });
+        matches.erase(worst);
+      }
+      need = needed();
+    }
+  }
 }
 
 std::vector<TmMatch> TranslationMemory::Search(std::string_view source, Language from, Language to,
@@ -261,34 +338,16 @@ std::vector<TmMatch> TranslationMemory::Search(std::string_view source, Language
   }
 
   const std::vector<uint32_t> query = LookupTokens(tokens);
-  std::unordered_map<uint32_t, int> shared;
-  for (uint64_t gram : Grams(query)) {
-    auto it = direction.by_gram.find(gram);
-    if (it == direction.by_gram.end()) continue;
-    for (uint32_t index : it->second) ++shared[index];
+  // Most lookups are a line heard slightly wrong: a first pass at a high score
+  // counts only the rarest token pairs and is enough whenever it fills the
+  // results (every match at that score or better is found, so the best are too).
+  constexpr double kClosePass = 0.9;
+  if (min_score < kClosePass) {
+    std::vector<TmMatch> close = matches;
+    FuzzySearch(direction, query, exact_index, kClosePass, max_results, close);
+    if (close.size() >= max_results) matches = std::move(close);
   }
-  std::vector<std::pair<int, uint32_t>> ranked;  // (-shared, index): most shared first, then oldest
-  ranked.reserve(shared.size());
-  for (const auto& [index, count] : shared) {
-    if (index == exact_index) continue;
-    // Length alone can rule a candidate out: the distance is at least the difference.
-    const size_t length = direction.entries[index].tokens.size();
-    const size_t longest = std::max(length, query.size());
-    const size_t difference = length > query.size() ? length - query.size() : query.size() - length;
-    if (1.0 - static_cast<double>(difference) / static_cast<double>(longest) < min_score) continue;
-    ranked.emplace_back(-count, index);
-  }
-  const size_t keep = std::min(ranked.size(), kMaxFuzzyCandidates);
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end());
-  for (size_t i = 0; i < keep; ++i) {
-    const Entry& entry = direction.entries[ranked[i].second];
-    const size_t longest = std::max(entry.tokens.size(), query.size());
-    const int max_distance = static_cast<int>((1.0 - min_score) * static_cast<double>(longest) + 1e-9);
-    const int distance = TokenEditDistance(query, entry.tokens, max_distance);
-    if (distance > max_distance) continue;
-    const double score = 1.0 - static_cast<double>(distance) / static_cast<double>(longest);
-    if (score >= min_score) matches.push_back(TmMatch{entry.pair, score, false});
-  }
+  if (matches.size() < max_results) FuzzySearch(direction, query, exact_index, min_score, max_results, matches);
   std::stable_sort(matches.begin(), matches.end(),
                    [](const TmMatch& a, const TmMatch& b) { return a.score > b.score; });
   if (matches.size() > max_results) matches.resize(max_results);

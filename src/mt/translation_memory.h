@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "media/language.h"
@@ -99,8 +100,8 @@ class TranslationMemory {
   };
   struct Direction {
     std::vector<Entry> entries;
-    std::unordered_map<std::string, uint32_t> by_key;            // match key -> entry
-    std::unordered_map<uint64_t, std::vector<uint32_t>> by_gram;  // token pair -> entries
+    absl::flat_hash_map<std::string, uint32_t> by_key;            // match key -> entry
+    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> by_gram;  // token pair -> entries
   };
 
   static int DirectionIndex(Language from, Language to);
@@ -108,13 +109,18 @@ class TranslationMemory {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<uint32_t> LookupTokens(const std::vector<std::string>& tokens) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Adds the fuzzy matches scoring at least `min_score` to `matches` (which may
+  // hold the exact match already), keeping the best `max_results`.
+  void FuzzySearch(const Direction& direction, const std::vector<uint32_t>& query, uint32_t exact_index,
+                   double min_score, size_t max_results, std::vector<TmMatch>& matches) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   AddResult AddLocked(TmEntry entry, bool replace, std::string* existing_origin)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   // Index 0: zh->en, 1: en->zh, 2: zh->zh, 3: en->en.
   Direction directions_[4] ABSL_GUARDED_BY(mu_);
-  std::unordered_map<std::string, uint32_t> token_ids_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, uint32_t> token_ids_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lingcast

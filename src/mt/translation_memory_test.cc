@@ -2,10 +2,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mt/match_text.h"
 
 namespace lingcast {
 namespace {
@@ -197,6 +200,55 @@ TEST(TranslationMemoryTest, FindsTheRightLineAmongManySimilarOnes) {
   std::optional<TmMatch> match = tm.Lookup("第1234号商品今天特价啦", Language::kZh, Language::kEn);
   ASSERT_TRUE(match.has_value());
   EXPECT_EQ(match->entry.target, "Item 1234 is on sale today");
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// The index must find what a scan of every entry finds, whatever the threshold.
+TEST(TranslationMemoryTest, IndexFindsWhatALinearScanFinds) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> pieces = {"今天", "这款", "面霜", "特价", "只要", "九十九", "元", "包邮", "买一送一",
+                                           "家人们", "库存", "不多", "了", "快", "下单", "赠品"};
+  auto random_line = [&](int words) {
+    std::string line;
+    for (int i = 0; i < words; ++i) line += pieces[rng() % pieces.size()];
+    return line;
+  };
+  TranslationMemory tm;
+  std::vector<std::string> lines;
+  for (int i = 0; i < 3000; ++i) {
+    lines.push_back(random_line(2 + static_cast<int>(rng() % 8)));
+    tm.Add(Pair(lines.back(), std::to_string(i)));
+  }
+  for (double threshold : {0.55, 0.7, 0.85}) {
+    for (int q = 0; q < 150; ++q) {
+      std::string query = lines[rng() % lines.size()];
+      if (q % 2 == 0) query += pieces[rng() % pieces.size()];
+      if (q % 3 == 0) query = pieces[rng() % pieces.size()] + query;
+      std::optional<TmMatch> found = tm.Lookup(query, Language::kZh, Language::kEn, threshold);
+      // Reference: the best similarity over every line, on the same tokens.
+      double best = 0;
+      const std::string query_key = MatchKey(query);
+      for (const std::string& line : lines) {
+        std::vector<std::string> a = MatchTokens(query), b = MatchTokens(line);
+        std::map<std::string, uint32_t> ids;
+        std::vector<uint32_t> ia, ib;
+        for (const std::string& t : a) ia.push_back(ids.try_emplace(t, static_cast<uint32_t>(ids.size())).first->second);
+        for (const std::string& t : b) ib.push_back(ids.try_emplace(t, static_cast<uint32_t>(ids.size())).first->second);
+        best = std::max(best, TokenSimilarity(ia, ib));
+      }
+      if (best >= threshold) {
+        ASSERT_TRUE(found.has_value()) << query << " at " << threshold << " (scan: " << best << ")";
+        EXPECT_NEAR(found->score, best, 1e-9) << query;
+      } else {
+        EXPECT_FALSE(found.has_value()) << query;
+      }
+    }
+  }
 }
 
 }  // namespace
