@@ -28,6 +28,7 @@ class RuleContext {
 
   void Apply() {
     for (size_t k = 0; k < words_.size(); ++k) {
+      if (texts_[k] == U"地方") LocalNotPlace(k);
       if (texts_[k].size() != 1) continue;
       const char32_t c = texts_[k][0];
       if (Reduplication(k)) continue;
@@ -68,6 +69,16 @@ class RuleContext {
     if (s.pinyin == reading) return;
     s.pinyin = reading;
     words_[k].rule = rule;
+  }
+
+  // 地方 is "place" (di4 fang5) except as "local" before what a locality has:
+  // 地方口音, 地方政府, 地方特色 (di4 fang1).
+  void LocalNotPlace(size_t k) {
+    if (k + 1 < words_.size() &&
+        In(texts_[k + 1], {U"政府", U"口音", U"特色", U"官员", U"经济", U"财政", U"法规", U"戏", U"小吃",
+                           U"风味", U"产业", U"文化", U"方言", U"特产", U"媒体", U"银行", U"企业"})) {
+      Set(k, 1, "fang1", "地方 local before a noun of a locality");
+    }
   }
 
   // 两只, 三种, 这只: after a numeral or a demonstrative a measure word reads as one.

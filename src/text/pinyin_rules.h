@@ -3,7 +3,7 @@
 // PinyinConverter gives a phrase its phrase reading and a single-character word its
 // reading as a word alone. Some single characters read differently by what stands
 // next to them; these rules look at the neighbouring words of the same run of Han
-// characters (punctuation ends a run) and change only single-character words:
+// characters (punctuation ends a run) and change single-character words (and 地方):
 //
 //   measure words   个 ge4, 只 zhi1, 种 zhong3 after a numeral (一 ... 十 百 千 万 两 几 半 多)
 //                   or a demonstrative (这 那 哪 每 各 某 整): 两只狗, 三种颜色, 这只猫;
@@ -14,6 +14,8 @@
 //   调 tiao2        "adjust" before a result (调大, 调小, 调高, 调好); otherwise diao4;
 //   还 huan2        "give back" before 了 清 完 (还了我一本书, 还清); otherwise hai2;
 //   背 bei1         "carry" before 着 起 (背着书包); otherwise bei4;
+//   地方 fang1      "local" before 口音 政府 特色 官员 经济 小吃 ... (地方口音); otherwise
+//                   the lexicon's "place" di4 fang5;
 //   reduplication   X了X and X一X take the reading the lexicon gives X in XX or X一X
 //                   (数了数, 数一数 -> shu3 from 数数).
 //

@@ -93,6 +93,8 @@ TEST(PinyinTest, ContextRules) {
   EXPECT_EQ(reads("背着书包"), "bei1 zhe5 shu1 bao1");
   EXPECT_EQ(reads("我数了数"), "wo3 shu3 le5 shu3");
   EXPECT_EQ(reads("我看了看"), "wo3 kan4 le5 kan4");
+  EXPECT_EQ(reads("地方口音"), "di4 fang1 kou3 yin1");
+  EXPECT_EQ(reads("这个地方好"), "zhe4 ge4 di4 fang5 hao3");
   EXPECT_EQ(reads("很长，长了"), "hen3 chang2 zhang3 le5") << "rules stay inside a run of Han characters";
 }
 
