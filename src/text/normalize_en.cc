@@ -5,33 +5,15 @@
 #include <optional>
 #include <vector>
 
+#include "text/english_numbers.h"
 #include "text/utf8.h"
 
 namespace lingcast {
 namespace {
 
-constexpr std::array<std::string_view, 20> kOnes = {
-    "zero", "one",    "two",    "three",    "four",     "five",    "six",       "seven",     "eight",    "nine",
-    "ten",  "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"};
-constexpr std::array<std::string_view, 10> kTens = {"",      "",      "twenty",  "thirty", "forty",
-                                                    "fifty", "sixty", "seventy", "eighty", "ninety"};
 constexpr std::array<std::string_view, 12> kMonths = {"January", "February", "March",     "April",   "May",      "June",
                                                       "July",    "August",   "September", "October", "November", "December"};
 constexpr int kMaxCardinalDigits = 15;
-
-std::string BelowHundred(int n) {
-  if (n < 20) return std::string(kOnes[n]);
-  std::string out(kTens[n / 10]);
-  if (n % 10 != 0) out += "-" + std::string(kOnes[n % 10]);
-  return out;
-}
-
-std::string BelowThousand(int n) {
-  if (n < 100) return BelowHundred(n);
-  std::string out = std::string(kOnes[n / 100]) + " hundred";
-  if (n % 100 != 0) out += " " + BelowHundred(n % 100);
-  return out;
-}
 
 bool IsAsciiLetter(char32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 bool IsUpper(char32_t c) { return c >= 'A' && c <= 'Z'; }
@@ -75,17 +57,6 @@ std::string Spell(std::string_view letters) {
     out += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
   }
   return out;
-}
-
-// Product numbers said in pairs: 4090 -> forty ninety, 580 -> five eighty, 605 -> six oh five.
-std::string PairedNumber(std::string_view digits) {
-  const int value = std::stoi(std::string(digits));
-  if (digits.size() == 4) return EnglishYear(value);
-  if (digits.size() == 3 && value >= 100 && value % 100 != 0) {
-    const int rest = value % 100;
-    return std::string(kOnes[value / 100]) + (rest < 10 ? " oh " + std::string(kOnes[rest]) : " " + BelowHundred(rest));
-  }
-  return EnglishCardinal(static_cast<uint64_t>(value));
 }
 
 struct Unit {
@@ -475,7 +446,7 @@ class EnglishNormalizer {
             continue;
           }
         }
-        Say(n.has_fraction || n.integer.size() > 4 ? Read(n) : PairedNumber(n.integer), start);
+        Say(n.has_fraction || n.integer.size() > 4 ? Read(n) : EnglishPairs(n.integer), start);
       }
     }
     return HyphenToSpace(k);
@@ -658,7 +629,7 @@ class EnglishNormalizer {
     }
     if ((next == 'x' || next == 'X') && DigitAt(end + 1) && !n.has_fraction) {  // 1920x1080
       const Number second = ParseNumber(end + 1, false);
-      const auto side = [](const Number& x) { return x.integer.size() <= 4 ? PairedNumber(x.integer) : Read(x); };
+      const auto side = [](const Number& x) { return x.integer.size() <= 4 ? EnglishPairs(x.integer) : Read(x); };
       Say(side(n) + " by " + side(second), i);
       return second.end;
     }
@@ -670,7 +641,7 @@ class EnglishNormalizer {
       const size_t e = WordEnd(end);
       const std::string letters = Slice(end, e);
       const bool capitals = std::all_of(letters.begin(), letters.end(), [](char ch) { return IsUpper(ch); });
-      Say(n.has_fraction || n.integer.size() > 4 ? Read(n) : PairedNumber(n.integer), i);
+      Say(n.has_fraction || n.integer.size() > 4 ? Read(n) : EnglishPairs(n.integer), i);
       Say(capitals && letters.size() <= 4 ? Spell(letters) : letters, end);
       return e;
     }
@@ -687,7 +658,7 @@ class EnglishNormalizer {
     if (!n.has_fraction && !n.grouped && n.integer.size() >= 3 && n.integer.size() <= 4 && n.integer[0] != '0') {
       const int value = std::stoi(n.integer);
       if (IsYear(n, value) || AfterProductWord(i)) {
-        Say(PairedNumber(n.integer), i);
+        Say(EnglishPairs(n.integer), i);
         return end;
       }
     }
@@ -910,7 +881,7 @@ class EnglishNormalizer {
     if (m == 0) {
       spoken += !meridiem.empty() ? "" : h > 12 || h == 0 ? " hundred" : " o'clock";
     } else {
-      spoken += m < 10 ? " oh " + std::string(kOnes[m]) : " " + BelowHundred(m);
+      spoken += (m < 10 ? " oh " : " ") + EnglishCardinal(m);
     }
     if (second && std::stoi(second->integer) > 0) {
       const int s = std::stoi(second->integer);
@@ -1031,63 +1002,6 @@ class EnglishNormalizer {
 };
 
 }  // namespace
-
-std::string EnglishCardinal(uint64_t value) {
-  if (value == 0) return "zero";
-  static constexpr std::array<std::pair<uint64_t, std::string_view>, 5> kScales = {{{1'000'000'000'000'000ULL, "quadrillion"},
-                                                                                  {1'000'000'000'000ULL, "trillion"},
-                                                                                  {1'000'000'000ULL, "billion"},
-                                                                                  {1'000'000ULL, "million"},
-                                                                                  {1'000ULL, "thousand"}}};
-  std::string out;
-  const auto append = [&out](const std::string& words) {
-    if (!out.empty()) out += ' ';
-    out += words;
-  };
-  for (const auto& [scale, name] : kScales) {
-    if (value >= scale) {
-      append(EnglishCardinal(value / scale) + " " + std::string(name));
-      value %= scale;
-    }
-  }
-  if (value > 0) append(BelowThousand(static_cast<int>(value)));
-  return out;
-}
-
-std::string EnglishOrdinal(uint64_t value) {
-  std::string words = EnglishCardinal(value);
-  const size_t cut = words.find_last_of(" -") == std::string::npos ? 0 : words.find_last_of(" -") + 1;
-  const std::string last = words.substr(cut);
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kIrregular = {
-      {{"one", "first"}, {"two", "second"}, {"three", "third"}, {"five", "fifth"}, {"eight", "eighth"}, {"nine", "ninth"}}};
-  for (const auto& [cardinal, ordinal] : kIrregular) {
-    if (last == cardinal) return words.substr(0, cut) + std::string(ordinal);
-  }
-  if (last == "twelve") return words.substr(0, cut) + "twelfth";
-  if (last.ends_with("y")) return words.substr(0, words.size() - 1) + "ieth";
-  return words + "th";
-}
-
-std::string EnglishYear(int year) {
-  if (year < 1000 || year > 9999) return EnglishCardinal(static_cast<uint64_t>(std::max(year, 0)));
-  const int high = year / 100;
-  const int low = year % 100;
-  if (high % 10 == 0 && low < 10) {  // 2000 -> two thousand, 2008 -> two thousand eight
-    return low == 0 ? EnglishCardinal(year) : EnglishCardinal(year - low) + " " + std::string(kOnes[low]);
-  }
-  if (low == 0) return BelowHundred(high) + " hundred";
-  return BelowHundred(high) + (low < 10 ? " oh " + std::string(kOnes[low]) : " " + BelowHundred(low));
-}
-
-std::string EnglishDigits(std::string_view digits) {
-  std::string out;
-  for (const char c : digits) {
-    if (c < '0' || c > '9') continue;
-    if (!out.empty()) out += ' ';
-    out += kOnes[c - '0'];
-  }
-  return out;
-}
 
 NormalizedText NormalizeEnglish(std::string_view text) { return EnglishNormalizer(text).Run(); }
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "text/normalize_zh.h"  // NormalizedText
+#include "text/english_numbers.h"  // EnglishCardinal, EnglishYear ...
+#include "text/normalize_zh.h"     // NormalizedText
 
 namespace lingcast {
 
@@ -59,15 +60,5 @@ namespace lingcast {
 // Offsets: every output byte points at the source character it stands for (the number's
 // first character for a spoken number, the unit for its word); they never decrease.
 NormalizedText NormalizeEnglish(std::string_view text);
-
-// 1299 -> "one thousand two hundred ninety-nine" (no "and"); valid below 10^18.
-std::string EnglishCardinal(uint64_t value);
-// 21 -> "twenty-first".
-std::string EnglishOrdinal(uint64_t value);
-// A four-digit year: 2024 -> "twenty twenty-four", 2000 -> "two thousand", 2008 ->
-// "two thousand eight", 1905 -> "nineteen oh five", 1900 -> "nineteen hundred".
-std::string EnglishYear(int year);
-// "2024" -> "two zero two four".
-std::string EnglishDigits(std::string_view digits);
 
 }  // namespace lingcast
