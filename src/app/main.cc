@@ -12,11 +12,14 @@
 #include "app/asr_command.h"
 #include "app/doctor.h"
 #include "app/pinyin_command.h"
+#include "app/progress.h"
 #include "app/render_job.h"
 #include "app/render_options.h"
 #include "app/signals.h"
+#include "app/tts_command.h"
 #include "core/logger.h"
 #include "core/status.h"
+#include "tts/espeak_engine.h"
 
 extern "C" {
 #include <libavutil/log.h>
@@ -77,6 +80,22 @@ int Main(int argc, char** argv) {
   pinyin_cmd->add_flag("--sandhi", pinyin_options.sandhi, "Print spoken tones after tone sandhi (3-3, 一, 不)");
   pinyin_cmd->add_flag("--json", pinyin_options.json, "Print one JSON object per line: words, readings, sources");
 
+  // --- tts ------------------------------------------------------------------
+  CLI::App* tts_cmd = app.add_subcommand("tts", "Speak text to a WAV file (and its phoneme/word timeline)");
+  std::vector<std::string> tts_text;
+  TtsCommandOptions tts_options;
+  bool tts_json = false;
+  tts_cmd->add_option("text", tts_text, "Text to speak (joined by spaces); '-' or absent: stdin");
+  tts_cmd->add_option("-o,--output", tts_options.output_path, "Output WAV path (written atomically)")->required();
+  tts_cmd->add_option("--lang", tts_options.language, "zh, en or auto (each clause in its own language)")
+      ->capture_default_str();
+  tts_cmd->add_option("--timeline", tts_options.timeline_path, "Also write phonemes, words and clauses as JSON");
+  tts_cmd->add_option("--voice", tts_options.voice, "espeak-ng voice (en-us, en-gb, cmn-latn-pinyin)");
+  tts_cmd->add_option("--rate", tts_options.rate, "Relative speaking rate (0-4]")->capture_default_str();
+  tts_cmd->add_option("--pitch", tts_options.pitch, "Relative pitch (0-4]")->capture_default_str();
+  tts_cmd->add_option("--volume", tts_options.volume, "Relative volume [0-4]")->capture_default_str();
+  tts_cmd->add_flag("--json", tts_json, "Print a JSON summary on stdout");
+
   // --- asr ------------------------------------------------------------------
   CLI::App* asr_cmd = app.add_subcommand(
       "asr", "Recognize speech (partial and final hypotheses with times) in a media file or raw PCM on stdin");
@@ -127,6 +146,23 @@ int Main(int argc, char** argv) {
       std::cout << RenderSummaryJson(*summary) << std::endl;
     } else if (!render.quiet) {
       std::fprintf(stderr, "%s\n", RenderSummaryLine(*summary).c_str());
+    }
+    return 0;
+  }
+  if (*tts_cmd) {
+    // As render does: a signal cancels the synthesis, so no temporary file is left.
+    SignalWatcher signals;
+    tts_options.read_stdin = tts_text.empty() || (tts_text.size() == 1 && tts_text[0] == "-");
+    for (const std::string& piece : tts_text) tts_options.text += (tts_options.text.empty() ? "" : " ") + piece;
+    tts_options.progress = !tts_json && StderrIsTerminal();
+    absl::StatusOr<std::unique_ptr<EspeakEngine>> engine = EspeakEngine::Create();
+    if (!engine.ok()) return Report(engine.status());
+    absl::StatusOr<TtsSummary> summary = RunTtsCommand(**engine, tts_options, std::cin, logger, &signals);
+    if (!summary.ok()) return Report(summary.status());
+    if (tts_json) {
+      std::cout << TtsSummaryJson(*summary) << std::endl;
+    } else {
+      std::fprintf(stderr, "%s\n", TtsSummaryLine(*summary).c_str());
     }
     return 0;
   }

@@ -1,0 +1,57 @@
+// `lingcast tts TEXT --lang zh|en|auto -o OUT.wav [--timeline OUT.json]`: one
+// stage alone, text in, a WAV (16-bit PCM, mono, the engine's rate) and its
+// timeline out.
+//
+// Text is streamed through a TtsStream: read from stdin line by line, it is spoken
+// clause by clause as it arrives, and the WAV is written as the audio comes, so a
+// long input needs no more memory than one clause of audio (the timeline, being
+// one JSON document, is kept until the end). Both outputs are written to
+// temporary files and renamed into place only when everything succeeded.
+#pragma once
+
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "app/signals.h"
+#include "core/logger.h"
+#include "tts/tts_engine.h"
+
+namespace lingcast {
+
+struct TtsCommandOptions {
+  std::string text;                // what to say; ignored when read_stdin
+  bool read_stdin = false;         // TEXT absent or "-"
+  std::string language = "auto";   // zh, en or auto (each clause in its own language)
+  std::string output_path;         // the WAV
+  std::string timeline_path;       // optional JSON timeline
+  std::string voice;               // empty: the language's default voice
+  double rate = 1.0, pitch = 1.0, volume = 1.0;
+  bool progress = false;           // draw a progress line on stderr
+};
+
+struct TtsSummary {
+  std::string output;
+  std::string timeline;                // empty without --timeline
+  double duration_s = 0;               // of the audio
+  int clauses = 0;
+  double time_to_first_audio_ms = -1;  // from the first text to the first sample; -1: no audio
+  double rtf = 0;                      // synthesis wall time / audio duration
+  std::vector<std::string> warnings;
+};
+
+// Speaks `options.text` (or `input`, when read_stdin) with `engine`. Bad options
+// (language, voice, rate/pitch/volume, output paths) and invalid UTF-8 are
+// InvalidArgument with one line naming the value; on any error, and on
+// cancellation through `signals` (Cancelled), nothing is left at either output
+// path. `signals` may be null.
+absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOptions& options, std::istream& input,
+                                         Logger& logger, SignalWatcher* signals = nullptr);
+
+// {"output","timeline","duration_s","clauses","time_to_first_audio_ms","rtf","warnings"}.
+std::string TtsSummaryJson(const TtsSummary& summary);
+// "wrote OUT.wav: 3.2 s of speech in 3 clauses; first audio after 15 ms; 0.04x real time".
+std::string TtsSummaryLine(const TtsSummary& summary);
+
+}  // namespace lingcast
