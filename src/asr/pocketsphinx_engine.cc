@@ -143,6 +143,7 @@ class PocketsphinxModel::DecoderPool {
   struct Recipe {
     std::string acoustic_model, language_model, dictionary;
     bool debug_log = false;
+    bool second_pass = true;
     std::optional<TempFile> script_arpa;            // script mode
     std::map<std::string, std::string> added_words;  // word -> phones, not in the dictionary
     float script_weight = 0.8f;
@@ -177,6 +178,7 @@ class PocketsphinxModel::DecoderPool {
     return BuildBareLocked();
   }
 
+  // Called by Load() before the pool is shared; the recipe is read-only afterwards.
   void set_script(TempFile arpa, std::map<std::string, std::string> added_words) {
     recipe_.script_arpa.emplace(std::move(arpa));
     recipe_.added_words = std::move(added_words);
@@ -188,7 +190,8 @@ class PocketsphinxModel::DecoderPool {
     // -remove_silence no: our VAD already cut the audio, and pocketsphinx's own
     // silence removal drops frames, which would shift every word time.
     Config config(cmd_ln_init(nullptr, ps_args(), TRUE, "-hmm", recipe_.acoustic_model.c_str(), "-dict",
-                              recipe_.dictionary.c_str(), "-remove_silence", "no", "-logfn",
+                              recipe_.dictionary.c_str(), "-remove_silence", "no", "-fwdflat",
+                              recipe_.second_pass ? "yes" : "no", "-logfn",
                               recipe_.debug_log ? "/dev/stderr" : "/dev/null", nullptr));
     if (!config) return absl::InternalError("pocketsphinx rejected its configuration");
     Decoder decoder(ps_init(config.get()));
@@ -429,6 +432,7 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
   recipe.language_model = options.language_model.empty() ? dir + "/en-us.lm.bin" : options.language_model;
   recipe.dictionary = options.dictionary.empty() ? dir + "/cmudict-en-us.dict" : options.dictionary;
   recipe.debug_log = options.debug_log;
+  recipe.second_pass = options.second_pass;
   recipe.script_weight = options.script_weight;
   LC_RETURN_IF_ERROR(CheckFile(recipe.acoustic_model + "/mdef", "acoustic model"));
   LC_RETURN_IF_ERROR(CheckFile(recipe.language_model, "language model"));

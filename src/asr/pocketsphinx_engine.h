@@ -45,6 +45,11 @@ struct PocketsphinxOptions {
   // log10(1/0.2) = 0.7 (a fraction of one typical trigram backoff) — see README.
   float script_weight = 0.8f;
 
+  // pocketsphinx's flat-lexicon second pass (-fwdflat), run by Finish(): it
+  // rescores the utterance and is most of the endpoint-to-final latency
+  // (bench/asr_bench.cc measures both). Off trades a little accuracy for latency.
+  bool second_pass = true;
+
   // pocketsphinx's own log (very verbose) goes to stderr when true, nowhere otherwise.
   bool debug_log = false;
   // Warnings (script lines skipped, pronunciations guessed); may be null.
