@@ -649,6 +649,13 @@ class EnglishNormalizer {
       Say(Read(n) + " plus", i);
       return end + 1;
     }
+    if (next == '/' && n.has_fraction && DigitAt(end + 1)) {  // a rating: 9.5/10 -> nine point five out of ten
+      const Number scale = ParseNumber(end + 1, false);
+      if (!IsAsciiAlnum(At(scale.end)) && scale.integer.size() <= 3) {
+        Say(Read(n) + " out of " + Read(scale), i);
+        return scale.end;
+      }
+    }
     if (next == '-' && IsAsciiLetter(after)) {  // a 3-day trip: the hyphen is a space
       Say(Read(n), i);
       Emit(" ", OffsetOf(end));

@@ -16,7 +16,8 @@ namespace lingcast {
 // SanitizeText() first to turn full-width digits into ASCII.
 //   Numbers:   "1,299" -> one thousand two hundred ninety-nine, "3.5" -> three point five,
 //              "-5" -> minus five, "007" -> zero zero seven (a leading zero, or more than
-//              15 digits, reads digit by digit), "100+" -> one hundred plus.
+//              15 digits, reads digit by digit), "100+" -> one hundred plus,
+//              "4.8/5" -> four point eight out of five.
 //   Ordinals:  "1st" -> first, "21st" -> twenty-first, "#1" -> number one, "No. 5" -> number five.
 //   Money:     "$19.99" -> nineteen dollars and ninety-nine cents, "$1" -> one dollar,
 //              "$0.50" -> fifty cents, "€5" euros, "£3.50" -> three pounds and fifty pence,

@@ -215,6 +215,7 @@ TEST(NormalizeEnglishTest, VersionsAndRates) {
   EXPECT_EQ(En("Bluetooth 5.3"), "Bluetooth five point three");
   EXPECT_EQ(En("$49.99/month"), "forty-nine dollars and ninety-nine cents per month");
   EXPECT_EQ(En("Use code SAVE20"), "Use code save twenty");
+  EXPECT_EQ(En("rated 4.8/5"), "rated four point eight out of five");
 }
 
 // Lines a host might read, end to end.
