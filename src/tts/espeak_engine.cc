@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -152,34 +153,25 @@ class EspeakEngine::Runtime {
   // ("English_(America)") or a language ("en-gb", the best non-MBROLA voice for it,
   // as `espeak-ng -v` does). InvalidArgument if espeak-ng has nothing by that name.
   static absl::Status SetVoice(const std::string& voice) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
-    const std::string wanted = absl::AsciiStrToLower(voice);
-    std::string chosen;
-    int best_priority = 1 << 30;
-    for (const espeak_VOICE** v = espeak_ListVoices(nullptr); v != nullptr && *v != nullptr; ++v) {
-      const std::string identifier = (*v)->identifier ? (*v)->identifier : "";
-      const std::string lower_id = absl::AsciiStrToLower(identifier);
-      const std::string base = lower_id.substr(lower_id.rfind('/') + 1);
-      const std::string name = absl::AsciiStrToLower(std::string((*v)->name ? (*v)->name : ""));
-      if (wanted == lower_id || wanted == base || wanted == name) {
-        chosen = identifier;
-        best_priority = -1;
-        break;
-      }
-      if (lower_id.rfind("mb/", 0) == 0 || (*v)->languages == nullptr) continue;  // MBROLA voices need extra data
-      // languages: repeated (priority byte, NUL-terminated code), ended by an empty code.
-      for (const char* lang = (*v)->languages; *lang != 0; lang += std::strlen(lang + 1) + 2) {
-        const int priority = static_cast<unsigned char>(*lang);
-        if (absl::AsciiStrToLower(std::string(lang + 1)) == wanted && priority < best_priority) {
-          chosen = identifier;
-          best_priority = priority;
-        }
-      }
-    }
-    if (chosen.empty() || espeak_SetVoiceByName(chosen.c_str()) != EE_OK) {
+    // Listing voices reads every voice file and selecting one loads its phoneme
+    // tables: ~10 ms each, per clause when streaming. So names are resolved once,
+    // and a voice already selected is not selected again (only we select voices).
+    Shared& shared = State();
+    const auto unknown = [&voice] {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown espeak-ng voice '", voice,
           "' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin; `espeak-ng --voices` lists all)"));
+    };
+    auto resolved = shared.resolved_voices.find(voice);
+    if (resolved == shared.resolved_voices.end()) {
+      std::string identifier = ResolveVoice(voice);
+      if (identifier.empty()) return unknown();  // not cached: names users make up stay out
+      resolved = shared.resolved_voices.emplace(voice, std::move(identifier)).first;
     }
+    const std::string& chosen = resolved->second;
+    if (chosen == shared.current_voice) return absl::OkStatus();
+    if (espeak_SetVoiceByName(chosen.c_str()) != EE_OK) return unknown();
+    shared.current_voice = chosen;
     return absl::OkStatus();
   }
 
@@ -202,7 +194,35 @@ class EspeakEngine::Runtime {
     int users = 0;
     int sample_rate = 0;
     std::string data_path;
+    std::map<std::string, std::string> resolved_voices;  // name asked for -> identifier
+    std::string current_voice;                           // the identifier selected now
   };
+
+  // The identifier of `voice`: a voice file ("gmw/en-US", "en-US"), a voice name
+  // ("English_(America)") or a language ("en-gb", the best non-MBROLA voice for it,
+  // as `espeak-ng -v` does); "" if espeak-ng has nothing by that name.
+  static std::string ResolveVoice(const std::string& voice) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
+    const std::string wanted = absl::AsciiStrToLower(voice);
+    std::string chosen;
+    int best_priority = 1 << 30;
+    for (const espeak_VOICE** v = espeak_ListVoices(nullptr); v != nullptr && *v != nullptr; ++v) {
+      const std::string identifier = (*v)->identifier ? (*v)->identifier : "";
+      const std::string lower_id = absl::AsciiStrToLower(identifier);
+      const std::string base = lower_id.substr(lower_id.rfind('/') + 1);
+      const std::string name = absl::AsciiStrToLower(std::string((*v)->name ? (*v)->name : ""));
+      if (wanted == lower_id || wanted == base || wanted == name) return identifier;
+      if (lower_id.rfind("mb/", 0) == 0 || (*v)->languages == nullptr) continue;  // MBROLA voices need extra data
+      // languages: repeated (priority byte, NUL-terminated code), ended by an empty code.
+      for (const char* lang = (*v)->languages; *lang != 0; lang += std::strlen(lang + 1) + 2) {
+        const int priority = static_cast<unsigned char>(*lang);
+        if (absl::AsciiStrToLower(std::string(lang + 1)) == wanted && priority < best_priority) {
+          chosen = identifier;
+          best_priority = priority;
+        }
+      }
+    }
+    return chosen;
+  }
   // Never destroyed: engines may outlive static destruction order.
   static Shared& State() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
     static Shared* const shared = new Shared;
