@@ -45,7 +45,7 @@ class RuleContext {
           }
           break;
         case U'调':
-          if (NextStartsWith(k, U"大小高低亮暗快慢匀好")) Set(k, 0, "tiao2", "调 adjust before a result");
+          if (NextStartsWith(k, U"大小高低亮暗快慢匀好一")) Set(k, 0, "tiao2", "调 adjust before a result");
           break;
         case U'还':
           if (NextStartsWith(k, U"了清完")) Set(k, 0, "huan2", "还 give back before 了/清/完");

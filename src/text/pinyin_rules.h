@@ -11,7 +11,7 @@
 //                   你得努力, 我们还得等, 大家得注意); after a verb it stays de5 (跑得快);
 //   长 chang2       the adjective after a degree word (很长, 太长了, 这么长, 有点长); otherwise
 //                   the verb zhang3 (长了, 长出);
-//   调 tiao2        "adjust" before a result (调大, 调小, 调高, 调好); otherwise diao4;
+//   调 tiao2        "adjust" before a result or 一下 (调大, 调小, 调好, 调一下); otherwise diao4;
 //   还 huan2        "give back" before 了 清 完 (还了我一本书, 还清); otherwise hai2;
 //   背 bei1         "carry" before 着 起 (背着书包); otherwise bei4;
 //   地方 fang1      "local" before 口音 政府 特色 官员 经济 小吃 ... (地方口音); otherwise

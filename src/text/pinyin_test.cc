@@ -88,6 +88,7 @@ TEST(PinyinTest, ContextRules) {
   EXPECT_EQ(reads("孩子长了"), "hai2 zi5 zhang3 le5");
   EXPECT_EQ(reads("调大声音"), "tiao2 da4 sheng1 yin1");
   EXPECT_EQ(reads("他被调到北京"), "ta1 bei4 diao4 dao4 bei3 jing1");
+  EXPECT_EQ(reads("调一下灯光"), "tiao2 yi1 xia4 deng1 guang1");
   EXPECT_EQ(reads("他还了我"), "ta1 huan2 le5 wo3");
   EXPECT_EQ(reads("他还在"), "ta1 hai2 zai4");
   EXPECT_EQ(reads("背着书包"), "bei1 zhe5 shu1 bao1");
