@@ -289,11 +289,14 @@ TEST(EspeakEngineTest, AcronymsAreSpelled) {
 }
 
 TEST(EspeakEngineTest, ChineseInsideEnglishIsNormalizedAsChinese) {
-  const std::string text = "Try our 小笼包, only 9元 today.";
+  // 小笼包 and 3件 (三件) by the Mandarin voice; 9元 is English: "nine yuan".
+  const std::string text = "Try our 小笼包, buy 3件, only 9元 today.";
   const SynthesisResult r = Speak(text, Language::kEn);
   ExpectWellFormed(r, text);
-  EXPECT_THAT(Words(r, text),
-              ::testing::ElementsAre("Try", "our", "小", "笼", "包", "only", "9", "元", "today"));
+  EXPECT_THAT(Words(r, text), ::testing::ElementsAre("Try", "our", "小", "笼", "包", "buy", "3", "件", "only",
+                                                     "9元", "today"));
+  EXPECT_THAT(Phonemes(r), HasSubstr("s a n")) << Phonemes(r);     // 三 san1
+  EXPECT_THAT(Phonemes(r), HasSubstr("j uː ə n")) << Phonemes(r);  // yuan, in English
 }
 
 TEST(EspeakEngineTest, SessionSpeaksClauseByClauseAndCancels) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "text/normalize_en.h"
 #include "text/normalize_zh.h"
 #include "text/tone_sandhi.h"
 #include "text/utf8.h"
@@ -174,6 +175,11 @@ size_t EndOfEnglishRun(std::string_view text, const std::vector<CodePoint>& cps,
 bool IsChinesePunctuation(char32_t c) { return (c >= 0x3000 && c <= 0x303F) || (c >= 0xFF01 && c <= 0xFF0F) ||
                                                (c >= 0xFF1A && c <= 0xFF20) || c == U'￥'; }
 
+// 元, 块 and 折 right after a number: read in English ("yuan", "percent off").
+bool IsEnglishCurrencyAt(const std::vector<CodePoint>& cps, size_t i) {
+  return i < cps.size() && (cps[i].value == U'元' || cps[i].value == U'块' || cps[i].value == U'折');
+}
+
 size_t EndOfChineseRun(const std::vector<CodePoint>& cps, size_t i) {
   while (i < cps.size()) {
     if (IsHanAt(cps, i) || IsChinesePunctuation(cps[i].value)) {
@@ -213,6 +219,13 @@ std::vector<LanguageSpan> SplitLanguageSpans(std::string_view text, Language bas
     const bool unit_after_number = before > 0 && IsDigitAt(cps, before - 1) && IsUnitAt(text, cps, i);
     if (base == Language::kZh && IsLatinAt(cps, i) && !unit_after_number) {
       other_end = EndOfEnglishRun(text, cps, i);
+    } else if (base == Language::kEn && IsDigitAt(cps, i) && (i == 0 || !IsDigitAt(cps, i - 1)) &&
+               IsEnglishCurrencyAt(cps, EndOfNumber(cps, i))) {
+      // "99元", "5折": the English normalizer says ninety-nine yuan, fifty percent off.
+      const size_t english_end = EndOfNumber(cps, i) + 1;
+      add(base, i, english_end);
+      i = english_end;
+      continue;
     } else if (base == Language::kEn &&
                (IsHanAt(cps, i) || (IsDigitAt(cps, i) && (i == 0 || !IsDigitAt(cps, i - 1)) &&
                                     IsHanAt(cps, EndOfNumber(cps, i))))) {
@@ -283,42 +296,25 @@ void AddMandarin(ChunkBuilder& builder, std::string_view text, int begin, int en
   }
 }
 
-// Acronyms espeak-ng reads as a word that an anchor spells out. (espeak-ng already
-// spells the ones it cannot pronounce: USB, GB, RTX, SSD, HDMI.)
-constexpr std::string_view kSpelledAcronyms[] = {"LED", "SIM", "ATM", "VIP"};
-
-// A model number of four digits after a Latin word is said in pairs, as English
-// speakers do: RTX 4090 -> "40 90" (forty ninety), 3060 -> thirty sixty; a pair
-// starting with 0 says "oh" (2001 -> twenty oh one), 00 says hundred.
-std::string ModelNumberWords(std::string_view digits) {
-  if (digits.size() != 4 || digits[0] == '0') return std::string(digits);
-  std::string spoken(digits.substr(0, 2));
-  if (digits.substr(2) == "00") return spoken + " hundred";
-  if (digits[2] == '0') return spoken + " oh " + std::string(digits.substr(3));
-  return spoken + " " + std::string(digits.substr(2));
-}
-
-// English text [begin, end) of `text` for the English voice (which reads numbers
-// itself), with the acronyms above spelled and model numbers said in pairs.
-// `in_chinese`: the run is a name inside Chinese text, where a four-digit number
-// is a model number.
-void AddEnglish(ChunkBuilder& builder, std::string_view text, int begin, int end, bool in_chinese) {
-  const std::vector<CodePoint> cps = DecodeUtf8(text.substr(begin, end - begin));
-  for (size_t i = 0; i < cps.size();) {
-    const int at = begin + cps[i].offset;
-    const size_t word_end = IsLatinAt(cps, i) ? EndOfLatinWord(cps, i) : IsDigitAt(cps, i) ? EndOfNumber(cps, i) : i + 1;
-    const int word_to = word_end < cps.size() ? begin + cps[word_end].offset : end;
-    const std::string_view word = text.substr(at, word_to - at);
-    std::string spoken(word);
-    if (IsLatinAt(cps, i) &&
-        std::find(std::begin(kSpelledAcronyms), std::end(kSpelledAcronyms), word) != std::end(kSpelledAcronyms)) {
-      spoken.clear();
-      for (const char c : word) spoken += std::string(spoken.empty() ? "" : " ") + c;
-    } else if (in_chinese && IsDigitAt(cps, i) && i > 0 && !IsDigitAt(cps, word_end)) {
-      spoken = ModelNumberWords(word);
+// English text [begin, end) of `text` for the English voice, normalized as English
+// (text/normalize_en.h: numbers, prices, units, model numbers in pairs, acronyms
+// spelled), each spoken character mapped to the source characters it stands for.
+void AddEnglish(ChunkBuilder& builder, std::string_view text, int begin, int end) {
+  const NormalizedText norm = NormalizeEnglish(text.substr(begin, end - begin));
+  const std::vector<CodePoint> cps = DecodeUtf8(norm.text);
+  for (size_t i = 0; i < cps.size(); ++i) {
+    const int lo = norm.source_offset[cps[i].offset];
+    // Up to the next source character that later text stands for ("forty ninety"
+    // all maps to "4090").
+    int hi = end - begin;
+    for (size_t k = cps[i].offset + cps[i].length; k < norm.source_offset.size(); ++k) {
+      if (norm.source_offset[k] > lo) {
+        hi = norm.source_offset[k];
+        break;
+      }
     }
-    builder.Add(Language::kEn, spoken, at, word_to);
-    i = word_end;
+    builder.Add(Language::kEn, std::string_view(norm.text).substr(cps[i].offset, cps[i].length), begin + lo,
+                begin + hi);
   }
 }
 
@@ -331,7 +327,7 @@ std::vector<SpeechChunk> PlanMandarinSpeech(std::string_view text, const PinyinC
     if (span.language == Language::kZh) {
       AddMandarin(builder, text, span.begin, span.end, pinyin);
     } else {
-      AddEnglish(builder, text, span.begin, span.end, /*in_chinese=*/true);
+      AddEnglish(builder, text, span.begin, span.end);
     }
   }
   std::erase_if(chunks, [](const SpeechChunk& c) { return !HasLetters(c); });
@@ -345,7 +341,7 @@ std::vector<SpeechChunk> PlanEnglishSpeech(std::string_view text, const PinyinCo
     if (span.language == Language::kZh) {
       AddMandarin(builder, text, span.begin, span.end, pinyin);
     } else {
-      AddEnglish(builder, text, span.begin, span.end, /*in_chinese=*/false);
+      AddEnglish(builder, text, span.begin, span.end);
     }
   }
   std::erase_if(chunks, [](const SpeechChunk& c) {
