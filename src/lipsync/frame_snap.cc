@@ -1,5 +1,6 @@
 #include "lipsync/frame_snap.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -35,6 +36,10 @@ void MergeEqual(std::vector<FrameCue>& cues) {
 
 MediaTime FrameTime(int64_t index, double fps) {
   return MediaTime::Micros(static_cast<int64_t>(std::llround(static_cast<double>(index) * 1e6 / fps)));
+}
+
+int MinFramesFor(MediaTime min_hold, double fps) {
+  return std::max(2, static_cast<int>(std::lround(min_hold.seconds() * fps)));
 }
 
 float PoseDistance(Viseme a, Viseme b) {

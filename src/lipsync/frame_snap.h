@@ -20,6 +20,10 @@ MediaTime FrameTime(int64_t index, double fps);
 // Gaps between cues stay gaps (X) and follow the same rules as X cues.
 VisemeTrack SnapToFrames(const VisemeTrack& track, double fps, int min_frames = 2);
 
+// Frames a non-closure cue must cover at `fps`: `min_hold` in frames, and
+// never fewer than two (a shape seen for one frame is a flicker).
+int MinFramesFor(MediaTime min_hold, double fps);
+
 // How far apart two mouths look: the sum of |difference| of open, spread, round.
 float PoseDistance(Viseme a, Viseme b);
 

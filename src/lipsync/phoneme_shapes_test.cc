@@ -107,3 +107,63 @@ TEST(PhonemeShapesTest, UnknownSymbolsFallBackByFirstLetter) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+std::string ArpabetLetters(std::string_view phone) {
+  std::string out;
+  for (const ShapePart& p : ShapeOfArpabet(phone).parts) out.push_back(VisemeLetter(p.shape));
+  return out;
+}
+
+TEST(ArpabetShapesTest, ConsonantsAsCmuDictSpellsThem) {
+  EXPECT_EQ(ArpabetLetters("M"), "A");
+  EXPECT_EQ(ArpabetLetters("B"), "A");
+  EXPECT_EQ(ArpabetLetters("P"), "A");
+  EXPECT_TRUE(ShapeOfArpabet("P").bilabial);
+  EXPECT_EQ(ArpabetLetters("F"), "G");
+  EXPECT_EQ(ArpabetLetters("V"), "G");
+  EXPECT_EQ(ArpabetLetters("L"), "H");
+  EXPECT_EQ(ArpabetLetters("TH"), "H");
+  EXPECT_EQ(ArpabetLetters("DH"), "H");
+  EXPECT_EQ(ArpabetLetters("W"), "F");
+  EXPECT_EQ(ArpabetLetters("R"), "E");
+  EXPECT_EQ(ArpabetLetters("S"), "B");
+  EXPECT_EQ(ArpabetLetters("NG"), "B");
+  EXPECT_EQ(ArpabetLetters("CH"), "B");
+  EXPECT_EQ(ShapeOfArpabet("HH").kind, PhonemeKind::kTransparent);
+  EXPECT_FALSE(ShapeOfArpabet("N").bilabial);
+}
+
+TEST(ArpabetShapesTest, VowelsStressAndDiphthongs) {
+  EXPECT_EQ(ArpabetLetters("AA1"), "D");
+  EXPECT_EQ(ArpabetLetters("AE1"), "C");
+  EXPECT_EQ(ArpabetLetters("AH1"), "C");
+  EXPECT_EQ(ArpabetLetters("AH0"), "B");  // the schwa
+  EXPECT_EQ(ArpabetLetters("AO1"), "E");
+  EXPECT_EQ(ArpabetLetters("ER0"), "E");
+  EXPECT_EQ(ArpabetLetters("IY1"), "B");
+  EXPECT_EQ(ArpabetLetters("UW1"), "F");
+  EXPECT_EQ(ArpabetLetters("OW1"), "EF");
+  EXPECT_EQ(ArpabetLetters("AY2"), "DB");
+  EXPECT_EQ(ArpabetLetters("AW1"), "DF");
+  EXPECT_EQ(ArpabetLetters("EY1"), "CB");
+  EXPECT_EQ(ArpabetLetters("ow1"), "EF");  // case does not matter
+  EXPECT_EQ(ShapeOfArpabet("OY1").parts[0].share_permille + ShapeOfArpabet("OY1").parts[1].share_permille, 1000);
+}
+
+TEST(ArpabetShapesTest, PausesFillersAndUnknowns) {
+  EXPECT_EQ(ShapeOfArpabet("SIL").kind, PhonemeKind::kPause);
+  EXPECT_EQ(ShapeOfArpabet("+NOISE+").kind, PhonemeKind::kPause);
+  EXPECT_EQ(ShapeOfArpabet("<sil>").kind, PhonemeKind::kPause);
+  EXPECT_EQ(ShapeOfArpabet("1").kind, PhonemeKind::kMarker);
+  EXPECT_FALSE(ShapeOfArpabet("QQ").recognized);
+  EXPECT_EQ(ArpabetLetters("QQ"), "B");
+  EXPECT_EQ(ArpabetLetters("OE1"), "C");
+  // The same phone through either alphabet gives the same mouth.
+  EXPECT_EQ(ShapeOf("UW1", PhoneAlphabet::kArpabet).parts[0].shape, ShapeOf("uː", PhoneAlphabet::kIpa).parts[0].shape);
+}
+
+}  // namespace
+}  // namespace lingcast

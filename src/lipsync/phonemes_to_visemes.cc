@@ -302,8 +302,7 @@ VisemeTrack PhonemesToVisemes(const PhonemeTrack& track, const VisemeOptions& op
     result.cues.push_back({MediaTime::Micros(s.start), MediaTime::Micros(s.end), s.shape});
   }
   if (opts.frame_rate > 0) {
-    const int min_frames = std::max(1, static_cast<int>(std::lround(opts.min_hold.seconds() * opts.frame_rate)));
-    result = SnapToFrames(result, opts.frame_rate, min_frames);
+    result = SnapToFrames(result, opts.frame_rate, MinFramesFor(opts.min_hold, opts.frame_rate));
   }
   return result;
 }

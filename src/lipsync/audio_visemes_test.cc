@@ -1,0 +1,177 @@
+#include "lipsync/audio_visemes.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lipsync/test_speech.h"
+#include "lipsync/viseme_compare.h"
+
+namespace lingcast {
+namespace {
+
+AudioBuffer Silence(int ms) { return AudioBuffer::Silence(MediaTime::Millis(ms), 16000); }
+
+std::unique_ptr<EspeakEngine> Engine() {
+  EspeakOptions options;
+  // The lexicon the build made, unless the caller points elsewhere.
+  if (std::getenv("LINGCAST_DATA_DIR") == nullptr) {
+    options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
+  }
+  absl::StatusOr<std::unique_ptr<EspeakEngine>> engine = EspeakEngine::Create(options);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return engine.ok() ? std::move(*engine) : nullptr;
+}
+
+TEST(AudioVisemesTest, SilenceGivesOnlyRest) {
+  absl::StatusOr<VisemeTrack> track = AudioToVisemes(Silence(2000));
+  ASSERT_TRUE(track.ok()) << track.status();
+  EXPECT_TRUE(track->cues.empty());
+  // Quiet noise (-70 dBFS) is not speech either.
+  AudioBuffer noise = Silence(2000);
+  uint32_t state = 1;
+  for (float& s : noise.samples) {
+    state = state * 1664525u + 1013904223u;
+    s = (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 0.0006f;
+  }
+  track = AudioToVisemes(noise);
+  ASSERT_TRUE(track.ok());
+  EXPECT_TRUE(track->cues.empty()) << VisemeLetter(track->cues.front().shape);
+}
+
+TEST(AudioVisemesTest, BadRateOrSettingsAreRejected) {
+  absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+  ASSERT_TRUE(tracker.ok());
+  AudioBuffer wrong = AudioBuffer::Silence(MediaTime::Millis(100), 48000);
+  absl::StatusOr<std::vector<VisemeCue>> cues = tracker->Push(wrong);
+  ASSERT_FALSE(cues.ok());
+  EXPECT_EQ(cues.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(cues.status().message().find("48000 Hz"), std::string::npos) << cues.status();
+  EXPECT_EQ(tracker->decided_until(), MediaTime::Zero());  // nothing consumed
+
+  AudioVisemeOptions options;
+  options.lookahead = MediaTime::Millis(80);
+  absl::StatusOr<AudioVisemeTracker> late = AudioVisemeTracker::Create(options);
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.status().message().find("lookahead"), std::string::npos);
+}
+
+class SpeechTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    engine_ = Engine();
+    if (engine_ == nullptr) GTEST_FAIL() << "espeak-ng engine could not be created";
+  }
+  SpokenSample Speak(const std::string& text, Language language) {
+    absl::StatusOr<SpokenSample> sample = SpeakForLipSync(*engine_, text, language);
+    EXPECT_TRUE(sample.ok()) << sample.status();
+    return sample.ok() ? *sample : SpokenSample{};
+  }
+  std::unique_ptr<EspeakEngine> engine_;
+};
+
+TEST_F(SpeechTest, CausalWithBoundedLookaheadAndChunkingDoesNotMatter) {
+  const SpokenSample sample = Speak("Welcome to the live stream, tap the button below.", Language::kEn);
+  ASSERT_FALSE(sample.audio.empty());
+  auto run = [&](int chunk_samples, bool check_latency) {
+    absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+    VisemeTrack track;
+    AudioBuffer chunk;
+    chunk.sample_rate = 16000;
+    int64_t pushed = 0;
+    for (size_t i = 0; i < sample.audio.samples.size(); i += static_cast<size_t>(chunk_samples)) {
+      const size_t end = std::min(sample.audio.samples.size(), i + static_cast<size_t>(chunk_samples));
+      chunk.samples.assign(sample.audio.samples.begin() + static_cast<std::ptrdiff_t>(i),
+                           sample.audio.samples.begin() + static_cast<std::ptrdiff_t>(end));
+      pushed += static_cast<int64_t>(end - i);
+      absl::StatusOr<std::vector<VisemeCue>> pieces = tracker->Push(chunk);
+      EXPECT_TRUE(pieces.ok());
+      AppendCues(track, *pieces);
+      if (check_latency) {
+        // Everything older than 60 ms (plus the 10 ms frame in progress) is decided.
+        EXPECT_GE(tracker->decided_until() + MediaTime::Millis(70), MediaTime::FromSamples(pushed, 16000));
+      }
+    }
+    AppendCues(track, tracker->Flush());
+    return track;
+  };
+  const VisemeTrack small = run(112, true);  // 7 ms pieces
+  const VisemeTrack large = run(16000, false);
+  ASSERT_EQ(small.cues.size(), large.cues.size());
+  for (size_t i = 0; i < small.cues.size(); ++i) {
+    EXPECT_EQ(small.cues[i].start, large.cues[i].start);
+    EXPECT_EQ(small.cues[i].end, large.cues[i].end);
+    EXPECT_EQ(small.cues[i].shape, large.cues[i].shape);
+  }
+}
+
+// Speech, a 600 ms pause, speech: the mouth moves during speech and rests in
+// the pause, in both languages.
+void ExpectMovesInSpeechRestsInPause(const SpokenSample& first, const SpokenSample& second, const char* label) {
+  AudioBuffer audio = first.audio;
+  const MediaTime pause_start = audio.duration();
+  const AudioBuffer pause = Silence(600);
+  audio.samples.insert(audio.samples.end(), pause.samples.begin(), pause.samples.end());
+  const MediaTime second_start = audio.duration();
+  audio.samples.insert(audio.samples.end(), second.audio.samples.begin(), second.audio.samples.end());
+  absl::StatusOr<VisemeTrack> track = AudioToVisemes(audio);
+  ASSERT_TRUE(track.ok());
+
+  // Speech frames: where the phoneme-driven track shows an open mouth.
+  int speech = 0, moving = 0;
+  auto count = [&](const VisemeTrack& reference, MediaTime offset) {
+    for (MediaTime t = MediaTime::Millis(5); t < reference.cues.back().end; t += MediaTime::Millis(10)) {
+      const Viseme r = reference.At(t);
+      if (r == Viseme::kX || r == Viseme::kA) continue;
+      ++speech;
+      const Viseme a = track->At(t + offset);
+      moving += a != Viseme::kX;
+    }
+  };
+  count(first.reference, MediaTime::Zero());
+  count(second.reference, second_start);
+  ASSERT_GT(speech, 50) << label;
+  EXPECT_GT(static_cast<double>(moving) / speech, 0.85) << label;
+  // The pause: X from 150 ms after the first sample's sound ends (espeak's own
+  // trailing silence is part of `first`) to the second's start.
+  const MediaTime sound_end = first.reference.cues.back().end;
+  for (MediaTime t = sound_end + MediaTime::Millis(150); t < pause_start + MediaTime::Millis(550);
+       t += MediaTime::Millis(10)) {
+    EXPECT_EQ(track->At(t), Viseme::kX) << label << " at " << t.ToString();
+  }
+  // And the frames agree with the phoneme-driven track at least by mouth class
+  // more often than not (the benchmark reports the exact figures).
+  const TrackAgreement agreement =
+      CompareTracks(first.reference, *track, first.reference.cues.front().start, sound_end, 30);
+  EXPECT_GT(agreement.same_class, 0.5) << label;
+}
+
+TEST_F(SpeechTest, EnglishMovesInSpeechAndRestsInPauses) {
+  ExpectMovesInSpeechRestsInPause(Speak("Hello everyone, welcome to the live stream.", Language::kEn),
+                                  Speak("Today we have a special offer.", Language::kEn), "en");
+}
+
+TEST_F(SpeechTest, MandarinMovesInSpeechAndRestsInPauses) {
+  ExpectMovesInSpeechRestsInPause(Speak("大家好，欢迎来到直播间。", Language::kZh),
+                                  Speak("今天我们有特别优惠。", Language::kZh), "zh");
+}
+
+TEST_F(SpeechTest, FlushResetsForTheNextStream) {
+  const SpokenSample sample = Speak("Good morning.", Language::kEn);
+  absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+  VisemeTrack first, second;
+  AppendCues(first, *tracker->Push(sample.audio));
+  AppendCues(first, tracker->Flush());
+  AppendCues(second, *tracker->Push(sample.audio));
+  AppendCues(second, tracker->Flush());
+  ASSERT_FALSE(first.cues.empty());
+  ASSERT_EQ(first.cues.size(), second.cues.size());
+  for (size_t i = 0; i < first.cues.size(); ++i) EXPECT_EQ(first.cues[i].start, second.cues[i].start);
+}
+
+}  // namespace
+}  // namespace lingcast
