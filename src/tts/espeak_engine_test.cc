@@ -322,7 +322,9 @@ TEST(EspeakEngineTest, CancelStopsASynthesisInProgress) {
   auto session = Engine().OpenSession(settings);
   ASSERT_TRUE(session.ok()) << session.status();
   std::string long_text;
-  for (int i = 0; i < 200; ++i) long_text += "This sentence keeps the voice busy for a while. ";
+  // About 50 minutes of speech, several seconds of work: Cancel() comes long before
+  // the end unless it does not work.
+  for (int i = 0; i < 1000; ++i) long_text += "This sentence keeps the voice busy for a while. ";
   absl::StatusOr<SynthesisResult> result;
   std::thread speaker([&] { result = (*session)->SynthesizeClause(long_text, Language::kEn); });
   (*session)->Cancel();
