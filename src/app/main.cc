@@ -16,6 +16,7 @@
 #include "app/render_job.h"
 #include "app/render_options.h"
 #include "app/signals.h"
+#include "app/translate_command.h"
 #include "app/tts_command.h"
 #include "core/logger.h"
 #include "core/status.h"
@@ -105,6 +106,33 @@ int Main(int argc, char** argv) {
   asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
   asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
 
+  // --- translate --------------------------------------------------------------
+  CLI::App* translate_cmd = app.add_subcommand(
+      "translate", "Translate lines on stdin to stdout (translation memory, glossary, LLM server)");
+  TranslateCommandOptions translate_options;
+  std::string translate_from = "zh", translate_to = "en";
+  std::vector<std::string> translate_engines = {"tm"};
+  translate_cmd->add_option("--from", translate_from, "Language of the input lines: zh or en")->capture_default_str();
+  translate_cmd->add_option("--to", translate_to, "Language of the translations: en or zh")->capture_default_str();
+  translate_cmd->add_option("--tm", translate_options.translation.memory_paths,
+                            "Translation memory: a bilingual script, or a .tsv/.csv of SOURCE,TARGET pairs "
+                            "(repeatable)");
+  translate_cmd->add_option("--glossary", translate_options.translation.glossary_path,
+                            "Terms every translation must use: CHINESE<TAB>ENGLISH per line");
+  translate_cmd->add_option("--corrections", translate_options.translation.corrections_path,
+                            "Corrections file applied on top of the memory and glossary");
+  translate_cmd->add_option("--engine", translate_engines, "Engines in order of preference: tm, llm or tm,llm")
+      ->capture_default_str();
+  translate_cmd->add_option("--threshold", translate_options.translation.threshold,
+                            "Fuzzy match score (0-1] the memory needs")
+      ->capture_default_str();
+  translate_cmd->add_option("--llm-endpoint", translate_options.translation.llm.endpoint,
+                            "OpenAI-compatible server, e.g. http://127.0.0.1:8080 (default: $LINGCAST_LLM_ENDPOINT)");
+  translate_cmd->add_option("--llm-model", translate_options.translation.llm.model,
+                            "Model name sent to the server (default: $LINGCAST_LLM_MODEL)");
+  translate_cmd->add_flag("--json", translate_options.json,
+                          "One JSON object per line: source, target, engine, score, confidence");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -169,6 +197,19 @@ int Main(int argc, char** argv) {
   if (*asr_cmd) {
     asr_options.debug_log = *level == LogLevel::kDebug;
     return Report(RunAsrCommand(asr_options, std::cin, std::cout, logger));
+  }
+  if (*translate_cmd) {
+    absl::StatusOr<Language> from = ParseLanguage(translate_from);
+    if (!from.ok()) return Report(from.status());
+    absl::StatusOr<Language> to = ParseLanguage(translate_to);
+    if (!to.ok()) return Report(to.status());
+    absl::StatusOr<std::vector<std::string>> engines = ParseEngines(translate_engines);
+    if (!engines.ok()) return Report(engines.status());
+    translate_options.translation.from = *from;
+    translate_options.translation.to = *to;
+    translate_options.translation.engines = *engines;
+    SystemClock clock;
+    return Report(RunTranslateCommand(translate_options, std::cin, std::cout, clock, logger).status());
   }
   if (*doctor_cmd) return RunDoctor(doctor_json);
   if (*pinyin_cmd) {

@@ -1,0 +1,104 @@
+#include "app/translation_setup.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
+#include "core/status.h"
+#include "mt/tm_translator.h"
+#include "text/script.h"
+
+namespace lingcast {
+namespace {
+
+bool IsPairFile(const std::string& path) {
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  auto ends_with = [&](const char* suffix) {
+    const std::string s = suffix;
+    return lower.size() >= s.size() && lower.compare(lower.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends_with(".tsv") || ends_with(".csv");
+}
+
+void LogWarnings(const std::vector<std::string>& warnings, Logger& logger) {
+  constexpr size_t kShown = 10;  // a 100,000-line memory must not flood the terminal
+  for (size_t i = 0; i < warnings.size() && i < kShown; ++i) logger.Warn("mt", warnings[i]);
+  if (warnings.size() > kShown) {
+    logger.Warn("mt", "more load warnings not shown", {{"count", std::to_string(warnings.size() - kShown)}});
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs) {
+  std::vector<std::string> engines;
+  for (const std::string& spec : specs) {
+    for (absl::string_view piece : absl::StrSplit(spec, ',', absl::SkipWhitespace())) {
+      std::string name(absl::StripAsciiWhitespace(piece));
+      if (name != "tm" && name != "llm") {
+        return absl::InvalidArgumentError(absl::StrCat("unknown translation engine \"", name, "\" (use tm or llm)"));
+      }
+      if (std::find(engines.begin(), engines.end(), name) != engines.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("translation engine \"", name, "\" is listed twice"));
+      }
+      engines.push_back(std::move(name));
+    }
+  }
+  if (engines.empty()) return absl::InvalidArgumentError("no translation engine given (use tm, llm or tm,llm)");
+  return engines;
+}
+
+absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions& options, Clock& clock,
+                                                       Logger& logger) {
+  if (options.threshold <= 0 || options.threshold > 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--threshold must be in (0, 1], not ", options.threshold));
+  }
+  TranslationStack stack;
+  stack.memory = std::make_unique<TranslationMemory>();
+  TmLoadReport report;
+  for (const std::string& path : options.memory_paths) {
+    if (IsPairFile(path)) {
+      LC_RETURN_IF_ERROR(stack.memory->LoadFile(path, options.from, options.to, report));
+    } else {
+      LC_ASSIGN_OR_RETURN(Script script, ParseScriptFile(path));
+      stack.memory->AddScript(script, report);
+    }
+  }
+  LogWarnings(report.warnings, logger);
+  if (!options.glossary_path.empty()) {
+    std::vector<std::string> warnings;
+    LC_ASSIGN_OR_RETURN(Glossary glossary, Glossary::LoadFile(options.glossary_path, &warnings));
+    LogWarnings(warnings, logger);
+    stack.glossary = std::make_unique<Glossary>(std::move(glossary));
+  }
+  if (!options.corrections_path.empty()) {
+    LC_ASSIGN_OR_RETURN(CorrectionLog log, CorrectionLog::Open(options.corrections_path));
+    log.ApplyTo(*stack.memory, stack.glossary.get());
+    stack.corrections = std::move(log);
+  }
+  std::vector<std::unique_ptr<Translator>> engines;
+  for (const std::string& name : options.engines) {
+    if (name == "tm") {
+      if (options.memory_paths.empty() && !stack.corrections) {
+        return absl::InvalidArgumentError("the tm engine needs a translation memory: give --tm FILE (a script or a TSV/CSV of pairs)");
+      }
+      engines.push_back(std::make_unique<TmTranslator>(*stack.memory, options.threshold));
+    } else if (name == "llm") {
+      LC_ASSIGN_OR_RETURN(std::unique_ptr<LlmTranslator> llm,
+                          LlmTranslator::Create(LlmConfigFromEnvironment(options.llm), clock));
+      engines.push_back(std::move(llm));
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown translation engine \"", name, "\""));
+    }
+  }
+  stack.chain = std::make_unique<TranslatorChain>(std::move(engines), clock);
+  logger.Info("mt", "translation ready",
+              {{"memory_entries", std::to_string(stack.memory->size())},
+               {"glossary_terms", std::to_string(stack.glossary ? stack.glossary->size() : 0)},
+               {"engines", stack.chain->name()}});
+  return stack;
+}
+
+}  // namespace lingcast

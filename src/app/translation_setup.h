@@ -1,0 +1,52 @@
+// The translation layer as the commands configure it: a translation memory from
+// scripts and pair files, a glossary, the user's corrections, and the engine
+// chain (tm, llm) in the order given. Shared by `translate`, `follow` and `live`.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/clock.h"
+#include "core/logger.h"
+#include "media/language.h"
+#include "mt/corrections.h"
+#include "mt/glossary.h"
+#include "mt/llm_translator.h"
+#include "mt/translation_memory.h"
+#include "mt/translator_chain.h"
+
+namespace lingcast {
+
+struct TranslationOptions {
+  Language from = Language::kZh;
+  Language to = Language::kEn;
+  // Files for the memory: .tsv / .csv pair files (SOURCE, TARGET in from -> to),
+  // anything else is read as a bilingual script (both directions).
+  std::vector<std::string> memory_paths;
+  std::string glossary_path;     // CHINESE<TAB>ENGLISH terms; empty: none
+  std::string corrections_path;  // corrections to apply (and to append to); empty: none
+  std::vector<std::string> engines = {"tm"};  // tried in this order: tm, llm
+  double threshold = kDefaultTmThreshold;     // fuzzy match score the memory needs
+  LlmConfig llm;                              // endpoint/model/key (environment fills the gaps)
+};
+
+struct TranslationStack {
+  std::unique_ptr<TranslationMemory> memory;
+  std::unique_ptr<Glossary> glossary;  // null without --glossary
+  std::optional<CorrectionLog> corrections;
+  std::unique_ptr<TranslatorChain> chain;
+};
+
+// Parses "tm,llm" (or repeated options) into engine names; InvalidArgument for an
+// unknown engine or a repeated one.
+absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs);
+
+// Loads everything; every problem is one line naming the file (and line). Load
+// warnings (duplicate lines, untranslated script lines) go to `logger`.
+absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions& options, Clock& clock,
+                                                       Logger& logger);
+
+}  // namespace lingcast
