@@ -159,8 +159,8 @@ struct AudioVisemeTracker::State {
     frames_since_speech = 0;
     const float relative = f.level_db - f.peak_db;  // <= 0
     if (f.high_ratio > 0.35f || f.zcr > 0.30f) return Viseme::kB;            // hiss: s, sh, f, z
-    if (f.low_ratio > 0.6f && relative < -12.0f) return Viseme::kA;          // murmur: m, n, voice bar
-    if (f.tilt_db < -10.0f && f.f1_hz < 550.0f) return Viseme::kF;           // little above 1 kHz: u, w
+    if (f.low_ratio > 0.75f && relative < -15.0f) return Viseme::kA;         // murmur: m, n, voice bar
+    if (f.tilt_db < -10.0f && f.f1_hz < 550.0f && f.low_ratio < 0.5f) return Viseme::kF;  // little above 1 kHz: u, w
     if (f.low_ratio > 0.3f && f.f1_hz < 480.0f) return Viseme::kB;           // low F1, voicing-heavy: i, ə
     if (f.f1_hz >= 640.0f && relative > -8.0f) return Viseme::kD;            // high F1, loud: a
     return f.tilt_db < -5.5f ? Viseme::kE : Viseme::kC;                       // mid: o/er vs e/æ

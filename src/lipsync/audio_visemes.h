@@ -40,7 +40,7 @@ struct AudioVisemeOptions {
   static constexpr int kSampleRate = 16000;  // the only rate accepted (src/audio resamples)
   MediaTime lookahead = MediaTime::Millis(40);  // frames after the decided one; <= 49 ms
   MediaTime min_hold = MediaTime::Millis(60);   // shortest cue except closures and silence
-  MediaTime closure_max = MediaTime::Millis(80);  // silence inside speech shown as A up to this
+  MediaTime closure_max = MediaTime::Millis(50);  // silence inside speech shown as A up to this
   float gate_db = 12.0f;         // speech: this far above the noise floor ...
   float silence_dbfs = -50.0f;  // ... and above this absolute level
 };
