@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/process_stats.h"
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "tts/espeak_engine.h"
@@ -253,6 +254,33 @@ TEST_F(TtsCommandTest, BadInputIsAClearErrorAndLeavesNothingBehind) {
     EXPECT_THAT(Files(), ::testing::ElementsAre("out.wav")) << c.name;
     EXPECT_EQ(ReadFile(dir_ / "out.wav"), "precious") << c.name;
   }
+}
+
+TEST_F(TtsCommandTest, LongLineIsStreamedInBoundedMemory) {
+  // 10,000 characters on one line: almost ten minutes of speech, 25 MB as 16-bit
+  // PCM and 50 MB as float. Written as it is spoken, the peak RSS barely moves.
+  std::string line;
+  while (line.size() < 10000) line += "the quick brown fox jumps over the lazy dog and ";
+  line.resize(10000);
+  TtsCommandOptions options;
+  options.read_stdin = true;
+  options.language = "en";
+  // Reset the peak to the current RSS, so earlier tests' peaks do not hide this one's.
+  {
+    std::ofstream clear_refs("/proc/self/clear_refs");
+    clear_refs << "5";
+    clear_refs.flush();
+    if (!clear_refs) GTEST_SKIP() << "cannot reset the peak RSS (/proc/self/clear_refs)";
+  }
+  const double peak_before = PeakRssMb();
+  auto summary = Run(options, line + "\n");
+  const double peak_after = PeakRssMb();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_GT(summary->duration_s, 300);
+  EXPECT_GE(summary->clauses, 80);
+  const auto wav_bytes = fs::file_size(dir_ / "out.wav");
+  EXPECT_NEAR(static_cast<double>(wav_bytes - 44) / 2 / Engine().sample_rate(), summary->duration_s, 0.001);
+  EXPECT_LT(peak_after - peak_before, 15.0) << "peak RSS grew from " << peak_before << " to " << peak_after << " MiB";
 }
 
 TEST_F(TtsCommandTest, RateVoiceAndPitchReachTheEngine) {
