@@ -63,6 +63,7 @@ struct AudioVisemeTracker::State {
   float floor_db = 0;
   float peak_db = -120;
   bool have_floor = false;
+  std::deque<float> recent;  // levels of the last second of non-silent frames
   int frames_since_speech = 1 << 20;
 
   // Raw labels of analysed frames not yet decided, from `first_raw`.
@@ -131,14 +132,23 @@ struct AudioVisemeTracker::State {
     f.f1_hz = f1_power > 0 ? static_cast<float>(f1_moment / f1_power) : 0;
     f.f2_hz = f2_power > 0 ? static_cast<float>(f2_moment / f2_power) : 0;
 
-    // Noise floor: drops at once, creeps up 3 dB/s (speech never drags it far);
-    // never below -90 dBFS so digital silence does not make every hiss speech.
-    const float level = std::max(f.level_db, -90.0f);
-    if (!have_floor || level < floor_db) {
-      floor_db = level;
-      have_floor = true;
-    } else {
-      floor_db += 0.03f;
+    // Noise floor: drops at once, creeps up 3 dB/s (speech never drags it far).
+    // Digital silence (under -85 dBFS: padding, muted input) says nothing about
+    // the room, so it neither sets nor lowers the floor; the first real sound
+    // does, and a floor left far below it by a quiet start (a fade-in, a hum
+    // that was not there a second ago) rises to the quietest of the last second.
+    if (f.level_db >= -85.0f) {
+      recent.push_back(f.level_db);
+      if (recent.size() > 100) recent.pop_front();
+      if (!have_floor || f.level_db < floor_db) {
+        floor_db = f.level_db;
+        have_floor = true;
+      } else {
+        floor_db = std::max(floor_db + 0.03f, recent.size() == 100 ? *std::min_element(recent.begin(), recent.end())
+                                                                   : floor_db);
+      }
+    } else if (!have_floor) {
+      floor_db = -85.0f;
     }
     f.floor_db = floor_db;
     f.speech = f.level_db > floor_db + options.gate_db && f.level_db > options.silence_dbfs;

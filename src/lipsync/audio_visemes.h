@@ -5,7 +5,9 @@
 //
 // Per 10 ms frame (32 ms Hann window centred on it, 512-point FFT at 16 kHz):
 //   * level: window energy in dBFS; a running noise floor (follows drops at
-//     once, rises 3 dB/s) and a running speech peak (falls 6 dB/s);
+//     once, rises 3 dB/s or to the quietest level of the last second, whichever
+//     is higher; digital silence under -85 dBFS is ignored) and a running
+//     speech peak (falls 6 dB/s);
 //   * speech gate: level above floor + `gate_db` and above `silence_dbfs`;
 //   * band energies: low 80-350 Hz, F1 band 250-1000 Hz, F2 band 900-2800 Hz,
 //     high 3500-8000 Hz; centroids of the F1 and F2 bands (formant-ish);
