@@ -49,7 +49,10 @@ class AsrPrinter {
         LC_ASSIGN_OR_RETURN(AsrHypothesis final, session_->Finish());
         if (final.text.empty()) return absl::OkStatus();
         final.start = speech_start_;
+        // The VAD's end is the end of the last voiced frame; a word the recognizer
+        // heard running on into the hangover still belongs inside the final.
         final.end = std::max(event.time, speech_start_);
+        if (!final.words.empty()) final.end = std::max(final.end, final.words.back().end);
         Print(final);
         return absl::OkStatus();
       }

@@ -34,8 +34,8 @@ struct AsrCommandOptions {
 //   json: {"type":"partial"|"final","text":...,"start_ms":...,"end_ms":...,"language":"en"}
 //         finals add "words":[{"word":...,"start_ms":...,"end_ms":...,"confidence":...}]
 // Times are the utterance's speech as the VAD found it (first voiced frame to the
-// end of the last one; a partial ends where the audio heard so far ends), on the
-// input's timeline. Utterances where nothing was recognized print nothing, so
+// end of the last one, or of the last word if that is later; a partial ends where
+// the audio heard so far ends, hangover included), on the input's timeline. Utterances where nothing was recognized print nothing, so
 // silence prints nothing at all.
 // Errors (exit 2): an unknown language, Mandarin (no model yet), a missing or
 // unreadable input, a bad script; each one line naming what is wrong.

@@ -95,6 +95,8 @@ TEST(AsrCommandTest, JsonLinesWithPartialsAndFinalsOnJfk) {
       EXPECT_GE(word["confidence"].get<double>(), 0.0);
       EXPECT_LE(word["confidence"].get<double>(), 1.0);
       previous_word_end = word["end_ms"].get<int64_t>();
+      EXPECT_GE(word["start_ms"].get<int64_t>(), object["start_ms"].get<int64_t>() - 300) << "pre-roll at most";
+      EXPECT_LE(word["end_ms"].get<int64_t>(), object["end_ms"].get<int64_t>()) << line;
     }
   }
   EXPECT_GT(partials, 0);
