@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,6 +174,18 @@ TEST(AsrCommandTest, NotAMediaFileIsExitTwo) {
   EXPECT_EQ(ExitCodeFor(run.status), 2) << run.status;
   EXPECT_THAT(run.status.message(), HasSubstr(path));
   EXPECT_TRUE(run.lines.empty());
+}
+
+TEST(AsrCommandTest, TruncatedFileIsRecognizedAsFarAsItGoes) {
+  SPEECH_OR_SKIP(path, kJfk);
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = ::testing::TempDir() + "/jfk-truncated.wav";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);  // ~5.5 s of 11
+  const AsrRun run = RunAsr({.input = cut, .json = true});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_FALSE(Finals(run).empty());
+  EXPECT_LE(Finals(run).back()["end_ms"].get<int64_t>(), 5600);
 }
 
 TEST(AsrCommandTest, UnknownLanguageIsExitTwo) {
