@@ -11,6 +11,7 @@
 #include "CLI/CLI.hpp"
 #include "app/asr_command.h"
 #include "app/doctor.h"
+#include "app/lipsync_command.h"
 #include "app/pinyin_command.h"
 #include "app/progress.h"
 #include "app/render_job.h"
@@ -133,6 +134,18 @@ int Main(int argc, char** argv) {
   translate_cmd->add_flag("--json", translate_options.json,
                           "One JSON object per line: source, target, engine, score, confidence");
 
+  // --- lipsync --------------------------------------------------------------
+  CLI::App* lipsync_cmd = app.add_subcommand(
+      "lipsync", "Mouth cues (shapes A-H, X) for a recording, in Rhubarb Lip Sync's TSV or JSON layout");
+  LipsyncCommandOptions lipsync_options;
+  lipsync_cmd->add_option("input", lipsync_options.input, "Audio or video file")->required();
+  lipsync_cmd->add_option("--dialog", lipsync_options.dialog_path,
+                          "Text file of what is said (English: aligned with the recognizer)");
+  lipsync_cmd->add_option("--format", lipsync_options.format, "tsv or json")->capture_default_str();
+  lipsync_cmd->add_option("--fps", lipsync_options.fps, "Video frame rate the cues snap to (1-120)")
+      ->capture_default_str();
+  lipsync_cmd->add_option("-o,--output", lipsync_options.output_path, "Output file (written atomically); stdout when absent");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -210,6 +223,13 @@ int Main(int argc, char** argv) {
     translate_options.translation.engines = *engines;
     SystemClock clock;
     return Report(RunTranslateCommand(translate_options, std::cin, std::cout, clock, logger).status());
+  }
+  if (*lipsync_cmd) {
+    absl::StatusOr<LipsyncSummary> summary = RunLipsyncCommand(lipsync_options, std::cout, logger);
+    if (!summary.ok()) return Report(summary.status());
+    std::fprintf(stderr, "lipsync: %d cues, method %s (%s)\n", summary->cues, LipSyncMethodName(summary->method),
+                 summary->note.c_str());
+    return 0;
   }
   if (*doctor_cmd) return RunDoctor(doctor_json);
   if (*pinyin_cmd) {
