@@ -44,10 +44,14 @@ std::vector<uint32_t> ScriptFollower::Tokens(const std::string& text) {
   return ids;
 }
 
-ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vector<uint32_t>& heard) const {
-  const std::vector<uint32_t>& tokens = line_tokens_[static_cast<size_t>(line)];
+ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vector<uint32_t>& heard,
+                                                      int offset) const {
+  const std::vector<uint32_t>& all = line_tokens_[static_cast<size_t>(line)];
+  const std::vector<uint32_t> tokens(all.begin() + std::min<std::ptrdiff_t>(offset, static_cast<std::ptrdiff_t>(all.size())),
+                                     all.end());
   Alignment a;
   a.line = line;
+  a.offset = offset;
   if (heard.empty() || tokens.empty()) return a;
   const std::vector<std::vector<int>> d = PrefixDistances(heard, tokens);
   const size_t n = heard.size(), m = tokens.size();
@@ -103,9 +107,22 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
   while (true) {
     const size_t from = std::min(static_cast<size_t>(consumed_), all_heard.size());
     const std::vector<uint32_t> heard(all_heard.begin() + static_cast<std::ptrdiff_t>(from), all_heard.end());
+    if (!committed_ && consumed_ == 0 && unfinished_) {
+      // The first words after a pause: the rest of the line committed last?
+      const int line = unfinished_->line;
+      const size_t remaining = line_tokens_[static_cast<size_t>(line)].size() - static_cast<size_t>(unfinished_->tokens);
+      const size_t enough = std::min<size_t>(2, remaining);
+      if (heard.size() < enough && !final) break;
+      Alignment rest = AlignPrefix(line, heard, unfinished_->tokens);
+      unfinished_.reset();
+      if (rest.quality >= config_.commit_quality) {
+        committed_ = rest;
+        continue;
+      }
+    }
     if (committed_) {
       // The line is already on its way; has the host finished it and gone on?
-      Alignment again = AlignPrefix(committed_->line, heard);
+      Alignment again = AlignPrefix(committed_->line, heard, committed_->offset);
       if (again.heard_end > 0 && static_cast<size_t>(again.heard_end) < heard.size()) {
         consumed_ += again.heard_end;
         committed_.reset();
@@ -173,7 +190,19 @@ std::vector<FollowDecision> ScriptFollower::OnPartial(const std::string& text, M
 }
 
 std::vector<FollowDecision> ScriptFollower::OnFinal(const std::string& text, MediaTime end) {
-  std::vector<FollowDecision> decisions = Decide(Tokens(text), end, /*final=*/true);
+  const std::vector<uint32_t> heard = Tokens(text);
+  std::vector<FollowDecision> decisions = Decide(heard, end, /*final=*/true);
+  unfinished_.reset();
+  if (committed_) {
+    // Remember how far the line got, in case the next utterance goes on with it.
+    const std::vector<uint32_t> rest(heard.begin() + std::min<std::ptrdiff_t>(consumed_, static_cast<std::ptrdiff_t>(heard.size())),
+                                     heard.end());
+    const Alignment last = AlignPrefix(committed_->line, rest, committed_->offset);
+    const int said = last.offset + last.line_tokens_matched;
+    if (static_cast<size_t>(said) + 1 < line_tokens_[static_cast<size_t>(committed_->line)].size()) {
+      unfinished_ = Progress{committed_->line, said};
+    }
+  }
   consumed_ = 0;
   committed_.reset();
   return decisions;

@@ -17,7 +17,9 @@
 //
 // One utterance may hold more than one line (a host who does not pause): once a
 // committed line has been heard to its end, the words after it are followed as
-// the start of the next line.
+// the start of the next line. One line may also span utterances (a host who
+// pauses mid-line): an utterance that goes on with the rest of the line committed
+// last is its continuation, not a new line or an ad-lib.
 #pragma once
 
 #include <cstdint>
@@ -82,12 +84,17 @@ class ScriptFollower {
     int line = -1;
     double quality = 0;      // over the tokens heard
     double score = 0;        // quality + order bonus
-    int line_tokens_matched = 0;  // the end of the line's matched prefix
+    int offset = 0;               // line tokens said in earlier utterances (a continuation)
+    int line_tokens_matched = 0;  // the end of the matched part, from `offset`
     int heard_end = -1;      // where in the heard tokens the whole line ends (-1: not reached)
+  };
+  struct Progress {
+    int line = -1;
+    int tokens = 0;  // how much of the line has been heard
   };
 
   std::vector<FollowDecision> Decide(const std::vector<uint32_t>& heard, MediaTime time, bool final);
-  Alignment AlignPrefix(int line, const std::vector<uint32_t>& heard) const;
+  Alignment AlignPrefix(int line, const std::vector<uint32_t>& heard, int offset = 0) const;
   std::vector<uint32_t> Tokens(const std::string& text);
   FollowDecision Commit(const Alignment& best, const std::vector<uint32_t>& heard, MediaTime time, bool final);
 
@@ -101,6 +108,7 @@ class ScriptFollower {
   // The utterance in progress.
   int consumed_ = 0;                    // heard tokens already part of committed lines
   std::optional<Alignment> committed_;  // the line committed for heard[consumed_..], if any
+  std::optional<Progress> unfinished_;  // the last line committed, when its end was not heard
 };
 
 }  // namespace lingcast

@@ -165,3 +165,29 @@ TEST(ScriptFollowerTest, SpokenFormIsMatchedInsteadOfTheWrittenOne) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(ScriptFollowerTest, ALineSpokenAcrossAPauseIsOneLine) {
+  ScriptFollower follower(Lines());
+  std::vector<FollowDecision> first = Speak(follower, "Today we have a very special").decisions;
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].line, 1);
+  // After the pause: the rest of the same line, then the next line.
+  EXPECT_TRUE(Speak(follower, "cream for you").decisions.empty());
+  std::vector<FollowDecision> next = Speak(follower, "This dress comes in red and in black").decisions;
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].line, 2);
+}
+
+TEST(ScriptFollowerTest, AfterAnUnfinishedLineANewLineIsStillFound) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "Today we have a very special").decisions.size(), 1u);
+  std::vector<FollowDecision> next = Speak(follower, "Click the link below to buy it now").decisions;
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].line, 5);
+}
+
+}  // namespace
+}  // namespace lingcast
