@@ -133,6 +133,8 @@ void Synthesized(EspeakEngine& engine, bool confusion) {
   };
   std::array<FeatureSums, kVisemeCount> sums{};
   for (Language language : {Language::kEn, Language::kZh}) {
+    counts = {};
+    sums = {};
     int frames = 0;
     double exact = 0, same_class = 0;
     for (const std::string& text : SampleSentences(language)) {
@@ -178,23 +180,23 @@ void Synthesized(EspeakEngine& engine, bool confusion) {
     std::printf("  %s: %d frames, exact shape %.1f%%, shape class %.1f%% (target >= 70%%)\n",
                 language == Language::kZh ? "zh" : "en", frames, frames ? 100.0 * exact / frames : 0.0,
                 frames ? 100.0 * same_class / frames : 0.0);
-  }
-  if (confusion) {
-    std::printf("  mean features per phoneme-driven shape (10 ms frames)\n");
-    for (int i = 0; i < kVisemeCount; ++i) {
-      const FeatureSums& f = sums[static_cast<size_t>(i)];
-      if (f.n == 0) continue;
-      std::printf("  %c n=%5.0f speech %.2f rel %6.1f dB f1 %5.0f f2 %5.0f low %.2f high %.2f zcr %.2f tilt %5.1f\n",
-                  VisemeLetter(static_cast<Viseme>(i)), f.n, f.speech / f.n, f.rel / f.n, f.f1 / f.n, f.f2 / f.n,
-                  f.low / f.n, f.high / f.n, f.zcr / f.n, f.tilt / f.n);
-    }
-    std::printf("  confusion (rows: phoneme-driven, columns: audio-only)\n     ");
-    for (int j = 0; j < kVisemeCount; ++j) std::printf("%6c", VisemeLetter(static_cast<Viseme>(j)));
-    std::printf("\n");
-    for (int i = 0; i < kVisemeCount; ++i) {
-      std::printf("  %c  ", VisemeLetter(static_cast<Viseme>(i)));
-      for (int j = 0; j < kVisemeCount; ++j) std::printf("%6d", counts[static_cast<size_t>(i)][static_cast<size_t>(j)]);
+    if (confusion) {
+      std::printf("  mean features per phoneme-driven shape (10 ms frames)\n");
+      for (int i = 0; i < kVisemeCount; ++i) {
+        const FeatureSums& f = sums[static_cast<size_t>(i)];
+        if (f.n == 0) continue;
+        std::printf("  %c n=%5.0f speech %.2f rel %6.1f dB f1 %5.0f f2 %5.0f low %.2f high %.2f zcr %.2f tilt %5.1f\n",
+                    VisemeLetter(static_cast<Viseme>(i)), f.n, f.speech / f.n, f.rel / f.n, f.f1 / f.n, f.f2 / f.n,
+                    f.low / f.n, f.high / f.n, f.zcr / f.n, f.tilt / f.n);
+      }
+      std::printf("  confusion (rows: phoneme-driven, columns: audio-only)\n     ");
+      for (int j = 0; j < kVisemeCount; ++j) std::printf("%6c", VisemeLetter(static_cast<Viseme>(j)));
       std::printf("\n");
+      for (int i = 0; i < kVisemeCount; ++i) {
+        std::printf("  %c  ", VisemeLetter(static_cast<Viseme>(i)));
+        for (int j = 0; j < kVisemeCount; ++j) std::printf("%6d", counts[static_cast<size_t>(i)][static_cast<size_t>(j)]);
+        std::printf("\n");
+      }
     }
   }
 }

@@ -151,7 +151,9 @@ struct AudioVisemeTracker::State {
       floor_db = -85.0f;
     }
     f.floor_db = floor_db;
-    f.speech = f.level_db > floor_db + options.gate_db && f.level_db > options.silence_dbfs;
+    // Fricatives (s, sh, f) are quiet but hiss: they need only 2/3 of the gate.
+    const float gate = f.high_ratio > 0.3f && f.zcr > 0.25f ? options.gate_db * 2 / 3 : options.gate_db;
+    f.speech = f.level_db > floor_db + gate && f.level_db > options.silence_dbfs - (options.gate_db - gate);
     if (f.speech) {
       peak_db = std::max(peak_db - 0.06f, f.level_db);
     } else {
@@ -170,7 +172,7 @@ struct AudioVisemeTracker::State {
     const float relative = f.level_db - f.peak_db;  // <= 0
     if (f.high_ratio > 0.35f || f.zcr > 0.30f) return Viseme::kB;            // hiss: s, sh, f, z
     if (f.low_ratio > 0.75f && relative < -15.0f) return Viseme::kA;         // murmur: m, n, voice bar
-    if (f.tilt_db < -10.0f && f.f1_hz < 550.0f && f.low_ratio < 0.5f) return Viseme::kF;  // little above 1 kHz: u, w
+    if (f.tilt_db < -10.0f && f.f1_hz < 550.0f && f.low_ratio < 0.6f) return Viseme::kF;  // little above 1 kHz: u, w
     if (f.low_ratio > 0.3f && f.f1_hz < 480.0f) return Viseme::kB;           // low F1, voicing-heavy: i, ə
     if (f.f1_hz >= 640.0f && relative > -8.0f) return Viseme::kD;            // high F1, loud: a
     return f.tilt_db < -5.5f ? Viseme::kE : Viseme::kC;                       // mid: o/er vs e/æ
