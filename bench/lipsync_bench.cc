@@ -96,7 +96,7 @@ void RealRecordings() {
         if (std::llabs((m - onset).micros()) < std::llabs(best)) best = (m - onset).micros();
       }
       if (std::llabs(best) <= static_cast<int64_t>(1e6 / kFps)) ++file_within;
-      offsets += absl::StrFormat(" %+d", static_cast<int>(best / 1000));
+      offsets += absl::StrFormat(" %+d@%.2fs", static_cast<int>(best / 1000), onset.seconds());
     }
     onsets += static_cast<int>(vad.onsets.size());
     within += file_within;
