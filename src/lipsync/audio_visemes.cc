@@ -175,7 +175,7 @@ struct AudioVisemeTracker::State {
     if (f.tilt_db < -10.0f && f.f1_hz < 550.0f && f.low_ratio < 0.6f) return Viseme::kF;  // little above 1 kHz: u, w
     if (f.low_ratio > 0.3f && f.f1_hz < 480.0f) return Viseme::kB;           // low F1, voicing-heavy: i, ə
     if (f.f1_hz >= 640.0f && relative > -8.0f) return Viseme::kD;            // high F1, loud: a
-    return f.tilt_db < -5.5f ? Viseme::kE : Viseme::kC;                       // mid: o/er vs e/æ
+    return f.f2_hz < 1600.0f ? Viseme::kE : Viseme::kC;                       // mid: o/er (low F2) vs e/æ
   }
 
   // The smoothed label of raw.front(): the most common of the two frames before,

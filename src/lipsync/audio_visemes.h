@@ -19,7 +19,8 @@
 //   * murmur (quiet, energy almost all below 350 Hz: m, n, ng, voice bars) -> A;
 //   * vowel-like: opening from the F1 centroid and the level relative to the
 //     speech peak (D wide, C open, B narrow), rounding from a low F2 centroid
-//     (open + low F2 -> E; narrow + low F2 -> F).
+//     (little energy above 1 kHz -> F; mid opening with a low F2-band
+//     centroid -> E).
 // Smoothing: each frame takes the most common label of frames [k-2, k+L] (L =
 // lookahead in frames, the current raw label winning ties), and a new shape
 // replaces the current one only after the current one has lasted `min_hold`
