@@ -8,19 +8,20 @@
 //     once, rises 3 dB/s or to the quietest level of the last second, whichever
 //     is higher; digital silence under -85 dBFS is ignored) and a running
 //     speech peak (falls 6 dB/s);
-//   * speech gate: level above floor + `gate_db` and above `silence_dbfs`;
+//   * speech gate: level above floor + `gate_db` and above `silence_dbfs`
+//     (two thirds of the gate for hissing frames: quiet fricative onsets);
 //   * band energies: low 80-350 Hz, F1 band 250-1000 Hz, F2 band 900-2800 Hz,
 //     high 3500-8000 Hz; centroids of the F1 and F2 bands (formant-ish);
-//     zero-crossing rate.
-// Frame label, in order:
+//     spectral tilt (1-3 kHz over 250-1000 Hz); zero-crossing rate.
+// Frame label, in order (thresholds in audio_visemes.cc and README.md):
 //   * not speech: A for the first `closure_max` after speech (the lips close:
 //     stop closures, m/b/p, phrase ends), then X (rest);
 //   * hiss (high band dominant or many zero crossings: s, sh, f, z) -> B;
 //   * murmur (quiet, energy almost all below 350 Hz: m, n, ng, voice bars) -> A;
-//   * vowel-like: opening from the F1 centroid and the level relative to the
-//     speech peak (D wide, C open, B narrow), rounding from a low F2 centroid
-//     (little energy above 1 kHz -> F; mid opening with a low F2-band
-//     centroid -> E).
+//   * little energy above 1 kHz with a low F1 (u, w) -> F;
+//   * low F1 with strong voicing (i, schwa, voiced consonants) -> B;
+//   * high F1 and loud (a) -> D;
+//   * otherwise E when the F2-band centroid is low (o, er), else C.
 // Smoothing: each frame takes the most common label of frames [k-2, k+L] (L =
 // lookahead in frames, the current raw label winning ties), and a new shape
 // replaces the current one only after the current one has lasted `min_hold`
