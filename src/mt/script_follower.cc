@@ -101,6 +101,49 @@ FollowDecision ScriptFollower::Commit(const Alignment& best, const std::vector<u
   return decision;
 }
 
+std::optional<ScriptFollower::Alignment> ScriptFollower::FindFragment(const std::vector<uint32_t>& heard) const {
+  // Every line's best stretch for the words heard: an edit distance in which the
+  // line's words before and after the stretch are free.
+  if (static_cast<int>(heard.size()) < config_.min_fragment_tokens) return std::nullopt;
+  const size_t n = heard.size();
+  std::optional<Alignment> best;
+  double second = 0;
+  for (int line = 0; line < static_cast<int>(lines_.size()); ++line) {
+    const std::vector<uint32_t>& tokens = line_tokens_[static_cast<size_t>(line)];
+    const size_t m = tokens.size();
+    std::vector<int> previous(m + 1, 0), current(m + 1);
+    for (size_t i = 1; i <= n; ++i) {
+      current[0] = static_cast<int>(i);
+      for (size_t j = 1; j <= m; ++j) {
+        current[j] = std::min({previous[j - 1] + (heard[i - 1] == tokens[j - 1] ? 0 : 1), previous[j] + 1,
+                               current[j - 1] + 1});
+      }
+      std::swap(previous, current);
+    }
+    size_t end = 0;
+    for (size_t j = 1; j <= m; ++j) {
+      if (previous[j] < previous[end]) end = j;
+    }
+    const double quality = 1.0 - static_cast<double>(previous[end]) / static_cast<double>(n);
+    if (!best || quality > best->quality) {
+      if (best) second = std::max(second, best->quality);
+      Alignment a;
+      a.line = line;
+      a.quality = quality;
+      a.score = quality;
+      a.offset = static_cast<int>(end > n ? end - n : 0);
+      a.line_tokens_matched = static_cast<int>(end) - a.offset;
+      best = a;
+    } else {
+      second = std::max(second, quality);
+    }
+  }
+  if (!best || best->quality < config_.fragment_quality || best->quality - second < config_.commit_margin) {
+    return std::nullopt;
+  }
+  return best;
+}
+
 std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& all_heard, MediaTime time,
                                                    bool final) {
   std::vector<FollowDecision> decisions;
@@ -166,11 +209,22 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
         second_score = score;
       }
     }
-    if (best_line >= 0 && best_similarity >= config_.final_quality && best_score > second_score) {
+    std::optional<Alignment> fragment;
+    if (best_line < 0 || best_similarity < config_.final_quality || best_score <= second_score) {
+      fragment = FindFragment(heard);
+    }
+    if (!fragment && best_line >= 0 && best_similarity >= config_.final_quality && best_score > second_score) {
       Alignment best;
       best.line = best_line;
       best.quality = best_similarity;
       decisions.push_back(Commit(best, heard, time, true));
+    } else if (fragment) {
+      decisions.push_back(Commit(*fragment, heard, time, true));
+      // Part of a line: the next utterance may go on with the rest.
+      const size_t length = line_tokens_[static_cast<size_t>(fragment->line)].size();
+      decisions.back().commit_point =
+          static_cast<double>(fragment->offset + fragment->line_tokens_matched) / static_cast<double>(length);
+      committed_ = fragment;
     } else {
       FollowDecision off;
       off.off_script = true;

@@ -12,8 +12,9 @@
 // The line after the last one committed gets a small bonus (hosts mostly read in
 // order), so skipped, repeated and out-of-order lines are still found, only with
 // a little more evidence. At the final hypothesis an uncommitted utterance is
-// matched against whole lines (`final_quality`); if nothing matches, it is off
-// script (an ad-lib) and goes to the fallback translator.
+// matched against whole lines (`final_quality`), then against stretches of lines
+// (`fragment_quality`: the host started mid-line, or its start was misheard); if
+// nothing matches, it is off script (an ad-lib) and goes to the fallback translator.
 //
 // One utterance may hold more than one line (a host who does not pause): once a
 // committed line has been heard to its end, the words after it are followed as
@@ -46,6 +47,11 @@ struct FollowerConfig {
   double commit_margin = 0.15;   // over the second-best line
   double final_quality = 0.6;    // whole-line similarity that still counts as the line at the endpoint
   double next_line_bonus = 0.05; // for the line after the last committed one
+  // At the endpoint, words that match no whole line may still be a stretch of one
+  // (a host who starts mid-line, or whose line start was misheard): at least this
+  // many words matching a stretch this well.
+  int min_fragment_tokens = 4;
+  double fragment_quality = 0.8;
 };
 
 // A decision about (part of) one utterance.
@@ -95,6 +101,7 @@ class ScriptFollower {
 
   std::vector<FollowDecision> Decide(const std::vector<uint32_t>& heard, MediaTime time, bool final);
   Alignment AlignPrefix(int line, const std::vector<uint32_t>& heard, int offset = 0) const;
+  std::optional<Alignment> FindFragment(const std::vector<uint32_t>& heard) const;
   std::vector<uint32_t> Tokens(const std::string& text);
   FollowDecision Commit(const Alignment& best, const std::vector<uint32_t>& heard, MediaTime time, bool final);
 

@@ -191,3 +191,24 @@ TEST(ScriptFollowerTest, AfterAnUnfinishedLineANewLineIsStillFound) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(ScriptFollowerTest, AStretchFromTheMiddleOfALineIsThatLine) {
+  ScriptFollower follower(Lines());
+  // The line's start was lost; the rest is heard with one word wrong.
+  std::vector<FollowDecision> d = Speak(follower, "a very special dream for you").decisions;
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 1);
+  EXPECT_TRUE(d[0].at_endpoint);
+  ASSERT_TRUE(d[0].commit_point.has_value());
+  EXPECT_DOUBLE_EQ(*d[0].commit_point, 1.0);
+  // Too few words to tell: off script.
+  std::vector<FollowDecision> short_one = Speak(follower, "for you").decisions;
+  ASSERT_EQ(short_one.size(), 1u);
+  EXPECT_TRUE(short_one[0].off_script);
+}
+
+}  // namespace
+}  // namespace lingcast
