@@ -152,16 +152,18 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
     const std::vector<uint32_t> heard(all_heard.begin() + static_cast<std::ptrdiff_t>(from), all_heard.end());
     if (!committed_ && consumed_ == 0 && unfinished_) {
       // The first words after a pause: the rest of the line committed last?
+      // Patient: a misheard first word should not turn the rest of a line into a
+      // new decision, so the words get until twice min_tokens (or the endpoint).
       const int line = unfinished_->line;
-      const size_t remaining = line_tokens_[static_cast<size_t>(line)].size() - static_cast<size_t>(unfinished_->tokens);
-      const size_t enough = std::min<size_t>(2, remaining);
-      if (heard.size() < enough && !final) break;
       Alignment rest = AlignPrefix(line, heard, unfinished_->tokens);
-      unfinished_.reset();
-      if (rest.quality >= config_.commit_quality) {
+      const double needed = final ? config_.final_quality : config_.commit_quality;
+      if (rest.quality >= needed && (final || static_cast<int>(heard.size()) >= std::min(config_.min_tokens, 2))) {
+        unfinished_.reset();
         committed_ = rest;
         continue;
       }
+      if (!final && static_cast<int>(heard.size()) < 2 * config_.min_tokens) break;
+      unfinished_.reset();
     }
     if (committed_) {
       // The line is already on its way; has the host finished it and gone on?
