@@ -68,7 +68,7 @@ struct AudioVisemeTracker::State {
 
   // Raw labels of analysed frames not yet decided, from `first_raw`.
   std::deque<Viseme> raw;
-  std::deque<Viseme> history;  // the last two raw labels before raw.front()
+  std::deque<Viseme> history;  // the last four raw labels before raw.front()
   int64_t first_raw = 0;
 
   // Decision state.
@@ -178,8 +178,8 @@ struct AudioVisemeTracker::State {
     return f.f2_hz < 1600.0f ? Viseme::kE : Viseme::kC;                       // mid: o/er (low F2) vs e/æ
   }
 
-  // The smoothed label of raw.front(): the most common of the two frames before,
-  // it and the lookahead frames after; ties go to the frame's own label.
+  // The smoothed label of raw.front(): the most common of the four frames
+  // before, it and the lookahead frames after; ties go to the frame's own label.
   Viseme Smoothed() const {
     std::array<int, kVisemeCount> votes{};
     for (Viseme v : history) ++votes[static_cast<size_t>(v)];
@@ -209,7 +209,7 @@ struct AudioVisemeTracker::State {
     out.push_back({start, start + kFrame, current});
     ++decided;
     history.push_back(raw.front());
-    if (history.size() > 2) history.pop_front();
+    if (history.size() > 4) history.pop_front();
     raw.pop_front();
     ++first_raw;
   }

@@ -22,7 +22,7 @@
 //   * low F1 with strong voicing (i, schwa, voiced consonants) -> B;
 //   * high F1 and loud (a) -> D;
 //   * otherwise E when the F2-band centroid is low (o, er), else C.
-// Smoothing: each frame takes the most common label of frames [k-2, k+L] (L =
+// Smoothing: each frame takes the most common label of frames [k-4, k+L] (L =
 // lookahead in frames, the current raw label winning ties), and a new shape
 // replaces the current one only after the current one has lasted `min_hold`
 // (an A closure or a change to/from silence is never delayed by the hold).
