@@ -11,6 +11,7 @@
 #include "CLI/CLI.hpp"
 #include "app/asr_command.h"
 #include "app/doctor.h"
+#include "app/follow_command.h"
 #include "app/lipsync_command.h"
 #include "app/pinyin_command.h"
 #include "app/progress.h"
@@ -146,6 +147,23 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   lipsync_cmd->add_option("-o,--output", lipsync_options.output_path, "Output file (written atomically); stdout when absent");
 
+  // --- follow ---------------------------------------------------------------
+  CLI::App* follow_cmd = app.add_subcommand(
+      "follow", "Which script line is being said, and when its translation could start (VAD, ASR, follower)");
+  FollowCommandOptions follow_options;
+  follow_cmd->add_option("input", follow_options.input, "Audio or video file of the host speaking")->required();
+  follow_cmd->add_option("--script", follow_options.script_path, "Script the host follows (docs/script-format.md)")
+      ->required();
+  follow_cmd->add_option("--engine", follow_options.fallback_engines,
+                         "Engines for off-script speech: tm (fuzzy script match), llm, or tm,llm")
+      ->capture_default_str();
+  follow_cmd->add_option("--llm-endpoint", follow_options.llm.endpoint,
+                         "OpenAI-compatible server for --engine llm (default: $LINGCAST_LLM_ENDPOINT)");
+  follow_cmd->add_option("--llm-model", follow_options.llm.model, "Model name for --engine llm");
+  follow_cmd->add_flag("--json", follow_options.json,
+                       "One JSON object per decision: line, off_script, confidence, commit_time_ms, commit_point, "
+                       "source_text, translation");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -229,6 +247,19 @@ int Main(int argc, char** argv) {
     if (!summary.ok()) return Report(summary.status());
     std::fprintf(stderr, "lipsync: %d cues, method %s (%s)\n", summary->cues, LipSyncMethodName(summary->method),
                  summary->note.c_str());
+    return 0;
+  }
+  if (*follow_cmd) {
+    absl::StatusOr<std::vector<std::string>> engines = ParseEngines(follow_options.fallback_engines);
+    if (!engines.ok()) return Report(engines.status());
+    follow_options.fallback_engines = *engines;
+    follow_options.debug_log = *level == LogLevel::kDebug;
+    absl::StatusOr<FollowSummary> summary = RunFollowCommand(follow_options, std::cout, logger);
+    if (!summary.ok()) return Report(summary.status());
+    if (!follow_options.json) {
+      std::fprintf(stderr, "follow: %d utterances, %d script lines, %d off script\n", summary->utterances,
+                   summary->committed_lines, summary->off_script);
+    }
     return 0;
   }
   if (*doctor_cmd) return RunDoctor(doctor_json);

@@ -1,0 +1,241 @@
+#include "app/follow_command.h"
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "app/asr_command.h"
+#include "asr/pocketsphinx_engine.h"
+#include "audio/audio_decoder.h"
+#include "core/status.h"
+#include "nlohmann/json.hpp"
+#include "text/normalize_en.h"
+#include "text/script.h"
+
+namespace lingcast {
+namespace {
+
+constexpr MediaTime kReadChunk = MediaTime::Millis(100);
+constexpr size_t kContextLines = 3;
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// VAD events in, follower decisions out, for one recognizer session.
+class Follower {
+ public:
+  Follower(const FollowCommandOptions& options, std::unique_ptr<AsrSession> session, ScriptFollower follower,
+           TranslationStack& fallback, Language from, Language to,
+           const std::function<void(const FollowRecord&)>& on_record, FollowSummary& summary)
+      : options_(options), session_(std::move(session)), follower_(std::move(follower)), fallback_(fallback),
+        from_(from), to_(to), on_record_(on_record), summary_(summary) {}
+
+  absl::Status Handle(const VadEvent& event) {
+    switch (event.type) {
+      case VadEvent::Type::kSpeechStart:
+        speech_start_ = event.time;
+        since_partial_ = MediaTime::Zero();
+        pending_.clear();
+        return absl::OkStatus();
+      case VadEvent::Type::kSpeechAudio: {
+        LC_RETURN_IF_ERROR(session_->AcceptAudio(event.audio, event.audio_start));
+        since_partial_ += event.audio.duration();
+        if (since_partial_ < options_.partial_interval) return absl::OkStatus();
+        since_partial_ = MediaTime::Zero();
+        const auto start = std::chrono::steady_clock::now();
+        std::optional<AsrHypothesis> partial = session_->Partial();
+        if (partial) {
+          for (FollowDecision& d : follower_.OnPartial(partial->text, event.audio_start + event.audio.duration())) {
+            pending_.push_back(std::move(d));
+          }
+        }
+        summary_.hypothesis_ms.push_back(MillisSince(start));
+        return absl::OkStatus();
+      }
+      case VadEvent::Type::kSpeechEnd: {
+        const auto start = std::chrono::steady_clock::now();
+        LC_ASSIGN_OR_RETURN(AsrHypothesis final, session_->Finish());
+        ++summary_.utterances;
+        for (FollowDecision& d : follower_.OnFinal(final.text, std::max(event.time, speech_start_))) {
+          pending_.push_back(std::move(d));
+        }
+        std::vector<FollowRecord> records;
+        for (FollowDecision& decision : pending_) records.push_back(Record(std::move(decision), final.text, event.time));
+        pending_.clear();
+        summary_.hypothesis_ms.push_back(MillisSince(start));
+        for (const FollowRecord& record : records) {
+          on_record_(record);
+          summary_.records.push_back(record);
+        }
+        return absl::OkStatus();
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  FollowRecord Record(FollowDecision decision, const std::string& final_text, MediaTime end) {
+    FollowRecord record;
+    record.utterance_start = speech_start_;
+    record.utterance_end = std::max(end, speech_start_);
+    // One decision for the utterance: the whole final text is what it heard.
+    record.source_text = pending_.size() == 1 ? final_text : decision.heard;
+    if (!decision.off_script) {
+      ++summary_.committed_lines;
+      record.translation = decision.translation;
+      record.engine = record.translation.empty() ? "" : "script";
+    } else {
+      ++summary_.off_script;
+      TranslationRequest request;
+      request.source = record.source_text;
+      request.from = from_;
+      request.to = to_;
+      request.context.assign(context_.begin(), context_.end());
+      request.glossary = fallback_.glossary.get();
+      absl::StatusOr<Translation> translated = fallback_.chain->Translate(request);
+      if (translated.ok()) {
+        record.translation = translated->text;
+        record.engine = translated->engine;
+      }
+    }
+    if (!record.translation.empty()) {
+      context_.push_back({record.source_text, record.translation});
+      if (context_.size() > kContextLines) context_.erase(context_.begin());
+    }
+    record.decision = std::move(decision);
+    return record;
+  }
+
+  const FollowCommandOptions& options_;
+  std::unique_ptr<AsrSession> session_;
+  ScriptFollower follower_;
+  TranslationStack& fallback_;
+  const Language from_, to_;
+  const std::function<void(const FollowRecord&)>& on_record_;
+  FollowSummary& summary_;
+  MediaTime speech_start_;
+  MediaTime since_partial_;
+  std::vector<FollowDecision> pending_;
+  std::vector<TranslatedLine> context_;
+};
+
+}  // namespace
+
+std::vector<FollowerLine> FollowerLinesFromScript(const Script& script, Language heard) {
+  std::vector<FollowerLine> lines;
+  for (const ScriptItem& item : script.items) {
+    const ScriptLine* line = std::get_if<ScriptLine>(&item);
+    if (line == nullptr) continue;
+    const TextSegment* source = nullptr;
+    const TextSegment* target = nullptr;
+    for (const TextSegment& segment : line->segments) {
+      if (segment.language == heard && source == nullptr) source = &segment;
+      if (segment.language != heard && target == nullptr) target = &segment;
+    }
+    if (source == nullptr) continue;
+    FollowerLine follower_line;
+    follower_line.line_number = line->line_number;
+    follower_line.source = source->text;
+    if (heard == Language::kEn) follower_line.spoken = NormalizeEnglish(source->text).text;
+    if (target != nullptr) follower_line.translation = target->text;
+    lines.push_back(std::move(follower_line));
+  }
+  return lines;
+}
+
+absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, const AudioSource& read,
+                                        const std::function<void(const FollowRecord&)>& on_record, Logger& logger) {
+  if (options.script_path.empty()) return absl::InvalidArgumentError("follow needs a script: give --script FILE");
+  LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
+  PocketsphinxOptions engine_options;
+  engine_options.script_path = options.script_path;
+  engine_options.script_weight = options.script_weight;
+  engine_options.debug_log = options.debug_log;
+  engine_options.logger = &logger;
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<PocketsphinxModel> model, PocketsphinxModel::Load(engine_options));
+  const Language heard = model->language();
+  const Language target = heard == Language::kEn ? Language::kZh : Language::kEn;
+  std::vector<FollowerLine> lines = FollowerLinesFromScript(script, heard);
+  if (lines.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(options.script_path, " has no line in ",
+                                                   std::string(LanguageCode(heard)), " to follow"));
+  }
+
+  TranslationOptions fallback_options;
+  fallback_options.from = heard;
+  fallback_options.to = target;
+  fallback_options.memory_paths = {options.script_path};
+  fallback_options.engines = options.fallback_engines;
+  fallback_options.llm = options.llm;
+  SystemClock clock;
+  LC_ASSIGN_OR_RETURN(TranslationStack fallback, BuildTranslationStack(fallback_options, clock, logger));
+
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, model->NewSession());
+  LC_ASSIGN_OR_RETURN(VoiceActivityDetector vad, VoiceActivityDetector::Create(options.vad));
+  FollowSummary summary;
+  Follower follower(options, std::move(session), ScriptFollower(std::move(lines), options.follower), fallback, heard,
+                    target, on_record, summary);
+  AudioBuffer chunk;
+  while (true) {
+    LC_ASSIGN_OR_RETURN(const bool more, read(chunk));
+    if (!more) break;
+    LC_ASSIGN_OR_RETURN(std::vector<VadEvent> events, vad.Push(chunk));
+    for (const VadEvent& event : events) LC_RETURN_IF_ERROR(follower.Handle(event));
+  }
+  for (const VadEvent& event : vad.Flush()) LC_RETURN_IF_ERROR(follower.Handle(event));
+  return summary;
+}
+
+absl::StatusOr<FollowSummary> RunFollowCommand(const FollowCommandOptions& options, std::ostream& out,
+                                               Logger& logger) {
+  if (options.input.empty()) return absl::InvalidArgumentError("no input: give an audio or video file");
+  // The input first: a bad file fails before a model loads.
+  LC_ASSIGN_OR_RETURN(AudioFileReader file, AudioFileReader::Open(options.input, kAsrSampleRate));
+  auto read = [&file](AudioBuffer& chunk) { return file.Read(chunk, kReadChunk); };
+  auto print = [&](const FollowRecord& record) {
+    out << (options.json ? FollowRecordJson(record) : FollowRecordLine(record)) << '\n';
+    out.flush();
+  };
+  LC_ASSIGN_OR_RETURN(FollowSummary summary, RunFollow(options, read, print, logger));
+  const DecodeReport& report = file.report();
+  if (report.corrupt_packets > 0 || report.truncated) {
+    logger.Warn("follow", "the input is damaged: followed what could be decoded", {{"input", options.input}});
+  }
+  return summary;
+}
+
+std::string FollowRecordJson(const FollowRecord& record) {
+  const FollowDecision& d = record.decision;
+  nlohmann::json json;
+  json["line"] = d.off_script ? nlohmann::json(nullptr) : nlohmann::json(d.line_number);
+  json["off_script"] = d.off_script;
+  json["confidence"] = d.confidence;
+  json["commit_time_ms"] = d.commit_time.millis();
+  json["commit_point"] = d.commit_point ? nlohmann::json(*d.commit_point) : nlohmann::json(nullptr);
+  json["at_endpoint"] = d.at_endpoint;
+  json["source_text"] = record.source_text;
+  json["translation"] = record.translation;
+  json["engine"] = record.engine.empty() ? nlohmann::json(nullptr) : nlohmann::json(record.engine);
+  json["utterance_start_ms"] = record.utterance_start.millis();
+  json["utterance_end_ms"] = record.utterance_end.millis();
+  return json.dump();
+}
+
+std::string FollowRecordLine(const FollowRecord& record) {
+  const FollowDecision& d = record.decision;
+  std::string line;
+  if (d.off_script) {
+    line = absl::StrFormat("off script        at %s               %s", FormatAsrTime(d.commit_time),
+                           record.source_text);
+  } else {
+    line = absl::StrFormat("line %-4d conf %.2f at %s (%3.0f%% heard) %s", d.line_number, d.confidence,
+                           FormatAsrTime(d.commit_time), d.commit_point.value_or(1.0) * 100, record.source_text);
+  }
+  if (!record.translation.empty()) absl::StrAppend(&line, " => ", record.translation);
+  return line;
+}
+
+}  // namespace lingcast

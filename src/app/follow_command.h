@@ -1,0 +1,85 @@
+// `lingcast follow --script SCRIPT IN_AUDIO [--json]`: which script line is the
+// host saying, and when could its translation start? Runs VAD -> ASR (script mode:
+// a language model built from the script) -> ScriptFollower on a recording, as a
+// live job would, and prints one record per decision:
+//   text: "line 12  conf 0.92  at 00:03.20 (38% heard)  <heard> => <translation>"
+//         "off script  at 00:07.90  <heard> => <fallback translation or nothing>"
+//   json: {"line":12|null,"off_script":false,"confidence":0.92,"commit_time_ms":3200,
+//          "commit_point":0.38|null,"source_text":...,"translation":...,"engine":...,
+//          "utterance_start_ms":...,"utterance_end_ms":...}
+// The host speaks the recognizer's language (English: the only embedded model);
+// each script line's segment in that language is what is followed, and the line's
+// other segment is its translation. Off-script speech goes to the fallback engines
+// (`--engine`, default tm: a fuzzy match in the script itself), else subtitles only.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "app/translation_setup.h"
+#include "audio/vad.h"
+#include "core/logger.h"
+#include "core/media_time.h"
+#include "media/audio_buffer.h"
+#include "mt/script_follower.h"
+
+namespace lingcast {
+
+struct FollowCommandOptions {
+  std::string script_path;
+  std::string input;  // any media file src/audio decodes
+  bool json = false;
+  // How often the recognizer's partial hypothesis is read while speech goes on:
+  // the follower can commit no sooner than this after the deciding word.
+  MediaTime partial_interval = MediaTime::Millis(250);
+  VadConfig vad;
+  FollowerConfig follower;
+  // Weight of the script's language model against the general one (asr/README.md).
+  float script_weight = 0.8f;
+  std::vector<std::string> fallback_engines = {"tm"};
+  LlmConfig llm;
+  bool debug_log = false;
+};
+
+struct FollowRecord {
+  FollowDecision decision;
+  std::string source_text;   // what the recognizer heard (the final hypothesis of the utterance)
+  std::string translation;   // the script's, or the fallback engine's; empty when none
+  std::string engine;        // "script", "tm", "llm", or "" (subtitles only)
+  MediaTime utterance_start;
+  MediaTime utterance_end;
+};
+
+struct FollowSummary {
+  int utterances = 0;
+  int committed_lines = 0;
+  int off_script = 0;
+  // Processing time of each hypothesis (reading the partial or final from the
+  // recognizer, following it, translating off-script speech), in milliseconds.
+  std::vector<double> hypothesis_ms;
+  std::vector<FollowRecord> records;
+};
+
+using AudioSource = std::function<absl::StatusOr<bool>(AudioBuffer& chunk)>;
+
+// The follow job on any 16 kHz mono source (read() fills `chunk`, false at the
+// end); `on_record` is called as each utterance ends.
+absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, const AudioSource& read,
+                                        const std::function<void(const FollowRecord&)>& on_record, Logger& logger);
+
+// The command: decodes options.input and prints each record to `out`.
+absl::StatusOr<FollowSummary> RunFollowCommand(const FollowCommandOptions& options, std::ostream& out,
+                                               Logger& logger);
+
+std::string FollowRecordJson(const FollowRecord& record);
+std::string FollowRecordLine(const FollowRecord& record);
+
+// The script's lines as the follower takes them: for each spoken line with a
+// segment in `heard` language, that segment (and its spoken form, numbers as
+// words) and the line's segment in the other language as the translation.
+std::vector<FollowerLine> FollowerLinesFromScript(const Script& script, Language heard);
+
+}  // namespace lingcast
