@@ -11,7 +11,7 @@
 #include "app/progress.h"
 #include "core/status.h"
 #include "nlohmann/json.hpp"
-#include "output/atomic_file.h"
+#include "core/atomic_file.h"
 #include "text/language_detect.h"
 #include "text/sanitize.h"
 #include "text/utf8.h"
