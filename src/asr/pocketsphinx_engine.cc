@@ -146,7 +146,7 @@ class PocketsphinxModel::DecoderPool {
     bool second_pass = true;
     std::optional<TempFile> script_arpa;            // script mode
     std::map<std::string, std::string> added_words;  // word -> phones, not in the dictionary
-    float script_weight = 0.8f;
+    float script_weight = PocketsphinxOptions{}.script_weight;
   };
 
   explicit DecoderPool(Recipe recipe) : recipe_(std::move(recipe)) {}
@@ -229,7 +229,17 @@ class PocketsphinxModel::DecoderPool {
       char script_name[] = "script";
       char general_name[] = "general";
       char* names[] = {script_name, general_name};
-      const float32 weights[] = {recipe_.script_weight, 1.0f - recipe_.script_weight};
+      // sphinxbase interpolates the submodels' *weighted* scores: log(sum_i
+      // lambda_i * P_i^lw * wip), with lambda_i taken as given, not raised to the
+      // language weight lw (6.5). Passing the plain weights would make a weight w
+      // act like w^(1/lw) (0.8 -> 0.97, and 0.2 -> 0.78 for the general model), so
+      // the script would barely count. Raising them to lw makes each hypothesis
+      // score max(w * P_script, (1 - w) * P_general)^lw, near enough: the weight
+      // means what it says. (The second pass and the lattice use -fwdflatlw 8.5 and
+      // -bestpathlw 9.5, under which the same weights are a little weaker.)
+      const double lw = cmd_ln_float32_r(config, "-lw");
+      const float32 weights[] = {static_cast<float32>(std::pow(recipe_.script_weight, lw)),
+                                 static_cast<float32>(std::pow(1.0 - recipe_.script_weight, lw))};
       // The set takes its own references to both models; ours go with `script` and `general`.
       search_lm.reset(ngram_model_set_init(config, models, names, weights, 2));
       if (!search_lm) return absl::InternalError("pocketsphinx could not combine the script and general models");

@@ -40,10 +40,14 @@ struct PocketsphinxOptions {
   // Script mode when set (docs/script-format.md).
   std::string script_path;
   // Interpolation weight of the script model; the general model gets the rest.
-  // 0.8: a scripted sentence is then ~5x likelier from the script model than
-  // from the general one alone, while an off-script word costs only
-  // log10(1/0.2) = 0.7 (a fraction of one typical trigram backoff) — see README.
-  float script_weight = 0.8f;
+  // It weighs probabilities (it is raised to pocketsphinx's language weight
+  // before sphinxbase, which interpolates weighted scores, sees it; README).
+  // 0.95: an off-script word costs log10(1/0.05) = 1.3 on top of its general-model
+  // probability, about one trigram backoff, so ad-libs still come through, while
+  // scripted sentences win even against a weak acoustic match (bench/asr_bench:
+  // LibriSpeech 0.50 -> 0.00, espeak script lines 0.39 -> 0.30, no ad-lib taken
+  // for a script line).
+  float script_weight = 0.95f;
 
   // pocketsphinx's flat-lexicon second pass (-fwdflat), run by Finish(): it
   // rescores the utterance and is most of the endpoint-to-final latency

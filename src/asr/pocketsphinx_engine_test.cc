@@ -112,6 +112,32 @@ TEST_F(PocketsphinxTest, ScriptModeBeatsFreeModeOnScriptedSpeech) {
   }
 }
 
+// The LibriSpeech sentence is in the script: script mode must get it right. (With
+// the script weight given to sphinxbase unscaled — it interpolates scores raised
+// to the language weight — it came out "concord would try to its place ...".)
+TEST_F(PocketsphinxTest, ScriptModeGetsAScriptedSentenceRight) {
+  const std::string script = WriteScript("show.txt", ScriptWithReferences());
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
+  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  const AsrHypothesis hyp = Recognize(**scripted, *audio);
+  EXPECT_EQ(CountWordErrors(kLibri.transcript, hyp.text).errors(), 0) << hyp.text;
+}
+
+// The script only biases: a sentence that is not in it still comes out as the
+// general model hears it, not as the script line it shares words with.
+TEST_F(PocketsphinxTest, ScriptModeDoesNotForceOtherSpeechIntoTheScript) {
+  const std::string script =
+      WriteScript("other.txt", "CONCORD STAYED IN ITS PLACE BY THE RIVER\nWelcome to the live room everyone\n");
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
+  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  const AsrHypothesis hyp = Recognize(**scripted, *audio);
+  std::printf("librispeech against a script without it: \"%s\"\n", hyp.text.c_str());
+  EXPECT_GT(CountWordErrors("CONCORD STAYED IN ITS PLACE BY THE RIVER", hyp.text).rate(), 0.4) << hyp.text;
+  EXPECT_LT(CountWordErrors(kLibri.transcript, hyp.text).rate(), kFreeWerBoundLibri) << hyp.text;
+}
+
 TEST_F(PocketsphinxTest, WordTimesIncreaseInsideTheUtteranceOnTheInputTimeline) {
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   const MediaTime offset = MediaTime::Seconds(2);
