@@ -13,10 +13,13 @@ namespace lingcast::e2e {
 std::string LingcastBinary() { return std::string(LINGCAST_BINARY_DIR) + "/lingcast"; }
 
 RunResult RunLingcast(const std::vector<std::string>& args, const RunOptions& options) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return {};
+  int out_pipe[2], err_pipe[2], in_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(in_pipe) != 0) return {};
   const pid_t pid = fork();
   if (pid == 0) {
+    dup2(in_pipe[0], STDIN_FILENO);
+    close(in_pipe[0]);
+    close(in_pipe[1]);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     close(out_pipe[0]);
@@ -34,6 +37,16 @@ RunResult RunLingcast(const std::vector<std::string>& args, const RunOptions& op
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  close(in_pipe[0]);
+  // The child's stdin: the given text, then end of file (inputs are small, well
+  // under the pipe's buffer, so this cannot block).
+  size_t written = 0;
+  while (written < options.stdin_text.size()) {
+    const ssize_t n = write(in_pipe[1], options.stdin_text.data() + written, options.stdin_text.size() - written);
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  close(in_pipe[1]);
   RunResult result;
   bool signalled = false;
   std::array<pollfd, 2> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}}};

@@ -18,6 +18,8 @@ struct RunOptions {
   // When non-empty: send `signal` to the child as soon as stderr contains it.
   std::string signal_on_stderr;
   int signal = 0;
+  // What the child reads on stdin (then end of file); at most 64 KiB.
+  std::string stdin_text;
 };
 
 RunResult RunLingcast(const std::vector<std::string>& args, const RunOptions& options = {});
