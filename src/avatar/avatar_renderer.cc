@@ -137,23 +137,39 @@ Rect AvatarRenderer::RegionOf(const Rect& area, Vec2 top_left, Vec2 bottom_right
 Rect AvatarRenderer::MouthRegion(const Rect& area) { return RegionOf(area, {0.43f, 0.61f}, {0.57f, 0.73f}); }
 Rect AvatarRenderer::EyesRegion(const Rect& area) { return RegionOf(area, {0.29f, 0.43f}, {0.71f, 0.52f}); }
 
+std::unique_ptr<Canvas> AvatarRenderer::BorrowCanvas() {
+  std::lock_guard<std::mutex> lock(canvases_mu_);
+  if (idle_canvases_.empty()) return std::make_unique<Canvas>();
+  std::unique_ptr<Canvas> canvas = std::move(idle_canvases_.back());
+  idle_canvases_.pop_back();
+  return canvas;
+}
+
+void AvatarRenderer::ReturnCanvas(std::unique_ptr<Canvas> canvas) {
+  std::lock_guard<std::mutex> lock(canvases_mu_);
+  idle_canvases_.push_back(std::move(canvas));
+}
+
 void AvatarRenderer::Render(const AvatarState& state, VideoFrame& target, const Rect& area, const Rect& clip) {
-  canvas_.Reset(target, area.Intersect(clip));
-  const int64_t before = canvas_.pixels_shaded();
+  std::unique_ptr<Canvas> canvas = BorrowCanvas();
+  Canvas& c = *canvas;
+  c.Reset(target, area.Intersect(clip));
+  const int64_t before = c.pixels_shaded();
   const Affine place = Placement(area);
   const Affine body = place * Affine::Translate(0, -0.004f * state.breath);
   const Affine head = place * Affine::Translate(state.head_offset.x, state.head_offset.y) *
                       Affine::RotateAbout(state.head_roll, {0.5f, 0.9f});
 
-  canvas_.Fill(BackHair(), Paint::Solid(Color::Hex(0x33251E)), head);  // mostly hidden: solid is cheaper
-  DrawBody(canvas_, state, body);
+  c.Fill(BackHair(), Paint::Solid(Color::Hex(0x33251E)), head);  // mostly hidden: solid is cheaper
+  DrawBody(c, state, body);
   // The neck's shadow under the jaw moves with the head but stays on the neck.
-  canvas_.PushClip(Neck(), body);
-  canvas_.Fill(Path::Ellipse({0.5f, 0.745f + 0.02f * state.mouth.open}, 0.11f, 0.07f),
-               Paint::Solid(kSkinShadow.WithAlpha(0.55f)), head);
-  canvas_.PopClip();
-  DrawHead(canvas_, state, head);
-  last_pixels_shaded_ = canvas_.pixels_shaded() - before;
+  c.PushClip(Neck(), body);
+  c.Fill(Path::Ellipse({0.5f, 0.745f + 0.02f * state.mouth.open}, 0.11f, 0.07f),
+         Paint::Solid(kSkinShadow.WithAlpha(0.55f)), head);
+  c.PopClip();
+  DrawHead(c, state, head);
+  last_pixels_shaded_.store(c.pixels_shaded() - before, std::memory_order_relaxed);
+  ReturnCanvas(std::move(canvas));
 }
 
 void AvatarRenderer::DrawBody(Canvas& c, const AvatarState&, const Affine& neck_transform) {

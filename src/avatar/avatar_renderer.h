@@ -4,7 +4,13 @@
 // scaled to the target rectangle: it is as sharp at 4K as at 360p.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
 
 #include "avatar/avatar_state.h"
 #include "avatar/canvas.h"
@@ -13,7 +19,8 @@
 
 namespace lingcast {
 
-// Not thread-safe (it keeps scratch memory): one renderer per thread.
+// Render() may be called from several threads at once (tiles of one frame): each
+// call borrows a Canvas (scratch memory) from a small free list.
 class AvatarRenderer {
  public:
   // Height over width of the avatar's drawing space.
@@ -35,8 +42,8 @@ class AvatarRenderer {
   static Rect MouthRegion(const Rect& area);
   static Rect EyesRegion(const Rect& area);
 
-  // Pixels blended by the last Render (bounding-box culling at work).
-  int64_t last_pixels_shaded() const { return last_pixels_shaded_; }
+  // Pixels blended by the last Render call (one tile when tiled): bounding-box culling at work.
+  int64_t last_pixels_shaded() const { return last_pixels_shaded_.load(std::memory_order_relaxed); }
 
  private:
   static Affine Placement(const Rect& area);
@@ -46,8 +53,14 @@ class AvatarRenderer {
   void DrawEye(Canvas& c, const AvatarState& s, const Affine& m, float cx, bool left);
   void DrawMouth(Canvas& c, const AvatarState& s, const Affine& m);
 
-  Canvas canvas_;  // retargeted every Render; kept for its scratch memory
-  int64_t last_pixels_shaded_ = 0;
+  std::unique_ptr<Canvas> BorrowCanvas();
+  void ReturnCanvas(std::unique_ptr<Canvas> canvas);
+
+  std::mutex canvases_mu_;
+  // Idle canvases, retargeted by each Render and kept for their scratch memory:
+  // as many exist as Render calls have ever run at once.
+  std::vector<std::unique_ptr<Canvas>> idle_canvases_ ABSL_GUARDED_BY(canvases_mu_);
+  std::atomic<int64_t> last_pixels_shaded_{0};
 };
 
 }  // namespace lingcast

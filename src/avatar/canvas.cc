@@ -274,11 +274,25 @@ void Canvas::Rasterize(const std::vector<Polygon>& polygons, const Rect& area, R
   }
 }
 
+bool Canvas::OutsideDrawableArea(const Path& path, const Affine& transform, float margin) const {
+  const Rect area = DrawableArea();
+  if (area.empty()) return true;
+  const Path::Box box = path.ControlBounds(transform);
+  if (!(box.x1 >= box.x0) || !(box.y1 >= box.y0)) return false;  // empty or NaN: let the rasterizer decide
+  // Two pixels of slack on top of the margin cover float rounding in flattening
+  // and BoundsOf's own one-pixel growth.
+  const float slack = margin + 2.0f;
+  return box.x1 + slack < static_cast<float>(area.x) || box.x0 - slack > static_cast<float>(area.right()) ||
+         box.y1 + slack < static_cast<float>(area.y) || box.y0 - slack > static_cast<float>(area.bottom());
+}
+
 void Canvas::Fill(const Path& path, const Paint& paint, const Affine& transform) {
+  if (OutsideDrawableArea(path, transform, 0)) return;
   FillPolygons(path.Flatten(transform, kTolerance), paint, transform);
 }
 
 void Canvas::Stroke(const Path& path, float width, const Paint& paint, const Affine& transform) {
+  if (OutsideDrawableArea(path, transform, 0.5f * width * transform.MeanScale() + kTolerance)) return;
   std::vector<bool> closed;
   const std::vector<Polygon> lines = path.Flatten(transform, kTolerance, &closed);
   const float half = 0.5f * width * transform.MeanScale();
@@ -374,6 +388,10 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
 }
 
 void Canvas::PushClip(const Path& path, const Affine& transform) {
+  if (OutsideDrawableArea(path, transform, 0)) {
+    masks_.push_back(Mask{});  // an empty clip: nothing is drawn until PopClip()
+    return;
+  }
   const std::vector<Polygon> polygons = path.Flatten(transform, kTolerance);
   Mask mask;
   mask.rect = BoundsOf(polygons).Intersect(DrawableArea());

@@ -101,6 +101,9 @@ class Canvas {
   template <typename RowFn>
   void Rasterize(const std::vector<Polygon>& polygons, const Rect& area, RowFn&& row);
   Rect DrawableArea() const;
+  // True when no part of `path` under `transform`, grown by `margin` device
+  // pixels, can reach the drawable area: the shape would change no pixel here.
+  bool OutsideDrawableArea(const Path& path, const Affine& transform, float margin) const;
 
   VideoFrame* target_ = nullptr;  // not owned
   Rect clip_;

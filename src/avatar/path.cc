@@ -75,6 +75,21 @@ Path& Path::AddPolygon(const std::vector<Vec2>& points) {
   return Close();
 }
 
+Path::Box Path::ControlBounds(const Affine& m) const {
+  Box box;
+  for (const Command& cmd : commands_) {
+    const int points = cmd.verb == Verb::kClose ? 0 : cmd.verb == Verb::kQuad ? 2 : cmd.verb == Verb::kCubic ? 3 : 1;
+    for (int i = 0; i < points; ++i) {
+      const Vec2 p = m.Apply(cmd.p[i]);
+      box.x0 = std::min(box.x0, p.x);
+      box.y0 = std::min(box.y0, p.y);
+      box.x1 = std::max(box.x1, p.x);
+      box.y1 = std::max(box.y1, p.y);
+    }
+  }
+  return box;
+}
+
 std::vector<Polygon> Path::Flatten(const Affine& m, float tolerance, std::vector<bool>* closed) const {
   std::vector<Polygon> out;
   if (closed) closed->clear();

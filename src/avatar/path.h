@@ -2,6 +2,7 @@
 // rectangles; flattening to polygons and stroking to fillable outlines.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "avatar/geometry.h"
@@ -30,6 +31,14 @@ class Path {
   }
 
   bool empty() const { return commands_.empty(); }
+
+  // A box holding every point the path can reach under `m`: Bézier curves lie
+  // inside their control points' hull, so the points themselves bound it. Lets a
+  // renderer skip a shape outside its tile before flattening it.
+  struct Box {
+    float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+  };
+  Box ControlBounds(const Affine& m) const;
 
   // Contours transformed by `m` and flattened so that no point of a curve is
   // further than `tolerance` (device pixels) from its polygon. `closed` (optional)

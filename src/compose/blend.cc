@@ -95,9 +95,23 @@ inline uint32_t ScalePacked(uint32_t pixel, uint32_t scale) {
 }
 
 void BlitOver(VideoFrame& dst, const VideoFrame& src, int x, int y, int opacity) {
+  BlitOver(dst, src, x, y, opacity, Rect{0, 0, dst.width, dst.height});
+}
+
+void CopyRect(VideoFrame& dst, const VideoFrame& src, const Rect& rect) {
+  const Rect r = rect.Intersect(Rect{0, 0, std::min(dst.width, src.width), std::min(dst.height, src.height)});
+  if (r.empty()) return;
+  const size_t bytes = static_cast<size_t>(r.width) * 4;
+  for (int y = r.y; y < r.bottom(); ++y) {
+    std::memcpy(dst.Row(y) + static_cast<size_t>(r.x) * 4, src.Row(y) + static_cast<size_t>(r.x) * 4, bytes);
+  }
+}
+
+void BlitOver(VideoFrame& dst, const VideoFrame& src, int x, int y, int opacity, const Rect& clip) {
   opacity = std::clamp(opacity, 0, 255);
-  const int x0 = std::max(0, x), y0 = std::max(0, y);
-  const int x1 = std::min(dst.width, x + src.width), y1 = std::min(dst.height, y + src.height);
+  const Rect c = clip.Intersect(Rect{0, 0, dst.width, dst.height});
+  const int x0 = std::max(c.x, x), y0 = std::max(c.y, y);
+  const int x1 = std::min(c.right(), x + src.width), y1 = std::min(c.bottom(), y + src.height);
   if (x0 >= x1 || y0 >= y1 || opacity == 0) return;
   const uint32_t scale = static_cast<uint32_t>(opacity);
   for (int py = y0; py < y1; ++py) {

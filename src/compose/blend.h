@@ -24,5 +24,11 @@ void FillRoundedRect(VideoFrame& dst, float x, float y, float width, float heigh
 // Source-over of premultiplied `src` with its top-left at (x, y), scaled by
 // `opacity` (0..255, for fades).
 void BlitOver(VideoFrame& dst, const VideoFrame& src, int x, int y, int opacity = 255);
+// The same, writing only the pixels of `dst` inside `clip` (one tile of a frame):
+// each pixel gets exactly the bytes the whole blit gives it.
+void BlitOver(VideoFrame& dst, const VideoFrame& src, int x, int y, int opacity, const Rect& clip);
+
+// Copies the pixels of `src` inside `rect` to the same place in `dst` (same size).
+void CopyRect(VideoFrame& dst, const VideoFrame& src, const Rect& rect);
 
 }  // namespace lingcast::compose

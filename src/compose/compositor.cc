@@ -37,7 +37,12 @@ absl::StatusOr<std::unique_ptr<Compositor>> Compositor::Create(const CompositorO
 Compositor::Compositor(CompositorOptions options, std::unique_ptr<SubtitleRenderer> subtitles)
     : options_(std::move(options)), subtitles_(std::move(subtitles)),
       background_(MakeStudioBackground(options_.width, options_.height, options_.background)),
-      avatar_area_(AvatarArea(options_.width, options_.height, options_.avatar)) {}
+      avatar_area_(AvatarArea(options_.width, options_.height, options_.avatar)),
+      // ~16 bands: enough for two to eight threads to balance (the avatar makes
+      // some bands far costlier than others), few enough that per-band setup
+      // (the avatar's paths are flattened once per band) stays small.
+      band_height_(std::max(32, (options_.height + 15) / 16)),
+      pool_(std::make_unique<TilePool>(options_.threads)) {}
 
 absl::StatusOr<const SubtitleSprite*> Compositor::SubtitleFor(const SubtitleCue& cue) {
   // Keyed by content, not address: the same line repeated later reuses its sprite.
@@ -51,6 +56,7 @@ absl::StatusOr<const SubtitleSprite*> Compositor::SubtitleFor(const SubtitleCue&
     ++subtitle_layouts_built_;
     subtitle_cache_.push_front({std::move(key), std::move(sprite)});
     while (subtitle_cache_.size() > std::max<size_t>(1, options_.subtitle_cache_size)) {
+      if (subtitle_cache_.back().sprite.get() == subtitled_for_) subtitled_for_ = nullptr;  // freed next
       subtitle_cache_.pop_back();
     }
     it = subtitle_cache_.begin();
@@ -80,22 +86,57 @@ absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame
                                                    ", the compositor draws ", options_.width, "x",
                                                    options_.height));
   }
-  const size_t row_bytes = static_cast<size_t>(options_.width) * 4;
-  if (out.stride == background_.stride) {
-    std::memcpy(out.rgba.data(), background_.rgba.data(), background_.rgba.size());
-  } else {
-    for (int y = 0; y < options_.height; ++y) std::memcpy(out.Row(y), background_.Row(y), row_bytes);
-  }
-  if (draw_avatar_ && !avatar_area_.empty()) draw_avatar_(out, avatar_area_);
-
+  const SubtitleSprite* sprite = nullptr;
+  int opacity = 0;
   if (cue != nullptr && cue->start <= t && t < cue->end) {
-    LC_ASSIGN_OR_RETURN(const SubtitleSprite* sprite, SubtitleFor(*cue));
-    const int opacity = FadeOpacity(t, *cue);
-    if (sprite != nullptr && opacity > 0) {
-      BlitOver(out, sprite->image, sprite->area.x, sprite->area.y, opacity);
-    }
+    LC_ASSIGN_OR_RETURN(sprite, SubtitleFor(*cue));
+    opacity = FadeOpacity(t, *cue);
+    if (sprite == nullptr || opacity == 0) sprite = nullptr;
   }
+  if (sprite != nullptr && opacity == 255) PrepareSubtitledBackground(*sprite);
+  const int bands = (options_.height + band_height_ - 1) / band_height_;
+  pool_->Run(bands, [&](int band) {
+    const int y = band * band_height_;
+    DrawBand(Rect{0, y, options_.width, std::min(band_height_, options_.height - y)}, sprite, opacity, out);
+  });
   return absl::OkStatus();
+}
+
+void Compositor::PrepareSubtitledBackground(const SubtitleSprite& sprite) {
+  if (subtitled_for_ == &sprite) return;
+  if (subtitled_background_.width != options_.width || subtitled_background_.height != options_.height) {
+    subtitled_background_.Allocate(options_.width, options_.height);
+  }
+  subtitled_rect_ = Rect{sprite.area.x, sprite.area.y, sprite.image.width, sprite.image.height}.Intersect(
+      Rect{0, 0, options_.width, options_.height});
+  CopyRect(subtitled_background_, background_, subtitled_rect_);
+  BlitOver(subtitled_background_, sprite.image, sprite.area.x, sprite.area.y, 255);
+  subtitled_for_ = &sprite;
+}
+
+// Background, avatar, subtitle, in this order, for the pixels of one band.
+void Compositor::DrawBand(const Rect& band, const SubtitleSprite* sprite, int opacity, VideoFrame& out) const {
+  CopyRect(out, background_, band);
+  const Rect avatar_clip = draw_avatar_ ? avatar_area_.Intersect(band) : Rect{};
+  if (sprite != nullptr && opacity == 255) {
+    // Where no avatar is drawn under the subtitle, background + sprite is the
+    // cached composite; under the avatar the sprite goes over the avatar's pixels.
+    const Rect sub = subtitled_rect_.Intersect(band);
+    const Rect under = sub.Intersect(avatar_clip);
+    if (under.empty()) {
+      CopyRect(out, subtitled_background_, sub);
+    } else {  // sub minus under: the rows above and below, the columns left and right
+      CopyRect(out, subtitled_background_, Rect{sub.x, sub.y, sub.width, under.y - sub.y});
+      CopyRect(out, subtitled_background_, Rect{sub.x, under.bottom(), sub.width, sub.bottom() - under.bottom()});
+      CopyRect(out, subtitled_background_, Rect{sub.x, under.y, under.x - sub.x, under.height});
+      CopyRect(out, subtitled_background_, Rect{under.right(), under.y, sub.right() - under.right(), under.height});
+    }
+    if (!avatar_clip.empty()) draw_avatar_(out, avatar_area_, avatar_clip);
+    if (!under.empty()) BlitOver(out, sprite->image, sprite->area.x, sprite->area.y, 255, under);
+    return;
+  }
+  if (!avatar_clip.empty()) draw_avatar_(out, avatar_area_, avatar_clip);
+  if (sprite != nullptr) BlitOver(out, sprite->image, sprite->area.x, sprite->area.y, opacity, band);
 }
 
 }  // namespace lingcast::compose

@@ -2,7 +2,12 @@
 // avatar (through a callback, so compose does not depend on the avatar module)
 // and the burned-in bilingual subtitle of the current cue.
 //
-// Not thread-safe: one Compositor per render thread (it owns its fonts and caches).
+// A frame is drawn in horizontal bands (tiles) by a small thread pool the
+// compositor owns; the bands' geometry does not depend on the thread count and
+// every pixel is computed by the same integer arithmetic whichever band or
+// thread draws it, so any thread count gives the same bytes.
+//
+// Not thread-safe: one thread calls a Compositor (it owns its fonts and caches).
 #pragma once
 
 #include <deque>
@@ -14,15 +19,19 @@
 #include "compose/background.h"
 #include "compose/geometry.h"
 #include "compose/subtitle_renderer.h"
+#include "compose/tile_pool.h"
 #include "core/media_time.h"
 #include "media/text_segment.h"
 #include "media/video_frame.h"
 
 namespace lingcast::compose {
 
-// Draws the avatar into `area` of `frame` (premultiplied source-over onto what is
-// there). `area` lies inside the frame.
-using AvatarDrawFn = std::function<void(VideoFrame& frame, const Rect& area)>;
+// Draws the part of the avatar placed in `area` that lies inside `clip` (one
+// band of the frame), premultiplied source-over onto what is there, touching no
+// pixel outside area ∩ clip. Called for several bands at once from the
+// compositor's threads: it must be safe to call concurrently, and a band's bytes
+// must not depend on how the area is split (AvatarRenderer::Render is both).
+using AvatarDrawFn = std::function<void(VideoFrame& frame, const Rect& area, const Rect& clip)>;
 
 struct AvatarPlacement {
   double height = 0.86;        // fraction of the frame height
@@ -41,6 +50,7 @@ struct CompositorOptions {
   MediaTime fade = MediaTime::Millis(150);  // subtitle fade in and out; Zero() for none
   size_t glyph_cache_capacity = 2048;      // glyphs; also bounded to 16 MB of bitmaps
   size_t subtitle_cache_size = 4;           // cues whose sprites are kept
+  int threads = 0;                          // drawing threads, the caller's included; 0: hardware threads
 };
 
 class Compositor {
@@ -66,6 +76,9 @@ class Compositor {
 
   const CompositorOptions& options() const { return options_; }
   const VideoFrame& background() const { return background_; }
+  int threads() const { return pool_->threads(); }
+  // Rows per band: fixed by the frame height alone (never by the thread count).
+  int band_height() const { return band_height_; }
   int subtitle_layouts_built() const { return subtitle_layouts_built_; }
 
  private:
@@ -76,6 +89,11 @@ class Compositor {
 
   Compositor(CompositorOptions options, std::unique_ptr<SubtitleRenderer> subtitles);
   int FadeOpacity(MediaTime t, const SubtitleCue& cue) const;
+  // The background under the sprite's rectangle with the sprite blended on at
+  // full opacity, built once per sprite: a band then copies it instead of
+  // blending the sprite again, except where the avatar lies under the subtitle.
+  void PrepareSubtitledBackground(const SubtitleSprite& sprite);
+  void DrawBand(const Rect& band, const SubtitleSprite* sprite, int opacity, VideoFrame& out) const;
 
   CompositorOptions options_;
   std::unique_ptr<SubtitleRenderer> subtitles_;
@@ -84,6 +102,11 @@ class Compositor {
   AvatarDrawFn draw_avatar_;
   std::deque<CachedSubtitle> subtitle_cache_;  // most recent first
   int subtitle_layouts_built_ = 0;
+  const SubtitleSprite* subtitled_for_ = nullptr;  // the sprite subtitled_background_ holds
+  Rect subtitled_rect_;                            // sprite rect within the frame
+  VideoFrame subtitled_background_;                // frame-sized; valid inside subtitled_rect_
+  int band_height_ = 0;
+  std::unique_ptr<TilePool> pool_;
 };
 
 // The avatar's area for a frame size: centred, resting on the bottom, clipped to the frame.

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "compose/font.h"
 
@@ -213,15 +215,20 @@ TEST_F(CompositorTest, CueShowsOnlyInItsTimeAndFades) {
   EXPECT_NE(fading.rgba, full.rgba);
 }
 
-TEST_F(CompositorTest, AvatarIsDrawnIntoItsArea) {
+TEST_F(CompositorTest, AvatarIsDrawnIntoItsAreaBandByBand) {
   auto compositor = Make(1280, 720);
+  std::mutex mu;
+  std::vector<Rect> clips;
   Rect seen;
-  int calls = 0;
-  compositor->SetAvatarRenderer([&](VideoFrame& frame, const Rect& area) {
-    ++calls;
-    seen = area;
-    for (int y = area.y; y < area.bottom(); ++y) {
-      for (int x = area.x; x < area.right(); ++x) {
+  compositor->SetAvatarRenderer([&](VideoFrame& frame, const Rect& area, const Rect& clip) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      clips.push_back(clip);
+      seen = area;
+    }
+    const Rect r = area.Intersect(clip);
+    for (int y = r.y; y < r.bottom(); ++y) {
+      for (int x = r.x; x < r.right(); ++x) {
         uint8_t* p = frame.Row(y) + x * 4;
         p[0] = 255, p[1] = 0, p[2] = 0, p[3] = 255;
       }
@@ -229,11 +236,21 @@ TEST_F(CompositorTest, AvatarIsDrawnIntoItsArea) {
   });
   VideoFrame frame;
   ASSERT_TRUE(compositor->Compose(MediaTime::Zero(), nullptr, frame).ok());
-  EXPECT_EQ(calls, 1);
   EXPECT_EQ(seen, compositor->avatar_area());
+  // The clips are disjoint bands inside the area that together cover it.
+  int64_t covered = 0;
+  for (size_t i = 0; i < clips.size(); ++i) {
+    EXPECT_EQ(clips[i].Intersect(seen), clips[i]) << "band " << i << " reaches outside the avatar's area";
+    for (size_t j = i + 1; j < clips.size(); ++j) EXPECT_TRUE(clips[i].Intersect(clips[j]).empty());
+    covered += int64_t{clips[i].width} * clips[i].height;
+  }
+  EXPECT_EQ(covered, int64_t{seen.width} * seen.height);
+  EXPECT_GT(clips.size(), 1u) << "a 720p frame is drawn in several bands";
   const uint8_t* centre = frame.Row(seen.y + seen.height / 2) + (seen.x + seen.width / 2) * 4;
   EXPECT_EQ(centre[0], 255);
   EXPECT_EQ(centre[1], 0);
+  const uint8_t* outside = frame.Row(seen.y + seen.height / 2) + (seen.x - 1) * 4;
+  EXPECT_NE(outside[0], 255) << "nothing is drawn left of the avatar's area";
 }
 
 TEST_F(CompositorTest, BackgroundIsOpaqueAndFrameSizeIsChecked) {

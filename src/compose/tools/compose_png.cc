@@ -2,7 +2,7 @@
 //   compose_png OUT.png [WIDTH HEIGHT] [PRIMARY] [SECONDARY] [X Y W H [ZOOM]]
 // The optional rectangle crops the frame (and ZOOM enlarges it, nearest pixel)
 // to inspect glyph edges closely.
-// The avatar is a placeholder rounded rectangle (the real one lives in src/avatar).
+// The avatar is the built-in one at rest (src/avatar).
 #include <png.h>
 
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "compose/blend.h"
+#include "avatar/avatar_renderer.h"
 #include "compose/compositor.h"
 
 namespace {
@@ -62,11 +62,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "compose_png: %s\n", std::string(compositor.status().message()).c_str());
     return 2;
   }
-  (*compositor)->SetAvatarRenderer([](VideoFrame& frame, const Rect& area) {
-    const float r = area.width * 0.18f;
-    FillRoundedRect(frame, area.x, area.y, area.width, area.height + r, r, {214, 190, 170, 255});
-    FillRoundedRect(frame, area.x + area.width * 0.25f, area.y + area.height * 0.08f,
-                    area.width * 0.5f, area.height * 0.42f, area.width * 0.25f, {240, 214, 190, 255});
+  lingcast::AvatarRenderer avatar;
+  const lingcast::AvatarState state;
+  (*compositor)->SetAvatarRenderer([&](VideoFrame& frame, const Rect& area, const Rect& clip) {
+    avatar.Render(state, frame, area, clip);
   });
   VideoFrame frame;
   if (auto status = (*compositor)->Compose(MediaTime::Seconds(1), &cue, frame); !status.ok()) {
