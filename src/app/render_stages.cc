@@ -170,7 +170,7 @@ VideoStage::VideoStage(std::unique_ptr<compose::Compositor> compositor, std::uni
 absl::Status VideoStage::Open() {
   pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, frames_in_flight_);
   compositor_->SetAvatarRenderer(
-      [this](VideoFrame& frame, const Rect& area) { avatar_->Render(state_, frame, area); });
+      [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
   return absl::OkStatus();
 }
 
