@@ -116,6 +116,7 @@ class TempFile {
 
 constexpr char kSearchName[] = "lingcast";
 constexpr int kFramesPerSecond = 100;  // pocketsphinx's default -frate
+constexpr size_t kMaxRedecodeSamples = 60 * kAsrSampleRate;
 
 bool IsFiller(const char* word) { return word[0] == '<' || word[0] == '[' || word[0] == '+'; }
 
@@ -147,6 +148,7 @@ class PocketsphinxModel::DecoderPool {
     std::optional<TempFile> script_arpa;            // script mode
     std::map<std::string, std::string> added_words;  // word -> phones, not in the dictionary
     float script_weight = PocketsphinxOptions{}.script_weight;
+    float redecode_channel_shift = PocketsphinxOptions{}.redecode_channel_shift;
   };
 
   explicit DecoderPool(Recipe recipe) : recipe_(std::move(recipe)) {}
@@ -166,6 +168,8 @@ class PocketsphinxModel::DecoderPool {
     pooled.initial_cmn.assign(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
     return pooled;
   }
+
+  float redecode_channel_shift() const { return recipe_.redecode_channel_shift; }
 
   void Give(PooledDecoder decoder) {
     absl::MutexLock lock(&mu_);
@@ -262,7 +266,10 @@ class PocketsphinxSession : public AsrSession {
  public:
   // Call Start() before use.
   PocketsphinxSession(std::shared_ptr<PocketsphinxModel::DecoderPool> pool, PooledDecoder decoder)
-      : pool_(std::move(pool)), pooled_(std::move(decoder)), decoder_(pooled_.ps.get()) {}
+      : pool_(std::move(pool)),
+        pooled_(std::move(decoder)),
+        decoder_(pooled_.ps.get()),
+        redecode_channel_shift_(pool_->redecode_channel_shift()) {}
 
   ~PocketsphinxSession() override {
     if (utterance_open_) ps_end_utt(decoder_);
@@ -304,11 +311,23 @@ class PocketsphinxSession : public AsrSession {
       utterance_open_ = true;
       utterance_start_ = std::max(pts, position);
       utterance_samples_ = 0;
+      utterance_pcm_.clear();
+      utterance_too_long_to_redecode_ = false;
+      const cmn_t* cmn = ps_get_feat(decoder_)->cmn_struct;
+      decoded_with_cmn_.assign(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
     }
     pcm_.resize(pcm16k.samples.size());
     for (size_t i = 0; i < pcm_.size(); ++i) {
       const float clamped = std::clamp(pcm16k.samples[i], -1.0f, 1.0f);
       pcm_[i] = static_cast<int16>(std::lround(clamped * 32767.0f));
+    }
+    // Kept for a re-decode at the end, up to a minute (2 MB); a longer utterance
+    // keeps its streamed result.
+    if (utterance_pcm_.size() + pcm_.size() <= kMaxRedecodeSamples) {
+      utterance_pcm_.insert(utterance_pcm_.end(), pcm_.begin(), pcm_.end());
+    } else {
+      utterance_too_long_to_redecode_ = true;
+      utterance_pcm_ = {};
     }
     if (ps_process_raw(decoder_, pcm_.data(), pcm_.size(), FALSE, FALSE) < 0) {
       return absl::InternalError("pocketsphinx failed to process audio");
@@ -344,8 +363,13 @@ class PocketsphinxSession : public AsrSession {
     end_ = result.end;
     ps_decoder_t* ps = decoder_;
     if (ps_end_utt(ps) < 0) return absl::InternalError("pocketsphinx failed to finish the utterance");
+    // Segment frames count from the stream's start: the utterance's start frame
+    // (kept by a re-decode) plus frames into it. The front end counts every sample
+    // it is given, so a re-decode moves the next utterance on by its length too.
     const int64_t first_frame = stream_frames_;
     stream_frames_ += ps_get_n_frames(ps);
+    LC_ASSIGN_OR_RETURN(const bool redecoded, RedecodeIfTheChannelMoved());
+    if (redecoded) stream_frames_ += ps_get_n_frames(ps);
     logmath_t* lmath = ps_get_logmath(ps);
     std::vector<std::string> texts;
     for (ps_seg_t* seg = ps_seg_iter(ps); seg != nullptr; seg = ps_seg_next(seg)) {
@@ -369,6 +393,38 @@ class PocketsphinxSession : public AsrSession {
     return result;
   }
 
+  // Streaming, pocketsphinx normalizes each utterance with the cepstral mean of
+  // the utterances before it (the model's initial estimate for a session's first),
+  // and updates that estimate at the utterance's end. When the estimate moved a
+  // lot, the utterance was decoded on the wrong channel: its first words are
+  // mostly lost (JFK's "and so my fellow americans" comes out "and are are"). Then
+  // the final comes from decoding the utterance again as one block, normalized
+  // with its own mean. This happens mostly for a session's first utterance (a
+  // shift of 40-60 there, 3-16 after it, in our recordings), so it costs one
+  // extra decode per session, not per utterance.
+  absl::StatusOr<bool> RedecodeIfTheChannelMoved() {
+    ps_decoder_t* ps = decoder_;
+    cmn_t* cmn = ps_get_feat(ps)->cmn_struct;
+    double shift = 0;
+    for (int i = 0; i < cmn->veclen; ++i) {
+      const double d = cmn->cmn_mean[i] - decoded_with_cmn_[i];
+      shift += d * d;
+    }
+    if (std::sqrt(shift) <= redecode_channel_shift_ || utterance_pcm_.empty() || utterance_too_long_to_redecode_) {
+      return false;
+    }
+    // Block decoding computes the utterance's own mean into cmn_mean; the running
+    // estimate for the utterances that follow is kept as streaming left it.
+    const std::vector<mfcc_t> running(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
+    const bool ok = ps_start_utt(ps) >= 0 &&
+                    ps_process_raw(ps, utterance_pcm_.data(), utterance_pcm_.size(), FALSE, TRUE) >= 0 &&
+                    ps_end_utt(ps) >= 0;
+    std::copy(running.begin(), running.end(), cmn->cmn_mean);
+    utterance_pcm_.clear();
+    if (!ok) return absl::InternalError("pocketsphinx failed to decode the utterance again");
+    return true;
+  }
+
   MediaTime position() const override {
     return utterance_open_ ? utterance_start_ + MediaTime::FromSamples(utterance_samples_, kAsrSampleRate) : end_;
   }
@@ -385,6 +441,10 @@ class PocketsphinxSession : public AsrSession {
   int64_t utterance_samples_ = 0;
   MediaTime end_;  // position when no utterance is open
   std::vector<int16> pcm_;
+  const float redecode_channel_shift_;
+  std::vector<int16> utterance_pcm_;     // the open utterance, for RedecodeIfTheChannelMoved()
+  bool utterance_too_long_to_redecode_ = false;
+  std::vector<mfcc_t> decoded_with_cmn_;  // the cepstral mean it is being normalized with
 };
 
 absl::Status CheckFile(const std::string& path, const std::string& what) {
@@ -444,6 +504,7 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
   recipe.debug_log = options.debug_log;
   recipe.second_pass = options.second_pass;
   recipe.script_weight = options.script_weight;
+  recipe.redecode_channel_shift = options.redecode_channel_shift;
   LC_RETURN_IF_ERROR(CheckFile(recipe.acoustic_model + "/mdef", "acoustic model"));
   LC_RETURN_IF_ERROR(CheckFile(recipe.language_model, "language model"));
   LC_RETURN_IF_ERROR(CheckFile(recipe.dictionary, "dictionary"));

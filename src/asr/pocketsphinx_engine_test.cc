@@ -22,11 +22,12 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// Measured (free mode, whole file as one utterance): jfk 0.68 (the 1961
+// Measured (free mode, whole file as one utterance, which is decoded again with
+// its own cepstral mean): jfk 0.23 (0.68 before that re-decode; the 1961
 // recording is hard for pocketsphinx's en-us model), librispeech 0.50. The
 // bounds leave room for small decoder differences but catch a broken front end
 // (a wrong sample scale or CMN gives ~0.9-1.1).
-constexpr double kFreeWerBoundJfk = 0.8;
+constexpr double kFreeWerBoundJfk = 0.4;
 constexpr double kFreeWerBoundLibri = 0.65;
 
 // The whole recording as one utterance, fed in 100 ms pieces.
@@ -85,7 +86,7 @@ TEST_F(PocketsphinxTest, FreeModeRecognizesJfk) {
   EXPECT_TRUE(hyp.final);
   EXPECT_LT(wer, kFreeWerBoundJfk) << hyp.text;
   // Some of it must come through (these words are recognized reliably).
-  EXPECT_THAT(hyp.text, HasSubstr("can do for your country"));
+  EXPECT_THAT(hyp.text, HasSubstr("what your country can do for you"));
 }
 
 TEST_F(PocketsphinxTest, FreeModeRecognizesLibriSpeech) {
@@ -112,16 +113,19 @@ TEST_F(PocketsphinxTest, ScriptModeBeatsFreeModeOnScriptedSpeech) {
   }
 }
 
-// The LibriSpeech sentence is in the script: script mode must get it right. (With
-// the script weight given to sphinxbase unscaled — it interpolates scores raised
-// to the language weight — it came out "concord would try to its place ...".)
-TEST_F(PocketsphinxTest, ScriptModeGetsAScriptedSentenceRight) {
+// Both recordings' sentences are in the script: script mode must get them right.
+// (With the script weight given to sphinxbase unscaled — it interpolates scores
+// raised to the language weight — LibriSpeech came out "concord would try to its
+// place ..."; without the re-decode of a first utterance, JFK's opening was lost.)
+TEST_F(PocketsphinxTest, ScriptModeGetsScriptedSentencesRight) {
   const std::string script = WriteScript("show.txt", ScriptWithReferences());
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
   ASSERT_TRUE(scripted.ok()) << scripted.status();
-  LOAD_SPEECH_OR_SKIP(audio, kLibri);
-  const AsrHypothesis hyp = Recognize(**scripted, *audio);
-  EXPECT_EQ(CountWordErrors(kLibri.transcript, hyp.text).errors(), 0) << hyp.text;
+  for (const SpeechRecording* recording : {&kJfk, &kLibri}) {
+    LOAD_SPEECH_OR_SKIP(audio, *recording);
+    const AsrHypothesis hyp = Recognize(**scripted, *audio);
+    EXPECT_LE(CountWordErrors(recording->transcript, hyp.text).errors(), recording == &kJfk ? 1 : 0) << hyp.text;
+  }
 }
 
 // The script only biases: a sentence that is not in it still comes out as the
@@ -166,6 +170,30 @@ TEST_F(PocketsphinxTest, WordTimesIncreaseInsideTheUtteranceOnTheInputTimeline) 
   // "concord" opens the sentence, after about half a second of silence.
   EXPECT_EQ(texts.front(), "concord");
   EXPECT_GT(hyp.words.front().start, offset + MediaTime::Millis(300));
+}
+
+// The session's first utterance is decoded again at its end (its channel
+// estimate moved far: RedecodeIfTheChannelMoved); the utterances after it must
+// still get their word times on the input timeline.
+TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterAnUtteranceDecodedAgain) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
+  ASSERT_TRUE(session.ok()) << session.status();
+  for (int k = 0; k < 3; ++k) {
+    const MediaTime start = MediaTime::Seconds(10 * k);
+    ASSERT_TRUE((*session)->AcceptAudio(*audio, start).ok());
+    absl::StatusOr<AsrHypothesis> hyp = (*session)->Finish();
+    ASSERT_TRUE(hyp.ok()) << hyp.status();
+    ASSERT_FALSE(hyp->words.empty()) << "utterance " << k;
+    EXPECT_EQ(hyp->words.front().text, "concord") << "utterance " << k;
+    // "concord" starts about half a second in, the last word ends before the end.
+    EXPECT_GT(hyp->words.front().start, start + MediaTime::Millis(300)) << "utterance " << k;
+    EXPECT_LT(hyp->words.front().start, start + MediaTime::Millis(800)) << "utterance " << k;
+    for (const AsrWord& word : hyp->words) {
+      EXPECT_GT(word.end, word.start) << "utterance " << k << ": " << word.text;
+      EXPECT_LE(word.end, hyp->end) << "utterance " << k << ": " << word.text;
+    }
+  }
 }
 
 TEST_F(PocketsphinxTest, PartialsWhileSpeechContinues) {
