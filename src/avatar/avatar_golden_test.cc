@@ -1,0 +1,123 @@
+// Golden images of the built-in avatar: each mouth shape A-H and X at a small
+// size, compared with src/avatar/testdata/avatar_<letter>.png (tolerance in
+// golden_image.h; LINGCAST_UPDATE_GOLDEN=1 rewrites them).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "avatar/avatar_renderer.h"
+#include "avatar/golden_image.h"
+
+namespace lingcast {
+namespace {
+
+constexpr int kWidth = 160, kHeight = 208;
+
+// The avatar at rest with the given mouth, on an opaque backdrop so the PNG
+// looks as it would in a video.
+VideoFrame RenderMouth(Viseme shape) {
+  VideoFrame frame;
+  frame.Allocate(kWidth, kHeight);
+  for (int y = 0; y < kHeight; ++y) {
+    for (int x = 0; x < kWidth; ++x) {
+      uint8_t* p = frame.Row(y) + x * 4;
+      p[0] = 58, p[1] = 70, p[2] = 96, p[3] = 255;
+    }
+  }
+  AvatarState state;
+  state.mouth = MouthParamsOf(shape);
+  AvatarRenderer renderer;
+  renderer.Render(state, frame, Rect{0, 0, kWidth, kHeight});
+  return frame;
+}
+
+class AvatarGoldenTest : public testing::TestWithParam<Viseme> {};
+
+TEST_P(AvatarGoldenTest, MatchesGolden) {
+  const std::string name = std::string("avatar_") + VisemeLetter(GetParam()) + ".png";
+  const absl::Status status = golden::CompareWithGolden(RenderMouth(GetParam()),
+                                                        LINGCAST_SOURCE_DIR "/src/avatar/testdata/" + name, {},
+                                                        LINGCAST_BINARY_DIR "/golden-diff");
+  EXPECT_TRUE(status.ok()) << status;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryMouthShape, AvatarGoldenTest,
+                         testing::Values(Viseme::kA, Viseme::kB, Viseme::kC, Viseme::kD, Viseme::kE, Viseme::kF,
+                                         Viseme::kG, Viseme::kH, Viseme::kX),
+                         [](const testing::TestParamInfo<Viseme>& info) {
+                           return std::string(1, VisemeLetter(info.param));
+                         });
+
+TEST(AvatarGoldenTest, EveryShapeHasItsOwnPicture) {
+  // A golden set where two shapes render alike would hide a broken mouth.
+  std::vector<VideoFrame> frames;
+  for (int v = 0; v < kVisemeCount; ++v) frames.push_back(RenderMouth(static_cast<Viseme>(v)));
+  for (size_t i = 0; i < frames.size(); ++i) {
+    for (size_t j = i + 1; j < frames.size(); ++j) {
+      EXPECT_NE(frames[i].rgba, frames[j].rgba) << VisemeLetter(static_cast<Viseme>(i)) << " and "
+                                                << VisemeLetter(static_cast<Viseme>(j)) << " look the same";
+    }
+  }
+}
+
+TEST(AvatarGoldenTest, GoldenFilesRoundTripThroughPng) {
+  const VideoFrame frame = RenderMouth(Viseme::kC);
+  const std::string path = testing::TempDir() + "/avatar_roundtrip.png";
+  ASSERT_TRUE(golden::WritePng(frame, path).ok());
+  absl::StatusOr<VideoFrame> back = golden::ReadPng(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->rgba, frame.rgba);
+}
+
+TEST(AvatarGoldenTest, AMissingGoldenSaysHowToCreateIt) {
+  if (golden::UpdatingGoldens()) GTEST_SKIP() << "updating goldens writes instead of reading";
+  const absl::Status status = golden::CompareWithGolden(RenderMouth(Viseme::kX), testing::TempDir() + "/no/such.png",
+                                                        {}, testing::TempDir());
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(status.message().find("LINGCAST_UPDATE_GOLDEN=1"), std::string::npos) << status;
+}
+
+TEST(AvatarGoldenTest, ADifferentPictureFailsAndNamesTheDifference) {
+  if (golden::UpdatingGoldens()) GTEST_SKIP() << "updating goldens writes instead of reading";
+  const std::string dir = testing::TempDir() + "/golden-mismatch";
+  const std::string path = dir + "/mouth.png";
+  ASSERT_TRUE(golden::WritePng(RenderMouth(Viseme::kX), path).ok());
+  EXPECT_TRUE(golden::CompareWithGolden(RenderMouth(Viseme::kX), path, {}, dir + "/diff").ok());
+  const absl::Status status = golden::CompareWithGolden(RenderMouth(Viseme::kD), path, {}, dir + "/diff");
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("pixels differ"), std::string::npos) << status;
+  EXPECT_TRUE(golden::ReadPng(dir + "/diff/mouth.png").ok()) << "the differing frame is written to look at";
+}
+
+// Tiles of one frame drawn at once by several threads sharing one renderer give
+// exactly the bytes of one whole render, whatever the thread count.
+TEST(AvatarDeterminismTest, ConcurrentTilesMatchOneWholeRender) {
+  const Rect area{7, 5, 300, 390};
+  AvatarState state;
+  state.mouth = MouthParamsOf(Viseme::kD);
+  state.eye_open = 0.4f;
+  state.head_roll = 0.03f;
+  state.breath = 0.7f;
+  VideoFrame whole;
+  whole.Allocate(320, 400);
+  AvatarRenderer().Render(state, whole, area);
+  for (int threads : {1, 2, 3, 8}) {
+    VideoFrame tiled;
+    tiled.Allocate(320, 400);
+    AvatarRenderer shared;
+    constexpr int kBand = 23;  // uneven on purpose
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        for (int y = t * kBand; y < 400; y += threads * kBand) shared.Render(state, tiled, area, Rect{0, y, 320, kBand});
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    EXPECT_EQ(tiled.rgba, whole.rgba) << threads << " threads";
+  }
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -1,0 +1,140 @@
+// The composed frame (studio background, built-in avatar, bilingual subtitles
+// with long lines) against golden PNGs under src/compose/testdata/, and the
+// same frames from any thread count. Tolerance: golden_image.h; subtitles allow
+// 0.5 % outlier pixels for other FreeType/HarfBuzz versions' glyph edges.
+// LINGCAST_UPDATE_GOLDEN=1 rewrites the goldens.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "avatar/animator.h"
+#include "avatar/avatar_renderer.h"
+#include "avatar/golden_image.h"
+#include "compose/blend.h"
+#include "compose/compositor.h"
+
+namespace lingcast::compose {
+namespace {
+
+constexpr char kLongZh[] =
+    "大家好，欢迎来到直播间！今天给大家介绍一款新产品：这款耳机的续航时间长达三十个小时，支持快速充电，"
+    "现在下单还可以享受八折优惠，数量有限，先到先得。";
+constexpr char kLongEn[] =
+    "Hello everyone, welcome to the live stream! Today we have a new product for you: these earphones last up "
+    "to thirty hours and support fast charging, and if you order now you get twenty percent off.";
+
+SubtitleCue Cue(const char* primary, Language primary_language, const char* secondary,
+                Language secondary_language) {
+  return SubtitleCue{MediaTime::Seconds(1), MediaTime::Seconds(5), {primary, primary_language},
+                     {secondary, secondary_language}};
+}
+
+// A compositor with the real avatar, drawing the state `*state`.
+struct Scene {
+  std::unique_ptr<Compositor> compositor;
+  AvatarRenderer avatar;
+  AvatarState state;
+
+  Scene(int width, int height, int threads) {
+    CompositorOptions options;
+    options.width = width;
+    options.height = height;
+    options.threads = threads;
+    auto created = Compositor::Create(options);
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (!created.ok()) return;
+    compositor = std::move(*created);
+    compositor->SetAvatarRenderer(
+        [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar.Render(state, frame, area, clip); });
+  }
+};
+
+void ExpectGolden(const VideoFrame& frame, const std::string& name) {
+  golden::Tolerance tolerance;
+  tolerance.max_outlier_fraction = 0.005;
+  const absl::Status status = golden::CompareWithGolden(frame, LINGCAST_SOURCE_DIR "/src/compose/testdata/" + name,
+                                                        tolerance, LINGCAST_BINARY_DIR "/golden-diff");
+  EXPECT_TRUE(status.ok()) << status;
+}
+
+TEST(CompositorGoldenTest, LongChineseOverEnglish) {
+  Scene scene(320, 180, 0);
+  ASSERT_NE(scene.compositor, nullptr);
+  const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
+  VideoFrame frame;
+  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ExpectGolden(frame, "subtitles_zh_en_320x180.png");
+}
+
+TEST(CompositorGoldenTest, LongEnglishOverChinese) {
+  Scene scene(320, 180, 0);
+  ASSERT_NE(scene.compositor, nullptr);
+  scene.state.mouth = MouthParamsOf(Viseme::kD);
+  const SubtitleCue cue = Cue(kLongEn, Language::kEn, kLongZh, Language::kZh);
+  VideoFrame frame;
+  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ExpectGolden(frame, "subtitles_en_zh_320x180.png");
+}
+
+TEST(CompositorGoldenTest, LongLinesAtA640x360Frame) {
+  Scene scene(640, 360, 0);
+  ASSERT_NE(scene.compositor, nullptr);
+  const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
+  VideoFrame frame;
+  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ExpectGolden(frame, "subtitles_zh_en_640x360.png");
+}
+
+// Frames of a speaking, blinking avatar under a cue that fades in, holds and
+// fades out, drawn with 1, 2, 3 and 8 threads: every byte the same.
+TEST(CompositorDeterminismTest, AnyThreadCountGivesTheSameBytes) {
+  VisemeTrack track;
+  for (int i = 0; i < 60; ++i) {
+    track.cues.push_back({MediaTime::Millis(i * 70), MediaTime::Millis(i * 70 + 70), static_cast<Viseme>(i % 9)});
+  }
+  AnimatorOptions animation;
+  animation.blink_min_gap = MediaTime::Millis(300);
+  animation.blink_max_gap = MediaTime::Millis(600);
+  const Animator animator(track, animation);
+  const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
+  std::vector<MediaTime> times;
+  for (int ms : {0, 500, 1000, 1040, 1100, 1500, 2000, 2210, 3000, 4900, 4950}) times.push_back(MediaTime::Millis(ms));
+  for (auto [w, h] : {std::pair{640, 360}, std::pair{1280, 720}}) {
+    std::vector<VideoFrame> reference;
+    for (int threads : {1, 2, 3, 8}) {
+      Scene scene(w, h, threads);
+      ASSERT_NE(scene.compositor, nullptr);
+      EXPECT_EQ(scene.compositor->threads(), threads);
+      VideoFrame frame;
+      for (size_t i = 0; i < times.size(); ++i) {
+        scene.state = animator.StateAt(times[i]);
+        ASSERT_TRUE(scene.compositor->Compose(times[i], &cue, frame).ok());
+        if (threads == 1) {
+          reference.push_back(frame);
+        } else {
+          ASSERT_EQ(frame.rgba, reference[i].rgba) << w << "x" << h << ", " << threads << " threads, frame at "
+                                                   << times[i].micros() / 1000 << " ms";
+        }
+      }
+    }
+  }
+}
+
+// The cached background-with-subtitle composite gives the bytes of blending the
+// sprite over each frame: compare with the blend done by hand.
+TEST(CompositorDeterminismTest, CachedSubtitleCompositeEqualsBlendingEachFrame) {
+  Scene scene(640, 360, 2);
+  ASSERT_NE(scene.compositor, nullptr);
+  const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
+  VideoFrame with, without;
+  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, with).ok());
+  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), nullptr, without).ok());
+  auto sprite = scene.compositor->SubtitleFor(cue);
+  ASSERT_TRUE(sprite.ok() && *sprite != nullptr);
+  BlitOver(without, (*sprite)->image, (*sprite)->area.x, (*sprite)->area.y, 255);
+  EXPECT_EQ(with.rgba, without.rgba);
+}
+
+}  // namespace
+}  // namespace lingcast::compose
