@@ -16,6 +16,23 @@ uint32_t PackPixel(Rgba8 c) {
   return v;
 }
 
+// The end of a run of fully covered pixels (coverage and clip mask both 255)
+// starting at `from`: such a run of an opaque colour is a plain fill.
+int OpaqueRunEnd(const uint8_t* coverage, const uint8_t* mask, int from, int count) {
+  int i = from;
+  if (mask == nullptr) {
+    while (i < count && coverage[i] == 255) ++i;
+  } else {
+    while (i < count && coverage[i] == 255 && mask[i] == 255) ++i;
+  }
+  return i;
+}
+
+// Stores `n` copies of a packed pixel (a loop the compiler vectorizes).
+void FillRun(uint8_t* dst, uint32_t pixel, int n) {
+  for (int i = 0; i < n; ++i) std::memcpy(dst + static_cast<size_t>(i) * 4, &pixel, 4);
+}
+
 // Geometry is snapped to 1/256 pixel: v -> floor(v * 256 + 0.5), in double so
 // float inputs convert exactly. A pixel's full coverage is 2 * 256 * 256 units
 // (kFullCoverage): each cell adds dy * (2*256 - (xa + xb - 2*left)) to itself
@@ -323,17 +340,19 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
     if (src.a == 0) return;
     const uint32_t opaque = PackPixel(src);
     Rasterize(polygons, area, [&, src, opaque](int y, int x, int count, const uint8_t* coverage) {
-      uint8_t* px = frame.Row(y) + static_cast<size_t>(x) * 4;
+      uint8_t* const row = frame.Row(y) + static_cast<size_t>(x) * 4;
       const uint8_t* m = mask_row(y, x);
-      for (int i = 0; i < count; ++i, px += 4) {
+      for (int i = 0; i < count;) {
         uint32_t c = coverage[i];
         if (m) c = MulDiv255(c, m[i]);
-        if (c == 0) continue;
         if (c == 255 && src.a == 255) {
-          std::memcpy(px, &opaque, 4);
-        } else {
-          BlendSourceOver(px, src, c);
+          const int end = OpaqueRunEnd(coverage, m, i + 1, count);
+          FillRun(row + static_cast<size_t>(i) * 4, opaque, end - i);
+          i = end;
+          continue;
         }
+        if (c != 0) BlendSourceOver(row + static_cast<size_t>(i) * 4, src, c);
+        ++i;
       }
       pixels_shaded_ += count;
     });
@@ -352,15 +371,18 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
       const float py = static_cast<float>(y) + 0.5f;
       if (constant_per_row) {
         const Rgba8 color = lut[GradientIndex(gradient_t(map, static_cast<float>(x) + 0.5f, py))];
-        for (int i = 0; i < count; ++i, px += 4) {
+        const uint32_t opaque = PackPixel(color);
+        for (int i = 0; i < count;) {
           uint32_t c = coverage[i];
           if (m) c = MulDiv255(c, m[i]);
-          if (c == 0) continue;
           if (c == 255 && color.a == 255) {
-            std::memcpy(px, &color, 4);
-          } else {
-            BlendSourceOver(px, color, c);
+            const int end = OpaqueRunEnd(coverage, m, i + 1, count);
+            FillRun(px + static_cast<size_t>(i) * 4, opaque, end - i);
+            i = end;
+            continue;
           }
+          if (c != 0) BlendSourceOver(px + static_cast<size_t>(i) * 4, color, c);
+          ++i;
         }
         pixels_shaded_ += count;
         return;
