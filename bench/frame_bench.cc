@@ -3,12 +3,17 @@
 // subtitle lines (zh over en), through the Compositor, at 640x360 ... 3840x2160.
 // For each size it renders the same frames with the default thread count and
 // with one thread, in the same run, and prints p50/p99 and the ratio.
+// Beside wall time it prints the process CPU time per frame (all threads): on a
+// shared machine wall time includes waiting for cores others are using, and
+// the load average printed before and after says how busy the machine was.
 // Prints figures; never fails on time.
 //   frame_bench [FRAMES] [THREADS]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -26,8 +31,21 @@ double Percentile(std::vector<double> v, double p) {
 }
 
 struct Figures {
-  double p50 = 0, p99 = 0, mean = 0;
+  double p50 = 0, p99 = 0, mean = 0, cpu_per_frame = 0;
 };
+
+double ProcessCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five;
+  in >> one >> five;
+  return one + " " + five;
+}
 
 }  // namespace
 
@@ -60,9 +78,10 @@ int main(int argc, char** argv) {
        {"Order now for 20% off; stock is limited, first come, first served.", Language::kEn}},
   };
 
-  std::printf("frame_bench: %d frames per size at 30 fps (avatar speaking, blinking; zh + en subtitles)\n", frames);
-  std::printf("%-10s %8s | %9s %9s %9s | %9s %9s | %7s\n", "size", "threads", "p50 ms", "p99 ms", "mean ms",
-              "1t p50", "1t p99", "ratio");
+  std::printf("frame_bench: %d frames per size at 30 fps (avatar speaking, blinking; zh + en subtitles); "
+              "load average %s\n", frames, LoadAverage().c_str());
+  std::printf("%-10s %7s | %8s %8s %8s %8s | %8s %8s %8s | %10s\n", "size", "threads", "p50 ms", "p99 ms",
+              "mean ms", "cpu ms", "1t p50", "1t p99", "1t cpu", "1t/N p99");
   for (auto [w, h] : {std::pair{640, 360}, std::pair{1280, 720}, std::pair{1920, 1080}, std::pair{3840, 2160}}) {
     auto run = [&](int thread_count, int* used_threads) -> Figures {
       CompositorOptions options;
@@ -83,6 +102,7 @@ int main(int argc, char** argv) {
       for (const SubtitleCue& cue : cues) (void)(*compositor)->SubtitleFor(cue);  // laid out ahead, as the app does
       VideoFrame frame;
       std::vector<double> ms;
+      const double cpu_start = ProcessCpuMs();
       for (int f = 0; f < frames; ++f) {
         const MediaTime t = MediaTime::FromFrameIndex(f, 30);
         const SubtitleCue& cue = cues[t < cues[0].end ? 0 : 1];
@@ -94,15 +114,17 @@ int main(int argc, char** argv) {
         }
         ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
       }
-      Figures fig{Percentile(ms, 0.5), Percentile(ms, 0.99), 0};
+      Figures fig{Percentile(ms, 0.5), Percentile(ms, 0.99), 0, (ProcessCpuMs() - cpu_start) / frames};
       for (double v : ms) fig.mean += v / static_cast<double>(ms.size());
       return fig;
     };
     int used = 0;
     const Figures multi = run(threads, &used);
     const Figures single = run(1, nullptr);
-    std::printf("%4dx%-5d %8d | %9.2f %9.2f %9.2f | %9.2f %9.2f | %6.2fx\n", w, h, used, multi.p50, multi.p99,
-                multi.mean, single.p50, single.p99, single.p99 / multi.p99);
+    std::printf("%4dx%-5d %7d | %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f | %9.2fx\n", w, h, used, multi.p50,
+                multi.p99, multi.mean, multi.cpu_per_frame, single.p50, single.p99, single.cpu_per_frame,
+                single.p99 / multi.p99);
   }
+  std::printf("load average after: %s\n", LoadAverage().c_str());
   return 0;
 }
