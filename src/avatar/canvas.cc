@@ -272,10 +272,17 @@ void Canvas::Rasterize(const std::vector<Polygon>& polygons, const Rect& area, R
     const int last_pixel = std::min(last_cell, w - 1);
     int32_t acc = 0;
     int count = 0;
+    uint8_t alpha = 0;
     for (int i = first; i <= last_pixel; ++i) {
-      acc += cells[i];
-      cells[i] = 0;  // leave the buffer clean for the next shape
-      coverage[count++] = static_cast<uint8_t>(CoverageToAlpha(acc));
+      // Inside a shape most cells are untouched (0): the coverage only changes,
+      // and a cell only needs clearing, where an edge passed.
+      const int32_t cell = cells[i];
+      if (cell != 0) {
+        acc += cell;
+        cells[i] = 0;  // leave the buffer clean for the next shape
+        alpha = static_cast<uint8_t>(CoverageToAlpha(acc));
+      }
+      coverage[count++] = alpha;
     }
     if (last_cell >= w) {
       acc += cells[w];
