@@ -69,8 +69,10 @@ ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vecto
   // Where the whole line ends among the words heard, if it has been heard whole.
   int end_best = d[0][m];
   size_t end_i = 0;
+  // On a tie the later end: words the line's end matches equally well (a repeated
+  // "the") belong to the line, not to whatever follows it.
   for (size_t i = 1; i <= n; ++i) {
-    if (d[i][m] < end_best) {
+    if (d[i][m] <= end_best) {
       end_best = d[i][m];
       end_i = i;
     }

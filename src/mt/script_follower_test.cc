@@ -212,3 +212,16 @@ TEST(ScriptFollowerTest, AStretchFromTheMiddleOfALineIsThatLine) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(ScriptFollowerTest, AWordHeardTwiceAtTheEndStaysInTheLine) {
+  ScriptFollower follower(Lines());
+  std::vector<FollowDecision> d = Speak(follower, "Do not forget to follow our our channel").decisions;
+  ASSERT_EQ(d.size(), 1u);  // not the line and an ad-lib "our channel"
+  EXPECT_EQ(d[0].line, 7);
+}
+
+}  // namespace
+}  // namespace lingcast
