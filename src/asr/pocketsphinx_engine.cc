@@ -496,6 +496,10 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
     return absl::InvalidArgumentError(
         absl::StrCat("script weight ", options.script_weight, " is out of range (0 < weight < 1)"));
   }
+  if (!(options.redecode_channel_shift >= 0.0f)) {
+    return absl::InvalidArgumentError(absl::StrCat("re-decode channel shift ", options.redecode_channel_shift,
+                                                   " is out of range (>= 0; infinity turns re-decoding off)"));
+  }
   DecoderPool::Recipe recipe;
   const std::string dir = options.model_dir;
   recipe.acoustic_model = options.acoustic_model.empty() ? dir + "/en-us" : options.acoustic_model;

@@ -1,5 +1,6 @@
 #include "asr/pocketsphinx_engine.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -343,6 +344,16 @@ TEST_F(PocketsphinxTest, ScriptWeightOutOfRange) {
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_weight = 1.5f});
   ASSERT_FALSE(model.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(model.status())) << model.status();
+}
+
+TEST_F(PocketsphinxTest, RedecodeChannelShiftOutOfRange) {
+  for (float shift : {-1.0f, std::nanf("")}) {
+    absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model =
+        PocketsphinxModel::Load({.redecode_channel_shift = shift});
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(model.status().message(), HasSubstr("re-decode channel shift"));
+  }
 }
 
 }  // namespace
