@@ -60,8 +60,7 @@ struct PocketsphinxOptions {
   // the model's initial estimate (shifts of 40-60 there, 3-16 afterwards in our
   // recordings). Costs one extra decode of that utterance at its endpoint;
   // infinity turns it off; negative or NaN is InvalidArgument. (JFK, whole file:
-  // free WER 0.68 -> 0.23; script mode
-  // on both recordings 0.20 -> 0.00.)
+  // free WER 0.68 -> 0.23; script mode on both recordings 0.20 -> 0.00.)
   float redecode_channel_shift = 20.0f;
 
   // pocketsphinx's own log (very verbose) goes to stderr when true, nowhere otherwise.
