@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "app/translation_setup.h"
+#include "asr/pocketsphinx_engine.h"
 #include "audio/vad.h"
 #include "core/logger.h"
 #include "core/media_time.h"
@@ -38,7 +39,7 @@ struct FollowCommandOptions {
   VadConfig vad;
   FollowerConfig follower;
   // Weight of the script's language model against the general one (asr/README.md).
-  float script_weight = 0.8f;
+  float script_weight = PocketsphinxOptions{}.script_weight;
   std::vector<std::string> fallback_engines = {"tm"};
   LlmConfig llm;
   bool debug_log = false;
