@@ -35,7 +35,7 @@
 #include "core/process_stats.h"
 #include "media/audio_buffer.h"
 #include "media/video_frame.h"
-#include "output/av_util.h"
+#include "audio/av_util.h"
 #include "output/mp4_writer.h"
 
 extern char** environ;

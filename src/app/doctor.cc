@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compose/font.h"
 #include "nlohmann/json.hpp"
-#include "output/av_util.h"
+#include "audio/av_util.h"
 #include "text/data_files.h"
 #include "tts/espeak_engine.h"
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "audio/av_util.h"
 #include "core/status.h"
 
 extern "C" {
@@ -21,32 +22,9 @@ extern "C" {
 namespace lingcast {
 namespace {
 
-struct FormatContextDeleter {
-  void operator()(AVFormatContext* ctx) const { avformat_close_input(&ctx); }
-};
-struct CodecContextDeleter {
-  void operator()(AVCodecContext* ctx) const { avcodec_free_context(&ctx); }
-};
-struct FrameDeleter {
-  void operator()(AVFrame* frame) const { av_frame_free(&frame); }
-};
-struct PacketDeleter {
-  void operator()(AVPacket* packet) const { av_packet_free(&packet); }
-};
-using FormatContextPtr = std::unique_ptr<AVFormatContext, FormatContextDeleter>;
-using CodecContextPtr = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
-using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
-using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
-
 // A demuxer or decoder that keeps failing without reaching the end (an I/O error
 // that persists) would otherwise loop forever; this many failures in a row stop it.
 constexpr int kMaxConsecutiveReadErrors = 64;
-
-std::string AvErrorText(int averror) {
-  char buffer[AV_ERROR_MAX_STRING_SIZE] = {};
-  av_strerror(averror, buffer, sizeof(buffer));
-  return buffer;
-}
 
 // Checks what the path is before libavformat does, so the common mistakes get a
 // message that says what is wrong rather than "Invalid data found".
@@ -150,7 +128,7 @@ struct AudioFileReader::State {
   int output_rate = 0;
   ResampleQuality quality = ResampleQuality::kHigh;
 
-  FormatContextPtr format;
+  InputFormatContextPtr format;
   CodecContextPtr codec;
   PacketPtr packet;
   FramePtr frame;

@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "output/av_util.h"
+#include "audio/av_util.h"
 
 namespace lingcast {
 

@@ -12,7 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "output/av_util.h"
+#include "audio/av_util.h"
 #include "output/test_util.h"
 
 extern "C" {

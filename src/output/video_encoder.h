@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "media/video_frame.h"
-#include "output/av_util.h"
+#include "audio/av_util.h"
 #include "output/encoder_options.h"
 #include "output/packet_sink.h"
 

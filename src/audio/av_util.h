@@ -1,7 +1,8 @@
 // Small RAII wrappers for libav* handles, and libav errors as absl::Status.
 //
-// Every libav object the output module owns lives in one of these unique_ptrs,
-// so an early return on error can never leak an encoder or leave a file open.
+// Every libav object lingcast owns (decoders in src/audio, encoders and muxers in
+// src/output) lives in one of these unique_ptrs, so an early return on error can
+// never leak a codec or leave a file open.
 #pragma once
 
 #include <memory>
@@ -19,6 +20,10 @@ extern "C" {
 
 namespace lingcast {
 
+// A demuxer opened with avformat_open_input (closing also frees it).
+struct InputFormatContextDeleter {
+  void operator()(AVFormatContext* ctx) const { avformat_close_input(&ctx); }
+};
 struct CodecContextDeleter {
   void operator()(AVCodecContext* ctx) const { avcodec_free_context(&ctx); }
 };
@@ -38,6 +43,7 @@ struct DictionaryDeleter {
   void operator()(AVDictionary* dict) const { av_dict_free(&dict); }
 };
 
+using InputFormatContextPtr = std::unique_ptr<AVFormatContext, InputFormatContextDeleter>;
 using CodecContextPtr = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
 using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
 using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;

@@ -1,4 +1,4 @@
-#include "output/av_util.h"
+#include "audio/av_util.h"
 
 #include <cerrno>
 
