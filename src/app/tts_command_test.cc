@@ -16,6 +16,7 @@
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "tts/espeak_engine.h"
+#include "tts/test_engine.h"
 
 namespace lingcast {
 namespace {
@@ -23,17 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-EspeakEngine& Engine() {
-  static const std::unique_ptr<EspeakEngine> engine = [] {
-    EspeakOptions options;
-    options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
-    auto created = EspeakEngine::Create(options);
-    EXPECT_TRUE(created.ok()) << created.status();
-    return created.ok() ? *std::move(created) : nullptr;
-  }();
-  if (!engine) std::abort();
-  return *engine;
-}
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -67,7 +57,7 @@ class TtsCommandTest : public ::testing::Test {
     std::istringstream input(stdin_text);
     log_ = std::tmpfile();
     Logger logger(LogLevel::kWarning, log_);
-    auto summary = RunTtsCommand(Engine(), options, input, logger);
+    auto summary = RunTtsCommand(TestEspeakEngine(), options, input, logger);
     std::fflush(log_);
     std::rewind(log_);
     log_text_.clear();
@@ -110,16 +100,16 @@ TEST_F(TtsCommandTest, WritesAWavAndATimelineThatAgree) {
   EXPECT_EQ(wav.substr(8, 8), "WAVEfmt ");
   EXPECT_EQ(U16(wav, 20), 1);   // PCM
   EXPECT_EQ(U16(wav, 22), 1);   // mono
-  EXPECT_EQ(U32(wav, 24), static_cast<uint32_t>(Engine().sample_rate()));
+  EXPECT_EQ(U32(wav, 24), static_cast<uint32_t>(TestEspeakEngine().sample_rate()));
   EXPECT_EQ(U16(wav, 34), 16);  // bits
   EXPECT_EQ(wav.substr(36, 4), "data");
   EXPECT_EQ(U32(wav, 40), wav.size() - 44);
   EXPECT_EQ(U32(wav, 4), wav.size() - 8);
-  const double wav_seconds = static_cast<double>(wav.size() - 44) / 2 / Engine().sample_rate();
+  const double wav_seconds = static_cast<double>(wav.size() - 44) / 2 / TestEspeakEngine().sample_rate();
   EXPECT_NEAR(wav_seconds, summary->duration_s, 0.001);
 
   const nlohmann::json timeline = nlohmann::json::parse(ReadFile(dir_ / "out.json"));
-  EXPECT_EQ(timeline["sample_rate"], Engine().sample_rate());
+  EXPECT_EQ(timeline["sample_rate"], TestEspeakEngine().sample_rate());
   EXPECT_NEAR(timeline["duration_ms"].get<double>(), wav_seconds * 1000, 1);
   ASSERT_EQ(timeline["clauses"].size(), 3u);
   EXPECT_EQ(timeline["clauses"][1]["text"], "欢迎来到直播间。");
@@ -267,7 +257,7 @@ TEST_F(TtsCommandTest, LongLineIsStreamedInBoundedMemory) {
   options.language = "en";
   // The engine (and its lexicon) loads once per process: load it before measuring,
   // since ctest runs this test alone in its own process.
-  (void)Engine();
+  (void)TestEspeakEngine();
   // Reset the peak to the current RSS, so earlier tests' peaks do not hide this one's.
   {
     std::ofstream clear_refs("/proc/self/clear_refs");
@@ -282,7 +272,7 @@ TEST_F(TtsCommandTest, LongLineIsStreamedInBoundedMemory) {
   EXPECT_GT(summary->duration_s, 300);
   EXPECT_GE(summary->clauses, 80);
   const auto wav_bytes = fs::file_size(dir_ / "out.wav");
-  EXPECT_NEAR(static_cast<double>(wav_bytes - 44) / 2 / Engine().sample_rate(), summary->duration_s, 0.001);
+  EXPECT_NEAR(static_cast<double>(wav_bytes - 44) / 2 / TestEspeakEngine().sample_rate(), summary->duration_s, 0.001);
   EXPECT_LT(peak_after - peak_before, 15.0) << "peak RSS grew from " << peak_before << " to " << peak_after << " MiB";
 }
 

@@ -8,23 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_join.h"
+#include "tts/test_engine.h"
 
 namespace lingcast {
 namespace {
 
 using ::testing::HasSubstr;
 
-EspeakEngine& Engine() {
-  static const std::unique_ptr<EspeakEngine> engine = [] {
-    EspeakOptions options;
-    options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
-    auto created = EspeakEngine::Create(options);
-    EXPECT_TRUE(created.ok()) << created.status();
-    return created.ok() ? *std::move(created) : nullptr;
-  }();
-  if (!engine) std::abort();
-  return *engine;
-}
 
 SynthesisResult Speak(const std::string& text, Language language, double rate = 1.0, double pitch = 1.0,
                       double volume = 1.0) {
@@ -34,7 +24,7 @@ SynthesisResult Speak(const std::string& text, Language language, double rate = 
   request.rate = rate;
   request.pitch = pitch;
   request.volume = volume;
-  auto result = Engine().Synthesize(request);
+  auto result = TestEspeakEngine().Synthesize(request);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *std::move(result) : SynthesisResult{};
 }
@@ -106,7 +96,7 @@ std::string Phonemes(const SynthesisResult& r) {
 
 // The invariants every synthesis must keep for the lipsync and subtitle stages.
 void ExpectWellFormed(const SynthesisResult& r, const std::string& text) {
-  EXPECT_EQ(r.audio.sample_rate, Engine().sample_rate());
+  EXPECT_EQ(r.audio.sample_rate, TestEspeakEngine().sample_rate());
   EXPECT_GT(Rms(r.audio), 0.01) << "audio is silent";
   ASSERT_FALSE(r.track.phonemes.empty());
   const MediaTime end = r.audio.duration();
@@ -302,7 +292,7 @@ TEST(EspeakEngineTest, ChineseInsideEnglishIsNormalizedAsChinese) {
 TEST(EspeakEngineTest, SessionSpeaksClauseByClauseAndCancels) {
   VoiceSettings settings;
   settings.language = Language::kZh;
-  auto session = Engine().OpenSession(settings);
+  auto session = TestEspeakEngine().OpenSession(settings);
   ASSERT_TRUE(session.ok()) << session.status();
   auto zh = (*session)->SynthesizeClause("大家好，", Language::kZh);
   ASSERT_TRUE(zh.ok()) << zh.status();
@@ -319,7 +309,7 @@ TEST(EspeakEngineTest, SessionSpeaksClauseByClauseAndCancels) {
 
 TEST(EspeakEngineTest, CancelStopsASynthesisInProgress) {
   VoiceSettings settings;
-  auto session = Engine().OpenSession(settings);
+  auto session = TestEspeakEngine().OpenSession(settings);
   ASSERT_TRUE(session.ok()) << session.status();
   std::string long_text;
   // About 50 minutes of speech, several seconds of work: Cancel() comes long before
@@ -340,7 +330,7 @@ TEST(EspeakEngineTest, EmptyTextIsEmptyAudio) {
     const SynthesisResult r = Speak("", lang);
     EXPECT_TRUE(r.audio.empty());
     EXPECT_TRUE(r.track.phonemes.empty());
-    EXPECT_EQ(r.audio.sample_rate, Engine().sample_rate());
+    EXPECT_EQ(r.audio.sample_rate, TestEspeakEngine().sample_rate());
   }
   EXPECT_TRUE(Speak("，。", Language::kZh).audio.empty());
 }
@@ -349,7 +339,7 @@ TEST(EspeakEngineTest, UnknownVoiceIsAClearError) {
   SynthesisRequest request;
   request.text = "hello";
   request.voice = "xx-nope";
-  const absl::Status status = Engine().Synthesize(request).status();
+  const absl::Status status = TestEspeakEngine().Synthesize(request).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
             "unknown espeak-ng voice 'xx-nope' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin; "
@@ -357,7 +347,7 @@ TEST(EspeakEngineTest, UnknownVoiceIsAClearError) {
   // A session checks its voice when it opens, before any text arrives.
   VoiceSettings settings;
   settings.voice = "xx-nope";
-  EXPECT_EQ(Engine().OpenSession(settings).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(TestEspeakEngine().OpenSession(settings).status().code(), absl::StatusCode::kInvalidArgument);
   EspeakOptions options;
   options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   options.default_voice_zh = "no-such-voice";
@@ -368,7 +358,7 @@ TEST(EspeakEngineTest, ChosenVoiceIsUsed) {
   SynthesisRequest request;
   request.text = "water";
   request.voice = "en-gb";
-  auto british = Engine().Synthesize(request);
+  auto british = TestEspeakEngine().Synthesize(request);
   ASSERT_TRUE(british.ok()) << british.status();
   EXPECT_NE(Phonemes(*british), Phonemes(Speak("water", Language::kEn)));
 }
@@ -377,13 +367,13 @@ TEST(EspeakEngineTest, BadParametersAreClearErrors) {
   SynthesisRequest request;
   request.text = "hello";
   request.rate = 0;
-  EXPECT_THAT(Engine().Synthesize(request).status().message(), HasSubstr("speech rate 0 is out of range"));
+  EXPECT_THAT(TestEspeakEngine().Synthesize(request).status().message(), HasSubstr("speech rate 0 is out of range"));
   request.rate = 1;
   request.volume = -1;
-  EXPECT_THAT(Engine().Synthesize(request).status().message(), HasSubstr("speech volume"));
+  EXPECT_THAT(TestEspeakEngine().Synthesize(request).status().message(), HasSubstr("speech volume"));
   request.volume = 1;
   request.text = "bad \xff";
-  EXPECT_EQ(Engine().Synthesize(request).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(TestEspeakEngine().Synthesize(request).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(EspeakEngineTest, ConcurrentCallsAreSerializedAndIndependent) {
@@ -409,7 +399,7 @@ TEST(EspeakEngineTest, SecondEngineSharesTheRuntime) {
   options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   auto second = EspeakEngine::Create(options);
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_EQ((*second)->sample_rate(), Engine().sample_rate());
+  EXPECT_EQ((*second)->sample_rate(), TestEspeakEngine().sample_rate());
   second->reset();
   // The first engine still works after the second is gone.
   EXPECT_FALSE(Speak("still here", Language::kEn).audio.empty());

@@ -9,29 +9,19 @@
 #include <gtest/gtest.h>
 
 #include "tts/espeak_engine.h"
+#include "tts/test_engine.h"
 
 namespace lingcast {
 namespace {
 
 using ::testing::ElementsAre;
 
-EspeakEngine& Engine() {
-  static const std::unique_ptr<EspeakEngine> engine = [] {
-    EspeakOptions options;
-    options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
-    auto created = EspeakEngine::Create(options);
-    EXPECT_TRUE(created.ok()) << created.status();
-    return created.ok() ? *std::move(created) : nullptr;
-  }();
-  if (!engine) std::abort();
-  return *engine;
-}
 
 std::unique_ptr<TtsStream> Open(Language language, bool detect_language = false) {
   TtsStreamOptions options;
   options.voice.language = language;
   options.detect_language = detect_language;
-  auto stream = TtsStream::Open(Engine(), options);
+  auto stream = TtsStream::Open(TestEspeakEngine(), options);
   EXPECT_TRUE(stream.ok()) << stream.status();
   if (!stream.ok()) std::abort();
   return *std::move(stream);
@@ -163,7 +153,7 @@ TEST(TtsStreamTest, EmptyTextIsDoneWithNothing) {
   EXPECT_TRUE(Drain(*stream).empty());
   int pieces = 0;
   SynthesisRequest request;
-  EXPECT_TRUE(SynthesizeStreaming(Engine(), request, [&](SpeechPiece) {
+  EXPECT_TRUE(SynthesizeStreaming(TestEspeakEngine(), request, [&](SpeechPiece) {
                 ++pieces;
                 return absl::OkStatus();
               }).ok());
@@ -183,7 +173,7 @@ TEST(TtsStreamTest, LongLineIsSpokenInBoundedPieces) {
   MediaTime longest_audio;
   MediaTime total;
   int64_t next_offset = 0;
-  ASSERT_TRUE(SynthesizeStreaming(Engine(), request, [&](SpeechPiece piece) {
+  ASSERT_TRUE(SynthesizeStreaming(TestEspeakEngine(), request, [&](SpeechPiece piece) {
                 ++pieces;
                 EXPECT_GE(piece.text_offset, next_offset);
                 next_offset = piece.text_offset + static_cast<int64_t>(piece.text.size());
@@ -237,7 +227,7 @@ TEST(TtsStreamTest, AnErrorFromTheConsumerStopsStreaming) {
   SynthesisRequest request;
   request.text = "One. Two. Three.";
   int calls = 0;
-  const absl::Status status = SynthesizeStreaming(Engine(), request, [&](SpeechPiece) {
+  const absl::Status status = SynthesizeStreaming(TestEspeakEngine(), request, [&](SpeechPiece) {
     ++calls;
     return absl::UnavailableError("output closed");
   });
@@ -251,10 +241,10 @@ TEST(TtsStreamTest, MisuseAndBadSettingsAreClearErrors) {
   EXPECT_EQ(stream->Push("late").code(), absl::StatusCode::kFailedPrecondition);
   TtsStreamOptions options;
   options.voice.voice = "xx-nope";
-  EXPECT_THAT(TtsStream::Open(Engine(), options).status().message(), ::testing::HasSubstr("'xx-nope'"));
+  EXPECT_THAT(TtsStream::Open(TestEspeakEngine(), options).status().message(), ::testing::HasSubstr("'xx-nope'"));
   options.voice.voice.clear();
   options.voice.rate = 9;
-  EXPECT_THAT(TtsStream::Open(Engine(), options).status().message(), ::testing::HasSubstr("speech rate 9"));
+  EXPECT_THAT(TtsStream::Open(TestEspeakEngine(), options).status().message(), ::testing::HasSubstr("speech rate 9"));
 }
 
 }  // namespace
