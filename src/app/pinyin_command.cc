@@ -46,6 +46,7 @@ void WriteJson(int line_number, const std::string& line, const std::string& norm
         {"pinyin", std::move(lexical)}};
     if (sandhi) entry["surface"] = std::move(spoken);
     entry["source"] = word.from_phrase ? "phrase" : "character";
+    if (!word.rule.empty()) entry["rule"] = word.rule;
     words_json.push_back(std::move(entry));
   }
   const nlohmann::json record = {

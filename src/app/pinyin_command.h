@@ -22,7 +22,8 @@ struct PinyinCommandOptions {
 //          character the lexicon does not know); an empty line when it has none;
 //   json:  {"line":N,"text":...,"normalized":...,"words":[{"text":"银行",
 //          "pinyin":["yin2","hang2"],"surface":[...] (with sandhi),
-//          "source":"phrase"|"character"}]}.
+//          "source":"phrase"|"character", "rule":... (only when a context rule
+//          changed the reading, naming it)}]}.
 // Lines are converted as they are read, so a pipe gets answers line by line.
 // InvalidArgument "invalid UTF-8 in <input_name> at line L, column C" for malformed
 // input (the lines before it are already written).

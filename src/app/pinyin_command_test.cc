@@ -95,6 +95,23 @@ TEST(PinyinCommandTest, JsonWithoutSandhiHasNoSurface) {
   EXPECT_EQ(record["words"][0]["source"], "character");
 }
 
+TEST(PinyinCommandTest, JsonNamesTheContextRuleThatChangedAReading) {
+  const CommandResult r = RunPinyin("我得走了\n", {.json = true});
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  const nlohmann::json record = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& word : record["words"]) {
+    if (word["text"] == "得") {
+      found = true;
+      EXPECT_EQ(word["pinyin"], nlohmann::json({"dei3"}));
+      EXPECT_FALSE(word.value("rule", std::string()).empty()) << word.dump();
+    } else {
+      EXPECT_FALSE(word.contains("rule")) << word.dump();
+    }
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
 TEST(PinyinCommandTest, InvalidUtf8NamesInputLineAndColumn) {
   const CommandResult r = RunPinyin("你好\n好\xff好\n不会到这里\n");
   EXPECT_TRUE(absl::IsInvalidArgument(r.status)) << r.status;
