@@ -35,6 +35,8 @@ apt_packages=(
   libfreetype-dev libharfbuzz-dev fonts-noto-cjk fonts-dejavu-core
   # PNG output of the image tools (compose_png, avatar previews)
   libpng-dev
+  # neural engines (src/neural, optional): libtorch (CPU) tensors, SentencePiece tokenizers + spm_train
+  libtorch-dev libsentencepiece-dev sentencepiece
 )
 
 missing=()
