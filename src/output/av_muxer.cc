@@ -11,11 +11,54 @@ extern "C" {
 }
 
 namespace lingcast {
+namespace {
+
+struct CodecParametersDeleter {
+  void operator()(AVCodecParameters* parameters) const { avcodec_parameters_free(&parameters); }
+};
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<AvMuxer>> AvMuxer::Open(const std::string& format_name, const std::string& url,
                                                        const std::vector<StreamSource>& streams,
                                                        const std::map<std::string, std::string>& options,
-                                                       const std::string& display_name) {
+                                                       const std::string& display_name,
+                                                       const AvConnection& connection) {
+  // Parameters copied from the encoders; freed when this function returns.
+  std::vector<std::unique_ptr<AVCodecParameters, CodecParametersDeleter>> owned;
+  std::vector<const AVCodecParameters*> parameters;
+  std::vector<AVRational> time_bases, frame_rates;
+  for (const StreamSource& source : streams) {
+    owned.emplace_back(avcodec_parameters_alloc());
+    if (!owned.back()) return absl::ResourceExhaustedError("out of memory copying codec parameters");
+    const int err = avcodec_parameters_from_context(owned.back().get(), source.encoder);
+    if (err < 0) return AvError(err, absl::StrCat("output ", display_name, ": copying codec parameters"));
+    parameters.push_back(owned.back().get());
+    time_bases.push_back(source.encoder->time_base);
+    frame_rates.push_back(source.encoder->framerate);
+  }
+  return OpenStreams(format_name, url, parameters, time_bases, frame_rates, options, display_name, connection);
+}
+
+absl::StatusOr<std::unique_ptr<AvMuxer>> AvMuxer::Open(const std::string& format_name, const std::string& url,
+                                                       const std::vector<const AVCodecParameters*>& streams,
+                                                       const std::vector<AVRational>& time_bases,
+                                                       const std::map<std::string, std::string>& options,
+                                                       const std::string& display_name,
+                                                       const AvConnection& connection) {
+  std::vector<AVRational> frame_rates;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const bool video = streams[i]->codec_type == AVMEDIA_TYPE_VIDEO;
+    frame_rates.push_back(video && i < time_bases.size() ? av_inv_q(time_bases[i]) : AVRational{0, 1});
+  }
+  return OpenStreams(format_name, url, streams, time_bases, frame_rates, options, display_name, connection);
+}
+
+absl::StatusOr<std::unique_ptr<AvMuxer>> AvMuxer::OpenStreams(
+    const std::string& format_name, const std::string& url, const std::vector<const AVCodecParameters*>& streams,
+    const std::vector<AVRational>& time_bases, const std::vector<AVRational>& frame_rates,
+    const std::map<std::string, std::string>& options, const std::string& display_name,
+    const AvConnection& connection) {
   AVFormatContext* raw = nullptr;
   int err = avformat_alloc_output_context2(&raw, nullptr, format_name.c_str(), url.c_str());
   if (err < 0 || raw == nullptr) {
@@ -25,33 +68,47 @@ absl::StatusOr<std::unique_ptr<AvMuxer>> AvMuxer::Open(const std::string& format
   // From here the muxer object owns the context, so every early return frees it.
   std::unique_ptr<AvMuxer> muxer(new AvMuxer(raw, display_name));
   AVFormatContext* ctx = muxer->context_;
+  ctx->interrupt_callback = connection.interrupt;
+  auto report = [&connection](int code) {
+    if (connection.open_error != nullptr) *connection.open_error = code;
+  };
 
-  for (const StreamSource& source : streams) {
+  for (size_t i = 0; i < streams.size(); ++i) {
     AVStream* stream = avformat_new_stream(ctx, nullptr);
     if (stream == nullptr) return absl::ResourceExhaustedError("out of memory adding an output stream");
-    err = avcodec_parameters_from_context(stream->codecpar, source.encoder);
+    err = avcodec_parameters_copy(stream->codecpar, streams[i]);
     if (err < 0) return AvError(err, absl::StrCat("output ", display_name, ": copying codec parameters"));
-    stream->time_base = source.encoder->time_base;  // a hint; the muxer may choose its own
-    if (source.encoder->codec_type == AVMEDIA_TYPE_VIDEO) {
-      stream->avg_frame_rate = source.encoder->framerate;
-      stream->sample_aspect_ratio = source.encoder->sample_aspect_ratio;
+    stream->time_base = time_bases[i];  // a hint; the muxer may choose its own
+    if (streams[i]->codec_type == AVMEDIA_TYPE_VIDEO) {
+      stream->avg_frame_rate = frame_rates[i];
+      stream->sample_aspect_ratio = streams[i]->sample_aspect_ratio;
     }
   }
 
   if (!(ctx->oformat->flags & AVFMT_NOFILE)) {
-    err = avio_open2(&ctx->pb, url.c_str(), AVIO_FLAG_WRITE, nullptr, nullptr);
-    if (err < 0) return AvError(err, absl::StrCat("cannot open output ", display_name, " for writing"));
+    AVDictionary* io_raw = nullptr;
+    for (const auto& [key, value] : connection.io_options) av_dict_set(&io_raw, key.c_str(), value.c_str(), 0);
+    err = avio_open2(&ctx->pb, url.c_str(), AVIO_FLAG_WRITE, &ctx->interrupt_callback, &io_raw);
+    av_dict_free(&io_raw);
+    if (err < 0) {
+      report(err);
+      return AvError(err, absl::StrCat("cannot open output ", display_name, " for writing"));
+    }
   }
 
   AVDictionary* raw_dict = nullptr;
   for (const auto& [key, value] : options) av_dict_set(&raw_dict, key.c_str(), value.c_str(), 0);
   err = avformat_write_header(ctx, &raw_dict);
   std::unique_ptr<AVDictionary, DictionaryDeleter> unused(raw_dict);
-  if (err < 0) return AvError(err, absl::StrCat("output ", display_name, ": writing the header"));
+  if (err < 0) {
+    report(err);
+    return AvError(err, absl::StrCat("output ", display_name, ": writing the header"));
+  }
   if (const AVDictionaryEntry* entry = av_dict_get(unused.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX)) {
     return absl::InvalidArgumentError(absl::StrCat("output ", display_name, ": the ", format_name,
                                                    " muxer has no option \"", entry->key, "\""));
   }
+  if (ctx->pb != nullptr) muxer->bytes_written_ = avio_tell(ctx->pb);
   return muxer;
 }
 
@@ -83,7 +140,10 @@ absl::Status AvMuxer::WritePacket(int stream_index, const AVPacket& packet, AVRa
   av_packet_rescale_ts(scratch_.get(), time_base, context_->streams[stream_index]->time_base);
   // Takes ownership of the reference and leaves scratch_ blank.
   err = av_interleaved_write_frame(context_, scratch_.get());
-  if (err < 0) return AvError(err, absl::StrCat("writing to ", display_name_));
+  if (err < 0) {
+    last_error_ = err;
+    return AvError(err, absl::StrCat("writing to ", display_name_));
+  }
   if (context_->pb != nullptr) bytes_written_ = avio_tell(context_->pb);
   return absl::OkStatus();
 }
@@ -92,14 +152,20 @@ absl::Status AvMuxer::Finish() {
   if (finished_) return absl::OkStatus();
   finished_ = true;
   int err = av_write_trailer(context_);
-  if (err < 0) return AvError(err, absl::StrCat("finishing ", display_name_));
+  if (err < 0) {
+    last_error_ = err;
+    return AvError(err, absl::StrCat("finishing ", display_name_));
+  }
   if (context_->pb != nullptr && !(context_->oformat->flags & AVFMT_NOFILE)) {
     avio_flush(context_->pb);
     bytes_written_ = avio_size(context_->pb);
     err = context_->pb->error;
     const int close_err = avio_closep(&context_->pb);
     if (err >= 0) err = close_err;
-    if (err < 0) return AvError(err, absl::StrCat("writing to ", display_name_));
+    if (err < 0) {
+      last_error_ = err;
+      return AvError(err, absl::StrCat("writing to ", display_name_));
+    }
   }
   return absl::OkStatus();
 }

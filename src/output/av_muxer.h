@@ -19,11 +19,26 @@
 
 namespace lingcast {
 
+// What a muxer that outlives a connection needs to reopen: a live output
+// reconnects on its own thread, so it keeps copies instead of reading the
+// encoders while they run.
+struct AvConnection {
+  // Checked by libavformat while it blocks in connect/send: returning
+  // non-zero aborts the call (AVERROR_EXIT).
+  AVIOInterruptCB interrupt{nullptr, nullptr};
+  // Protocol options for avio_open2 ("rw_timeout", "timeout", ...).
+  std::map<std::string, std::string> io_options;
+  // Set to the libav error code when Open fails in avio_open2 or the header
+  // (lets a caller tell a refused connection from a rejected stream key).
+  int* open_error = nullptr;
+};
+
 class AvMuxer {
  public:
   struct StreamSource {
     const AVCodecContext* encoder;  // an opened encoder; only read during Open
   };
+
 
   // Opens `url` with libavformat's `format_name` muxer ("mp4", "flv", ...),
   // adds one stream per source in order (stream index = position), and writes
@@ -34,7 +49,16 @@ class AvMuxer {
                                                        const std::string& url,
                                                        const std::vector<StreamSource>& streams,
                                                        const std::map<std::string, std::string>& options,
-                                                       const std::string& display_name);
+                                                       const std::string& display_name,
+                                                       const AvConnection& connection = {});
+  // The same, with streams described by codec parameters (copied at Open).
+  static absl::StatusOr<std::unique_ptr<AvMuxer>> Open(const std::string& format_name,
+                                                       const std::string& url,
+                                                       const std::vector<const AVCodecParameters*>& streams,
+                                                       const std::vector<AVRational>& time_bases,
+                                                       const std::map<std::string, std::string>& options,
+                                                       const std::string& display_name,
+                                                       const AvConnection& connection = {});
   ~AvMuxer();
   AvMuxer(const AvMuxer&) = delete;
   AvMuxer& operator=(const AvMuxer&) = delete;
@@ -48,15 +72,23 @@ class AvMuxer {
 
   // Bytes written to the output so far (after Finish: its final size).
   int64_t bytes_written() const { return bytes_written_; }
+  // The libav error code of the last failed WritePacket/Finish (0 if none).
+  int last_error() const { return last_error_; }
 
  private:
   AvMuxer(AVFormatContext* context, std::string display_name);
+  static absl::StatusOr<std::unique_ptr<AvMuxer>> OpenStreams(
+      const std::string& format_name, const std::string& url, const std::vector<const AVCodecParameters*>& streams,
+      const std::vector<AVRational>& time_bases, const std::vector<AVRational>& frame_rates,
+      const std::map<std::string, std::string>& options, const std::string& display_name,
+      const AvConnection& connection);
   void CloseOutput();
 
   AVFormatContext* context_;  // owned; freed by the destructor with its AVIOContext
   PacketPtr scratch_;
   std::string display_name_;
   int64_t bytes_written_ = 0;
+  int last_error_ = 0;
   bool finished_ = false;
 };
 

@@ -133,6 +133,8 @@ absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, 
   convert_seconds_ += SecondsSince(convert_start);
 
   yuv_->pts = frame_index;
+  yuv_->pict_type = keyframe_requested_ ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+  keyframe_requested_ = false;
   err = avcodec_send_frame(codec_.get(), yuv_.get());
   if (err < 0) return AvError(err, absl::StrFormat("encoding video frame %d", frame_index));
   last_frame_index_ = frame_index;

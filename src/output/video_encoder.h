@@ -29,6 +29,9 @@ class VideoEncoder {
   // pixels come out as if composited over black) to yuv420p BT.709 limited
   // range and encodes it with pts = frame_index. Indices must increase.
   absl::Status Encode(const VideoFrame& frame, int64_t frame_index, PacketSink sink);
+  // Makes the next encoded frame a keyframe (IDR), for a live output that
+  // reconnected and must start its new connection decodable.
+  void RequestKeyframe() { keyframe_requested_ = true; }
   // Drains the frames x264 still holds (lookahead, B-frames). Call once, last.
   absl::Status Flush(PacketSink sink);
 
@@ -50,6 +53,7 @@ class VideoEncoder {
   int64_t frames_encoded_ = 0;
   double convert_seconds_ = 0;
   bool flushed_ = false;
+  bool keyframe_requested_ = false;
 };
 
 }  // namespace lingcast

@@ -1,0 +1,201 @@
+#include "output/output_set.h"
+
+#include <chrono>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "output/mp4_output.h"
+
+namespace lingcast {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+const char* OutputStateName(OutputState state) {
+  switch (state) {
+    case OutputState::kConnecting: return "connecting";
+    case OutputState::kConnected: return "connected";
+    case OutputState::kReconnecting: return "reconnecting";
+    case OutputState::kFailed: return "failed";
+    case OutputState::kFinished: return "finished";
+  }
+  return "?";
+}
+
+absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<OutputSpec>& specs,
+                                                           const VideoEncoderOptions& video,
+                                                           const AudioEncoderOptions& audio,
+                                                           const OutputSetOptions& options, Clock& clock) {
+  if (specs.empty()) return absl::InvalidArgumentError("no outputs: give at least one --out");
+  std::set<std::string> targets;
+  for (const OutputSpec& spec : specs) {
+    if (!targets.insert(spec.target).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--out ", spec.DisplayName(), " is given twice; each output must be different"));
+    }
+  }
+  if (options.start_offset < MediaTime::Zero()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--start-offset ", options.start_offset.ToString(), " is negative"));
+  }
+  LC_RETURN_IF_ERROR(ValidateVideoOptions(video));
+  LC_RETURN_IF_ERROR(ValidateAudioOptions(audio));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<VideoEncoder> video_encoder, VideoEncoder::Create(video));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<AudioEncoder> audio_encoder, AudioEncoder::Create(audio));
+  std::unique_ptr<OutputSet> set(
+      new OutputSet(video, audio, options, std::move(video_encoder), std::move(audio_encoder)));
+  if (!set->scratch_) return absl::ResourceExhaustedError("out of memory allocating a packet");
+
+  const AVCodecContext& video_codec = set->video_encoder_->codec_context();
+  const AVCodecContext& audio_codec = set->audio_encoder_->codec_context();
+  for (const OutputSpec& spec : specs) {
+    switch (spec.kind) {
+      case OutputSpec::kMp4:
+        set->sinks_.push_back(OpenMp4Output(spec, video_codec, audio_codec));
+        break;
+      default:
+        return absl::UnimplementedError(
+            absl::StrCat("--out ", spec.DisplayName(), ": ", OutputKindName(spec.kind), " outputs are not built yet"));
+    }
+  }
+  (void)clock;
+  LC_RETURN_IF_ERROR(set->AllFailedError());
+  return set;
+}
+
+OutputSet::OutputSet(const VideoEncoderOptions& video, const AudioEncoderOptions& audio,
+                     const OutputSetOptions& options, std::unique_ptr<VideoEncoder> video_encoder,
+                     std::unique_ptr<AudioEncoder> audio_encoder)
+    : video_options_(video),
+      audio_options_(audio),
+      options_(options),
+      video_encoder_(std::move(video_encoder)),
+      audio_encoder_(std::move(audio_encoder)),
+      scratch_(av_packet_alloc()) {}
+
+OutputSet::~OutputSet() = default;
+
+absl::Status OutputSet::AllFailedError() const {
+  for (const auto& sink : sinks_) {
+    if (!sink->failed()) return absl::OkStatus();
+  }
+  std::string message = sinks_.size() == 1 ? "the output failed: " : "every output failed: ";
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    const OutputSinkStats stats = sinks_[i]->stats();
+    absl::StrAppend(&message, i ? "; " : "", stats.error);
+  }
+  // The first failure's code: a path or a permission the user can fix stays a user error.
+  const absl::StatusCode code = sinks_.empty() ? absl::StatusCode::kInternal : sinks_[0]->stats().error_code;
+  return absl::Status(code == absl::StatusCode::kOk ? absl::StatusCode::kUnavailable : code, message);
+}
+
+absl::Status OutputSet::Distribute(int stream_index, AVPacket& packet, AVRational time_base) {
+  int err = av_packet_ref(scratch_.get(), &packet);
+  if (err < 0) return AvError(err, "referencing a packet");
+  PacketPtr owned(av_packet_clone(scratch_.get()));
+  av_packet_unref(scratch_.get());
+  if (!owned) return absl::ResourceExhaustedError("out of memory copying a packet");
+  av_packet_rescale_ts(owned.get(), time_base, kPacketTimeBase);
+  owned->time_base = kPacketTimeBase;
+  owned->stream_index = stream_index;
+  if (stream_index == kVideoStreamIndex) {
+    ++stats_.video_packets;
+  } else {
+    ++stats_.audio_packets;
+  }
+  for (auto& sink : sinks_) sink->Write(*owned);
+  return AllFailedError();
+}
+
+absl::Status OutputSet::WriteVideo(const VideoFrame& frame, int64_t frame_index) {
+  if (finished_) return absl::InternalError("OutputSet::WriteVideo after Finish");
+  LC_RETURN_IF_ERROR(AllFailedError());
+  if (keyframe_requested_.exchange(false)) {
+    video_encoder_->RequestKeyframe();
+    ++stats_.keyframes_forced;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status status = video_encoder_->Encode(frame, frame_index, [this](AVPacket& p) {
+    return Distribute(kVideoStreamIndex, p, video_encoder_->time_base());
+  });
+  stats_.video_encode_seconds += SecondsSince(start);
+  stats_.video_frames = video_encoder_->frames_encoded();
+  return status;
+}
+
+absl::Status OutputSet::WriteAudio(const AudioBuffer& pcm) {
+  if (finished_) return absl::InternalError("OutputSet::WriteAudio after Finish");
+  LC_RETURN_IF_ERROR(AllFailedError());
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status status = audio_encoder_->Encode(pcm, [this](AVPacket& p) {
+    return Distribute(kAudioStreamIndex, p, audio_encoder_->time_base());
+  });
+  stats_.audio_encode_seconds += SecondsSince(start);
+  stats_.media_duration = MediaTime::FromSamples(audio_encoder_->input_samples(), audio_options_.input_sample_rate);
+  return status;
+}
+
+absl::Status OutputSet::AddSubtitle(MediaTime start, MediaTime end, std::vector<std::string> lines) {
+  const std::string where = absl::StrCat("subtitle at ", start.ToString());
+  if (lines.empty() || lines[0].empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": has no text"));
+  if (start < MediaTime::Zero()) return absl::InvalidArgumentError(absl::StrCat(where, ": starts before 0"));
+  if (end <= start) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ends at ", end.ToString(), ", not after its start"));
+  }
+  if (start < last_cue_start_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": starts before the previous cue (", last_cue_start_.ToString(), ")"));
+  }
+  last_cue_start_ = start;
+  SubtitleCue cue;
+  cue.start = start;
+  cue.end = end;
+  cue.primary.text = std::move(lines[0]);
+  if (lines.size() > 1) cue.secondary.text = std::move(lines[1]);
+  for (auto& sink : sinks_) {
+    if (!sink->failed()) sink->AddSubtitle(cue);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OutputSet::Finish() {
+  if (finished_) return absl::InternalError("OutputSet::Finish called twice");
+  finished_ = true;
+  if (stats_.video_frames == 0 || audio_encoder_->input_samples() == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "nothing to write (", stats_.video_frames, " video frames, ", audio_encoder_->input_samples(),
+        " audio samples); every output needs both"));
+  }
+  auto start = std::chrono::steady_clock::now();
+  absl::Status status = video_encoder_->Flush([this](AVPacket& p) {
+    return Distribute(kVideoStreamIndex, p, video_encoder_->time_base());
+  });
+  stats_.video_encode_seconds += SecondsSince(start);
+  start = std::chrono::steady_clock::now();
+  if (status.ok()) {
+    status = audio_encoder_->Flush([this](AVPacket& p) {
+      return Distribute(kAudioStreamIndex, p, audio_encoder_->time_base());
+    });
+  }
+  stats_.audio_encode_seconds += SecondsSince(start);
+  absl::Status first_failure = status;
+  for (auto& sink : sinks_) {
+    absl::Status sink_status = sink->Finish();
+    if (first_failure.ok() && !sink_status.ok()) first_failure = sink_status;
+  }
+  return first_failure;
+}
+
+OutputSetStats OutputSet::stats() const {
+  OutputSetStats stats = stats_;
+  for (const auto& sink : sinks_) stats.outputs.push_back(sink->stats());
+  return stats;
+}
+
+}  // namespace lingcast

@@ -1,0 +1,117 @@
+// OutputSet: one encode (H.264 + AAC) feeding several outputs at once: MP4
+// files, HLS directories, RTMP and SRT pushes.
+//
+// Same contract as Mp4Writer: audio is the master clock (audio pts from the
+// sample count, video pts from the frame index), the caller feeds both streams
+// in step from one thread. Every output gets the same packets; a network
+// output queues them for its own sender thread, so a slow or dead server never
+// stalls the encode or the other outputs.
+//
+// Failure is per output: an output that fails for good (unwritable HLS
+// directory, disk full, authentication rejected, retries exhausted) is marked
+// kFailed with a one-line error in its stats and the others keep going.
+// WriteVideo/WriteAudio fail only when every output has failed; Finish()
+// finishes every output that is still alive and then reports the failures.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/clock.h"
+#include "core/media_time.h"
+#include "media/audio_buffer.h"
+#include "media/video_frame.h"
+#include "output/audio_encoder.h"
+#include "output/encoder_options.h"
+#include "output/output_sink.h"
+#include "output/output_spec.h"
+#include "output/video_encoder.h"
+
+namespace lingcast {
+
+struct OutputSetOptions {
+  // Added to every timestamp of the network and HLS outputs (MP4 files always
+  // start at 0). Lets tests cross the 2^24 ms / 2^31 ms RTMP limits without
+  // streaming for hours.
+  MediaTime start_offset = MediaTime::Zero();
+  // Live defaults: HLS keeps a rolling window instead of a full VOD playlist.
+  bool live = false;
+  // Reconnects, congestion and timeouts of RTMP/SRT outputs (see output_sink.h).
+  NetworkOptions network;
+  // HLS: target segment length (segments cut at keyframes, so make it a
+  // multiple of the keyframe interval) and the playlist window; window 0 is a
+  // VOD playlist that keeps every segment. -1: 6 segments when live, else 0.
+  double hls_segment_seconds = 2.0;
+  int hls_window_segments = -1;
+};
+
+// Per-output figures plus the shared encode's.
+struct OutputSetStats {
+  std::vector<OutputSinkStats> outputs;
+  int64_t video_frames = 0;
+  int64_t video_packets = 0;
+  int64_t audio_packets = 0;
+  int64_t keyframes_forced = 0;   // asked for by a network output after a reconnect
+  MediaTime media_duration;       // audio sent to the encoder (the master clock)
+  double video_encode_seconds = 0;
+  double audio_encode_seconds = 0;
+};
+
+class OutputSet {
+ public:
+  // InvalidArgument for no outputs, bad encoder options or two outputs with the
+  // same target. An output that cannot open (an unwritable MP4 path, an HLS
+  // directory that cannot be created) is marked failed; Open fails only when
+  // every output failed. Network outputs connect on their own threads.
+  // `clock` paces reconnect backoff; it must outlive the set.
+  static absl::StatusOr<std::unique_ptr<OutputSet>> Open(const std::vector<OutputSpec>& specs,
+                                                         const VideoEncoderOptions& video,
+                                                         const AudioEncoderOptions& audio,
+                                                         const OutputSetOptions& options, Clock& clock);
+  ~OutputSet();  // without Finish: network outputs stop at once, files are discarded
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+
+  // RGBA8 frame at the configured size; frame_index increases; pts = index / fps.
+  absl::Status WriteVideo(const VideoFrame& frame, int64_t frame_index);
+  // Float PCM at the configured input rate and channel count, in order.
+  absl::Status WriteAudio(const AudioBuffer& pcm);
+  // A subtitle cue on the media timeline (0-based, before the start offset):
+  // lines[0] is the spoken text, lines[1] (optional) its translation. Goes to
+  // the MP4 .srt sidecars and the HLS WebVTT rendition. InvalidArgument for no
+  // text, end <= start, or a cue starting before the previous one.
+  absl::Status AddSubtitle(MediaTime start, MediaTime end, std::vector<std::string> lines);
+  // Flushes the encoders, drains and closes every output. OK when every
+  // output finished; otherwise the first failure, naming its output (the
+  // others are still finished).
+  absl::Status Finish();
+
+  OutputSetStats stats() const;
+
+ private:
+  OutputSet(const VideoEncoderOptions& video, const AudioEncoderOptions& audio, const OutputSetOptions& options,
+            std::unique_ptr<VideoEncoder> video_encoder, std::unique_ptr<AudioEncoder> audio_encoder);
+  absl::Status Distribute(int stream_index, AVPacket& packet, AVRational time_base);
+  absl::Status AllFailedError() const;
+
+  const VideoEncoderOptions video_options_;
+  const AudioEncoderOptions audio_options_;
+  const OutputSetOptions options_;
+  std::unique_ptr<VideoEncoder> video_encoder_;
+  std::unique_ptr<AudioEncoder> audio_encoder_;
+  std::vector<std::unique_ptr<OutputSink>> sinks_;
+  PacketPtr scratch_;
+  // Set by a network output's sender thread after a reconnect; the next
+  // WriteVideo forces a keyframe so the new connection starts decodable soon.
+  std::atomic<bool> keyframe_requested_{false};
+  OutputSetStats stats_;
+  MediaTime last_cue_start_ = MediaTime::Micros(-1);
+  bool finished_ = false;
+};
+
+}  // namespace lingcast

@@ -1,0 +1,99 @@
+// OutputSink: one destination of an OutputSet (an MP4 file, an HLS directory,
+// an RTMP or SRT push), fed with the shared encode's packets.
+//
+// Packets reach a sink with timestamps in microseconds (kPacketTimeBase) on
+// the 0-based media timeline; stream 0 is video, stream 1 audio. A sink never
+// returns errors from Write: it records its own failure (state kFailed, a
+// one-line error) so one dead output cannot stop the others.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/media_time.h"
+#include "media/text_segment.h"
+#include "output/output_spec.h"
+
+extern "C" {
+#include <libavcodec/packet.h>
+#include <libavutil/rational.h>
+}
+
+namespace lingcast {
+
+inline constexpr AVRational kPacketTimeBase{1, 1'000'000};
+inline constexpr int kVideoStreamIndex = 0;
+inline constexpr int kAudioStreamIndex = 1;
+
+enum class OutputState { kConnecting, kConnected, kReconnecting, kFailed, kFinished };
+const char* OutputStateName(OutputState state);  // "connecting", "connected", ...
+
+// Reconnect backoff of a network output: attempt n (0-based) waits
+// initial_delay * multiplier^n, capped at max_delay, minus up to `jitter` of
+// itself (so a fleet of senders does not hammer a restarted server in step,
+// and the first retry comes no later than initial_delay).
+struct ReconnectOptions {
+  MediaTime initial_delay = MediaTime::Seconds(2);
+  double multiplier = 1.5;
+  MediaTime max_delay = MediaTime::Seconds(30);
+  // Consecutive failed attempts before the output is marked failed.
+  int max_retries = 10;
+  double jitter = 0.25;
+  // A connection that lived at least this long resets the attempt count; one
+  // that died sooner (a server that accepts and drops) does not.
+  MediaTime stable_after = MediaTime::Seconds(1);
+  // Seed of the jitter; 0 seeds from std::random_device.
+  uint64_t seed = 0;
+};
+
+struct NetworkOptions {
+  ReconnectOptions reconnect;
+  // Media queued for the server beyond this: non-key video is dropped until
+  // the next keyframe that arrives under it. Audio is never dropped.
+  MediaTime congestion_threshold = MediaTime::Millis(700);
+  // Connecting (TCP + RTMP handshake, or SRT handshake) gives up after this.
+  MediaTime connect_timeout = MediaTime::Seconds(5);
+  // A send that makes no progress for this long counts as a dead connection.
+  MediaTime write_timeout = MediaTime::Seconds(10);
+  // Finish() waits this long for the queue to drain before closing anyway.
+  MediaTime drain_timeout = MediaTime::Seconds(10);
+  // While disconnected, keep at most this much media for the new connection
+  // (it starts at a keyframe inside it); older media is discarded, as a live
+  // audience wants now, not the past.
+  MediaTime reconnect_buffer = MediaTime::Seconds(2);
+};
+
+struct OutputSinkStats {
+  std::string name;  // OutputSpec::DisplayName()
+  OutputSpec::Kind kind = OutputSpec::kMp4;
+  OutputState state = OutputState::kConnecting;
+  std::string error;  // the failure (kFailed) or the last connection error
+  absl::StatusCode error_code = absl::StatusCode::kOk;  // of the failure
+  int64_t bytes = 0;
+  int64_t video_packets = 0;  // written to the output
+  int64_t audio_packets = 0;
+  double bitrate = 0;  // bit/s over the media written
+  int64_t dropped_video_frames = 0;   // congestion drops (never audio)
+  int64_t discarded_packets = 0;      // lost while disconnected
+  int64_t reconnects = 0;             // successful connections after the first
+  MediaTime send_buffer;              // media queued for the server
+  MediaTime av_offset;                // last audio written minus last video written
+  MediaTime last_dts;                 // of the last packet written, on the output's timeline
+};
+
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  // `packet`: timestamps in kPacketTimeBase, borrowed for the call.
+  virtual void Write(const AVPacket& packet) = 0;
+  virtual void AddSubtitle(const SubtitleCue& cue) = 0;
+  // Flush and close; OK, or the output's failure.
+  virtual absl::Status Finish() = 0;
+  virtual OutputSinkStats stats() const = 0;
+  virtual bool failed() const = 0;
+};
+
+}  // namespace lingcast

@@ -1,0 +1,87 @@
+// ReadBack: what a player or a server's viewer sees of an output, read with
+// libavformat: per stream the codec and every packet's timestamps and key
+// flag. For tests (files, HLS playlists, RTMP pulls from the test server).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "audio/av_util.h"
+
+extern "C" {
+#include <libavformat/avformat.h>
+#include <libavutil/dict.h>
+}
+
+namespace lingcast::testing_util {
+
+struct ReadPacket {
+  int64_t dts_ms = 0;
+  int64_t pts_ms = 0;
+  bool key = false;
+};
+
+struct ReadStream {
+  std::string codec;  // "h264", "aac", "webvtt"
+  AVMediaType type = AVMEDIA_TYPE_UNKNOWN;
+  std::vector<ReadPacket> packets;
+  std::vector<std::string> texts;  // subtitle packets' payloads
+};
+
+struct ReadBackResult {
+  std::string format;
+  std::vector<ReadStream> streams;
+  const ReadStream* Find(AVMediaType type) const {
+    for (const ReadStream& s : streams) {
+      if (s.type == type) return &s;
+    }
+    return nullptr;
+  }
+};
+
+// Reads `url` to its end (or until `max_packets`). `options`: demuxer/protocol
+// options (e.g. {"rw_timeout", "20000000"} for a live pull).
+inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
+                                                  const std::map<std::string, std::string>& options = {},
+                                                  int64_t max_packets = INT64_MAX) {
+  AVFormatContext* raw = nullptr;
+  AVDictionary* dict = nullptr;
+  for (const auto& [k, v] : options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
+  int err = avformat_open_input(&raw, url.c_str(), nullptr, &dict);
+  av_dict_free(&dict);
+  if (err < 0) return AvError(err, absl::StrCat("opening ", url));
+  InputFormatContextPtr ctx(raw);
+  err = avformat_find_stream_info(ctx.get(), nullptr);
+  if (err < 0) return AvError(err, absl::StrCat("probing ", url));
+  ReadBackResult result;
+  result.format = ctx->iformat->name;
+  for (unsigned i = 0; i < ctx->nb_streams; ++i) {
+    ReadStream stream;
+    stream.codec = avcodec_get_name(ctx->streams[i]->codecpar->codec_id);
+    stream.type = ctx->streams[i]->codecpar->codec_type;
+    result.streams.push_back(stream);
+  }
+  PacketPtr packet(av_packet_alloc());
+  int64_t count = 0;
+  while (count < max_packets && av_read_frame(ctx.get(), packet.get()) >= 0) {
+    const AVRational tb = ctx->streams[packet->stream_index]->time_base;
+    ReadStream& stream = result.streams[packet->stream_index];
+    ReadPacket p;
+    p.dts_ms = packet->dts == AV_NOPTS_VALUE ? INT64_MIN : av_rescale_q(packet->dts, tb, AVRational{1, 1000});
+    p.pts_ms = packet->pts == AV_NOPTS_VALUE ? INT64_MIN : av_rescale_q(packet->pts, tb, AVRational{1, 1000});
+    p.key = (packet->flags & AV_PKT_FLAG_KEY) != 0;
+    stream.packets.push_back(p);
+    if (stream.type == AVMEDIA_TYPE_SUBTITLE) {
+      stream.texts.emplace_back(reinterpret_cast<const char*>(packet->data), static_cast<size_t>(packet->size));
+    }
+    av_packet_unref(packet.get());
+    ++count;
+  }
+  return result;
+}
+
+}  // namespace lingcast::testing_util
