@@ -17,6 +17,8 @@ apt_packages=(
   libabsl-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
   # audio/video: decode, encode (libx264 via libavcodec), mux; the ffmpeg CLI is the bench reference
   libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg
+  # live output tests: a real RTMP server (nginx + its RTMP module) on loopback
+  nginx libnginx-mod-rtmp
   # audio ingest: resampling to the 16 kHz mono of the recognizers
   libsoxr-dev
   # voice activity detection (the WebRTC VAD inside WebRTC's audio processing module)
