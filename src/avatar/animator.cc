@@ -29,6 +29,38 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 
 }  // namespace
 
+const char* ExpressionName(Expression e) {
+  switch (e) {
+    case Expression::kNeutral: return "neutral";
+    case Expression::kSmile: return "smile";
+    case Expression::kSurprised: return "surprised";
+    case Expression::kThinking: return "thinking";
+  }
+  return "neutral";
+}
+
+std::optional<Expression> ExpressionFromName(const std::string& name) {
+  for (int i = 0; i < kExpressionCount; ++i) {
+    if (name == ExpressionName(static_cast<Expression>(i))) return static_cast<Expression>(i);
+  }
+  return std::nullopt;
+}
+
+float ExpressionWeights::neutral() const { return std::max(0.0f, 1 - smile - surprised - thinking); }
+
+ExpressionWeights ExpressionWeights::Of(Expression e) {
+  ExpressionWeights w;
+  if (e == Expression::kSmile) w.smile = 1;
+  if (e == Expression::kSurprised) w.surprised = 1;
+  if (e == Expression::kThinking) w.thinking = 1;
+  return w;
+}
+
+ExpressionWeights Mix(const ExpressionWeights& a, const ExpressionWeights& b, float t) {
+  auto l = [t](float x, float y) { return x + (y - x) * t; };
+  return {l(a.smile, b.smile), l(a.surprised, b.surprised), l(a.thinking, b.thinking)};
+}
+
 MouthParams MouthParamsOf(Viseme v) {
   const MouthPose p = PoseOf(v);
   MouthParams m{p.open, p.spread, p.round};
@@ -59,6 +91,48 @@ Animator::Animator(VisemeTrack track, AnimatorOptions options) : options_(option
     if (!cues_.empty()) cue.start = std::max(cue.start, cues_.back().end);
     if (cue.end > cue.start) cues_.push_back(cue);
   }
+  expressions_ = options_.expressions;
+  std::stable_sort(expressions_.begin(), expressions_.end(),
+                   [](const ExpressionChange& a, const ExpressionChange& b) { return a.at < b.at; });
+  ExpressionWeights face;  // neutral before the first change
+  for (size_t k = 0; k < expressions_.size(); ++k) {
+    if (k > 0) face = ExpressionAt(expressions_[k].at - MediaTime::Micros(1));
+    blend_from_.push_back(face);
+  }
+  // Phrase boundaries: speech followed by a long enough rest, or by the end.
+  std::vector<MediaTime> boundaries = options_.phrase_boundaries;
+  for (size_t i = 0; i < cues_.size(); ++i) {
+    if (cues_[i].shape == Viseme::kX) continue;
+    const bool last = i + 1 == cues_.size();
+    if (last || (cues_[i + 1].shape == Viseme::kX && cues_[i + 1].end - cues_[i + 1].start >= options_.nod_min_rest)) {
+      boundaries.push_back(cues_[i].end);
+    }
+  }
+  std::sort(boundaries.begin(), boundaries.end());
+  for (MediaTime b : boundaries) {
+    if (nods_.empty() || b - nods_.back() >= options_.nod_duration) nods_.push_back(b);
+  }
+}
+
+ExpressionWeights Animator::ExpressionAt(MediaTime t) const {
+  auto it = std::upper_bound(expressions_.begin(), expressions_.end(), t,
+                             [](MediaTime v, const ExpressionChange& c) { return v < c.at; });
+  if (it == expressions_.begin()) return {};
+  const size_t k = static_cast<size_t>(it - expressions_.begin()) - 1;
+  const float span = static_cast<float>(std::max<int64_t>(1, options_.expression_transition.micros()));
+  const float f = SmoothStep(static_cast<float>((t - expressions_[k].at).micros()) / span);
+  return Mix(blend_from_[k], ExpressionWeights::Of(expressions_[k].expression), f);
+}
+
+float Animator::NodAt(MediaTime t) const {
+  auto it = std::upper_bound(nods_.begin(), nods_.end(), t);
+  if (it == nods_.begin()) return 0;
+  const MediaTime start = *(it - 1);
+  const float p = static_cast<float>((t - start).micros()) /
+                  static_cast<float>(std::max<int64_t>(1, options_.nod_duration.micros()));
+  if (p >= 1) return 0;
+  const float s = static_cast<float>(std::sin(std::numbers::pi * p));
+  return options_.nod_pitch * s * s;
 }
 
 MouthParams Animator::MouthAt(MediaTime t) const {
@@ -143,6 +217,9 @@ AvatarState Animator::StateAt(MediaTime t) const {
   s.head_offset = {static_cast<float>(0.004 * std::sin(kTwoPi * sec / 9.1 + phase * 2.3)),
                    static_cast<float>(-0.0025 * s.breath - 0.006 * s.mouth.open)};
   s.brow_raise = 0.35f * s.mouth.open;
+  s.expression = ExpressionAt(t);
+  s.head_pitch = NodAt(t);
+  s.head_yaw = static_cast<float>(0.03 * std::sin(kTwoPi * sec / 13.7 + phase * 0.9));
   // A glance now and then: a new gaze target every 2.7 s slot, reached in 0.12 s.
   constexpr int64_t kGazeSlot = 2'700'000;
   const int64_t g = FloorDiv(t.micros(), kGazeSlot);

@@ -9,6 +9,11 @@
 //   from a hash of (seed, slot), so any two blinks are between min_gap and
 //   max_gap apart.
 // - Idle life: breathing, a slow small head sway and occasional glances.
+// - Expressions: `expressions` changes (from `@emotion` directives), each
+//   blended in over `expression_transition` from wherever the face was.
+// - Nods: a small nod (head pitch) at each phrase boundary: where the viseme
+//   track rests (X) for at least `nod_min_rest` after speech, at the track's
+//   end, and at any explicit `phrase_boundaries`.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +25,11 @@
 
 namespace lingcast {
 
+struct ExpressionChange {
+  MediaTime at;
+  Expression expression = Expression::kNeutral;
+};
+
 struct AnimatorOptions {
   uint64_t seed = 1;
   MediaTime crossfade = MediaTime::Millis(50);
@@ -27,6 +37,14 @@ struct AnimatorOptions {
   MediaTime blink_max_gap = MediaTime::Seconds(6);
   MediaTime blink_duration = MediaTime::Millis(150);
   MediaTime breath_period = MediaTime::Millis(4200);
+
+  std::vector<ExpressionChange> expressions;  // by time; before the first: neutral
+  MediaTime expression_transition = MediaTime::Millis(400);
+
+  std::vector<MediaTime> phrase_boundaries;  // extra nods (e.g. sentence ends from the plan)
+  MediaTime nod_min_rest = MediaTime::Millis(250);
+  MediaTime nod_duration = MediaTime::Millis(600);
+  float nod_pitch = 0.07f;  // radians at the bottom of a nod
 };
 
 // Immutable after construction: safe to query from several threads at once.
@@ -43,6 +61,12 @@ class Animator {
   // Start times of the blinks that start in [from, to), in order.
   std::vector<MediaTime> BlinksBetween(MediaTime from, MediaTime to) const;
 
+  ExpressionWeights ExpressionAt(MediaTime t) const;
+  // Head pitch from nods (radians, positive: chin down).
+  float NodAt(MediaTime t) const;
+  // Start times of the nods, in order.
+  const std::vector<MediaTime>& nods() const { return nods_; }
+
   const AnimatorOptions& options() const { return options_; }
 
  private:
@@ -51,6 +75,9 @@ class Animator {
 
   std::vector<VisemeCue> cues_;  // contiguous: gaps filled with X
   AnimatorOptions options_;
+  std::vector<ExpressionChange> expressions_;   // sorted by time
+  std::vector<ExpressionWeights> blend_from_;   // the face when each change starts
+  std::vector<MediaTime> nods_;                 // sorted, at least a nod apart
 };
 
 }  // namespace lingcast

@@ -151,6 +151,15 @@ Paint Paint::Linear(Vec2 from, Vec2 to, std::vector<GradientStop> stops) {
   return p;
 }
 
+Paint Paint::Image(std::shared_ptr<const VideoFrame> image, Vec2 origin, Vec2 size) {
+  Paint p;
+  p.kind = Kind::kImage;
+  p.image = std::move(image);
+  p.image_origin = origin;
+  p.image_size = size;
+  return p;
+}
+
 Paint Paint::Radial(Vec2 center, Vec2 radius, std::vector<GradientStop> stops) {
   Paint p;
   p.kind = Kind::kRadial;
@@ -366,6 +375,11 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
     return;
   }
 
+  if (paint.kind == Paint::Kind::kImage) {
+    FillImage(polygons, paint, transform, area);
+    return;
+  }
+
   const std::array<Rgba8, 256> lut = GradientTable(paint);
   const GradientMap map = MapOf(paint, transform);
   // A gradient that does not vary along x (vertical, unrotated) has one colour per
@@ -414,6 +428,39 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
   } else {
     shade_rows([](const GradientMap& g, float px, float py) { return RadialGradientT(g, px, py); });
   }
+}
+
+void Canvas::FillImage(const std::vector<Polygon>& polygons, const Paint& paint, const Affine& transform,
+                       const Rect& area) {
+  if (!paint.image || paint.image->width <= 0 || paint.image->height <= 0) return;
+  if (paint.image_size.x == 0 || paint.image_size.y == 0) return;
+  const VideoFrame& image = *paint.image;
+  // Device pixel centre -> path coordinates -> image pixels.
+  const Affine to_image = Affine::Scale(static_cast<float>(image.width) / paint.image_size.x,
+                                        static_cast<float>(image.height) / paint.image_size.y) *
+                          Affine::Translate(-paint.image_origin.x, -paint.image_origin.y) * transform.Inverse();
+  const uint32_t opacity = ToByte(paint.opacity);
+  const Mask* mask = masks_.empty() ? nullptr : &masks_.back();
+  VideoFrame& frame = *target_;
+  Rasterize(polygons, area, [&](int y, int x, int count, const uint8_t* coverage) {
+    uint8_t* px = frame.Row(y) + static_cast<size_t>(x) * 4;
+    const uint8_t* m =
+        mask ? &mask->alpha[static_cast<size_t>(y - mask->rect.y) * mask->rect.width + (x - mask->rect.x)] : nullptr;
+    const float py = static_cast<float>(y) + 0.5f;
+    for (int i = 0; i < count; ++i, px += 4) {
+      uint32_t c = coverage[i];
+      if (m) c = MulDiv255(c, m[i]);
+      if (opacity != 255) c = MulDiv255(c, opacity);
+      if (c == 0) continue;
+      const float pxc = static_cast<float>(x + i) + 0.5f;
+      const float u = to_image.a * pxc + to_image.c * py + to_image.e;
+      const float v = to_image.b * pxc + to_image.d * py + to_image.f;
+      const Rgba8 color = SampleBilinear(image.rgba.data(), image.stride, image.width, image.height, u, v);
+      if (color.a == 0) continue;
+      BlendSourceOver(px, color, c);
+    }
+    pixels_shaded_ += count;
+  });
 }
 
 void Canvas::PushClip(const Path& path, const Affine& transform) {

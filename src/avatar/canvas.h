@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "avatar/geometry.h"
@@ -43,18 +44,23 @@ struct GradientStop {
 // What fills a shape. Gradient geometry is in the same coordinates as the path
 // and goes through the same transform.
 struct Paint {
-  enum class Kind { kSolid, kLinear, kRadial };
+  enum class Kind { kSolid, kLinear, kRadial, kImage };
   Kind kind = Kind::kSolid;
   Color color;                      // kSolid
   Vec2 from, to;                    // kLinear: t = 0 at `from`, 1 at `to`
   Vec2 center;                      // kRadial: t = 0 at `center`, 1 on the ellipse of radii
   Vec2 radius;                      //          radius.x, radius.y
   std::vector<GradientStop> stops;  // gradients, sorted by offset
+  // kImage: a premultiplied image stretched over the rectangle from `image_origin`
+  // of size `image_size` (path coordinates), sampled bilinearly, clamped at its edges.
+  std::shared_ptr<const VideoFrame> image;
+  Vec2 image_origin, image_size;
   float opacity = 1;
 
   static Paint Solid(Color c) { return Paint{Kind::kSolid, c}; }
   static Paint Linear(Vec2 from, Vec2 to, std::vector<GradientStop> stops);
   static Paint Radial(Vec2 center, Vec2 radius, std::vector<GradientStop> stops);
+  static Paint Image(std::shared_ptr<const VideoFrame> image, Vec2 origin, Vec2 size);
   Paint WithOpacity(float o) const {
     Paint p = *this;
     p.opacity = o;
@@ -96,6 +102,8 @@ class Canvas {
   };
 
   void FillPolygons(const std::vector<Polygon>& polygons, const Paint& paint, const Affine& transform);
+  void FillImage(const std::vector<Polygon>& polygons, const Paint& paint, const Affine& transform,
+                 const Rect& area);
   // Rasterizes `polygons` within `area`; calls row(y, x_begin, coverage) for each
   // row with coverage[i] the 8-bit alpha of pixel x_begin + i (row_length of them).
   template <typename RowFn>

@@ -75,6 +75,23 @@ Path& Path::AddPolygon(const std::vector<Vec2>& points) {
   return Close();
 }
 
+bool Path::SameVerbsAs(const Path& other) const {
+  if (commands_.size() != other.commands_.size()) return false;
+  for (size_t i = 0; i < commands_.size(); ++i) {
+    if (commands_[i].verb != other.commands_[i].verb) return false;
+  }
+  return true;
+}
+
+void Path::AddWeightedDifference(const Path& from, const Path& to, float weight) {
+  if (!SameVerbsAs(from) || !SameVerbsAs(to)) return;
+  for (size_t i = 0; i < commands_.size(); ++i) {
+    for (int k = 0; k < 3; ++k) {
+      commands_[i].p[k] = commands_[i].p[k] + (to.commands_[i].p[k] - from.commands_[i].p[k]) * weight;
+    }
+  }
+}
+
 Path::Box Path::ControlBounds(const Affine& m) const {
   Box box;
   for (const Command& cmd : commands_) {

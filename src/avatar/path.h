@@ -32,6 +32,14 @@ class Path {
 
   bool empty() const { return commands_.empty(); }
 
+  // Morphing (rig path morphs): two paths morph into each other when they have
+  // the same verbs in the same order; then every point moves on its own.
+  bool SameVerbsAs(const Path& other) const;
+  size_t verb_count() const { return commands_.size(); }
+  // this += weight * (to - from), point by point. All three must have the same
+  // verbs (check with SameVerbsAs first; a mismatch leaves this path unchanged).
+  void AddWeightedDifference(const Path& from, const Path& to, float weight);
+
   // A box holding every point the path can reach under `m`: Bézier curves lie
   // inside their control points' hull, so the points themselves bound it. Lets a
   // renderer skip a shape outside its tile before flattening it.

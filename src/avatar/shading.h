@@ -80,4 +80,36 @@ LC_HOST_DEVICE inline int GradientIndex(float t) {
   return static_cast<int>(t * 255.0f + 0.5f);
 }
 
+// Bilinear sample of a premultiplied RGBA8 image at (u, v) in image pixels
+// (pixel i's centre at i + 0.5), clamped to the edge. The fractions are
+// quantized to 1/256 and the blend is integer, so the result is bit-exact.
+// Premultiplied inputs give a premultiplied output (every channel uses the same
+// weights and the same rounding, so r <= a still holds).
+LC_HOST_DEVICE inline Rgba8 SampleBilinear(const uint8_t* pixels, int stride, int width, int height, float u,
+                                           float v) {
+  const float fx = u - 0.5f, fy = v - 0.5f;
+  const float flx = floorf(fx), fly = floorf(fy);
+  int x0 = static_cast<int>(flx), y0 = static_cast<int>(fly);
+  int wx = static_cast<int>((fx - flx) * 256.0f + 0.5f), wy = static_cast<int>((fy - fly) * 256.0f + 0.5f);
+  int x1 = x0 + 1, y1 = y0 + 1;
+  auto clampi = [](int a, int lo, int hi) { return a < lo ? lo : (a > hi ? hi : a); };
+  x0 = clampi(x0, 0, width - 1);
+  x1 = clampi(x1, 0, width - 1);
+  y0 = clampi(y0, 0, height - 1);
+  y1 = clampi(y1, 0, height - 1);
+  wx = clampi(wx, 0, 256);
+  wy = clampi(wy, 0, 256);
+  const uint8_t* p00 = pixels + y0 * stride + x0 * 4;
+  const uint8_t* p10 = pixels + y0 * stride + x1 * 4;
+  const uint8_t* p01 = pixels + y1 * stride + x0 * 4;
+  const uint8_t* p11 = pixels + y1 * stride + x1 * 4;
+  uint8_t out[4];
+  for (int c = 0; c < 4; ++c) {
+    const uint32_t top = static_cast<uint32_t>(p00[c] * (256 - wx) + p10[c] * wx);
+    const uint32_t bottom = static_cast<uint32_t>(p01[c] * (256 - wx) + p11[c] * wx);
+    out[c] = static_cast<uint8_t>((top * static_cast<uint32_t>(256 - wy) + bottom * static_cast<uint32_t>(wy) + 32768u) >> 16);
+  }
+  return {out[0], out[1], out[2], out[3]};
+}
+
 }  // namespace lingcast

@@ -1,6 +1,7 @@
 // Writes PNG contact sheets of the built-in avatar so a person can look at it.
-//   avatar_preview OUT.png [cell_width cell_height [faces]]
-//       every mouth shape X A B C D / E F G H and a blink; "faces": close-ups
+//   avatar_preview OUT.png [cell_width cell_height [faces]] [--rig RIG.json]
+//       every mouth shape X A B C D / E F G H and a blink / the expressions
+//       neutral, smile, surprised, thinking and a nod; "faces": close-ups
 //   avatar_preview OUT.png --phonemes FILE [fps]
 //       close-ups of consecutive video frames of an utterance; FILE has one
 //       phoneme per line: start_ms duration_ms ipa (as the TTS reports them)
@@ -14,7 +15,8 @@
 #include "avatar/animator.h"
 #include "avatar/avatar_renderer.h"
 #include "avatar/canvas.h"
-#include "avatar/tools/png_writer.h"
+#include "avatar/png_image.h"
+#include "avatar/rig.h"
 #include "lipsync/phonemes_to_visemes.h"
 
 namespace lingcast {
@@ -38,7 +40,8 @@ void RenderFace(AvatarRenderer& renderer, const AvatarState& state, VideoFrame& 
     }
   }
   renderer.Render(state, big, Rect{0, 0, bw, bh});
-  const Rect eyes = AvatarRenderer::EyesRegion(Rect{0, 0, bw, bh});
+  Rect eyes = renderer.RegionOf(Rect{0, 0, bw, bh}, "eyes");
+  if (eyes.empty()) eyes = Rect{bw / 2, bh / 3, 0, 0};
   const int ox = eyes.x + eyes.width / 2 - cell.width / 2, oy = eyes.y - cell.height / 6;
   for (int y = 0; y < cell.height; ++y) {
     for (int x = 0; x < cell.width; ++x) {
@@ -47,7 +50,7 @@ void RenderFace(AvatarRenderer& renderer, const AvatarState& state, VideoFrame& 
   }
 }
 
-int Phonemes(const char* out, const char* file, int fps) {
+int Phonemes(const char* out, const char* file, int fps, std::shared_ptr<const rig::Rig> rig) {
   std::ifstream in(file);
   if (!in) {
     std::fprintf(stderr, "avatar_preview: cannot read phoneme file %s\n", file);
@@ -77,13 +80,13 @@ int Phonemes(const char* out, const char* file, int fps) {
   VideoFrame sheet;
   sheet.Allocate(cols * cw, rows * ch);
   FillBackground(sheet);
-  AvatarRenderer renderer;
+  AvatarRenderer renderer(std::move(rig));
   const int64_t first = visemes.cues.empty() ? 0 : visemes.cues.front().start.micros() * fps / 1'000'000;
   for (int i = 0; i < cols * rows; ++i) {
     const MediaTime t = MediaTime::FromFrameIndex(first + i, fps);
     RenderFace(renderer, animator.StateAt(t), sheet, Rect{(i % cols) * cw, (i / cols) * ch, cw, ch});
   }
-  if (absl::Status st = WritePng(sheet, out); !st.ok()) {
+  if (absl::Status st = EncodePngFile(sheet, out); !st.ok()) {
     std::fprintf(stderr, "avatar_preview: %s\n", std::string(st.message()).c_str());
     return 1;
   }
@@ -91,7 +94,7 @@ int Phonemes(const char* out, const char* file, int fps) {
   return 0;
 }
 
-int Shapes(int argc, char** argv) {
+int Shapes(int argc, char** argv, std::shared_ptr<const rig::Rig> rig) {
   const int cw = argc > 3 ? std::atoi(argv[2]) : 300;
   const int ch = argc > 3 ? std::atoi(argv[3]) : 390;
   if (cw <= 0 || ch <= 0 || cw > 4000 || ch > 4000) {
@@ -101,17 +104,21 @@ int Shapes(int argc, char** argv) {
   const bool faces = argc > 4 && std::string(argv[4]) == "faces";
   const Viseme shapes[] = {Viseme::kX, Viseme::kA, Viseme::kB, Viseme::kC, Viseme::kD,
                            Viseme::kE, Viseme::kF, Viseme::kG, Viseme::kH};
-  const int cols = 5, rows = 2;
+  const int cols = 5, rows = 3;
   VideoFrame sheet;
   sheet.Allocate(cw * cols, ch * rows);
   FillBackground(sheet);
-  AvatarRenderer renderer;
+  AvatarRenderer renderer(std::move(rig));
   for (int i = 0; i < cols * rows; ++i) {
     AvatarState state;
     if (i < 9) {
       state.mouth = MouthParamsOf(shapes[i]);
+    } else if (i == 9) {
+      state.eye_open = 0;  // a blink
+    } else if (i < 14) {
+      state.expression = ExpressionWeights::Of(static_cast<Expression>(i - 10));
     } else {
-      state.eye_open = 0;  // the last cell blinks
+      state.head_pitch = 0.07f;  // the bottom of a nod
     }
     const Rect cell{(i % cols) * cw, (i / cols) * ch, cw, ch};
     if (faces) {
@@ -120,11 +127,11 @@ int Shapes(int argc, char** argv) {
       renderer.Render(state, sheet, cell);
     }
   }
-  if (absl::Status st = WritePng(sheet, argv[1]); !st.ok()) {
+  if (absl::Status st = EncodePngFile(sheet, argv[1]); !st.ok()) {
     std::fprintf(stderr, "avatar_preview: %s\n", std::string(st.message()).c_str());
     return 1;
   }
-  std::printf("wrote %s (X A B C D / E F G H blink)\n", argv[1]);
+  std::printf("wrote %s (X A B C D / E F G H blink / neutral smile surprised thinking nod)\n", argv[1]);
   return 0;
 }
 
@@ -132,10 +139,24 @@ int Shapes(int argc, char** argv) {
 }  // namespace lingcast
 
 int main(int argc, char** argv) {
+  // --rig RIG.json (anywhere): preview that rig instead of the built-in presenter.
+  std::shared_ptr<const lingcast::rig::Rig> rig = lingcast::rig::BuiltInPresenter();
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) != "--rig") continue;
+    auto loaded = lingcast::rig::LoadRig(argv[i + 1]);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "avatar_preview: %s\n", std::string(loaded.status().message()).c_str());
+      return 2;
+    }
+    rig = *loaded;
+    for (int k = i; k + 2 < argc; ++k) argv[k] = argv[k + 2];
+    argc -= 2;
+    break;
+  }
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: avatar_preview OUT.png [cell_width cell_height [faces]]\n"
-                 "       avatar_preview OUT.png --phonemes FILE [fps]\n");
+                 "usage: avatar_preview OUT.png [cell_width cell_height [faces]] [--rig RIG.json]\n"
+                 "       avatar_preview OUT.png --phonemes FILE [fps] [--rig RIG.json]\n");
     return 2;
   }
   if (argc >= 4 && std::string(argv[2]) == "--phonemes") {
@@ -144,7 +165,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "avatar_preview: fps must be 1..240, got %s\n", argv[4]);
       return 2;
     }
-    return lingcast::Phonemes(argv[1], argv[3], fps);
+    return lingcast::Phonemes(argv[1], argv[3], fps, rig);
   }
-  return lingcast::Shapes(argc, argv);
+  return lingcast::Shapes(argc, argv, rig);
 }
