@@ -4,6 +4,10 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+
 namespace lingcast::compose {
 namespace {
 
@@ -56,6 +60,59 @@ VideoFrame MakeStudioBackground(int width, int height, const BackgroundStyle& st
     }
   }
   return frame;
+}
+
+VideoFrame MakeSolidBackground(int width, int height, Rgba color) {
+  VideoFrame frame;
+  frame.Allocate(width, height);
+  for (int y = 0; y < height; ++y) {
+    uint8_t* row = frame.Row(y);
+    for (int x = 0; x < width; ++x) {
+      row[x * 4 + 0] = color.r;
+      row[x * 4 + 1] = color.g;
+      row[x * 4 + 2] = color.b;
+      row[x * 4 + 3] = 255;
+    }
+  }
+  return frame;
+}
+
+absl::StatusOr<Rgba> ParseHexColor(const std::string& text) {
+  auto bad = [&] {
+    return absl::InvalidArgumentError(absl::StrCat("colour ", text, ": expected #RRGGBB, e.g. #1A2B3C"));
+  };
+  if (text.size() != 7 || text[0] != '#') return bad();
+  uint8_t channels[3];
+  for (int c = 0; c < 3; ++c) {
+    int value = 0;
+    for (int k = 1; k <= 2; ++k) {
+      const char ch = absl::ascii_tolower(static_cast<unsigned char>(text[c * 2 + k]));
+      const int digit = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+      if (digit < 0) return bad();
+      value = value * 16 + digit;
+    }
+    channels[c] = static_cast<uint8_t>(value);
+  }
+  return Rgba{channels[0], channels[1], channels[2], 255};
+}
+
+absl::StatusOr<BackgroundSource> ParseBackgroundArgument(const std::string& text, BackgroundFit fit) {
+  BackgroundSource source;
+  source.fit = fit;
+  if (text.empty() || text == "studio") return source;
+  if (text[0] == '#') {
+    absl::StatusOr<Rgba> color = ParseHexColor(text);
+    if (!color.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--background ", text, ": expected studio, #RRGGBB or a file"));
+    }
+    source.kind = BackgroundKind::kColor;
+    source.color = *color;
+    return source;
+  }
+  LC_ASSIGN_OR_RETURN(MediaProbe probe, ProbeBackgroundFile(text));
+  source.kind = probe.frame_count > 1 ? BackgroundKind::kVideo : BackgroundKind::kImage;
+  source.path = text;
+  return source;
 }
 
 }  // namespace lingcast::compose

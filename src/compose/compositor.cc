@@ -28,15 +28,43 @@ absl::StatusOr<std::unique_ptr<Compositor>> Compositor::Create(const CompositorO
         "compositor size ", options.width, "x", options.height, " is outside ", kMinWidth, "x",
         kMinHeight, "..", kMaxWidth, "x", kMaxHeight));
   }
+  for (const LowerThird& title : options.titles) {
+    if (title.end <= title.start) {
+      return absl::InvalidArgumentError(absl::StrCat("title \"", title.name, "\" ends (", title.end.ToString(),
+                                                     ") before it starts (", title.start.ToString(), ")"));
+    }
+  }
   LC_ASSIGN_OR_RETURN(auto subtitles,
                       SubtitleRenderer::Create(options.fonts, options.subtitles, options.width,
                                                options.height, options.glyph_cache_capacity));
-  return std::unique_ptr<Compositor>(new Compositor(options, std::move(subtitles)));
+  const BackgroundSource& source = options.background_source;
+  VideoFrame background;
+  std::unique_ptr<VideoBackground> video;
+  switch (source.kind) {
+    case BackgroundKind::kStudio:
+      background = MakeStudioBackground(options.width, options.height, options.background);
+      break;
+    case BackgroundKind::kColor:
+      background = MakeSolidBackground(options.width, options.height, source.color);
+      break;
+    case BackgroundKind::kImage: {
+      LC_ASSIGN_OR_RETURN(background, LoadImageBackground(source.path, options.width, options.height, source.fit));
+      break;
+    }
+    case BackgroundKind::kVideo: {
+      LC_ASSIGN_OR_RETURN(video, VideoBackground::Open(source.path, options.width, options.height, source.fit,
+                                                       source.video_queue_frames));
+      break;
+    }
+  }
+  return std::unique_ptr<Compositor>(
+      new Compositor(options, std::move(subtitles), std::move(background), std::move(video)));
 }
 
-Compositor::Compositor(CompositorOptions options, std::unique_ptr<SubtitleRenderer> subtitles)
-    : options_(std::move(options)), subtitles_(std::move(subtitles)),
-      background_(MakeStudioBackground(options_.width, options_.height, options_.background)),
+Compositor::Compositor(CompositorOptions options, std::unique_ptr<SubtitleRenderer> subtitles,
+                       VideoFrame background, std::unique_ptr<VideoBackground> video)
+    : options_(std::move(options)), subtitles_(std::move(subtitles)), background_(std::move(background)),
+      video_(std::move(video)),
       avatar_area_(AvatarArea(options_.width, options_.height, options_.avatar)),
       // ~16 bands: enough for two to eight threads to balance (the avatar makes
       // some bands far costlier than others), few enough that per-band setup
@@ -44,19 +72,28 @@ Compositor::Compositor(CompositorOptions options, std::unique_ptr<SubtitleRender
       band_height_(std::max(32, (options_.height + 15) / 16)),
       pool_(std::make_unique<TilePool>(options_.threads)) {}
 
-absl::StatusOr<const SubtitleSprite*> Compositor::SubtitleFor(const SubtitleCue& cue) {
-  // Keyed by content, not address: the same line repeated later reuses its sprite.
+absl::StatusOr<Compositor::CachedSubtitle*> Compositor::CachedFor(const SubtitleCue& cue) {
+  // Keyed by content, not address: the same line repeated later reuses its layout.
   std::string key = absl::StrCat(static_cast<int>(cue.primary.language), "\x1f", cue.primary.text,
                                  "\x1f", static_cast<int>(cue.secondary.language), "\x1f",
                                  cue.secondary.text);
   auto it = std::find_if(subtitle_cache_.begin(), subtitle_cache_.end(),
                          [&](const CachedSubtitle& c) { return c.key == key; });
   if (it == subtitle_cache_.end()) {
-    LC_ASSIGN_OR_RETURN(auto sprite, subtitles_->Render(cue.primary, cue.secondary));
+    CachedSubtitle entry;
+    entry.key = std::move(key);
+    LC_ASSIGN_OR_RETURN(entry.layout, subtitles_->Layout(cue.primary, cue.secondary));
+    if (entry.layout != nullptr) {
+      LC_ASSIGN_OR_RETURN(entry.sprite, subtitles_->Draw(*entry.layout));
+    }
     ++subtitle_layouts_built_;
-    subtitle_cache_.push_front({std::move(key), std::move(sprite)});
+    subtitle_cache_.push_front(std::move(entry));
     while (subtitle_cache_.size() > std::max<size_t>(1, options_.subtitle_cache_size)) {
-      if (subtitle_cache_.back().sprite.get() == subtitled_for_) subtitled_for_ = nullptr;  // freed next
+      const CachedSubtitle& evicted = subtitle_cache_.back();
+      if (subtitled_for_ != nullptr &&
+          (evicted.sprite.get() == subtitled_for_ || evicted.highlighted.get() == subtitled_for_)) {
+        subtitled_for_ = nullptr;  // freed next: its address may be reused
+      }
       subtitle_cache_.pop_back();
     }
     it = subtitle_cache_.begin();
@@ -66,7 +103,35 @@ absl::StatusOr<const SubtitleSprite*> Compositor::SubtitleFor(const SubtitleCue&
     subtitle_cache_.push_front(std::move(hit));
     it = subtitle_cache_.begin();
   }
-  return it->sprite.get();
+  return &*it;
+}
+
+absl::StatusOr<const SubtitleSprite*> Compositor::SubtitleFor(const SubtitleCue& cue) {
+  LC_ASSIGN_OR_RETURN(CachedSubtitle * cached, CachedFor(cue));
+  return cached->sprite.get();
+}
+
+int Compositor::HighlightEnd(const SubtitleCue& cue, MediaTime t) const {
+  if (!options_.highlight_words || cue.words.empty()) return 0;
+  // Words said so far: those that have started by t (the word being said is
+  // coloured from its first sound, as karaoke does).
+  const auto said = std::upper_bound(cue.words.begin(), cue.words.end(), t,
+                                     [](MediaTime at, const CueWord& w) { return at < w.start; });
+  if (said == cue.words.begin()) return 0;
+  const CueWord& last = *std::prev(said);
+  return std::clamp(last.text_offset + last.text_length, 0, static_cast<int>(cue.primary.text.size()));
+}
+
+absl::StatusOr<const LowerThirdSprite*> Compositor::TitleSprite(const LowerThird& title) {
+  std::string key = absl::StrCat(title.name, "\x1f", title.subtitle);
+  for (const CachedTitle& cached : title_cache_) {
+    if (cached.key == key) return cached.sprite.get();
+  }
+  LC_ASSIGN_OR_RETURN(auto sprite, RenderLowerThird(*subtitles_, title, options_.title_style));
+  title_cache_.push_back({std::move(key), std::move(sprite)});
+  // Titles are few (one per segment of a show); keep the last handful.
+  if (title_cache_.size() > 8) title_cache_.erase(title_cache_.begin());
+  return title_cache_.back().sprite.get();
 }
 
 int Compositor::FadeOpacity(MediaTime t, const SubtitleCue& cue) const {
@@ -86,18 +151,41 @@ absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame
                                                    ", the compositor draws ", options_.width, "x",
                                                    options_.height));
   }
-  const SubtitleSprite* sprite = nullptr;
-  int opacity = 0;
-  if (cue != nullptr && cue->start <= t && t < cue->end) {
-    LC_ASSIGN_OR_RETURN(sprite, SubtitleFor(*cue));
-    opacity = FadeOpacity(t, *cue);
-    if (sprite == nullptr || opacity == 0) sprite = nullptr;
+  FrameLayers layers;
+  layers.background = &background_;
+  if (video_) {
+    LC_ASSIGN_OR_RETURN(layers.background, video_->FrameAt(t));
   }
-  if (sprite != nullptr && opacity == 255) PrepareSubtitledBackground(*sprite);
+  if (cue != nullptr && cue->start <= t && t < cue->end) {
+    LC_ASSIGN_OR_RETURN(CachedSubtitle * cached, CachedFor(*cue));
+    layers.sprite = cached->sprite.get();
+    if (const int highlight_end = HighlightEnd(*cue, t); highlight_end > 0 && cached->layout != nullptr) {
+      // The layout is kept: a new word costs a redraw of the glyphs, no shaping.
+      if (cached->highlighted == nullptr || cached->highlight_end != highlight_end) {
+        if (cached->highlighted.get() == subtitled_for_) subtitled_for_ = nullptr;
+        LC_ASSIGN_OR_RETURN(cached->highlighted, subtitles_->Draw(*cached->layout, highlight_end));
+        cached->highlight_end = highlight_end;
+        ++highlight_redraws_;
+      }
+      layers.sprite = cached->highlighted.get();
+    }
+    layers.opacity = FadeOpacity(t, *cue);
+    if (layers.sprite == nullptr || layers.opacity == 0) layers.sprite = nullptr;
+  }
+  for (const LowerThird& title : options_.titles) {
+    if (t < title.start || t >= title.end) continue;
+    LC_ASSIGN_OR_RETURN(layers.title, TitleSprite(title));
+    if (layers.title != nullptr) layers.title_pose = LowerThirdPoseAt(title, options_.title_style, t, layers.title->area.width);
+    if (layers.title_pose.opacity == 0) layers.title = nullptr;
+    break;  // one title at a time: the first whose time it is
+  }
+  // The cached background + subtitle composite needs a still background.
+  layers.use_subtitled_background = layers.sprite != nullptr && layers.opacity == 255 && !video_;
+  if (layers.use_subtitled_background) PrepareSubtitledBackground(*layers.sprite);
   const int bands = (options_.height + band_height_ - 1) / band_height_;
   pool_->Run(bands, [&](int band) {
     const int y = band * band_height_;
-    DrawBand(Rect{0, y, options_.width, std::min(band_height_, options_.height - y)}, sprite, opacity, out);
+    DrawBand(Rect{0, y, options_.width, std::min(band_height_, options_.height - y)}, layers, out);
   });
   return absl::OkStatus();
 }
@@ -114,15 +202,30 @@ void Compositor::PrepareSubtitledBackground(const SubtitleSprite& sprite) {
   subtitled_for_ = &sprite;
 }
 
-// Background, avatar, subtitle, in this order, for the pixels of one band.
-void Compositor::DrawBand(const Rect& band, const SubtitleSprite* sprite, int opacity, VideoFrame& out) const {
-  CopyRect(out, background_, band);
+// Background, avatar, title, subtitle, in this order, for the pixels of one band.
+void Compositor::DrawBand(const Rect& band, const FrameLayers& layers, VideoFrame& out) const {
+  CopyRect(out, *layers.background, band);
   const Rect avatar_clip = draw_avatar_ ? avatar_area_.Intersect(band) : Rect{};
-  if (sprite != nullptr && opacity == 255) {
-    // Where no avatar is drawn under the subtitle, background + sprite is the
-    // cached composite; under the avatar the sprite goes over the avatar's pixels.
+  const SubtitleSprite* sprite = layers.sprite;
+  Rect title_rect;
+  if (layers.title != nullptr) {
+    const Rect& area = layers.title->area;
+    title_rect = Rect{area.x + layers.title_pose.dx, area.y, area.width, area.height};
+  }
+  auto draw_title = [&] {
+    if (layers.title == nullptr) return;
+    BlitOver(out, layers.title->image, title_rect.x, title_rect.y, layers.title_pose.opacity, band);
+  };
+  if (layers.use_subtitled_background) {
+    // Where nothing is drawn under the subtitle, background + sprite is the
+    // cached composite; under the avatar (or a title) the sprite goes over
+    // their pixels. The title never meets the subtitle zone, but its rectangle
+    // joins the avatar's here so no layout change can make that wrong.
     const Rect sub = subtitled_rect_.Intersect(band);
-    const Rect under = sub.Intersect(avatar_clip);
+    Rect under = sub.Intersect(avatar_clip);
+    if (const Rect title_under = sub.Intersect(title_rect); !title_under.empty()) {
+      under = under.empty() ? title_under : sub;  // rare: take the whole strip
+    }
     if (under.empty()) {
       CopyRect(out, subtitled_background_, sub);
     } else {  // sub minus under: the rows above and below, the columns left and right
@@ -132,11 +235,13 @@ void Compositor::DrawBand(const Rect& band, const SubtitleSprite* sprite, int op
       CopyRect(out, subtitled_background_, Rect{under.right(), under.y, sub.right() - under.right(), under.height});
     }
     if (!avatar_clip.empty()) draw_avatar_(out, avatar_area_, avatar_clip);
+    draw_title();
     if (!under.empty()) BlitOver(out, sprite->image, sprite->area.x, sprite->area.y, 255, under);
     return;
   }
   if (!avatar_clip.empty()) draw_avatar_(out, avatar_area_, avatar_clip);
-  if (sprite != nullptr) BlitOver(out, sprite->image, sprite->area.x, sprite->area.y, opacity, band);
+  draw_title();
+  if (sprite != nullptr) BlitOver(out, sprite->image, sprite->area.x, sprite->area.y, layers.opacity, band);
 }
 
 }  // namespace lingcast::compose

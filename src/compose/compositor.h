@@ -1,6 +1,8 @@
-// The compositor: draws one output frame from the cached studio background, the
-// avatar (through a callback, so compose does not depend on the avatar module)
-// and the burned-in bilingual subtitle of the current cue.
+// The compositor: draws one output frame from the background (the cached
+// studio gradient, a solid colour, an image, or a looping video's frame at t),
+// the avatar (through a callback, so compose does not depend on the avatar
+// module), a lower-third title, and the burned-in bilingual subtitle of the
+// current cue (with the words spoken so far highlighted, when asked).
 //
 // A frame is drawn in horizontal bands (tiles) by a small thread pool the
 // compositor owns; the bands' geometry does not depend on the thread count and
@@ -14,10 +16,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compose/background.h"
 #include "compose/geometry.h"
+#include "compose/lower_third.h"
+#include "compose/media_background.h"
 #include "compose/subtitle_renderer.h"
 #include "compose/tile_pool.h"
 #include "core/media_time.h"
@@ -43,11 +48,16 @@ struct AvatarPlacement {
 struct CompositorOptions {
   int width = 1280;
   int height = 720;
-  BackgroundStyle background;
+  BackgroundStyle background;               // the studio gradient's look
+  BackgroundSource background_source;       // studio (default), colour, image or video
   AvatarPlacement avatar;
   SubtitleStyle subtitles;
   FontOptions fonts;
   MediaTime fade = MediaTime::Millis(150);  // subtitle fade in and out; Zero() for none
+  // Colour the spoken line's words as they are said (cues with word timing).
+  bool highlight_words = false;
+  std::vector<LowerThird> titles;           // lower-third titles, each with its own times
+  LowerThirdStyle title_style;
   size_t glyph_cache_capacity = 2048;      // glyphs; also bounded to 16 MB of bitmaps
   size_t subtitle_cache_size = 4;           // cues whose sprites are kept
   int threads = 0;                          // drawing threads, the caller's included; 0: hardware threads
@@ -58,7 +68,8 @@ class Compositor {
   static constexpr int kMinWidth = 160, kMinHeight = 90;
   static constexpr int kMaxWidth = 7680, kMaxHeight = 4320;
 
-  // InvalidArgument for sizes out of range; NotFound when no CJK font is found.
+  // InvalidArgument for sizes out of range or a bad title; NotFound when no
+  // CJK font is found; a background file's errors (media_background.h).
   static absl::StatusOr<std::unique_ptr<Compositor>> Create(const CompositorOptions& options);
 
   void SetAvatarRenderer(AvatarDrawFn draw) { draw_avatar_ = std::move(draw); }
@@ -75,33 +86,63 @@ class Compositor {
   absl::StatusOr<const SubtitleSprite*> SubtitleFor(const SubtitleCue& cue);
 
   const CompositorOptions& options() const { return options_; }
+  // The still background (studio, colour or image); empty for a video background.
   const VideoFrame& background() const { return background_; }
+  VideoBackground* video_background() const { return video_.get(); }
   int threads() const { return pool_->threads(); }
   // Rows per band: fixed by the frame height alone (never by the thread count).
   int band_height() const { return band_height_; }
   int subtitle_layouts_built() const { return subtitle_layouts_built_; }
+  // Sprites drawn again from a cached layout with another word highlighted.
+  int highlight_redraws() const { return highlight_redraws_; }
+  // Byte offset in cue.primary.text up to which words are highlighted at t (0: none).
+  int HighlightEnd(const SubtitleCue& cue, MediaTime t) const;
+  // The lower-third bar for `title` (cached). For tests and tools.
+  absl::StatusOr<const LowerThirdSprite*> TitleSprite(const LowerThird& title);
 
  private:
   struct CachedSubtitle {
     std::string key;
-    std::unique_ptr<SubtitleSprite> sprite;  // null: the cue has no text
+    std::unique_ptr<SubtitleLayout> layout;  // null: the cue has no text
+    std::unique_ptr<SubtitleSprite> sprite;  // no word highlighted
+    int highlight_end = 0;                   // what `highlighted` shows
+    std::unique_ptr<SubtitleSprite> highlighted;
+  };
+  struct CachedTitle {
+    std::string key;
+    std::unique_ptr<LowerThirdSprite> sprite;  // null: an empty title
+  };
+  // What one frame draws over the background.
+  struct FrameLayers {
+    const VideoFrame* background = nullptr;
+    const SubtitleSprite* sprite = nullptr;
+    int opacity = 0;
+    bool use_subtitled_background = false;
+    const LowerThirdSprite* title = nullptr;
+    LowerThirdPose title_pose;
   };
 
-  Compositor(CompositorOptions options, std::unique_ptr<SubtitleRenderer> subtitles);
+  Compositor(CompositorOptions options, std::unique_ptr<SubtitleRenderer> subtitles, VideoFrame background,
+             std::unique_ptr<VideoBackground> video);
+  absl::StatusOr<CachedSubtitle*> CachedFor(const SubtitleCue& cue);
   int FadeOpacity(MediaTime t, const SubtitleCue& cue) const;
   // The background under the sprite's rectangle with the sprite blended on at
   // full opacity, built once per sprite: a band then copies it instead of
-  // blending the sprite again, except where the avatar lies under the subtitle.
+  // blending the sprite again, except where the avatar or a title lies under
+  // the subtitle. Only for a still background.
   void PrepareSubtitledBackground(const SubtitleSprite& sprite);
-  void DrawBand(const Rect& band, const SubtitleSprite* sprite, int opacity, VideoFrame& out) const;
+  void DrawBand(const Rect& band, const FrameLayers& layers, VideoFrame& out) const;
 
   CompositorOptions options_;
   std::unique_ptr<SubtitleRenderer> subtitles_;
   VideoFrame background_;
+  std::unique_ptr<VideoBackground> video_;
   Rect avatar_area_;
   AvatarDrawFn draw_avatar_;
   std::deque<CachedSubtitle> subtitle_cache_;  // most recent first
   int subtitle_layouts_built_ = 0;
+  int highlight_redraws_ = 0;
+  std::vector<CachedTitle> title_cache_;
   const SubtitleSprite* subtitled_for_ = nullptr;  // the sprite subtitled_background_ holds
   Rect subtitled_rect_;                            // sprite rect within the frame
   VideoFrame subtitled_background_;                // frame-sized; valid inside subtitled_rect_

@@ -13,6 +13,8 @@
 #include "avatar/golden_image.h"
 #include "compose/blend.h"
 #include "compose/compositor.h"
+#include "compose/test_media.h"
+#include "core/scratch_dir.h"
 
 namespace lingcast::compose {
 namespace {
@@ -36,11 +38,14 @@ struct Scene {
   AvatarRenderer avatar;
   AvatarState state;
 
-  Scene(int width, int height, int threads) {
+  Scene(int width, int height, int threads) : Scene([&] {
     CompositorOptions options;
     options.width = width;
     options.height = height;
     options.threads = threads;
+    return options;
+  }()) {}
+  explicit Scene(const CompositorOptions& options) {
     auto created = Compositor::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (!created.ok()) return;
@@ -134,6 +139,153 @@ TEST(CompositorDeterminismTest, CachedSubtitleCompositeEqualsBlendingEachFrame) 
   ASSERT_TRUE(sprite.ok() && *sprite != nullptr);
   BlitOver(without, (*sprite)->image, (*sprite)->area.x, (*sprite)->area.y, 255);
   EXPECT_EQ(with.rgba, without.rgba);
+}
+
+// --- Looks, word highlight, lower third, image and video backgrounds --------
+
+CompositorOptions SmallOptions(int width, int height, SubtitleLook look) {
+  CompositorOptions options;
+  options.width = width;
+  options.height = height;
+  options.subtitles.look = look;
+  return options;
+}
+
+TEST(CompositorGoldenTest, BoxAndShadowLooksWithLongLines) {
+  for (SubtitleLook look : {SubtitleLook::kBox, SubtitleLook::kShadow}) {
+    Scene scene(SmallOptions(320, 180, look));
+    ASSERT_NE(scene.compositor, nullptr);
+    const std::string name = SubtitleLookName(look);
+    VideoFrame frame;
+    const SubtitleCue zh_en = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
+    ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &zh_en, frame).ok());
+    ExpectGolden(frame, name + "_zh_en_320x180.png");
+    const SubtitleCue en_zh = Cue(kLongEn, Language::kEn, kLongZh, Language::kZh);
+    ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &en_zh, frame).ok());
+    ExpectGolden(frame, name + "_en_zh_320x180.png");
+  }
+}
+
+// The spoken line's words with word timing: each word 0.4 s from the cue start.
+SubtitleCue TimedCue(const char* primary, Language primary_language, const char* secondary,
+                     Language secondary_language) {
+  SubtitleCue cue = Cue(primary, primary_language, secondary, secondary_language);
+  const std::string text = primary;
+  int i = 0;
+  for (size_t at = 0; at < text.size(); ++i) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    cue.words.push_back({static_cast<int>(at), static_cast<int>(end - at), cue.start + MediaTime::Millis(400 * i),
+                         cue.start + MediaTime::Millis(400 * i + 400)});
+    at = end + 1;
+  }
+  return cue;
+}
+
+constexpr char kMidEn[] = "Today we have a new product for you: earphones that last thirty hours.";
+
+TEST(CompositorGoldenTest, WordHighlightMidLine) {
+  CompositorOptions options = SmallOptions(480, 270, SubtitleLook::kOutline);
+  options.highlight_words = true;
+  Scene scene(options);
+  ASSERT_NE(scene.compositor, nullptr);
+  const SubtitleCue cue = TimedCue(kMidEn, Language::kEn, "今天给大家介绍一款新产品：续航三十个小时的耳机。", Language::kZh);
+  VideoFrame frame;
+  // 2.5 s into the cue: the seventh word ("for") is being said.
+  ASSERT_TRUE(scene.compositor->Compose(cue.start + MediaTime::Millis(2500), &cue, frame).ok());
+  ExpectGolden(frame, "highlight_en_zh_480x270.png");
+}
+
+TEST(CompositorGoldenTest, LowerThirdWithSubtitles) {
+  CompositorOptions options = SmallOptions(480, 270, SubtitleLook::kOutline);
+  options.titles = {{"李娜 Li Na", "主播 · Host, Lingcast Live", MediaTime::Zero(), MediaTime::Seconds(10)}};
+  Scene scene(options);
+  ASSERT_NE(scene.compositor, nullptr);
+  const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
+  VideoFrame frame;
+  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ExpectGolden(frame, "lower_third_480x270.png");
+}
+
+// A picture the test makes: diagonal colour bands, a light disc and a dark
+// frame, so cropping and scaling errors show.
+VideoFrame MadePicture(int width, int height) {
+  VideoFrame picture;
+  picture.Allocate(width, height);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      uint8_t* p = picture.Row(y) + x * 4;
+      const int band = ((x + y) / 24) % 3;
+      const double dx = x - width * 0.7, dy = y - height * 0.35;
+      const bool disc = dx * dx + dy * dy < (height * 0.2) * (height * 0.2);
+      const bool edge = x < 6 || y < 6 || x >= width - 6 || y >= height - 6;
+      p[0] = static_cast<uint8_t>(edge ? 20 : disc ? 250 : 60 + 70 * band);
+      p[1] = static_cast<uint8_t>(edge ? 20 : disc ? 235 : 90 + 40 * band);
+      p[2] = static_cast<uint8_t>(edge ? 20 : disc ? 190 : 150 - 30 * band);
+      p[3] = 255;
+    }
+  }
+  return picture;
+}
+
+TEST(CompositorGoldenTest, ImageBackgroundCover) {
+  testing_util::ScratchDir dir;
+  const std::string path = dir.File("backdrop.png");
+  ASSERT_TRUE(golden::WritePng(MadePicture(400, 300), path).ok());  // 4:3 into 16:9: cropped top and bottom
+  CompositorOptions options = SmallOptions(320, 180, SubtitleLook::kOutline);
+  options.background_source.kind = BackgroundKind::kImage;
+  options.background_source.path = path;
+  Scene scene(options);
+  ASSERT_NE(scene.compositor, nullptr);
+  const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
+  VideoFrame frame;
+  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ExpectGolden(frame, "image_background_320x180.png");
+}
+
+// Every new layer at once (video background, box look, word highlight, a
+// sliding title, subtitle fades), drawn with 1, 2, 3 and 8 threads.
+TEST(CompositorDeterminismTest, AllLayersGiveTheSameBytesOnAnyThreadCount) {
+  testing_util::ScratchDir dir;
+  const std::string path = dir.File("loop.mkv");
+  ASSERT_TRUE(testing_media::WriteSolidVideo(path, 48, 27, 7, 10, testing_media::FrameColor).ok());
+  VisemeTrack track;
+  for (int i = 0; i < 60; ++i) {
+    track.cues.push_back({MediaTime::Millis(i * 70), MediaTime::Millis(i * 70 + 70), static_cast<Viseme>(i % 9)});
+  }
+  const Animator animator(track, AnimatorOptions{});
+  const SubtitleCue cue = TimedCue(kMidEn, Language::kEn, kLongZh, Language::kZh);
+  std::vector<MediaTime> times;
+  for (int ms : {0, 150, 400, 1000, 1050, 1500, 2210, 3000, 4700, 4950}) times.push_back(MediaTime::Millis(ms));
+  for (SubtitleLook look : {SubtitleLook::kBox, SubtitleLook::kOutline}) {
+    for (bool video : {true, false}) {
+      std::vector<VideoFrame> reference;
+      for (int threads : {1, 2, 3, 8}) {
+        CompositorOptions options = SmallOptions(640, 360, look);
+        options.threads = threads;
+        options.highlight_words = true;
+        options.titles = {{"李娜 Li Na", "Host", MediaTime::Zero(), MediaTime::Seconds(5)}};
+        if (video) {
+          options.background_source.kind = BackgroundKind::kVideo;
+          options.background_source.path = path;
+        }
+        Scene scene(options);
+        ASSERT_NE(scene.compositor, nullptr);
+        VideoFrame frame;
+        for (size_t i = 0; i < times.size(); ++i) {
+          scene.state = animator.StateAt(times[i]);
+          ASSERT_TRUE(scene.compositor->Compose(times[i], &cue, frame).ok());
+          if (threads == 1) {
+            reference.push_back(frame);
+          } else {
+            ASSERT_EQ(frame.rgba, reference[i].rgba) << SubtitleLookName(look) << (video ? ", video" : ", studio")
+                                                     << ", " << threads << " threads, frame at "
+                                                     << times[i].micros() / 1000 << " ms";
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

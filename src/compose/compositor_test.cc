@@ -56,11 +56,11 @@ class CompositorTest : public ::testing::Test {
     }
   }
 
-  static std::unique_ptr<Compositor> Make(int width, int height, bool box = true) {
+  static std::unique_ptr<Compositor> Make(int width, int height, SubtitleLook look = SubtitleLook::kBox) {
     CompositorOptions options;
     options.width = width;
     options.height = height;
-    options.subtitles.box = box;
+    options.subtitles.look = look;
     auto compositor = Compositor::Create(options);
     EXPECT_TRUE(compositor.ok()) << compositor.status();
     return compositor.ok() ? std::move(*compositor) : nullptr;
@@ -122,8 +122,8 @@ TEST_F(CompositorTest, NothingOverflowsAtSmallestAndLargestSizes) {
   const std::string long_zh = LongText("这是一段很长很长的字幕，用来测试自动换行和省略。", 8);
   const std::string long_en = LongText("This is a very long subtitle line to test wrapping. ", 10);
   for (auto [w, h] : {std::pair{640, 360}, std::pair{3840, 2160}}) {
-    // Without the box, clipped glyphs would show as ink on the sprite's edge.
-    auto compositor = Make(w, h, /*box=*/false);
+    // Outlined (no box), clipped glyphs or strokes would show as ink on the sprite's edge.
+    auto compositor = Make(w, h, SubtitleLook::kOutline);
     for (const SubtitleCue& cue : {MakeCue(kZh, kEn), MakeCue(long_zh, long_en)}) {
       auto sprite = compositor->SubtitleFor(cue);
       ASSERT_TRUE(sprite.ok()) << sprite.status();

@@ -130,15 +130,18 @@ absl::StatusOr<RasterGlyph> GlyphCache::Rasterize(const SizedFont& font, uint32_
 
 absl::Status DrawTextLine(VideoFrame& dst, const LaidOutLine& line, const SizedFont& font,
                           GlyphCache& cache, int x, int baseline_y, const TextPaint& paint) {
-  auto draw_pass = [&](auto bitmap_of, Rgba color, int dx, int dy) -> absl::Status {
-    if (color.a == 0) return absl::OkStatus();
+  auto draw_pass = [&](auto bitmap_of, Rgba color, int dx, int dy, bool fill) -> absl::Status {
+    if (color.a == 0 && !(fill && paint.highlight_chars > 0)) return absl::OkStatus();
     for (const ShapedGlyph& g : line.glyphs) {
+      const Rgba glyph_color =
+          fill && line.begin + g.char_index < paint.highlight_chars ? paint.highlight : color;
+      if (glyph_color.a == 0) continue;
       LC_ASSIGN_OR_RETURN(auto raster, cache.Get(font, g.glyph_id, paint.outline_px));
       const GlyphBitmap& bitmap = bitmap_of(*raster);
       if (bitmap.width == 0) continue;
       const int gx = x + static_cast<int>(std::lround(g.x)) + bitmap.left + dx;
       const int gy = baseline_y + static_cast<int>(std::lround(g.y)) - bitmap.top + dy;
-      BlendMask(dst, gx, gy, bitmap.coverage.data(), bitmap.width, bitmap.height, bitmap.width, color);
+      BlendMask(dst, gx, gy, bitmap.coverage.data(), bitmap.width, bitmap.height, bitmap.width, glyph_color);
     }
     return absl::OkStatus();
   };
@@ -147,9 +150,9 @@ absl::Status DrawTextLine(VideoFrame& dst, const LaidOutLine& line, const SizedF
     return outlined ? r.outline : r.fill;
   };
   auto inner = [](const RasterGlyph& r) -> const GlyphBitmap& { return r.fill; };
-  LC_RETURN_IF_ERROR(draw_pass(outer, paint.shadow, paint.shadow_dx, paint.shadow_dy));
-  if (outlined) LC_RETURN_IF_ERROR(draw_pass(outer, paint.outline, 0, 0));
-  return draw_pass(inner, paint.fill, 0, 0);
+  LC_RETURN_IF_ERROR(draw_pass(outer, paint.shadow, paint.shadow_dx, paint.shadow_dy, false));
+  if (outlined) LC_RETURN_IF_ERROR(draw_pass(outer, paint.outline, 0, 0, false));
+  return draw_pass(inner, paint.fill, 0, 0, true);
 }
 
 }  // namespace lingcast::compose

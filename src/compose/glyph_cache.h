@@ -84,6 +84,10 @@ class GlyphCache {
 // How a text block is painted: shadow, then outline, then fill.
 struct TextPaint {
   Rgba fill{255, 255, 255, 255};
+  // Glyphs of the paragraph's first `highlight_chars` code points are filled
+  // with `highlight` instead (spoken words, karaoke style).
+  Rgba highlight{255, 255, 255, 255};
+  size_t highlight_chars = 0;
   Rgba outline{0, 0, 0, 200};
   double outline_px = 0;
   Rgba shadow{0, 0, 0, 0};   // alpha 0: no shadow

@@ -63,26 +63,68 @@ absl::StatusOr<const SizedFont*> SubtitleRenderer::Font(FontWeight weight, int p
   return slot.get();
 }
 
+absl::StatusOr<SubtitleLook> ParseSubtitleLook(const std::string& text) {
+  if (text == "outline") return SubtitleLook::kOutline;
+  if (text == "box") return SubtitleLook::kBox;
+  if (text == "shadow") return SubtitleLook::kShadow;
+  return absl::InvalidArgumentError(absl::StrCat("--subtitle-style ", text, ": expected outline, box or shadow"));
+}
+
+const char* SubtitleLookName(SubtitleLook look) {
+  switch (look) {
+    case SubtitleLook::kOutline: return "outline";
+    case SubtitleLook::kBox: return "box";
+    case SubtitleLook::kShadow: return "shadow";
+  }
+  return "?";
+}
+
+int SubtitleRenderer::PrimaryNominal() const {
+  return std::max(style_.min_pixel_size, static_cast<int>(std::lround(frame_height_ * style_.primary_size)));
+}
+
+int SubtitleRenderer::SecondaryNominal() const {
+  return std::max(style_.min_pixel_size, static_cast<int>(std::lround(frame_height_ * style_.secondary_size)));
+}
+
+int SubtitleRenderer::SubtitleZoneTop() const {
+  const SubtitleStyle& s = style_;
+  const int top_px = PrimaryNominal(), bottom_px = SecondaryNominal();
+  const double height = s.primary_max_lines * std::round(top_px * s.line_spacing) +
+                        s.secondary_max_lines * std::round(bottom_px * s.line_spacing) + std::round(0.22 * top_px) +
+                        2 * std::round(top_px * s.box_padding_y);
+  const double box = std::min(frame_height_ * 0.45, std::ceil(height));
+  return std::max(0, frame_height_ - static_cast<int>(std::lround(frame_height_ * s.bottom_margin)) -
+                         static_cast<int>(box));
+}
+
 absl::StatusOr<std::unique_ptr<SubtitleSprite>> SubtitleRenderer::Render(const TextSegment& primary,
                                                                        const TextSegment& secondary) {
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<SubtitleLayout> layout, Layout(primary, secondary));
+  if (layout == nullptr) return nullptr;
+  return Draw(*layout);
+}
+
+absl::StatusOr<std::unique_ptr<SubtitleLayout>> SubtitleRenderer::Layout(const TextSegment& primary,
+                                                                         const TextSegment& secondary) {
   const bool has_primary = !IsBlank(primary.text), has_secondary = !IsBlank(secondary.text);
   if (!has_primary && !has_secondary) return nullptr;
   const SubtitleStyle& s = style_;
   const double h = frame_height_, w = frame_width_;
-  const int primary_nominal = std::max(s.min_pixel_size, static_cast<int>(std::lround(h * s.primary_size)));
-  const int secondary_nominal = std::max(s.min_pixel_size, static_cast<int>(std::lround(h * s.secondary_size)));
+  const int primary_nominal = PrimaryNominal();
+  const int secondary_nominal = SecondaryNominal();
 
-  // Box geometry is tied to the nominal primary size so it does not jump when
-  // one cue's text shrinks.
+  // Sprite geometry is tied to the nominal primary size so it does not jump
+  // when one cue's text shrinks.
   const double pad_x = std::round(primary_nominal * s.box_padding_x);
   const double pad_y = std::round(primary_nominal * s.box_padding_y);
   const double max_box_width = std::min(w * s.max_width, w * (1 - 2 * s.side_margin));
   const double max_text_width = std::max(1.0, max_box_width - 2 * pad_x);
   const double max_box_height = h * 0.45;
 
-  TextBlock top, bottom;
-  const SizedFont* top_font = nullptr;
-  const SizedFont* bottom_font = nullptr;
+  auto layout = std::make_unique<SubtitleLayout>();
+  TextBlock& top = layout->top;
+  TextBlock& bottom = layout->bottom;
   double text_height = 0;
   double gap = 0;
   for (double scale = 1.0;; scale *= kShrinkStep) {
@@ -92,12 +134,12 @@ absl::StatusOr<std::unique_ptr<SubtitleSprite>> SubtitleRenderer::Render(const T
     top = {};
     bottom = {};
     if (has_primary) {
-      LC_ASSIGN_OR_RETURN(top_font, Font(s.primary_weight, top_px));
-      top = LayoutText(*top_font, primary.text, max_text_width, s.primary_max_lines);
+      LC_ASSIGN_OR_RETURN(layout->top_font, Font(s.primary_weight, top_px));
+      top = LayoutText(*layout->top_font, primary.text, max_text_width, s.primary_max_lines);
     }
     if (has_secondary) {
-      LC_ASSIGN_OR_RETURN(bottom_font, Font(s.secondary_weight, bottom_px));
-      bottom = LayoutText(*bottom_font, secondary.text, max_text_width, s.secondary_max_lines);
+      LC_ASSIGN_OR_RETURN(layout->bottom_font, Font(s.secondary_weight, bottom_px));
+      bottom = LayoutText(*layout->bottom_font, secondary.text, max_text_width, s.secondary_max_lines);
     }
     gap = has_primary && has_secondary ? std::round(0.22 * top_px) : 0;
     text_height = top.lines.size() * std::round(top_px * s.line_spacing) +
@@ -105,50 +147,95 @@ absl::StatusOr<std::unique_ptr<SubtitleSprite>> SubtitleRenderer::Render(const T
     const bool fits = !top.ellipsized && !bottom.ellipsized && text_height + 2 * pad_y <= max_box_height;
     if (fits || last_try) break;
   }
+  if (has_primary) layout->top_byte_offsets = CodePointByteOffsets(primary.text);
 
   const double text_width = std::max(top.width(), bottom.width());
   const int box_width = static_cast<int>(std::min(max_box_width, std::ceil(text_width + 2 * pad_x)));
   const int box_height = static_cast<int>(std::min(max_box_height, std::ceil(text_height + 2 * pad_y)));
+  layout->area = {(frame_width_ - box_width) / 2,
+                  frame_height_ - static_cast<int>(std::lround(h * s.bottom_margin)) - box_height, box_width,
+                  box_height};
+  layout->area.y = std::max(0, layout->area.y);
+  layout->pad_y = pad_y;
+  layout->gap = gap;
+  return layout;
+}
 
+absl::StatusOr<std::unique_ptr<SubtitleSprite>> SubtitleRenderer::Draw(const SubtitleLayout& layout,
+                                                                     int highlight_end) {
+  const SubtitleStyle& s = style_;
+  const int box_width = layout.area.width, box_height = layout.area.height;
   auto sprite_owner = std::make_unique<SubtitleSprite>();
   SubtitleSprite& sprite = *sprite_owner;
-  sprite.area = {(frame_width_ - box_width) / 2,
-                 frame_height_ - static_cast<int>(std::lround(h * s.bottom_margin)) - box_height,
-                 box_width, box_height};
-  sprite.area.y = std::max(0, sprite.area.y);
+  sprite.area = layout.area;
   sprite.image.Allocate(box_width, box_height);
-  sprite.primary_pixel_size = top.pixel_size;
-  sprite.secondary_pixel_size = bottom.pixel_size;
-  sprite.primary_lines = static_cast<int>(top.lines.size());
-  sprite.secondary_lines = static_cast<int>(bottom.lines.size());
-  sprite.ellipsized = top.ellipsized || bottom.ellipsized;
+  sprite.primary_pixel_size = layout.top.pixel_size;
+  sprite.secondary_pixel_size = layout.bottom.pixel_size;
+  sprite.primary_lines = static_cast<int>(layout.top.lines.size());
+  sprite.secondary_lines = static_cast<int>(layout.bottom.lines.size());
+  sprite.ellipsized = layout.top.ellipsized || layout.bottom.ellipsized;
 
-  if (s.box) {
-    FillRoundedRect(sprite.image, 0, 0, box_width, box_height,
-                    static_cast<float>(primary_nominal * s.box_corner_radius), s.box_color);
+  // The spoken line's characters before `highlight_end` (a byte offset).
+  size_t highlight_chars = 0;
+  if (highlight_end > 0) {
+    const std::vector<int>& offsets = layout.top_byte_offsets;
+    highlight_chars = static_cast<size_t>(std::lower_bound(offsets.begin(), offsets.end(), highlight_end) -
+                                          offsets.begin());
   }
 
-  double line_top = pad_y;
-  auto draw_block = [&](const TextBlock& block, const SizedFont* font, Rgba color) -> absl::Status {
+  double line_top = layout.pad_y;
+  auto draw_block = [&](const TextBlock& block, const SizedFont* font, Rgba color, bool spoken) -> absl::Status {
     const double em = block.pixel_size;
     const double pitch = std::round(em * s.line_spacing);
     TextPaint paint;
     paint.fill = color;
-    paint.outline = s.outline_color;
-    paint.outline_px = std::max(1.0, em * s.outline_width);
-    paint.shadow = s.shadow_color;
-    paint.shadow_dx = paint.shadow_dy = std::max(1, static_cast<int>(std::lround(em * s.shadow_offset)));
+    if (spoken) {
+      paint.highlight = s.highlight_color;
+      paint.highlight_chars = highlight_chars;
+    }
+    switch (s.look) {
+      case SubtitleLook::kOutline:
+        paint.outline = s.outline_color;
+        paint.outline_px = std::max(1.0, em * s.outline_width);
+        paint.shadow.a = 0;
+        break;
+      case SubtitleLook::kShadow:
+        paint.outline = s.outline_color;
+        paint.outline_px = std::max(1.0, em * s.hairline_width);
+        paint.shadow = s.shadow_color;
+        paint.shadow_dx = paint.shadow_dy = std::max(1, static_cast<int>(std::lround(em * s.shadow_offset)));
+        break;
+      case SubtitleLook::kBox:
+        paint.outline_px = 0;
+        paint.shadow.a = 0;
+        break;
+    }
     for (const LaidOutLine& line : block.lines) {
       const int x = static_cast<int>(std::lround((box_width - line.width) / 2));
       const int baseline = static_cast<int>(std::lround(line_top + pitch / 2 + kEmCenterAboveBaseline * em));
+      if (s.look == SubtitleLook::kBox) {
+        // One box per line, hugging its text; a sliver of space between the
+        // boxes of stacked lines keeps them from doubling their opacity.
+        const double pad = std::round(em * s.box_line_padding);
+        const double inset = std::max(1.0, std::round(em * 0.04));
+        const double left = std::max(0.0, x - pad);
+        const double right = std::min<double>(box_width, x + line.width + pad);
+        FillRoundedRect(sprite.image, static_cast<float>(left), static_cast<float>(line_top + inset),
+                        static_cast<float>(right - left), static_cast<float>(pitch - 2 * inset),
+                        static_cast<float>(em * s.box_corner_radius), s.box_color);
+      }
       LC_RETURN_IF_ERROR(DrawTextLine(sprite.image, line, *font, *glyph_cache_, x, baseline, paint));
       line_top += pitch;
     }
     return absl::OkStatus();
   };
-  if (has_primary) LC_RETURN_IF_ERROR(draw_block(top, top_font, s.primary_color));
-  line_top += gap;
-  if (has_secondary) LC_RETURN_IF_ERROR(draw_block(bottom, bottom_font, s.secondary_color));
+  if (!layout.top.lines.empty()) {
+    LC_RETURN_IF_ERROR(draw_block(layout.top, layout.top_font, s.primary_color, /*spoken=*/true));
+  }
+  line_top += layout.gap;
+  if (!layout.bottom.lines.empty()) {
+    LC_RETURN_IF_ERROR(draw_block(layout.bottom, layout.bottom_font, s.secondary_color, /*spoken=*/false));
+  }
   return sprite_owner;
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compose/font.h"
@@ -24,9 +25,22 @@
 
 namespace lingcast::compose {
 
+// How the text stands out from what is behind it.
+//   outline  a dark stroke around every glyph, its width a fraction of the font
+//            size (the default: see README.md, "Subtitle styles")
+//   box      a rounded translucent box behind each line
+//   shadow   a soft-edged drop shadow down and right, with a hairline stroke
+enum class SubtitleLook { kOutline, kBox, kShadow };
+
+// "outline", "box", "shadow"; InvalidArgument naming the value otherwise.
+absl::StatusOr<SubtitleLook> ParseSubtitleLook(const std::string& text);
+const char* SubtitleLookName(SubtitleLook look);
+
 // Sizes are fractions of the frame height (or width where named), so the layout
-// scales with the resolution.
+// scales with the resolution. Safe margins: the text stays inside the title-safe
+// area (5 % of the width each side, 5.5 % of the height below).
 struct SubtitleStyle {
+  SubtitleLook look = SubtitleLook::kOutline;
   double primary_size = 0.050;      // em size of the spoken line
   double secondary_size = 0.037;    // em size of the translation
   int min_pixel_size = 14;          // never smaller than this, even at 640x360
@@ -38,24 +52,43 @@ struct SubtitleStyle {
   double line_spacing = 1.32;       // line pitch in em
   Rgba primary_color{255, 255, 255, 255};
   Rgba secondary_color{255, 224, 150, 255};
-  Rgba outline_color{8, 10, 20, 210};
-  double outline_width = 0.055;     // in em
-  Rgba shadow_color{0, 0, 0, 110};
-  double shadow_offset = 0.045;     // in em, down and right
-  bool box = true;
-  Rgba box_color{10, 14, 28, 165};
-  double box_corner_radius = 0.35;  // in primary em
-  double box_padding_x = 0.6;       // in primary em
+  Rgba highlight_color{92, 212, 255, 255};  // words already spoken (word highlight)
+  // outline look
+  Rgba outline_color{8, 10, 20, 230};
+  double outline_width = 0.085;     // in em
+  // shadow look (with a hairline stroke of outline_color)
+  Rgba shadow_color{0, 0, 0, 170};
+  double shadow_offset = 0.06;      // in em, down and right
+  double hairline_width = 0.03;     // in em
+  // box look
+  Rgba box_color{10, 14, 28, 175};
+  double box_corner_radius = 0.3;   // in em of the line
+  double box_line_padding = 0.35;   // in em of the line, left and right of its text
+  double box_padding_x = 0.6;       // in primary em: the sprite's margin around the text
   double box_padding_y = 0.22;      // in primary em
   double max_width = 0.84;          // of the frame width, box included
-  double side_margin = 0.05;        // of the frame width, each side
-  double bottom_margin = 0.055;     // of the frame height, below the box
+  double side_margin = 0.05;        // of the frame width, each side (title-safe)
+  double bottom_margin = 0.055;     // of the frame height, below the box (title-safe)
 };
 
 // Font files; empty means Noto Sans CJK SC found on the system.
 struct FontOptions {
   std::string regular_path;
   std::string bold_path;  // empty with a regular_path set: the regular face is used
+};
+
+// A cue's two lines shaped and broken into lines at their final sizes, with
+// the sprite's geometry: everything but the pixels. Drawing it again (with
+// another highlight) costs glyph blits only, no shaping.
+struct SubtitleLayout {
+  TextBlock top;                    // the spoken line
+  TextBlock bottom;                 // the translation
+  const SizedFont* top_font = nullptr;
+  const SizedFont* bottom_font = nullptr;
+  std::vector<int> top_byte_offsets;  // byte offset in the spoken text of each code point
+  Rect area;                        // where the sprite goes in the frame
+  double pad_y = 0;
+  double gap = 0;                   // between the two blocks
 };
 
 struct SubtitleSprite {
@@ -79,15 +112,32 @@ class SubtitleRenderer {
   absl::StatusOr<std::unique_ptr<SubtitleSprite>> Render(const TextSegment& primary,
                                                        const TextSegment& secondary);
 
+  // The two steps of Render: shaping and line breaking (null when both lines
+  // are empty), then drawing. `highlight_end` > 0 draws the spoken line's
+  // characters that start before that byte offset in the highlight colour.
+  absl::StatusOr<std::unique_ptr<SubtitleLayout>> Layout(const TextSegment& primary,
+                                                         const TextSegment& secondary);
+  absl::StatusOr<std::unique_ptr<SubtitleSprite>> Draw(const SubtitleLayout& layout, int highlight_end = 0);
+
+  // The top edge of the tallest box a cue can have (both lines at their most
+  // lines, nominal size): overlays placed above it never meet a subtitle.
+  int SubtitleZoneTop() const;
+
   // Exposed for tests and tools: the font used for `weight` at `pixel_size`.
   absl::StatusOr<const SizedFont*> Font(FontWeight weight, int pixel_size);
   const GlyphCache& glyph_cache() const { return *glyph_cache_; }
+  GlyphCache& mutable_glyph_cache() { return *glyph_cache_; }
+  int frame_width() const { return frame_width_; }
+  int frame_height() const { return frame_height_; }
   const SubtitleStyle& style() const { return style_; }
 
  private:
   SubtitleRenderer(std::unique_ptr<FontLibrary> library, std::unique_ptr<GlyphCache> cache,
                    FontLocation regular, FontLocation bold, SubtitleStyle style, int width,
                    int height);
+
+  int PrimaryNominal() const;    // nominal em sizes in pixels for this frame
+  int SecondaryNominal() const;
 
   std::unique_ptr<FontLibrary> library_;
   std::unique_ptr<GlyphCache> glyph_cache_;

@@ -63,6 +63,30 @@ std::u32string DecodeUtf8(std::string_view utf8) {
   return out;
 }
 
+std::vector<int> CodePointByteOffsets(std::string_view utf8) {
+  // Mirrors DecodeUtf8's steps exactly: a malformed byte is one code point.
+  std::vector<int> offsets;
+  offsets.reserve(utf8.size() + 1);
+  size_t i = 0;
+  while (i < utf8.size()) {
+    offsets.push_back(static_cast<int>(i));
+    const auto lead = static_cast<unsigned char>(utf8[i]);
+    int length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    char32_t c = length == 1 ? lead : length == 2 ? lead & 0x1F : length == 3 ? lead & 0x0F : lead & 0x07;
+    bool valid = length > 0 && i + length <= utf8.size();
+    for (int k = 1; valid && k < length; ++k) {
+      const auto cont = static_cast<unsigned char>(utf8[i + k]);
+      valid = (cont & 0xC0) == 0x80;
+      c = (c << 6) | (cont & 0x3F);
+    }
+    const char32_t min_for_length[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (valid && (c < min_for_length[length] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))) valid = false;
+    i += valid ? length : 1;
+  }
+  offsets.push_back(static_cast<int>(utf8.size()));
+  return offsets;
+}
+
 ShapedText Shape(const SizedFont& font, std::u32string text) {
   ShapedText shaped;
   shaped.text = std::move(text);
@@ -181,6 +205,7 @@ TextBlock LayoutText(const SizedFont& font, std::string_view utf8, double max_wi
   for (const LineSpan& span : spans) {
     LaidOutLine line;
     line.width = span.width;
+    line.begin = span.begin;
     // A full-width comma or stop ending a line is blank in its right half: leave
     // that half out of the width so the line centres on its ink.
     if (span.end > span.begin && IsSqueezableClosing(shaped.text[span.end - 1]) &&
@@ -202,6 +227,7 @@ TextBlock LayoutText(const SizedFont& font, std::string_view utf8, double max_wi
     LaidOutLine& last = block.lines.back();
     for (ShapedGlyph g : ellipsis.glyphs) {
       g.x += last.width;
+      g.char_index = spans.back().end - spans.back().begin;
       last.glyphs.push_back(g);
     }
     last.width += ellipsis.width;

@@ -17,6 +17,9 @@ namespace lingcast::compose {
 
 // Decodes UTF-8; malformed bytes become U+FFFD so a subtitle never fails to draw.
 std::u32string DecodeUtf8(std::string_view utf8);
+// Where each code point DecodeUtf8 gives starts in `utf8` (bytes), and one more
+// entry: utf8.size().
+std::vector<int> CodePointByteOffsets(std::string_view utf8);
 
 struct ShapedGlyph {
   uint32_t glyph_id = 0;
@@ -35,8 +38,11 @@ struct ShapedText {
 ShapedText Shape(const SizedFont& font, std::u32string text);
 
 struct LaidOutLine {
-  std::vector<ShapedGlyph> glyphs;  // x relative to the line start
+  // x relative to the line start; char_index relative to `begin` (an ellipsis
+  // ending a cut line has the index of the first character cut).
+  std::vector<ShapedGlyph> glyphs;
   double width = 0;
+  size_t begin = 0;  // the paragraph's code point where the line starts
 };
 
 // A paragraph broken into lines at one font size.
