@@ -107,5 +107,57 @@ TEST(AnimatorTest, PhonemesDriveTheMouthEndToEnd) {
   EXPECT_EQ(animator.MouthAt(MediaTime::Millis(1000)).open, MouthParamsOf(Viseme::kX).open); // after
 }
 
+TEST(AnimatorTest, ExpressionsBlendInSmoothlyFromWhereTheFaceWas) {
+  AnimatorOptions options;
+  options.expression_transition = MediaTime::Millis(400);
+  options.expressions = {{MediaTime::Seconds(1), Expression::kSmile}, {MediaTime::Millis(1200), Expression::kSurprised}};
+  const Animator animator({}, options);
+  EXPECT_EQ(animator.ExpressionAt(MediaTime::Millis(999)).smile, 0);
+  EXPECT_FLOAT_EQ(animator.ExpressionAt(MediaTime::Millis(999)).neutral(), 1);
+  // Smile rises monotonically, without a jump, until surprise takes over.
+  float last = 0;
+  for (int ms = 1000; ms < 1200; ms += 10) {
+    const float smile = animator.ExpressionAt(MediaTime::Millis(ms)).smile;
+    EXPECT_GE(smile, last);
+    EXPECT_LT(smile - last, 0.1f) << ms;
+    last = smile;
+  }
+  // Surprise starts from the half-made smile, not from neutral.
+  const ExpressionWeights at_switch = animator.ExpressionAt(MediaTime::Millis(1200));
+  EXPECT_NEAR(at_switch.smile, last, 0.05f);
+  EXPECT_EQ(at_switch.surprised, 0);
+  const ExpressionWeights after = animator.ExpressionAt(MediaTime::Millis(1700));
+  EXPECT_FLOAT_EQ(after.surprised, 1);
+  EXPECT_FLOAT_EQ(after.smile, 0);
+  EXPECT_FLOAT_EQ(animator.StateAt(MediaTime::Millis(1700)).expression.surprised, 1);
+}
+
+TEST(AnimatorTest, NodsAtPhraseBoundariesOnly) {
+  // Speech, a short gap (100 ms: mid-phrase), speech, a long rest (500 ms), speech.
+  VisemeTrack track;
+  track.cues = {{MediaTime::Millis(0), MediaTime::Millis(300), Viseme::kC},
+                {MediaTime::Millis(400), MediaTime::Millis(700), Viseme::kD},
+                {MediaTime::Millis(1200), MediaTime::Millis(1500), Viseme::kB}};
+  AnimatorOptions options;
+  options.phrase_boundaries = {MediaTime::Seconds(5)};
+  const Animator animator(track, options);
+  const std::vector<MediaTime> expected = {MediaTime::Millis(700), MediaTime::Millis(1500), MediaTime::Seconds(5)};
+  EXPECT_EQ(animator.nods(), expected);
+  EXPECT_EQ(animator.NodAt(MediaTime::Millis(300)), 0);  // no nod in the short gap
+  EXPECT_GT(animator.NodAt(MediaTime::Millis(1000)), 0.05f);  // mid-nod
+  EXPECT_EQ(animator.NodAt(MediaTime::Millis(1350)), 0);
+  EXPECT_GT(animator.StateAt(MediaTime::Millis(1000)).head_pitch, 0.05f);
+  // Reproducible: the same inputs give the same state.
+  const Animator again(track, options);
+  EXPECT_EQ(again.StateAt(MediaTime::Millis(1000)).head_pitch, animator.StateAt(MediaTime::Millis(1000)).head_pitch);
+}
+
+TEST(AnimatorTest, ExpressionNamesRoundTrip) {
+  for (int e = 0; e < kExpressionCount; ++e) {
+    EXPECT_EQ(ExpressionFromName(ExpressionName(static_cast<Expression>(e))), static_cast<Expression>(e));
+  }
+  EXPECT_FALSE(ExpressionFromName("angry").has_value());
+}
+
 }  // namespace
 }  // namespace lingcast

@@ -1,6 +1,7 @@
-// Golden images of the built-in avatar: each mouth shape A-H and X at a small
-// size, compared with src/avatar/testdata/avatar_<letter>.png (tolerance in
-// golden_image.h; LINGCAST_UPDATE_GOLDEN=1 rewrites them).
+// Golden images of the built-in avatar: each mouth shape A-H and X and each
+// expression at a small size, compared with src/avatar/testdata/avatar_<letter>.png
+// and avatar_<expression>.png (tolerance in golden_image.h;
+// LINGCAST_UPDATE_GOLDEN=1 rewrites them).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,7 +18,7 @@ constexpr int kWidth = 160, kHeight = 208;
 
 // The avatar at rest with the given mouth, on an opaque backdrop so the PNG
 // looks as it would in a video.
-VideoFrame RenderMouth(Viseme shape) {
+VideoFrame RenderState(const AvatarState& state) {
   VideoFrame frame;
   frame.Allocate(kWidth, kHeight);
   for (int y = 0; y < kHeight; ++y) {
@@ -26,11 +27,15 @@ VideoFrame RenderMouth(Viseme shape) {
       p[0] = 58, p[1] = 70, p[2] = 96, p[3] = 255;
     }
   }
-  AvatarState state;
-  state.mouth = MouthParamsOf(shape);
   AvatarRenderer renderer;
   renderer.Render(state, frame, Rect{0, 0, kWidth, kHeight});
   return frame;
+}
+
+VideoFrame RenderMouth(Viseme shape) {
+  AvatarState state;
+  state.mouth = MouthParamsOf(shape);
+  return RenderState(state);
 }
 
 class AvatarGoldenTest : public testing::TestWithParam<Viseme> {};
@@ -49,6 +54,40 @@ INSTANTIATE_TEST_SUITE_P(EveryMouthShape, AvatarGoldenTest,
                          [](const testing::TestParamInfo<Viseme>& info) {
                            return std::string(1, VisemeLetter(info.param));
                          });
+
+class ExpressionGoldenTest : public testing::TestWithParam<Expression> {};
+
+TEST_P(ExpressionGoldenTest, MatchesGolden) {
+  AvatarState state;
+  state.expression = ExpressionWeights::Of(GetParam());
+  const std::string name = std::string("avatar_") + ExpressionName(GetParam()) + ".png";
+  const absl::Status status = golden::CompareWithGolden(RenderState(state),
+                                                        LINGCAST_SOURCE_DIR "/src/avatar/testdata/" + name, {},
+                                                        LINGCAST_BINARY_DIR "/golden-diff");
+  EXPECT_TRUE(status.ok()) << status;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryExpression, ExpressionGoldenTest,
+                         testing::Values(Expression::kNeutral, Expression::kSmile, Expression::kSurprised,
+                                         Expression::kThinking),
+                         [](const testing::TestParamInfo<Expression>& info) {
+                           return std::string(ExpressionName(info.param));
+                         });
+
+TEST(AvatarGoldenTest, EveryExpressionHasItsOwnPicture) {
+  std::vector<VideoFrame> frames;
+  for (int e = 0; e < kExpressionCount; ++e) {
+    AvatarState state;
+    state.expression = ExpressionWeights::Of(static_cast<Expression>(e));
+    frames.push_back(RenderState(state));
+  }
+  for (size_t i = 0; i < frames.size(); ++i) {
+    for (size_t j = i + 1; j < frames.size(); ++j) {
+      EXPECT_NE(frames[i].rgba, frames[j].rgba) << ExpressionName(static_cast<Expression>(i)) << " and "
+                                                << ExpressionName(static_cast<Expression>(j)) << " look the same";
+    }
+  }
+}
 
 TEST(AvatarGoldenTest, EveryShapeHasItsOwnPicture) {
   // A golden set where two shapes render alike would hide a broken mouth.

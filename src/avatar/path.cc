@@ -83,6 +83,12 @@ bool Path::SameVerbsAs(const Path& other) const {
   return true;
 }
 
+std::string Path::VerbLetters() const {
+  std::string letters;
+  for (const Command& c : commands_) letters += "MLQCZ"[static_cast<int>(c.verb)];
+  return letters;
+}
+
 void Path::AddWeightedDifference(const Path& from, const Path& to, float weight) {
   if (!SameVerbsAs(from) || !SameVerbsAs(to)) return;
   for (size_t i = 0; i < commands_.size(); ++i) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "avatar/geometry.h"
@@ -36,6 +37,8 @@ class Path {
   // the same verbs in the same order; then every point moves on its own.
   bool SameVerbsAs(const Path& other) const;
   size_t verb_count() const { return commands_.size(); }
+  // The verbs as letters, e.g. "MLCZ" (for messages).
+  std::string VerbLetters() const;
   // this += weight * (to - from), point by point. All three must have the same
   // verbs (check with SameVerbsAs first; a mismatch leaves this path unchanged).
   void AddWeightedDifference(const Path& from, const Path& to, float weight);

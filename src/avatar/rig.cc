@@ -407,10 +407,10 @@ class Reader {
       if (layer.kind != Layer::Kind::kShape) return Error(w, "only shape layers can morph");
       LC_ASSIGN_OR_RETURN(b.target, ParseShape(j["morph"], w));
       if (!b.target.SameVerbsAs(layer.path)) {
-        return Error(w, absl::StrCat("the target has ", b.target.verb_count(), " path commands and the layer's shape ",
-                                     layer.path.verb_count(),
-                                     ", or they differ in kind or order: a morph target must use the same "
-                                     "commands (M, L, Q, C, Z) in the same order as the layer's shape"));
+        return Error(w, absl::StrCat("the target's path commands are ", b.target.VerbLetters(), ", the layer's shape's ",
+                                     layer.path.VerbLetters(),
+                                     ": a morph target must use the same commands in the same order (an ellipse "
+                                     "morphs into an ellipse, a rect into a rect)"));
       }
       b.from_value = 0;
       b.to_value = 1;
