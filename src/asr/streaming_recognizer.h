@@ -1,0 +1,93 @@
+// StreamingRecognizer: the one loop that turns a live audio stream into
+// recognition events -- VAD endpointing in front of one AsrSession.
+//
+// `lingcast asr`, `lingcast follow` and `lingcast live` all hear speech this
+// way: the VAD cuts the stream into utterances, the session is fed each
+// utterance's audio as it arrives, a partial hypothesis is asked for every
+// `partial_interval` of speech audio, and the session is finished where the
+// VAD decides the utterance ended.
+//
+// Times are on the input's media timeline (sample count / 16000 from the first
+// sample pushed), never wall-clock, so the events of a recording do not depend
+// on how fast it is fed or how it is chunked (except how many partials come).
+// Used from one thread at a time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "asr/asr_engine.h"
+#include "audio/vad.h"
+#include "core/media_time.h"
+#include "media/audio_buffer.h"
+
+namespace lingcast {
+
+struct StreamingRecognizerOptions {
+  VadConfig vad;
+  // Speech audio between two partial hypotheses (a partial costs a decoder
+  // pass over the utterance so far). >= 10 ms.
+  MediaTime partial_interval = MediaTime::Millis(300);
+  // Partials whose text did not change since the last one are not reported.
+  bool skip_repeated_partials = true;
+};
+
+struct RecognizerEvent {
+  enum class Type {
+    kSpeechStart,  // the VAD opened an utterance (no hypothesis yet)
+    kPartial,      // the best guess so far for the open utterance
+    kFinal,        // the utterance ended: its final hypothesis (text may be empty)
+  };
+  Type type = Type::kSpeechStart;
+  // kPartial / kFinal. `start` is the utterance's first voiced frame. For a
+  // partial, `end` is the end of the audio heard so far; for a final, the VAD's
+  // end of speech (or the last word's end when a word runs on into the hangover).
+  AsrHypothesis hypothesis;
+  // Where on the input timeline the event became known: the end of the audio
+  // pushed when it was produced. For a final that is the VAD's endpoint
+  // decision (the end of speech plus the hangover), which is where a live
+  // pipeline can first act on it.
+  MediaTime decided_at;
+  bool forced_end = false;  // kFinal: the VAD cut the utterance at max_utterance
+};
+
+const char* RecognizerEventTypeName(RecognizerEvent::Type type);  // "speech_start", "partial", "final"
+
+class StreamingRecognizer {
+ public:
+  // InvalidArgument for a bad VAD config or partial_interval; the model's
+  // NewSession error otherwise.
+  static absl::StatusOr<StreamingRecognizer> Create(const AsrModel& model, const StreamingRecognizerOptions& options);
+
+  StreamingRecognizer(StreamingRecognizer&&) noexcept;
+  StreamingRecognizer& operator=(StreamingRecognizer&&) noexcept;
+  ~StreamingRecognizer();
+
+  // Feeds the next 16 kHz mono samples (any length) and returns what they
+  // produced, in order. InvalidArgument for another format.
+  absl::StatusOr<std::vector<RecognizerEvent>> Push(const AudioBuffer& pcm16k);
+  // End of input: closes an open utterance (its final is the last event).
+  absl::StatusOr<std::vector<RecognizerEvent>> Flush();
+
+  // The end of the audio pushed so far.
+  MediaTime position() const;
+  bool in_speech() const { return in_speech_; }
+
+ private:
+  StreamingRecognizer(StreamingRecognizerOptions options, std::unique_ptr<AsrSession> session,
+                      VoiceActivityDetector vad);
+  absl::Status Handle(const VadEvent& event, MediaTime decided_at, std::vector<RecognizerEvent>& out);
+
+  StreamingRecognizerOptions options_;
+  std::unique_ptr<AsrSession> session_;
+  VoiceActivityDetector vad_;
+  bool in_speech_ = false;
+  MediaTime speech_start_;
+  MediaTime audio_since_partial_;
+  std::string last_partial_text_;
+};
+
+}  // namespace lingcast

@@ -1,0 +1,168 @@
+#include "asr/streaming_recognizer.h"
+
+#include <filesystem>
+
+#include "asr/asr_test_data.h"
+#include "asr/pocketsphinx_engine.h"
+#include "asr/word_error_rate.h"
+#include "audio/audio_decoder.h"
+#include "gtest/gtest.h"
+
+namespace lingcast {
+namespace {
+
+using Type = RecognizerEvent::Type;
+
+const PocketsphinxModel& Model() {
+  static const auto* model = [] {
+    absl::StatusOr<std::shared_ptr<PocketsphinxModel>> loaded = PocketsphinxModel::Load({});
+    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    return new std::shared_ptr<PocketsphinxModel>(*loaded);
+  }();
+  return **model;
+}
+
+AudioBuffer Silence(MediaTime duration) {
+  AudioBuffer pcm{kAsrSampleRate, 1, {}};
+  pcm.samples.assign(static_cast<size_t>(duration.micros() * kAsrSampleRate / 1'000'000), 0.0f);
+  return pcm;
+}
+
+// Silence, the recording, silence: pushed in pieces of `piece`.
+std::vector<RecognizerEvent> Recognize(const AudioBuffer& speech, MediaTime piece,
+                                       const StreamingRecognizerOptions& options = {}) {
+  absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), options);
+  EXPECT_TRUE(recognizer.ok()) << recognizer.status();
+  AudioBuffer input = Silence(MediaTime::Seconds(1));
+  input.samples.insert(input.samples.end(), speech.samples.begin(), speech.samples.end());
+  const AudioBuffer tail = Silence(MediaTime::Seconds(1));
+  input.samples.insert(input.samples.end(), tail.samples.begin(), tail.samples.end());
+  const size_t step = static_cast<size_t>(piece.micros() * kAsrSampleRate / 1'000'000);
+  std::vector<RecognizerEvent> events;
+  for (size_t begin = 0; begin < input.samples.size(); begin += step) {
+    AudioBuffer chunk{kAsrSampleRate, 1, {}};
+    chunk.samples.assign(input.samples.begin() + begin, input.samples.begin() + std::min(input.samples.size(), begin + step));
+    absl::StatusOr<std::vector<RecognizerEvent>> got = recognizer->Push(chunk);
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (got.ok()) events.insert(events.end(), got->begin(), got->end());
+  }
+  absl::StatusOr<std::vector<RecognizerEvent>> rest = recognizer->Flush();
+  EXPECT_TRUE(rest.ok()) << rest.status();
+  if (rest.ok()) events.insert(events.end(), rest->begin(), rest->end());
+  return events;
+}
+
+std::vector<const RecognizerEvent*> Finals(const std::vector<RecognizerEvent>& events) {
+  std::vector<const RecognizerEvent*> finals;
+  for (const RecognizerEvent& e : events) {
+    if (e.type == Type::kFinal && !e.hypothesis.text.empty()) finals.push_back(&e);
+  }
+  return finals;
+}
+
+#define LOAD_SPEECH_OR_SKIP(var, recording)                                            \
+  const std::string var##_path = SpeechPath((recording).file);                         \
+  if (!std::filesystem::exists(var##_path)) GTEST_SKIP() << NoDataMessage(var##_path); \
+  absl::StatusOr<AudioBuffer> var = DecodeAudioFile(var##_path, kAsrSampleRate);       \
+  ASSERT_TRUE(var.ok()) << var.status()
+
+TEST(StreamingRecognizerTest, SilenceGivesNoEvents) {
+  EXPECT_TRUE(Recognize(Silence(MediaTime::Seconds(2)), MediaTime::Millis(20)).empty());
+}
+
+TEST(StreamingRecognizerTest, RecordingGivesStartPartialsAndFinalInOrder) {
+  LOAD_SPEECH_OR_SKIP(jfk, kJfk);
+  const std::vector<RecognizerEvent> events = Recognize(*jfk, MediaTime::Millis(20));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front().type, Type::kSpeechStart);
+  // The speech starts after the leading second of silence.
+  EXPECT_GE(events.front().hypothesis.start, MediaTime::Millis(900));
+  int partials = 0;
+  MediaTime last_decided;
+  bool open = false;
+  for (const RecognizerEvent& e : events) {
+    EXPECT_GE(e.decided_at, last_decided) << "events come in input order";
+    last_decided = e.decided_at;
+    if (e.type == Type::kSpeechStart) {
+      EXPECT_FALSE(open);
+      open = true;
+    } else if (e.type == Type::kPartial) {
+      EXPECT_TRUE(open);
+      EXPECT_FALSE(e.hypothesis.final);
+      EXPECT_LE(e.hypothesis.end, e.decided_at);
+      ++partials;
+    } else {
+      EXPECT_TRUE(open);
+      open = false;
+      EXPECT_TRUE(e.hypothesis.final);
+      // The endpoint is decided after the hangover that follows the speech.
+      EXPECT_GE(e.decided_at, e.hypothesis.end);
+    }
+  }
+  EXPECT_FALSE(open) << "every utterance is finished";
+  EXPECT_GE(partials, 3);
+  std::string heard;
+  for (const RecognizerEvent* final : Finals(events)) heard += final->hypothesis.text + " ";
+  EXPECT_LT(CountWordErrors(kJfk.transcript, heard).rate(), 0.5) << heard;
+}
+
+TEST(StreamingRecognizerTest, FinalsDoNotDependOnChunking) {
+  LOAD_SPEECH_OR_SKIP(jfk, kJfk);
+  const auto small = Recognize(*jfk, MediaTime::Millis(20));
+  const auto large = Recognize(*jfk, MediaTime::Millis(130));
+  const auto small_finals = Finals(small), large_finals = Finals(large);
+  ASSERT_EQ(small_finals.size(), large_finals.size());
+  for (size_t i = 0; i < small_finals.size(); ++i) {
+    EXPECT_EQ(small_finals[i]->hypothesis.text, large_finals[i]->hypothesis.text);
+    EXPECT_EQ(small_finals[i]->hypothesis.start, large_finals[i]->hypothesis.start);
+  }
+}
+
+TEST(StreamingRecognizerTest, AnOpenUtteranceIsFinishedByFlush) {
+  LOAD_SPEECH_OR_SKIP(jfk, kJfk);
+  absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), {});
+  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  // The input ends in the middle of a word: feed 20 ms pieces until a second of
+  // speech has been heard, then stop.
+  size_t fed = 0;
+  const size_t step = kAsrSampleRate / 50;
+  while (fed + step <= jfk->samples.size() && !(recognizer->in_speech() && fed > kAsrSampleRate * 2)) {
+    AudioBuffer chunk{kAsrSampleRate, 1, {}};
+    chunk.samples.assign(jfk->samples.begin() + fed, jfk->samples.begin() + fed + step);
+    ASSERT_TRUE(recognizer->Push(chunk).ok());
+    fed += step;
+  }
+  ASSERT_TRUE(recognizer->in_speech());
+  absl::StatusOr<std::vector<RecognizerEvent>> rest = recognizer->Flush();
+  ASSERT_TRUE(rest.ok()) << rest.status();
+  ASSERT_FALSE(rest->empty());
+  EXPECT_EQ(rest->back().type, Type::kFinal);
+  EXPECT_FALSE(rest->back().hypothesis.text.empty());
+  EXPECT_FALSE(recognizer->in_speech());
+}
+
+TEST(StreamingRecognizerTest, AudioOfAnotherRateIsRefusedWithoutLosingState) {
+  absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), {});
+  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  ASSERT_TRUE(recognizer->Push(Silence(MediaTime::Millis(500))).ok());
+  AudioBuffer wrong{48000, 1, std::vector<float>(480, 0.0f)};
+  absl::StatusOr<std::vector<RecognizerEvent>> refused = recognizer->Push(wrong);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("48000"), std::string::npos) << refused.status();
+  EXPECT_EQ(recognizer->position(), MediaTime::Millis(500));
+}
+
+TEST(StreamingRecognizerTest, BadOptionsAreRefused) {
+  StreamingRecognizerOptions options;
+  options.partial_interval = MediaTime::Millis(1);
+  absl::StatusOr<StreamingRecognizer> bad = StreamingRecognizer::Create(Model(), options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("partial interval"), std::string::npos) << bad.status();
+  options = {};
+  options.vad.aggressiveness = 7;
+  EXPECT_EQ(StreamingRecognizer::Create(Model(), options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace lingcast
