@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/status.h"
 #include "text/language_detect.h"
 #include "text/utf8.h"
@@ -50,15 +51,26 @@ std::pair<size_t, size_t> TrimRange(std::string_view s, size_t begin, size_t end
 }
 
 // Parses "@name args" at `start` (the '@').
-absl::StatusOr<ScriptPause> ParseDirective(const LineContext& ctx, size_t start) {
+absl::StatusOr<ScriptItem> ParseDirective(const LineContext& ctx, size_t start) {
   const std::string_view line = ctx.line();
   size_t name_end = start + 1;
   while (name_end < line.size() && !IsBlankChar(line[name_end])) ++name_end;
   const std::string name(line.substr(start + 1, name_end - start - 1));
   const auto [arg_begin, arg_end] = TrimRange(line, name_end, line.size());
   const std::string arg(line.substr(arg_begin, arg_end - arg_begin));
+  if (name == "emotion") {
+    const std::string known = absl::StrJoin(kScriptEmotions, ", ");
+    if (arg.empty()) {
+      return ctx.Error(name_end, absl::StrCat("@emotion needs an expression, one of ", known));
+    }
+    for (const char* emotion : kScriptEmotions) {
+      if (arg == emotion) return ScriptEmotion{ctx.line_number(), arg};
+    }
+    return ctx.Error(arg_begin, absl::StrCat("unknown emotion '", arg, "' (known: ", known, ")"));
+  }
   if (name != "pause") {
-    return ctx.Error(start, absl::StrCat("unknown directive '@", name, "' (known: @pause SECONDS)"));
+    return ctx.Error(start,
+                     absl::StrCat("unknown directive '@", name, "' (known: @pause SECONDS, @emotion NAME)"));
   }
   if (arg.empty()) {
     return ctx.Error(name_end, "@pause needs a duration in seconds, e.g. '@pause 1.5'");
@@ -164,8 +176,12 @@ absl::StatusOr<Script> ParseScriptText(std::string_view text, std::string_view f
     if (line[begin] == '#') continue;
     in_blank_run = false;
     if (line[begin] == '@') {
-      LC_ASSIGN_OR_RETURN(ScriptPause pause, ParseDirective(ctx, begin));
-      script.items.emplace_back(std::in_place_type<ScriptPause>, pause);
+      LC_ASSIGN_OR_RETURN(ScriptItem directive, ParseDirective(ctx, begin));
+      if (const auto* emotion = std::get_if<ScriptEmotion>(&directive)) {
+        script.items.emplace_back(std::in_place_type<ScriptEmotion>, *emotion);
+      } else {
+        script.items.emplace_back(std::in_place_type<ScriptPause>, std::get<ScriptPause>(directive));
+      }
       continue;
     }
     LC_ASSIGN_OR_RETURN(ScriptLine item, ParseItem(ctx, begin, end));

@@ -28,7 +28,15 @@ struct ScriptPause {
   MediaTime duration;
 };
 
-using ScriptItem = std::variant<ScriptLine, ScriptPause>;
+// `@emotion NAME`: the avatar's expression from the next line on, one of
+// kScriptEmotions (the avatar module's Expression names).
+struct ScriptEmotion {
+  int line_number = 0;
+  std::string name;
+};
+inline constexpr const char* kScriptEmotions[] = {"neutral", "smile", "surprised", "thinking"};
+
+using ScriptItem = std::variant<ScriptLine, ScriptPause, ScriptEmotion>;
 
 struct Script {
   std::string filename;

@@ -115,6 +115,27 @@ TEST(ScriptTest, BadPauseDurations) {
   EXPECT_THAT(ErrorOf("hi\n@pause nan\n").message(), HasSubstr("is not a number"));
 }
 
+TEST(ScriptTest, EmotionDirectivesAreItems) {
+  const auto script = ParseScriptText("@emotion smile\nhi\n@emotion thinking\nhmm\n", "s.txt");
+  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_EQ(script->items.size(), 4u);
+  const auto* first = std::get_if<ScriptEmotion>(&script->items[0]);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->name, "smile");
+  EXPECT_EQ(first->line_number, 1);
+  ASSERT_NE(std::get_if<ScriptEmotion>(&script->items[2]), nullptr);
+  EXPECT_EQ(std::get<ScriptEmotion>(script->items[2]).name, "thinking");
+}
+
+TEST(ScriptTest, BadEmotions) {
+  EXPECT_EQ(ErrorOf("hi\n@emotion angry\n").message(),
+            "show.txt:2:10: unknown emotion 'angry' (known: neutral, smile, surprised, thinking)");
+  EXPECT_EQ(ErrorOf("hi\n@emotion\n").message(),
+            "show.txt:2:9: @emotion needs an expression, one of neutral, smile, surprised, thinking");
+  // Only directives: still no line to speak.
+  EXPECT_THAT(ErrorOf("@emotion smile\n").message(), HasSubstr("no lines to speak"));
+}
+
 TEST(ScriptTest, InvalidUtf8NamesPosition) {
   const absl::Status status = ErrorOf("hi\n你好\xff\n");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
