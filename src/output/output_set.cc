@@ -1,5 +1,6 @@
 #include "output/output_set.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <utility>
@@ -54,17 +55,37 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
 
   const AVCodecContext& video_codec = set->video_encoder_->codec_context();
   const AVCodecContext& audio_codec = set->audio_encoder_->codec_context();
+  // AAC's first packet starts before 0 by the encoder's priming (1024 samples).
+  // FLV and MPEG-TS cannot carry negative times, and a live muxer writing
+  // packets as they come cannot shift them afterwards as a file muxer does,
+  // so live timelines start at least that late (as the ffmpeg CLI's do).
+  const MediaTime priming = MediaTime::Micros(
+      av_rescale_rnd(audio_codec.initial_padding, 1'000'000, audio_codec.sample_rate, AV_ROUND_UP));
   for (const OutputSpec& spec : specs) {
     switch (spec.kind) {
       case OutputSpec::kMp4:
         set->sinks_.push_back(OpenMp4Output(spec, video_codec, audio_codec));
         break;
+      case OutputSpec::kRtmp:
+      case OutputSpec::kSrt: {
+        LiveOutputParams params;
+        params.spec = spec;
+        params.video = &video_codec;
+        params.audio = &audio_codec;
+        params.network = options.network;
+        params.start_offset = std::max(options.start_offset, priming);
+        params.clock = &clock;
+        OutputSet* raw_set = set.get();
+        params.request_keyframe = [raw_set] { raw_set->keyframe_requested_ = true; };
+        params.on_packet_written = options.on_packet_written;
+        set->sinks_.push_back(OpenLiveOutput(params));
+        break;
+      }
       default:
         return absl::UnimplementedError(
             absl::StrCat("--out ", spec.DisplayName(), ": ", OutputKindName(spec.kind), " outputs are not built yet"));
     }
   }
-  (void)clock;
   LC_RETURN_IF_ERROR(set->AllFailedError());
   return set;
 }

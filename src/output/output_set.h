@@ -28,6 +28,7 @@
 #include "media/video_frame.h"
 #include "output/audio_encoder.h"
 #include "output/encoder_options.h"
+#include "output/live_output.h"
 #include "output/output_sink.h"
 #include "output/output_spec.h"
 #include "output/video_encoder.h"
@@ -37,7 +38,8 @@ namespace lingcast {
 struct OutputSetOptions {
   // Added to every timestamp of the network and HLS outputs (MP4 files always
   // start at 0). Lets tests cross the 2^24 ms / 2^31 ms RTMP limits without
-  // streaming for hours.
+  // streaming for hours. Live outputs start no earlier than the AAC priming
+  // (1024 samples, 21.3 ms at 48 kHz): their containers cannot go negative.
   MediaTime start_offset = MediaTime::Zero();
   // Live defaults: HLS keeps a rolling window instead of a full VOD playlist.
   bool live = false;
@@ -48,6 +50,9 @@ struct OutputSetOptions {
   // VOD playlist that keeps every segment. -1: 6 segments when live, else 0.
   double hls_segment_seconds = 2.0;
   int hls_window_segments = -1;
+  // Called on the network outputs' sender threads after each packet was sent
+  // (the benchmark's rendered -> sent latency). Optional.
+  PacketWrittenObserver on_packet_written;
 };
 
 // Per-output figures plus the shared encode's.

@@ -82,6 +82,7 @@ struct OutputSinkStats {
   MediaTime send_buffer;              // media queued for the server
   MediaTime av_offset;                // last audio written minus last video written
   MediaTime last_dts;                 // of the last packet written, on the output's timeline
+  MediaTime last_connect_attempt;     // clock reading when the latest connection attempt began
 };
 
 class OutputSink {

@@ -3,7 +3,10 @@
 // flag. For tests (files, HLS playlists, RTMP pulls from the test server).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <thread>
+#include <utility>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,8 +50,11 @@ struct ReadBackResult {
 // options (e.g. {"rw_timeout", "20000000"} for a live pull).
 inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
                                                   const std::map<std::string, std::string>& options = {},
-                                                  int64_t max_packets = INT64_MAX) {
-  AVFormatContext* raw = nullptr;
+                                                  int64_t max_packets = INT64_MAX,
+                                                  const AVIOInterruptCB* interrupt = nullptr,
+                                                  std::atomic<int64_t>* packets_read = nullptr) {
+  AVFormatContext* raw = avformat_alloc_context();
+  if (interrupt != nullptr) raw->interrupt_callback = *interrupt;
   AVDictionary* dict = nullptr;
   for (const auto& [k, v] : options) av_dict_set(&dict, k.c_str(), v.c_str(), 0);
   int err = avformat_open_input(&raw, url.c_str(), nullptr, &dict);
@@ -80,8 +86,45 @@ inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
     }
     av_packet_unref(packet.get());
     ++count;
+    if (packets_read != nullptr) ++*packets_read;
   }
   return result;
 }
+
+// Reads a live URL (an RTMP play, an SRT listener) on its own thread until the
+// stream ends or Stop() is called.
+class LiveReader {
+ public:
+  explicit LiveReader(std::string url, std::map<std::string, std::string> options = {})
+      : url_(std::move(url)), options_(std::move(options)) {
+    thread_ = std::thread([this] {
+      AVIOInterruptCB interrupt{[](void* opaque) { return static_cast<LiveReader*>(opaque)->stop_.load() ? 1 : 0; },
+                                this};
+      result_ = ReadBackAll(url_, options_, INT64_MAX, &interrupt, &packets_read_);
+      done_ = true;
+    });
+  }
+  ~LiveReader() { Stop(); }
+  LiveReader(const LiveReader&) = delete;
+  LiveReader& operator=(const LiveReader&) = delete;
+
+  bool done() const { return done_; }
+  int64_t packets_read() const { return packets_read_; }
+  // Interrupts the read (if still running) and returns what was read.
+  const absl::StatusOr<ReadBackResult>& Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return result_;
+  }
+
+ private:
+  const std::string url_;
+  const std::map<std::string, std::string> options_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> done_{false};
+  std::atomic<int64_t> packets_read_{0};
+  absl::StatusOr<ReadBackResult> result_ = absl::UnknownError("not read");
+  std::thread thread_;
+};
 
 }  // namespace lingcast::testing_util

@@ -36,6 +36,25 @@ inline VideoFrame MakeFrame(int width, int height, int64_t index, uint8_t r = 40
   return frame;
 }
 
+// An opaque frame of noise: as costly to encode as a picture gets, so a few
+// frames make megabytes (for congestion tests). Deterministic per index.
+inline VideoFrame MakeNoiseFrame(int width, int height, int64_t index) {
+  VideoFrame frame;
+  frame.Allocate(width, height);
+  uint32_t state = static_cast<uint32_t>(index) * 2654435761u + 1;
+  for (int y = 0; y < height; ++y) {
+    uint8_t* row = frame.Row(y);
+    for (int x = 0; x < width; ++x) {
+      state = state * 1664525u + 1013904223u;
+      row[4 * x + 0] = static_cast<uint8_t>(state >> 24);
+      row[4 * x + 1] = static_cast<uint8_t>(state >> 16);
+      row[4 * x + 2] = static_cast<uint8_t>(state >> 8);
+      row[4 * x + 3] = 255;
+    }
+  }
+  return frame;
+}
+
 // A mono sine tone.
 inline AudioBuffer MakeTone(double seconds, int sample_rate, double hz = 440, float amplitude = 0.5f) {
   AudioBuffer buffer;

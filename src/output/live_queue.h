@@ -1,0 +1,68 @@
+// LivePacketQueue: the packets a network output has yet to send, measured in
+// milliseconds of media, with the live policies applied as packets arrive.
+//
+// - Congestion (connected, more than `congestion_threshold` of media queued):
+//   non-key video is dropped; once a frame is dropped, video stays dropped
+//   until a keyframe arrives with the queue back under the threshold, so what
+//   is sent always decodes. Keyframes and audio are never dropped.
+// - Disconnected: only the newest `reconnect_buffer` of media is kept; a live
+//   audience wants now, not the minute the server was down.
+// - Reconnected: the new connection starts at a video keyframe (queued ones
+//   before it are discarded, and until one arrives everything is).
+//
+// The span of the queue is newest dts - oldest dts in arrival order, which is
+// close enough for a threshold of hundreds of milliseconds (B-frames reorder
+// dts by at most a few frames). Thread-safe: one producer, one consumer.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "audio/av_util.h"
+#include "core/media_time.h"
+
+namespace lingcast {
+
+class LivePacketQueue {
+ public:
+  LivePacketQueue(MediaTime congestion_threshold, MediaTime reconnect_buffer);
+
+  // `packet`: timestamps in microseconds, stream_index 0 video / 1 audio.
+  void Push(PacketPtr packet);
+  // Blocks until a packet is queued (returns it), or the queue is closed and
+  // empty, or aborted (returns null).
+  PacketPtr Pop();
+
+  // The sender's connection state. `reconnect`: a connection after the first,
+  // whose first packet must be a keyframe.
+  void SetConnected(bool connected, bool reconnect);
+  // No more pushes: Pop drains what is left, then returns null.
+  void Close();
+  // Pop returns null at once, now and from here on.
+  void Abort();
+
+  MediaTime span() const;
+  int64_t dropped_video() const;  // congestion drops
+  int64_t discarded() const;      // lost while disconnected or waiting for a keyframe
+
+ private:
+  MediaTime SpanLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const MediaTime congestion_threshold_;
+  const MediaTime reconnect_buffer_;
+  mutable std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<PacketPtr> packets_ ABSL_GUARDED_BY(mu_);
+  bool connected_ ABSL_GUARDED_BY(mu_) = false;
+  bool need_keyframe_ ABSL_GUARDED_BY(mu_) = false;    // after a reconnect
+  bool dropping_video_ ABSL_GUARDED_BY(mu_) = false;   // congestion
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool aborted_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t dropped_video_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t discarded_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace lingcast

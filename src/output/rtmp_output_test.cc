@@ -1,0 +1,428 @@
+// The RTMP output against a real nginx-rtmp server on loopback: push, read
+// back as a player, survive kill -9, cross the FLV timestamp limits, drop only
+// non-key video under congestion, and fail clearly on bad targets.
+#include <dirent.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "output/live_output.h"
+#include "output/output_set.h"
+#include "output/read_back.h"
+#include "output/rtmp_test_server.h"
+#include "output/tcp_relay.h"
+#include "output/test_util.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::LiveReader;
+using testing_util::MakeFrame;
+using testing_util::MakeNoiseFrame;
+using testing_util::MakeTone;
+using testing_util::PollUntil;
+using testing_util::ReadBackResult;
+using testing_util::ReadPacket;
+using testing_util::RtmpTestServer;
+using testing_util::ScratchDir;
+
+constexpr int kInputRate = 22050;
+
+VideoEncoderOptions SmallVideo(int width = 160, int height = 90) {
+  VideoEncoderOptions video;
+  video.width = width;
+  video.height = height;
+  video.fps_num = 30;
+  video.preset = "ultrafast";
+  video.tune = "zerolatency";
+  video.keyframe_interval_s = 1.0;
+  video.threads = 1;
+  return video;
+}
+
+AudioEncoderOptions SpeechAudio() {
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = kInputRate;
+  return audio;
+}
+
+// Options for tests that push faster than real time on an idle loopback:
+// nothing there is congestion, so nothing may be dropped.
+OutputSetOptions Unthrottled() {
+  OutputSetOptions options;
+  options.network.congestion_threshold = MediaTime::Seconds(600);
+  options.network.reconnect_buffer = MediaTime::Seconds(600);
+  return options;
+}
+
+OutputSpec Spec(const std::string& text) {
+  auto spec = ParseOutputSpec(text);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.ok() ? *spec : OutputSpec{};
+}
+
+class Feeder {
+ public:
+  Feeder(OutputSet& set, const VideoEncoderOptions& video, bool noise = false)
+      : set_(set), video_(video), noise_(noise), tone_(MakeTone(1.0 / video.fps_num, kInputRate)) {}
+  // One frame and the audio up to its end.
+  absl::Status Step() {
+    absl::Status status = set_.WriteAudio(tone_);
+    if (!status.ok()) return status;
+    const VideoFrame frame = noise_ ? MakeNoiseFrame(video_.width, video_.height, next_)
+                                    : MakeFrame(video_.width, video_.height, next_);
+    return set_.WriteVideo(frame, next_++);
+  }
+  absl::Status Seconds(double seconds) {
+    const int64_t frames = static_cast<int64_t>(seconds * video_.fps_num);
+    for (int64_t i = 0; i < frames; ++i) {
+      absl::Status status = Step();
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  int64_t frames() const { return next_; }
+
+ private:
+  OutputSet& set_;
+  const VideoEncoderOptions video_;
+  const bool noise_;
+  const AudioBuffer tone_;
+  int64_t next_ = 0;
+};
+
+OutputSinkStats OutputStats(const OutputSet& set, size_t i = 0) { return set.stats().outputs.at(i); }
+
+bool WaitForState(const OutputSet& set, OutputState state, size_t i = 0) {
+  return PollUntil([&] { return OutputStats(set, i).state == state; });
+}
+
+void ExpectMonotonic(const std::vector<ReadPacket>& packets, const std::string& what) {
+  for (size_t i = 1; i < packets.size(); ++i) {
+    ASSERT_GE(packets[i].dts_ms, packets[i - 1].dts_ms) << what << " packet " << i;
+  }
+}
+
+// Open file descriptors and threads of this process.
+int CountEntries(const char* dir) {
+  int count = 0;
+  if (DIR* d = opendir(dir)) {
+    while (readdir(d) != nullptr) ++count;
+    closedir(d);
+  }
+  return count;
+}
+
+class RtmpOutputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!RtmpTestServer::Available()) GTEST_SKIP() << RtmpTestServer::kMissing;
+    ASSERT_TRUE(server_.Start()) << "nginx did not start:\n" << server_.ErrorLog();
+  }
+
+  // A player subscribed to `key` before the push starts, so it sees it all.
+  std::unique_ptr<LiveReader> Player(const std::string& key) {
+    auto reader = std::make_unique<LiveReader>(server_.Url("live", key),
+                                               std::map<std::string, std::string>{{"rw_timeout", "30000000"}});
+    EXPECT_TRUE(PollUntil([&] { return server_.HasPlayer(key); })) << server_.ErrorLog();
+    return reader;
+  }
+
+  // Pushes `seconds` to live/KEY with `options` and returns what a player saw.
+  ReadBackResult PushAndPlay(const std::string& key, double seconds, const OutputSetOptions& options,
+                             OutputSetStats* stats_out = nullptr) {
+    auto player = Player(key);
+    SystemClock clock;
+    auto set = OutputSet::Open({Spec(server_.Url("live", key))}, SmallVideo(), SpeechAudio(), options, clock);
+    EXPECT_TRUE(set.ok()) << set.status();
+    if (!set.ok()) return {};
+    EXPECT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
+    Feeder feeder(**set, SmallVideo());
+    EXPECT_TRUE(feeder.Seconds(seconds).ok());
+    EXPECT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+    const OutputSetStats stats = (*set)->stats();
+    if (stats_out) *stats_out = stats;
+    // A player does not see the end of a live stream: wait until it has every packet sent.
+    const int64_t sent = stats.outputs[0].video_packets + stats.outputs[0].audio_packets;
+    EXPECT_TRUE(PollUntil([&] { return player->packets_read() >= sent || player->done(); }))
+        << player->packets_read() << " of " << sent << " packets read";
+    auto result = player->Stop();
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? *result : ReadBackResult{};
+  }
+
+  RtmpTestServer server_;
+};
+
+TEST_F(RtmpOutputTest, APlayerReadsBackH264AndAacInSync) {
+  OutputSetStats stats;
+  const ReadBackResult read = PushAndPlay("basic", 2.0, Unthrottled(), &stats);
+  const testing_util::ReadStream* video = read.Find(AVMEDIA_TYPE_VIDEO);
+  const testing_util::ReadStream* audio = read.Find(AVMEDIA_TYPE_AUDIO);
+  ASSERT_NE(video, nullptr);
+  ASSERT_NE(audio, nullptr);
+  EXPECT_EQ(read.format, "flv");
+  EXPECT_EQ(video->codec, "h264");
+  EXPECT_EQ(audio->codec, "aac");
+  ASSERT_EQ(video->packets.size(), 60u);
+  EXPECT_TRUE(video->packets.front().key);
+  // The live timeline starts after AAC's 1024-sample priming (21.3 ms): the
+  // first audio packet, which starts that much before the first frame, is at 0.
+  EXPECT_EQ(video->packets.front().dts_ms, 21);
+  EXPECT_EQ(audio->packets.front().dts_ms, 0);
+  EXPECT_EQ(video->packets.back().dts_ms, 1988);  // frame 59 at 59/30 s
+  ExpectMonotonic(video->packets, "video");
+  ExpectMonotonic(audio->packets, "audio");
+  // 2 s of speech at 48 kHz in 1024-sample AAC frames: 94 frames (the last partial).
+  EXPECT_GE(audio->packets.size(), 93u);
+  EXPECT_NEAR(static_cast<double>(audio->packets.back().dts_ms), 1990, 30);
+  // A/V sync: both streams end together, within a frame.
+  EXPECT_NEAR(static_cast<double>(audio->packets.back().dts_ms - video->packets.back().dts_ms), 0, 34);
+
+  ASSERT_EQ(stats.outputs.size(), 1u);
+  const OutputSinkStats& out = stats.outputs[0];
+  EXPECT_EQ(out.state, OutputState::kFinished);
+  EXPECT_EQ(out.video_packets, 60);
+  EXPECT_EQ(out.audio_packets, stats.audio_packets);
+  EXPECT_EQ(out.dropped_video_frames, 0);
+  EXPECT_EQ(out.reconnects, 0);
+  EXPECT_GT(out.bytes, 0);
+  EXPECT_GT(out.bitrate, 0);
+  EXPECT_LT(std::abs(out.av_offset.millis()), 100);
+}
+
+struct OffsetCase {
+  const char* name;
+  int64_t offset_ms;
+  int64_t expected_first_dts_ms;  // on the FLV timeline
+  int64_t limit_ms;               // the boundary the stream crosses
+};
+
+class RtmpTimestampTest : public RtmpOutputTest, public ::testing::WithParamInterface<OffsetCase> {};
+
+TEST_P(RtmpTimestampTest, TimestampsStayMonotonicAcrossTheLimit) {
+  OutputSetOptions options = Unthrottled();
+  options.start_offset = MediaTime::Millis(GetParam().offset_ms);
+  const ReadBackResult read = PushAndPlay(GetParam().name, 1.5, options);
+  for (AVMediaType type : {AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO}) {
+    const testing_util::ReadStream* stream = read.Find(type);
+    ASSERT_NE(stream, nullptr);
+    ASSERT_FALSE(stream->packets.empty());
+    ExpectMonotonic(stream->packets, stream->codec);
+    EXPECT_LT(stream->packets.front().dts_ms, GetParam().limit_ms);
+    EXPECT_GT(stream->packets.back().dts_ms, GetParam().limit_ms);
+  }
+  EXPECT_EQ(read.Find(AVMEDIA_TYPE_VIDEO)->packets.front().dts_ms, GetParam().expected_first_dts_ms);
+  EXPECT_EQ(read.Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 45u);
+}
+
+constexpr int64_t k24 = int64_t{1} << 24;
+constexpr int64_t k30 = int64_t{1} << 30;
+constexpr int64_t k31 = int64_t{1} << 31;
+
+INSTANTIATE_TEST_SUITE_P(
+    Limits, RtmpTimestampTest,
+    ::testing::Values(
+        // RTMP's 24-bit timestamp field overflows into the extended timestamp.
+        OffsetCase{"ext24", k24 - 500, k24 - 500, k24},
+        // FLV's signed 32 bits end at 2^31: the connection's timeline is based
+        // at a multiple of 2^30, so the player sees media time - 2^30.
+        OffsetCase{"s31", k31 - 500, k31 - 500 - k30, k31 - k30}),
+    [](const ::testing::TestParamInfo<OffsetCase>& info) { return std::string(info.param.name); });
+
+TEST(FlvConnectionBaseTest, BasesAtMultiplesOfTwoToThe30) {
+  EXPECT_EQ(FlvConnectionBase(0), 0);
+  EXPECT_EQ(FlvConnectionBase(k24), 0);
+  EXPECT_EQ(FlvConnectionBase(k30 - 1), 0);
+  EXPECT_EQ(FlvConnectionBase(k31 - 500), k30);
+  EXPECT_EQ(FlvConnectionBase(k31 + 5), k31);
+}
+
+// Every packet the output put on the wire, as the observer saw it.
+struct WireLog {
+  std::mutex mu;
+  std::vector<PacketWritten> packets;
+  PacketWrittenObserver Observer() {
+    return [this](const std::string&, const PacketWritten& p) {
+      std::lock_guard<std::mutex> lock(mu);
+      packets.push_back(p);
+    };
+  }
+};
+
+TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) {
+  constexpr int kCycles = 3;
+  const int fds_before = CountEntries("/proc/self/fd");
+  const int threads_before = CountEntries("/proc/self/task");
+  {
+    // The test steps the clock: backoff waits are exact and cost no real time.
+    SimulatedClock clock;
+    WireLog wire;
+    OutputSetOptions options = Unthrottled();
+    options.network.reconnect.seed = 7;
+    options.on_packet_written = wire.Observer();
+    auto set = OutputSet::Open({Spec(server_.Url("live", "cycle"))}, SmallVideo(), SpeechAudio(), options, clock);
+    ASSERT_TRUE(set.ok()) << set.status();
+    ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
+    Feeder feeder(**set, SmallVideo());
+    const MediaTime frame = MediaTime::FromFrameIndex(1, 30);
+    auto step = [&] {
+      ASSERT_TRUE(feeder.Step().ok());
+      clock.Advance(frame);
+    };
+    for (int cycle = 1; cycle <= kCycles; ++cycle) {
+      for (int i = 0; i < 30; ++i) step();
+      server_.Kill();
+      // Media keeps coming; the sender notices the dead connection on its next write.
+      ASSERT_TRUE(PollUntil([&] {
+        step();
+        return OutputStats(**set).state == OutputState::kReconnecting;
+      })) << OutputStats(**set).error;
+      ASSERT_TRUE(server_.Start()) << server_.ErrorLog();
+      const MediaTime back_at = clock.Now();
+      ASSERT_TRUE(PollUntil([&] {
+        step();
+        return OutputStats(**set).reconnects == cycle && OutputStats(**set).state == OutputState::kConnected;
+      })) << OutputStats(**set).error;
+      // The first retry comes at most 2 s (the backoff's first step) after the
+      // loss, so at most 2 s after the server is back.
+      EXPECT_LE(OutputStats(**set).last_connect_attempt - back_at, MediaTime::Seconds(2)) << "cycle " << cycle;
+    }
+    for (int i = 0; i < 30; ++i) step();
+    ASSERT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+    EXPECT_EQ(OutputStats(**set).reconnects, kCycles);
+    EXPECT_GE((*set)->stats().keyframes_forced, 1);
+
+    std::lock_guard<std::mutex> lock(wire.mu);
+    for (int connection = 0; connection <= kCycles; ++connection) {
+      const PacketWritten* first = nullptr;
+      int audio = 0;
+      for (const PacketWritten& p : wire.packets) {
+        if (p.connection != connection) continue;
+        if (first == nullptr) first = &p;
+        if (p.stream_index == kAudioStreamIndex) ++audio;
+      }
+      ASSERT_NE(first, nullptr) << "connection " << connection;
+      EXPECT_EQ(first->stream_index, kVideoStreamIndex) << "connection " << connection;
+      EXPECT_TRUE(first->key) << "connection " << connection;
+      EXPECT_GT(audio, 10) << "audio resumes on connection " << connection;
+    }
+  }
+  EXPECT_EQ(CountEntries("/proc/self/fd"), fds_before);
+  EXPECT_EQ(CountEntries("/proc/self/task"), threads_before);
+}
+
+TEST_F(RtmpOutputTest, UnderCongestionOnlyNonKeyVideoIsDropped) {
+  // A relay between the output and the server that passes 150 KB/s, far below
+  // the noise video's rate: the send queue grows past the threshold.
+  testing_util::TcpRelay relay(server_.port(), /*bytes_per_second=*/150'000);
+  ASSERT_TRUE(relay.ok());
+  SystemClock clock;
+  WireLog wire;
+  OutputSetOptions options;
+  options.network.drain_timeout = MediaTime::Seconds(120);
+  options.on_packet_written = wire.Observer();
+  VideoEncoderOptions video = SmallVideo(320, 180);
+  video.keyframe_interval_s = 0.5;
+  const std::string url = absl::StrCat("rtmp://127.0.0.1:", relay.port(), "/live/slow");
+  auto set = OutputSet::Open({Spec(url)}, video, SpeechAudio(), options, clock);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
+  Feeder feeder(**set, video, /*noise=*/true);
+  ASSERT_TRUE(feeder.Seconds(4.0).ok());
+  ASSERT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+  const OutputSetStats stats = (*set)->stats();
+  const OutputSinkStats& out = stats.outputs[0];
+  EXPECT_GT(out.dropped_video_frames, 0);
+  SCOPED_TRACE(absl::StrCat("dropped ", out.dropped_video_frames, " sent ", out.video_packets, " of ",
+                            stats.video_packets, " video packets"));
+  EXPECT_EQ(out.audio_packets, stats.audio_packets) << "no audio lost";
+  EXPECT_EQ(out.video_packets + out.dropped_video_frames, stats.video_packets);
+  EXPECT_EQ(out.discarded_packets, 0);
+
+  // What went on the wire still decodes: after every gap in the video, a keyframe.
+  std::lock_guard<std::mutex> lock(wire.mu);
+  MediaTime previous = MediaTime::Micros(-1);
+  int gaps = 0;
+  for (const PacketWritten& p : wire.packets) {
+    if (p.stream_index != kVideoStreamIndex) continue;
+    if (previous >= MediaTime::Zero() && p.pts - previous > MediaTime::Millis(40)) {
+      ++gaps;
+      EXPECT_TRUE(p.key) << "video resumed at " << p.pts.ToString() << " without a keyframe";
+    }
+    previous = p.pts;
+  }
+  EXPECT_GT(gaps, 0);
+}
+
+TEST_F(RtmpOutputTest, UnknownApplicationIsRefusedWithoutRetrying) {
+  SystemClock clock;
+  auto set = OutputSet::Open({Spec(server_.Url("nosuchapp", "k"))}, SmallVideo(), SpeechAudio(), {}, clock);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(WaitForState(**set, OutputState::kFailed));
+  const OutputSinkStats out = OutputStats(**set);
+  EXPECT_THAT(out.error, HasSubstr("refused the stream"));
+  EXPECT_THAT(out.error, HasSubstr("/nosuchapp/***"));
+  EXPECT_EQ(out.reconnects, 0);
+  Feeder feeder(**set, SmallVideo());
+  const absl::Status write = feeder.Step();
+  EXPECT_FALSE(write.ok());
+  EXPECT_THAT(write.message(), HasSubstr("refused the stream"));
+}
+
+TEST_F(RtmpOutputTest, RejectedAuthenticationFailsThatOutputAndTheFileKeepsGoing) {
+  ScratchDir dir;
+  SystemClock clock;
+  auto set = OutputSet::Open({Spec(server_.Url("auth", "badkey")), Spec(dir.File("kept.mp4"))}, SmallVideo(),
+                             SpeechAudio(), {}, clock);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(WaitForState(**set, OutputState::kFailed, 0));
+  EXPECT_THAT(OutputStats(**set, 0).error, HasSubstr("refused the stream"));
+  Feeder feeder(**set, SmallVideo());
+  ASSERT_TRUE(feeder.Seconds(0.5).ok());
+  const absl::Status finished = (*set)->Finish();
+  EXPECT_THAT(finished.message(), HasSubstr("refused the stream"));
+  EXPECT_EQ(OutputStats(**set, 1).state, OutputState::kFinished);
+  auto read = testing_util::ReadBackAll(dir.File("kept.mp4"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 15u);
+}
+
+TEST_F(RtmpOutputTest, NoServerRetriesThenGivesUpNamingTheAddress) {
+  SimulatedClock clock;
+  OutputSetOptions options;
+  options.network.reconnect.max_retries = 2;
+  const int port = testing_util::FreeLoopbackPort();
+  const std::string url = absl::StrCat("rtmp://127.0.0.1:", port, "/live/k");
+  auto set = OutputSet::Open({Spec(url)}, SmallVideo(), SpeechAudio(), options, clock);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(PollUntil([&] {
+    clock.Advance(MediaTime::Millis(100));
+    return OutputStats(**set).state == OutputState::kFailed;
+  }));
+  const OutputSinkStats out = OutputStats(**set);
+  EXPECT_THAT(out.error, HasSubstr("gave up after 2 failed attempts"));
+  EXPECT_THAT(out.error, HasSubstr(absl::StrCat("127.0.0.1:", port)));
+  EXPECT_THAT(out.error, HasSubstr("refused"));
+}
+
+TEST_F(RtmpOutputTest, UnresolvableHostIsNamed) {
+  SimulatedClock clock;
+  OutputSetOptions options;
+  options.network.reconnect.max_retries = 0;
+  auto set = OutputSet::Open({Spec("rtmp://no-such-host.invalid/live/k")}, SmallVideo(), SpeechAudio(), options, clock);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(WaitForState(**set, OutputState::kFailed));
+  EXPECT_THAT(OutputStats(**set).error, HasSubstr("cannot resolve host \"no-such-host.invalid\""));
+}
+
+}  // namespace
+}  // namespace lingcast
