@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "output/hls_output.h"
 #include "output/mp4_output.h"
 
 namespace lingcast {
@@ -66,6 +67,15 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
       case OutputSpec::kMp4:
         set->sinks_.push_back(OpenMp4Output(spec, video_codec, audio_codec));
         break;
+      case OutputSpec::kHls: {
+        HlsOptions hls;
+        hls.segment_seconds = options.hls_segment_seconds;
+        hls.window_segments = options.hls_window_segments >= 0 ? options.hls_window_segments
+                                                                : (options.live ? 6 : 0);
+        hls.start_offset = std::max(options.start_offset, priming);
+        set->sinks_.push_back(OpenHlsOutput(spec, video_codec, audio_codec, hls));
+        break;
+      }
       case OutputSpec::kRtmp:
       case OutputSpec::kSrt: {
         LiveOutputParams params;
@@ -81,9 +91,6 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
         set->sinks_.push_back(OpenLiveOutput(params));
         break;
       }
-      default:
-        return absl::UnimplementedError(
-            absl::StrCat("--out ", spec.DisplayName(), ": ", OutputKindName(spec.kind), " outputs are not built yet"));
     }
   }
   LC_RETURN_IF_ERROR(set->AllFailedError());

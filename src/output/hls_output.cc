@@ -1,0 +1,294 @@
+#include "output/hls_output.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "core/atomic_file.h"
+#include "core/status.h"
+#include "output/av_muxer.h"
+
+namespace lingcast {
+namespace {
+
+constexpr char kMaster[] = "index.m3u8";
+constexpr char kVideoPlaylist[] = "video.m3u8";
+constexpr char kSubtitlePlaylist[] = "subtitles.m3u8";
+constexpr int64_t kMpegTsWrap = int64_t{1} << 33;
+
+std::string OneLine(const std::string& text) {
+  std::string line;
+  for (char c : text) line.push_back(c == '\n' || c == '\r' ? ' ' : c);
+  return line;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One subtitle segment as listed in the playlist.
+struct VttSegment {
+  int64_t index = 0;
+  double seconds = 0;
+  bool discontinuity = false;  // an EXT-X-DISCONTINUITY before it
+  std::string uri;
+};
+
+class HlsOutput final : public OutputSink {
+ public:
+  HlsOutput(const OutputSpec& spec, const HlsOptions& options) : options_(options) {
+    stats_.name = spec.DisplayName();
+    stats_.kind = spec.kind;
+    dir_ = spec.target;
+    segment_ = MediaTime::Seconds(options.segment_seconds);
+  }
+
+  absl::Status Open(const AVCodecContext& video, const AVCodecContext& audio) {
+    if (options_.segment_seconds <= 0 || !std::isfinite(options_.segment_seconds)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--hls-segment ", options_.segment_seconds, " must be a positive number of seconds"));
+    }
+    std::error_code error;
+    std::filesystem::create_directories(dir_, error);
+    if (error || !std::filesystem::is_directory(dir_)) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot create the HLS directory ", dir_, ": ",
+                                                      error ? error.message() : "not a directory"));
+    }
+    if (access(dir_.c_str(), W_OK | X_OK) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat("the HLS directory ", dir_, " is not writable"));
+    }
+    const bool resume = std::filesystem::exists(Path(kVideoPlaylist));
+    if (resume) LoadSubtitleSegments();
+
+    std::map<std::string, std::string> muxer_options = {
+        {"hls_time", absl::StrFormat("%g", options_.segment_seconds)},
+        {"hls_list_size", std::to_string(options_.window_segments)},
+        {"hls_segment_filename", Path("video_%05d.ts")},
+        {"hls_flags", absl::StrCat("independent_segments+temp_file",
+                                   options_.window_segments > 0 ? "+delete_segments" : "",
+                                   resume ? "+append_list" : "")},
+    };
+    if (options_.window_segments == 0) muxer_options["hls_playlist_type"] = "vod";
+    // append_list continues the old playlist's numbering and marks the discontinuity itself.
+    LC_ASSIGN_OR_RETURN(muxer_, AvMuxer::Open("hls", Path(kVideoPlaylist), {{&video}, {&audio}}, muxer_options,
+                                              absl::StrCat("hls:", dir_)));
+    codecs_ = absl::StrCat(AvcCodecString(video), ",mp4a.40.2");
+    width_ = video.width;
+    height_ = video.height;
+    bandwidth_ = std::max<int64_t>(video.bit_rate + audio.bit_rate, 500'000);
+    LC_RETURN_IF_ERROR(WriteFileAtomically(Path(kMaster), MasterPlaylist()));
+    stats_.state = OutputState::kConnected;
+    return absl::OkStatus();
+  }
+
+  void Write(const AVPacket& packet) override {
+    if (failed() || !muxer_) return;
+    const int64_t shift = options_.start_offset.micros();
+    AVPacket* shifted = av_packet_clone(&packet);
+    if (shifted == nullptr) return Fail(absl::ResourceExhaustedError("out of memory copying a packet"));
+    PacketPtr owned(shifted);
+    owned->pts += shift;
+    owned->dts += shift;
+    absl::Status status = muxer_->WritePacket(owned->stream_index, *owned, kPacketTimeBase);
+    if (!status.ok()) return Fail(status);
+    const MediaTime media = MediaTime::Micros(packet.dts);
+    if (packet.stream_index == kVideoStreamIndex) {
+      ++stats_.video_packets;
+    } else {
+      ++stats_.audio_packets;
+      media_end_ = std::max(media_end_, media);
+    }
+    stats_.last_dts = MediaTime::Micros(owned->dts);
+    stats_.bytes = DirectoryBytes();
+    if (media > MediaTime::Zero()) stats_.bitrate = static_cast<double>(stats_.bytes) * 8 / media.seconds();
+    // Subtitle segments are written once the media has passed their end.
+    while (media_end_ >= segment_ * (next_vtt_ + 1)) {
+      status = WriteSubtitleSegment(next_vtt_, segment_, /*final=*/false);
+      if (!status.ok()) return Fail(status);
+      ++next_vtt_;
+    }
+  }
+
+  void AddSubtitle(const SubtitleCue& cue) override { cues_.push_back(cue); }
+
+  absl::Status Finish() override {
+    if (failed()) return error_;
+    absl::Status status = muxer_->Finish();
+    muxer_.reset();
+    if (status.ok()) {
+      // The last, partial subtitle segment, up to the end of the media.
+      const MediaTime end = std::max(media_end_, MediaTime::Micros(1));
+      while (status.ok() && segment_ * next_vtt_ < end) {
+        const MediaTime length = std::min(segment_, end - segment_ * next_vtt_);
+        status = WriteSubtitleSegment(next_vtt_, length, /*final=*/true);
+        ++next_vtt_;
+      }
+    }
+    if (status.ok()) status = WriteFileAtomically(Path(kSubtitlePlaylist), SubtitlePlaylist(/*ended=*/true));
+    if (!status.ok()) {
+      Fail(status);
+      return error_;
+    }
+    stats_.bytes = DirectoryBytes();
+    stats_.state = OutputState::kFinished;
+    return absl::OkStatus();
+  }
+
+  OutputSinkStats stats() const override { return stats_; }
+  bool failed() const override { return stats_.state == OutputState::kFailed; }
+
+  void Fail(const absl::Status& status) {
+    if (failed()) return;
+    error_ = absl::Status(status.code(), absl::StrCat("output hls:", dir_, ": ", status.message()));
+    stats_.state = OutputState::kFailed;
+    stats_.error = std::string(error_.message());
+    stats_.error_code = error_.code();
+    muxer_.reset();
+  }
+
+ private:
+  std::string Path(const std::string& name) const { return (std::filesystem::path(dir_) / name).string(); }
+
+  int64_t DirectoryBytes() const {
+    int64_t total = 0;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+      if (entry.is_regular_file(error)) total += static_cast<int64_t>(entry.file_size(error));
+    }
+    return total;
+  }
+
+  // A stream being continued: keep its subtitle segments; ours follow after a discontinuity.
+  void LoadSubtitleSegments() {
+    bool discontinuity = false;
+    double seconds = 0;
+    const std::vector<std::string> lines = absl::StrSplit(ReadWholeFile(Path(kSubtitlePlaylist)), '\n');
+    for (const std::string& line : lines) {
+      if (line == "#EXT-X-DISCONTINUITY") discontinuity = true;
+      if (sscanf(line.c_str(), "#EXTINF:%lf", &seconds) == 1) continue;
+      int64_t number = 0;
+      if (sscanf(line.c_str(), "subs_%ld.vtt", &number) == 1) {
+        vtt_segments_.push_back({number, seconds, discontinuity, line});
+        discontinuity = false;
+        first_vtt_number_ = number + 1;
+      }
+    }
+    resumed_ = true;
+  }
+
+  std::string MasterPlaylist() const {
+    return absl::StrCat(
+        "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n",
+        "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"Subtitles\",DEFAULT=YES,AUTOSELECT=YES,URI=\"",
+        kSubtitlePlaylist, "\"\n", "#EXT-X-STREAM-INF:BANDWIDTH=", bandwidth_, ",CODECS=\"", codecs_,
+        "\",RESOLUTION=", width_, "x", height_, ",SUBTITLES=\"subs\"\n", kVideoPlaylist, "\n");
+  }
+
+  std::string SubtitlePlaylist(bool ended) const {
+    double target = options_.segment_seconds;
+    for (const VttSegment& s : vtt_segments_) target = std::max(target, s.seconds);
+    size_t first = 0;
+    if (options_.window_segments > 0 && vtt_segments_.size() > static_cast<size_t>(options_.window_segments)) {
+      first = vtt_segments_.size() - static_cast<size_t>(options_.window_segments);
+    }
+    std::string out = absl::StrCat("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:",
+                                   static_cast<int64_t>(std::ceil(target)), "\n#EXT-X-MEDIA-SEQUENCE:",
+                                   first < vtt_segments_.size() ? vtt_segments_[first].index : 0, "\n");
+    if (options_.window_segments == 0) absl::StrAppend(&out, "#EXT-X-PLAYLIST-TYPE:VOD\n");
+    for (size_t i = first; i < vtt_segments_.size(); ++i) {
+      if (vtt_segments_[i].discontinuity) absl::StrAppend(&out, "#EXT-X-DISCONTINUITY\n");
+      absl::StrAppend(&out, absl::StrFormat("#EXTINF:%.6f,\n", vtt_segments_[i].seconds), vtt_segments_[i].uri,
+                      "\n");
+    }
+    if (ended) absl::StrAppend(&out, "#EXT-X-ENDLIST\n");
+    return out;
+  }
+
+  // Segment n covers [n, n+1) segment lengths of media time. Its cue times are
+  // on the media timeline; X-TIMESTAMP-MAP ties that timeline's 0 to the
+  // MPEG-TS clock of the video (media time + start offset, at 90 kHz).
+  absl::Status WriteSubtitleSegment(int64_t n, MediaTime length, bool final) {
+    const MediaTime begin = segment_ * n;
+    const MediaTime end = begin + length;
+    const int64_t mpegts_zero = ((options_.start_offset.micros() * 9 / 100) % kMpegTsWrap + kMpegTsWrap) % kMpegTsWrap;
+    std::string vtt = absl::StrCat("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:", mpegts_zero, ",LOCAL:00:00:00.000\n\n");
+    for (const SubtitleCue& cue : cues_) {
+      if (cue.end <= begin || cue.start >= end) continue;
+      absl::StrAppend(&vtt, FormatVttTimestamp(cue.start), " --> ", FormatVttTimestamp(cue.end), "\n",
+                      OneLine(cue.primary.text), "\n");
+      if (!cue.secondary.text.empty()) absl::StrAppend(&vtt, OneLine(cue.secondary.text), "\n");
+      absl::StrAppend(&vtt, "\n");
+    }
+    const int64_t number = first_vtt_number_ + n;
+    const std::string uri = absl::StrFormat("subs_%05d.vtt", number);
+    LC_RETURN_IF_ERROR(WriteFileAtomically(Path(uri), vtt));
+    vtt_segments_.push_back({number, length.seconds(), resumed_ && n == 0, uri});
+    if (options_.window_segments > 0 && vtt_segments_.size() > static_cast<size_t>(options_.window_segments) + 1) {
+      // Like the video muxer, keep one segment beyond the window for players still reading it.
+      std::error_code ignored;
+      const VttSegment& old = vtt_segments_[vtt_segments_.size() - options_.window_segments - 2];
+      std::filesystem::remove(Path(old.uri), ignored);
+    }
+    // Cues that ended before this segment are no longer needed.
+    cues_.erase(std::remove_if(cues_.begin(), cues_.end(), [&](const SubtitleCue& c) { return c.end <= end; }),
+                cues_.end());
+    if (final) return absl::OkStatus();
+    return WriteFileAtomically(Path(kSubtitlePlaylist), SubtitlePlaylist(/*ended=*/false));
+  }
+
+  const HlsOptions options_;
+  std::string dir_;
+  MediaTime segment_;
+  std::unique_ptr<AvMuxer> muxer_;
+  std::vector<SubtitleCue> cues_;
+  std::vector<VttSegment> vtt_segments_;
+  int64_t next_vtt_ = 0;
+  int64_t first_vtt_number_ = 0;
+  bool resumed_ = false;
+  MediaTime media_end_;
+  std::string codecs_;
+  int width_ = 0, height_ = 0;
+  int64_t bandwidth_ = 0;
+  OutputSinkStats stats_;
+  absl::Status error_;
+};
+
+}  // namespace
+
+std::string FormatVttTimestamp(MediaTime t) {
+  const int64_t ms = std::max<int64_t>(0, t.millis());
+  return absl::StrFormat("%02d:%02d:%02d.%03d", ms / 3'600'000, (ms / 60'000) % 60, (ms / 1000) % 60, ms % 1000);
+}
+
+std::string AvcCodecString(const AVCodecContext& video) {
+  const uint8_t* data = video.extradata;
+  for (int i = 0; data != nullptr && i + 6 < video.extradata_size; ++i) {
+    const bool start_code = data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1;
+    if (start_code && (data[i + 3] & 0x1f) == 7) {
+      return absl::StrFormat("avc1.%02x%02x%02x", data[i + 4], data[i + 5], data[i + 6]);
+    }
+  }
+  return "avc1.42e01e";
+}
+
+std::unique_ptr<OutputSink> OpenHlsOutput(const OutputSpec& spec, const AVCodecContext& video,
+                                          const AVCodecContext& audio, const HlsOptions& options) {
+  auto output = std::make_unique<HlsOutput>(spec, options);
+  absl::Status status = output->Open(video, audio);
+  if (!status.ok()) output->Fail(status);
+  return output;
+}
+
+}  // namespace lingcast

@@ -1,0 +1,219 @@
+#include "output/hls_output.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "output/output_set.h"
+#include "output/read_back.h"
+#include "output/test_util.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing_util::MakeFrame;
+using testing_util::MakeTone;
+using testing_util::ReadBackAll;
+using testing_util::ReadPacket;
+using testing_util::ScratchDir;
+
+constexpr int kInputRate = 22050;
+
+VideoEncoderOptions SmallVideo() {
+  VideoEncoderOptions video;
+  video.width = 160;
+  video.height = 90;
+  video.fps_num = 30;
+  video.preset = "ultrafast";
+  video.keyframe_interval_s = 1.0;
+  video.threads = 1;
+  return video;
+}
+
+AudioEncoderOptions SpeechAudio() {
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = kInputRate;
+  return audio;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int CountOf(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+absl::Status Feed(OutputSet& set, double seconds, int64_t first_frame = 0) {
+  const AudioBuffer tone = MakeTone(1.0 / 30, kInputRate);
+  for (int64_t i = first_frame; i < first_frame + static_cast<int64_t>(seconds * 30); ++i) {
+    absl::Status status = set.WriteAudio(tone);
+    if (!status.ok()) return status;
+    status = set.WriteVideo(MakeFrame(160, 90, i), i);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// Writes `seconds` with two cues into hls:DIR (plus any other outputs).
+absl::Status WriteStream(const std::vector<std::string>& outs, const OutputSetOptions& options, double seconds) {
+  std::vector<OutputSpec> specs;
+  for (const std::string& out : outs) specs.push_back(*ParseOutputSpec(out));
+  SystemClock clock;
+  auto set = OutputSet::Open(specs, SmallVideo(), SpeechAudio(), options, clock);
+  if (!set.ok()) return set.status();
+  absl::Status status = (*set)->AddSubtitle(MediaTime::Millis(500), MediaTime::Millis(2500), {"你好，世界", "Hello, world"});
+  if (status.ok()) status = (*set)->AddSubtitle(MediaTime::Millis(3000), MediaTime::Millis(3900), {"再见"});
+  if (status.ok()) status = Feed(**set, seconds);
+  if (status.ok()) status = (*set)->Finish();
+  return status;
+}
+
+void ExpectMonotonic(const std::vector<ReadPacket>& packets) {
+  for (size_t i = 1; i < packets.size(); ++i) ASSERT_GE(packets[i].dts_ms, packets[i - 1].dts_ms) << i;
+}
+
+TEST(HlsOutputTest, VodPlaylistSegmentsAndWebVttReadBack) {
+  ScratchDir dir;
+  OutputSetOptions options;
+  options.hls_segment_seconds = 2.0;
+  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 5.0).ok());
+
+  const std::string video_playlist = ReadFile(dir.File("hls/video.m3u8"));
+  EXPECT_THAT(video_playlist, HasSubstr("#EXT-X-PLAYLIST-TYPE:VOD"));
+  EXPECT_THAT(video_playlist, HasSubstr("#EXT-X-ENDLIST"));
+  EXPECT_EQ(CountOf(video_playlist, ".ts"), 3);
+
+  auto read = ReadBackAll(dir.File("hls/video.m3u8"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
+  ASSERT_NE(read->Find(AVMEDIA_TYPE_AUDIO), nullptr);
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->codec, "h264");
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_AUDIO)->codec, "aac");
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 150u);
+  ExpectMonotonic(read->Find(AVMEDIA_TYPE_VIDEO)->packets);
+  ExpectMonotonic(read->Find(AVMEDIA_TYPE_AUDIO)->packets);
+
+  // On the MPEG-TS clock, media time 0 (the first frame) is at the AAC priming,
+  // 21 ms, as the WebVTT X-TIMESTAMP-MAP says (1920 ticks of 90 kHz).
+  auto segment = ReadBackAll(dir.File("hls/video_00000.ts"));
+  ASSERT_TRUE(segment.ok()) << segment.status();
+  EXPECT_EQ(segment->Find(AVMEDIA_TYPE_VIDEO)->packets.front().pts_ms, 21);
+  EXPECT_EQ(segment->Find(AVMEDIA_TYPE_AUDIO)->packets.front().pts_ms, 0);
+  EXPECT_THAT(ReadFile(dir.File("hls/subs_00000.vtt")), HasSubstr("X-TIMESTAMP-MAP=MPEGTS:1920,LOCAL:00:00:00.000"));
+
+  const std::string master = ReadFile(dir.File("hls/index.m3u8"));
+  EXPECT_THAT(master, HasSubstr("TYPE=SUBTITLES,GROUP-ID=\"subs\""));
+  EXPECT_THAT(master, HasSubstr("CODECS=\"avc1.42"));
+  EXPECT_THAT(master, HasSubstr("RESOLUTION=160x90,SUBTITLES=\"subs\"\nvideo.m3u8\n"));
+
+  const std::string subtitles = ReadFile(dir.File("hls/subtitles.m3u8"));
+  EXPECT_EQ(CountOf(subtitles, ".vtt"), 3);
+  EXPECT_THAT(subtitles, HasSubstr("#EXT-X-ENDLIST"));
+  // The first cue spans the first two segments, so both carry it.
+  EXPECT_THAT(ReadFile(dir.File("hls/subs_00000.vtt")), HasSubstr("00:00:00.500 --> 00:00:02.500\n你好，世界\nHello, world\n"));
+  EXPECT_THAT(ReadFile(dir.File("hls/subs_00001.vtt")), HasSubstr("你好，世界"));
+  EXPECT_THAT(ReadFile(dir.File("hls/subs_00001.vtt")), HasSubstr("00:00:03.000 --> 00:00:03.900\n再见\n"));
+  EXPECT_THAT(ReadFile(dir.File("hls/subs_00002.vtt")), Not(HasSubstr("-->")));
+
+  // A player reading the subtitle playlist sees the cues.
+  auto cues = ReadBackAll(dir.File("hls/subtitles.m3u8"));
+  ASSERT_TRUE(cues.ok()) << cues.status();
+  const testing_util::ReadStream* text = cues->Find(AVMEDIA_TYPE_SUBTITLE);
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(text->codec, "webvtt");
+  std::string all;
+  for (const std::string& t : text->texts) all += t + "|";
+  EXPECT_THAT(all, HasSubstr("你好，世界\nHello, world"));
+  EXPECT_THAT(all, HasSubstr("再见"));
+}
+
+TEST(HlsOutputTest, RollingWindowKeepsTheNewestSegments) {
+  ScratchDir dir;
+  OutputSetOptions options;
+  options.live = true;
+  options.hls_segment_seconds = 1.0;
+  options.hls_window_segments = 2;
+  ASSERT_TRUE(WriteStream({"hls:" + dir.File("live")}, options, 6.0).ok());
+  const std::string playlist = ReadFile(dir.File("live/video.m3u8"));
+  EXPECT_EQ(CountOf(playlist, ".ts\n"), 2);
+  EXPECT_THAT(playlist, Not(HasSubstr("VOD")));
+  EXPECT_THAT(playlist, Not(HasSubstr("video_00000.ts")));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("live/video_00000.ts")));
+  const std::string subtitles = ReadFile(dir.File("live/subtitles.m3u8"));
+  EXPECT_EQ(CountOf(subtitles, ".vtt\n"), 2);
+  EXPECT_FALSE(std::filesystem::exists(dir.File("live/subs_00000.vtt")));
+  EXPECT_TRUE(ReadBackAll(dir.File("live/video.m3u8")).ok());
+}
+
+TEST(HlsOutputTest, AContinuedStreamIsMarkedDiscontinuous) {
+  ScratchDir dir;
+  OutputSetOptions options;
+  options.hls_segment_seconds = 1.0;
+  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 2.0).ok());
+  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 2.0).ok());
+  const std::string playlist = ReadFile(dir.File("hls/video.m3u8"));
+  EXPECT_EQ(CountOf(playlist, "#EXT-X-DISCONTINUITY"), 1) << playlist;
+  EXPECT_EQ(CountOf(playlist, ".ts\n"), 4) << playlist;
+  EXPECT_EQ(CountOf(playlist, "#EXT-X-ENDLIST"), 1) << playlist;
+  const std::string subtitles = ReadFile(dir.File("hls/subtitles.m3u8"));
+  EXPECT_EQ(CountOf(subtitles, "#EXT-X-DISCONTINUITY"), 1) << subtitles;
+  EXPECT_EQ(CountOf(subtitles, ".vtt\n"), 4) << subtitles;
+  EXPECT_THAT(subtitles, HasSubstr("subs_00003.vtt"));
+}
+
+TEST(HlsOutputTest, StartOffsetPastTwoToThe31MsReadsBackMonotonic) {
+  ScratchDir dir;
+  OutputSetOptions options;
+  options.start_offset = MediaTime::Millis((int64_t{1} << 31) - 500);
+  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 2.0).ok());
+  auto read = ReadBackAll(dir.File("hls/video.m3u8"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ExpectMonotonic(read->Find(AVMEDIA_TYPE_VIDEO)->packets);
+  ExpectMonotonic(read->Find(AVMEDIA_TYPE_AUDIO)->packets);
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 60u);
+  // The WebVTT map ties cue time 0 to the offset on the 33-bit 90 kHz clock.
+  const int64_t mpegts = (((int64_t{1} << 31) - 500) * 90) % (int64_t{1} << 33);
+  EXPECT_THAT(ReadFile(dir.File("hls/subs_00000.vtt")), HasSubstr(absl::StrCat("MPEGTS:", mpegts, ",")));
+}
+
+TEST(HlsOutputTest, AnUnwritableDirectoryFailsAloneAndTheMp4KeepsGoing) {
+  ScratchDir dir;
+  std::ofstream(dir.File("a_file")) << "x";
+  const std::string bad = dir.File("a_file/hls");
+  const absl::Status status = WriteStream({"hls:" + bad, dir.File("kept.mp4")}, {}, 1.0);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("cannot create the HLS directory " + bad));
+  auto read = ReadBackAll(dir.File("kept.mp4"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 30u);
+}
+
+TEST(HlsOutputTest, BadSegmentLengthIsNamed) {
+  ScratchDir dir;
+  OutputSetOptions options;
+  options.hls_segment_seconds = 0;
+  const absl::Status status = WriteStream({"hls:" + dir.File("hls")}, options, 1.0);
+  EXPECT_THAT(status.message(), HasSubstr("--hls-segment 0"));
+}
+
+TEST(HlsOutputTest, Formats) {
+  EXPECT_EQ(FormatVttTimestamp(MediaTime::Millis(3'723'004)), "01:02:03.004");
+  EXPECT_EQ(FormatVttTimestamp(MediaTime::Zero()), "00:00:00.000");
+}
+
+}  // namespace
+}  // namespace lingcast
