@@ -66,6 +66,7 @@ int Main(int argc, char** argv) {
   render_cmd->add_option("--encoder-threads", render.encoder_threads, "x264 threads (0: automatic)")
       ->capture_default_str();
   render_cmd->add_option("--seed", render.seed, "Seed for blinks and idle motion")->capture_default_str();
+  render_cmd->add_option("--avatar", render.avatar_path, "Avatar rig JSON (docs/avatar-format.md); default: built-in");
   render_cmd->add_flag("-q,--quiet", render.quiet, "No progress bar, no summary line");
   render_cmd->add_flag("--json", render.json, "Print a JSON summary on stdout");
 

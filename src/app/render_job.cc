@@ -49,6 +49,11 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   const auto wall_start = std::chrono::steady_clock::now();
   LC_RETURN_IF_ERROR(ValidateRenderOptions(options));
   LC_ASSIGN_OR_RETURN(Script script, ParseScriptFile(options.script_path));
+  // --avatar: a rig file is read and checked before any slow work starts.
+  std::shared_ptr<const rig::Rig> rig = rig::BuiltInPresenter();
+  if (!options.avatar_path.empty()) {
+    LC_ASSIGN_OR_RETURN(rig, rig::LoadRig(options.avatar_path));
+  }
   LC_RETURN_IF_ERROR(CheckOutputPath(options.output_path));
   const std::string srt_path = SidecarPath(options.output_path);
   if (options.subtitles == SubtitleMode::kSrt) LC_RETURN_IF_ERROR(CheckOutputPath(srt_path));
@@ -68,7 +73,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   compose_options.width = options.width;
   compose_options.height = options.height;
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
-  auto avatar = std::make_unique<AvatarRenderer>();
+  auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));
 
   VideoEncoderOptions video;
   video.width = options.width;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/render_options.h"
+#include "avatar/avatar_state.h"
 #include "core/media_time.h"
 #include "media/text_segment.h"
 #include "text/script.h"
@@ -17,6 +18,7 @@ struct Utterance {
   int line_number = 0;     // in the script, for error messages
   TextSegment spoken;      // what the TTS says; also the first subtitle line
   TextSegment translation; // the second subtitle line (may be empty)
+  Expression expression = Expression::kNeutral;  // from the last `@emotion` before the line
 };
 
 struct PlannedPause {
@@ -28,6 +30,7 @@ using PlanItem = std::variant<Utterance, PlannedPause>;
 // --speak first: each line's first segment. --speak zh|en: the segment in that
 // language (the first segment where a line has none). --speak both: every
 // segment of the line in turn, each shown with the line's other segment.
+// `@emotion NAME` sets the expression of the utterances after it.
 std::vector<PlanItem> PlanRender(const Script& script, SpeakMode speak);
 
 }  // namespace lingcast

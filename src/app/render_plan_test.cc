@@ -44,5 +44,21 @@ TEST(RenderPlanTest, SpeakBothInTurn) {
   EXPECT_EQ(U(plan[1]).translation.text, "你好");
 }
 
+TEST(RenderPlanTest, EmotionDirectivesCarryToTheFollowingUtterances) {
+  Script s;
+  s.items.push_back(ScriptLine{1, {{"Hello", Language::kEn}}});
+  s.items.push_back(ScriptEmotion{2, "smile"});
+  s.items.push_back(ScriptLine{3, {{"Great news", Language::kEn}, {"好消息", Language::kZh}}});
+  s.items.push_back(ScriptPause{4, MediaTime::Millis(600)});
+  s.items.push_back(ScriptEmotion{5, "thinking"});
+  s.items.push_back(ScriptLine{6, {{"Hmm", Language::kEn}}});
+  const auto plan = PlanRender(s, SpeakMode::kBoth);
+  ASSERT_EQ(plan.size(), 5u);  // emotions are not items of their own
+  EXPECT_EQ(U(plan[0]).expression, Expression::kNeutral);
+  EXPECT_EQ(U(plan[1]).expression, Expression::kSmile);
+  EXPECT_EQ(U(plan[2]).expression, Expression::kSmile);
+  EXPECT_EQ(U(plan[4]).expression, Expression::kThinking);
+}
+
 }  // namespace
 }  // namespace lingcast
