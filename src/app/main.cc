@@ -69,6 +69,14 @@ int Main(int argc, char** argv) {
   render_cmd->add_option("--avatar", render.avatar_path, "Avatar rig JSON (docs/avatar-format.md); default: built-in");
   render_cmd->add_flag("-q,--quiet", render.quiet, "No progress bar, no summary line");
   render_cmd->add_flag("--json", render.json, "Print a JSON summary on stdout");
+  render_cmd->add_option("--background", render.background, "studio, a colour #RRGGBB, or an image or video file")
+      ->capture_default_str();
+  render_cmd->add_option("--background-fit", render.background_fit, "Image/video fit: cover, contain or stretch")
+      ->capture_default_str();
+  render_cmd->add_option("--subtitle-style", render.subtitle_style, "Subtitle look: outline, box or shadow")
+      ->capture_default_str();
+  render_cmd->add_flag("--highlight-words", render.highlight_words, "Colour each word of the spoken line as it is said");
+  render_cmd->add_option("--title", render.title, "Lower-third title \"NAME|SUBTITLE\", shown for the first 6 s");
 
   // --- doctor ---------------------------------------------------------------
   CLI::App* doctor_cmd = app.add_subcommand("doctor", "Check libraries, voices, fonts and data files");

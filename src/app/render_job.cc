@@ -28,6 +28,9 @@ namespace {
 // neither starts nor ends mid-word.
 constexpr MediaTime kLeadIn = MediaTime::Millis(400);
 constexpr MediaTime kTail = MediaTime::Millis(600);
+// --title: the lower third slides in at the end of the lead-in and stays 6 s.
+constexpr MediaTime kTitleStart = MediaTime::Millis(400);
+constexpr MediaTime kTitleDuration = MediaTime::Seconds(6);
 
 // Queue sizes between the render stages. Speech packets are small (a line of
 // audio); frames are big, so only a few are in flight.
@@ -72,6 +75,16 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   compose::CompositorOptions compose_options;
   compose_options.width = options.width;
   compose_options.height = options.height;
+  LC_ASSIGN_OR_RETURN(compose::BackgroundFit fit, compose::ParseBackgroundFit(options.background_fit));
+  LC_ASSIGN_OR_RETURN(compose_options.background_source, compose::ParseBackgroundArgument(options.background, fit));
+  LC_ASSIGN_OR_RETURN(compose_options.subtitles.look, compose::ParseSubtitleLook(options.subtitle_style));
+  compose_options.highlight_words = options.highlight_words;
+  if (!options.title.empty()) {
+    // From just after the lead-in, for long enough to read twice.
+    LC_ASSIGN_OR_RETURN(compose::LowerThird title,
+                        compose::ParseLowerThird(options.title, kTitleStart, kTitleStart + kTitleDuration));
+    compose_options.titles.push_back(std::move(title));
+  }
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
   auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/status.h"
+
 namespace lingcast {
 namespace {
 
@@ -57,6 +59,36 @@ TEST_F(RenderJobTest, BadScriptIsAUserErrorAndWritesNothing) {
   absl::StatusOr<RenderSummary> summary = RunRender(Options(), logger, signals);
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(fs::exists(Options().output_path));
+}
+
+// A background file that is missing or not media stops the render before any
+// output exists, with one line naming the file.
+TEST_F(RenderJobTest, BadBackgroundFileIsAUserErrorAndWritesNothing) {
+  std::ofstream(dir_ / "broken.png") << "not a picture";
+  for (const fs::path& background : {dir_ / "missing.png", dir_ / "broken.png"}) {
+    RenderOptions o = Options();
+    o.background = background.string();
+    Logger logger(LogLevel::kOff);
+    SignalWatcher signals;
+    absl::StatusOr<RenderSummary> summary = RunRender(o, logger, signals);
+    ASSERT_FALSE(summary.ok()) << background;
+    EXPECT_TRUE(IsUserError(summary.status())) << summary.status();
+    EXPECT_NE(summary.status().message().find(background.string()), std::string::npos) << summary.status();
+    EXPECT_FALSE(fs::exists(o.output_path));
+  }
+}
+
+TEST_F(RenderJobTest, RendersWithColourBackgroundBoxHighlightAndTitle) {
+  RenderOptions o = Options();
+  o.background = "#203040";
+  o.subtitle_style = "box";
+  o.highlight_words = true;
+  o.title = "Li Na|Host";
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  absl::StatusOr<RenderSummary> summary = RunRender(o, logger, signals);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_TRUE(fs::exists(o.output_path));
 }
 
 }  // namespace

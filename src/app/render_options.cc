@@ -3,6 +3,9 @@
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
+#include "compose/lower_third.h"
+#include "compose/media_background.h"
+#include "compose/subtitle_renderer.h"
 
 namespace lingcast {
 namespace {
@@ -74,6 +77,13 @@ absl::Status ValidateRenderOptions(const RenderOptions& o) {
         absl::StrCat("--encoder-threads ", o.encoder_threads, ": must be between 0 (automatic) and 64"));
   }
   if (o.output_path.empty()) return absl::InvalidArgumentError("-o/--output: an output path is required");
+  if (auto fit = compose::ParseBackgroundFit(o.background_fit); !fit.ok()) return fit.status();
+  if (auto look = compose::ParseSubtitleLook(o.subtitle_style); !look.ok()) return look.status();
+  if (!o.title.empty()) {
+    if (auto title = compose::ParseLowerThird(o.title, MediaTime::Zero(), MediaTime::Seconds(1)); !title.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--title: ", title.status().message()));
+    }
+  }
   return absl::OkStatus();
 }
 

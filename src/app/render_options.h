@@ -31,6 +31,12 @@ struct RenderOptions {
   std::string avatar_path;           // --avatar RIG.json (empty: the built-in presenter)
   bool quiet = false;                // --quiet: no progress bar
   bool json = false;                 // --json: JSON summary on stdout
+  // Compositor (docs/compositing.md).
+  std::string background = "studio";      // --background studio|#RRGGBB|FILE (image or video)
+  std::string background_fit = "cover";   // --background-fit cover|contain|stretch
+  std::string subtitle_style = "outline"; // --subtitle-style outline|box|shadow
+  bool highlight_words = false;           // --highlight-words: colour words as they are spoken
+  std::string title;                      // --title "NAME|SUBTITLE": a lower-third title
 };
 
 // "1280x720" -> width, height. Checks range (160..7680 x 90..4320) and evenness

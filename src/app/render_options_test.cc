@@ -48,5 +48,20 @@ TEST(RenderOptionsTest, ParsesModes) {
   EXPECT_FALSE(ParseSubtitleMode("soft").ok());
 }
 
+TEST(RenderOptionsTest, ValidatesCompositorFlags) {
+  RenderOptions o;
+  o.output_path = "out.mp4";
+  o.background_fit = "zoom";
+  EXPECT_NE(ValidateRenderOptions(o).message().find("--background-fit zoom"), absl::string_view::npos);
+  o.background_fit = "contain";
+  o.subtitle_style = "neon";
+  EXPECT_NE(ValidateRenderOptions(o).message().find("--subtitle-style neon"), absl::string_view::npos);
+  o.subtitle_style = "shadow";
+  o.title = "|Host";
+  EXPECT_NE(ValidateRenderOptions(o).message().find("--title"), absl::string_view::npos);
+  o.title = "Li Na|Host";
+  EXPECT_TRUE(ValidateRenderOptions(o).ok());
+}
+
 }  // namespace
 }  // namespace lingcast

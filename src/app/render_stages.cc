@@ -77,6 +77,14 @@ absl::StatusOr<Flow> SpeechStage::Process() {
   const MediaTime end = MediaTime::FromSamples(samples_ + speech->audio.frames(), rate);
   if (end > start) {  // a line with nothing to say (only punctuation) shows no subtitle
     speech_timing.cue = SubtitleCue{start, end, utterance.spoken, utterance.translation};
+    // Word timing for the highlight: offsets are into the spoken text, times
+    // from the start of this utterance's audio.
+    const std::vector<WordBoundary>& words = speech->track.words;
+    for (size_t i = 0; i < words.size(); ++i) {
+      const MediaTime word_end = WordEnd(speech->track, i, end - start);
+      speech_timing.cue->words.push_back(
+          CueWord{words[i].text_offset, words[i].text_length, start + words[i].start, start + word_end});
+    }
     cues_.push_back(*speech_timing.cue);
   }
   LC_RETURN_IF_ERROR(Emit(*item, std::move(speech->audio), std::move(speech_timing)));

@@ -61,6 +61,20 @@ TEST_F(SpeechStageTest, PlacesSpeechAndPausesOnTheAudioTimelineBySampleCount) {
   EXPECT_FALSE(t[0].value.visemes.cues.empty());
   EXPECT_FALSE(t[1].value.cue.has_value());  // a pause shows no subtitle
   EXPECT_EQ(h.stage().cues().size(), 2u);
+  // The English line's words, for the highlight: byte ranges of the spoken
+  // text, in order, inside the cue's time.
+  const SubtitleCue& en = *t[2].value.cue;
+  ASSERT_EQ(en.words.size(), 4u);
+  EXPECT_EQ(en.primary.text.substr(en.words[0].text_offset, en.words[0].text_length), "Welcome");
+  EXPECT_EQ(en.primary.text.substr(en.words[3].text_offset, en.words[3].text_length), "show");
+  for (size_t i = 0; i < en.words.size(); ++i) {
+    EXPECT_GE(en.words[i].start, en.start) << i;
+    EXPECT_LE(en.words[i].end, en.end) << i;
+    EXPECT_LT(en.words[i].start, en.words[i].end) << i;
+    if (i > 0) {
+      EXPECT_GE(en.words[i].start, en.words[i - 1].start) << i;
+    }
+  }
 }
 
 TEST_F(SpeechStageTest, AnUnknownVoiceFailsNamingTheLine) {
