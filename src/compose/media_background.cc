@@ -343,8 +343,11 @@ absl::StatusOr<const VideoFrame*> VideoBackground::FrameAt(MediaTime t) {
   for (;;) {
     bool took = false;
     while (!queue_.empty() && queue_.front().sequence <= target) {
-      std::swap(current_, queue_.front().frame);  // frame buffers are reused, not reallocated
+      std::swap(current_, queue_.front().frame);
       current_sequence_ = queue_.front().sequence;
+      if (queue_.front().frame.width == width_ && spare_.size() < queue_frames_) {
+        spare_.push_back(std::move(queue_.front().frame));  // the previous frame's buffer, to refill
+      }
       queue_.pop_front();
       took = true;
     }
@@ -429,6 +432,10 @@ absl::Status VideoBackground::DecodePass(int64_t loop) {
         return stopping_ || restart_generation_ != generation || queue_.size() < queue_frames_;
       });
       if (stopping_ || restart_generation_ != generation) return absl::OkStatus();
+      if (!spare_.empty()) {
+        frame = std::move(spare_.back());
+        spare_.pop_back();
+      }
     }
     LC_RETURN_IF_ERROR(scaler.Scale(*file->frame, path_, frame));
     std::lock_guard<std::mutex> lock(mu_);

@@ -109,6 +109,9 @@ class VideoBackground {
   mutable std::mutex mu_;
   std::condition_variable changed_;
   std::deque<Decoded> queue_ ABSL_GUARDED_BY(mu_);
+  // Frames the compositor is done with, for the decoder to fill again: a 4K
+  // frame is 33 MB, too much to allocate and zero 30 times a second.
+  std::vector<VideoFrame> spare_ ABSL_GUARDED_BY(mu_);
   int64_t start_loop_ ABSL_GUARDED_BY(mu_) = 0;  // where the decoder (re)starts
   int64_t restart_generation_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
