@@ -250,6 +250,8 @@ class LiveOutput final : public OutputSink {
       LC_RETURN_IF_ERROR(ProbeTcp(*target, network_.connect_timeout));
     } else {
       io_options["connect_timeout"] = std::to_string(network_.connect_timeout.millis());
+      // Live-mode SRT drops what is unsent at close unless told to linger.
+      io_options["linger"] = std::to_string(std::max<int64_t>(1, network_.drain_timeout.millis() / 1000));
     }
     int open_error = 0;
     AvConnection connection;
