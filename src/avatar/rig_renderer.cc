@@ -9,12 +9,14 @@ namespace {
 
 constexpr float kDegrees = std::numbers::pi_v<float> / 180.0f;
 
-// One layer's pose for one state: where it is, how opaque, and its outline.
+// One layer's pose for one state: where it is, how opaque, and its outline
+// (the layer's own path, or `morphed` when a morph binding moved it).
 struct Posed {
   Affine world;
   float opacity = 1;
   bool visible = true;
-  Path path;
+  const Path* path = nullptr;
+  Path morphed;
 };
 
 }  // namespace
@@ -96,16 +98,16 @@ void RigRenderer::Render(const AvatarState& state, VideoFrame& target, const Rec
           break;
         case rig::Binding::Kind::kMorph:
           if (f > 0) {
-            if (!morphed) p.path = layer.path;
+            if (!morphed) p.morphed = layer.path;
             morphed = true;
-            p.path.AddWeightedDifference(layer.path, b.target, f);
+            p.morphed.AddWeightedDifference(layer.path, b.target, f);
           }
           break;
         case rig::Binding::Kind::kVisible:
           break;
       }
     }
-    if (!morphed && layer.kind != rig::Layer::Kind::kGroup) p.path = layer.path;
+    p.path = morphed ? &p.morphed : &layer.path;
     const Affine local = Affine::Translate(translate.x, translate.y) *
                          Affine::Translate(layer.pivot.x, layer.pivot.y) * Affine::Rotate(degrees * kDegrees) *
                          Affine::Scale(scale.x, scale.y) * Affine::Translate(-layer.pivot.x, -layer.pivot.y);
@@ -125,20 +127,28 @@ void RigRenderer::Render(const AvatarState& state, VideoFrame& target, const Rec
   Canvas& c = *canvas;
   c.Reset(target, area.Intersect(clip));
   const int64_t before = c.pixels_shaded();
+  // Layers drawn one after another inside the same clip share one clip mask
+  // (the clip layer's pose is fixed for the whole call).
+  int active_clip = -1;
   for (int i : r.draw_order) {
     const rig::Layer& layer = r.layers[i];
     const Posed& p = posed[i];
     if (layer.kind == rig::Layer::Kind::kGroup || !p.visible || p.opacity <= 0) continue;
-    if (layer.clip >= 0) c.PushClip(posed[layer.clip].path, posed[layer.clip].world);
+    if (layer.clip != active_clip) {
+      if (active_clip >= 0) c.PopClip();
+      if (layer.clip >= 0) c.PushClip(*posed[layer.clip].path, posed[layer.clip].world);
+      active_clip = layer.clip;
+    }
     if (layer.fill) {
-      c.Fill(p.path, p.opacity < 1 ? layer.fill->WithOpacity(layer.fill->opacity * p.opacity) : *layer.fill, p.world);
+      c.Fill(*p.path, p.opacity < 1 ? layer.fill->WithOpacity(layer.fill->opacity * p.opacity) : *layer.fill,
+             p.world);
     }
     if (layer.stroke && layer.stroke_width > 0) {
-      c.Stroke(p.path, layer.stroke_width,
+      c.Stroke(*p.path, layer.stroke_width,
                p.opacity < 1 ? layer.stroke->WithOpacity(layer.stroke->opacity * p.opacity) : *layer.stroke, p.world);
     }
-    if (layer.clip >= 0) c.PopClip();
   }
+  if (active_clip >= 0) c.PopClip();
   last_pixels_shaded_.store(c.pixels_shaded() - before, std::memory_order_relaxed);
   ReturnCanvas(std::move(canvas));
 }
