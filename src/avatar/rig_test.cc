@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "avatar/png_image.h"
@@ -167,6 +169,22 @@ TEST(RigTest, ImageErrorsNameTheFile) {
   EXPECT_THAT(ErrorOf(RigWith(R"({"id": "a", "image": {"src": "a.png"}, "shape": {"ellipse": {"center": [0, 0], "radius": 1}}})"),
                       dir.path()),
               HasSubstr("layers[0]: a layer has a \"shape\" or an \"image\", not both"));
+}
+
+TEST(RigTest, TheDocumentedExampleParses) {
+  std::ifstream in(LINGCAST_SOURCE_DIR "/docs/avatar-format.md");
+  ASSERT_TRUE(in) << "docs/avatar-format.md is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const size_t begin = doc.find("```json\n");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = doc.find("```", begin + 8);
+  // Its images are the PNGtuber example's.
+  auto rig = ParseRig(doc.substr(begin + 8, end - begin - 8), "avatar-format.md",
+                      LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber");
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_EQ((*rig)->layers.size(), 6u);
 }
 
 TEST(RigTest, LoadRigReportsAMissingFile) {
