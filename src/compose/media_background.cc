@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,7 @@
 
 extern "C" {
 #include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 }
 
@@ -126,7 +128,13 @@ AVPixelFormat PlainFormat(AVPixelFormat format, bool* full_range) {
 // swscale context is kept while the source format stays the same.
 class FrameScaler {
  public:
-  FrameScaler(int width, int height, BackgroundFit fit) : width_(width), height_(height), fit_(fit) {}
+  // kExact: bicubic, bit-exact and accurately rounded (the same pixels on every
+  // CPU; an image is scaled once, and its goldens depend on it). kFast:
+  // bilinear with swscale's SIMD paths, for a video's every frame (still
+  // deterministic on one machine: the same input gives the same output).
+  enum class Quality { kExact, kFast };
+  FrameScaler(int width, int height, BackgroundFit fit, Quality quality)
+      : width_(width), height_(height), fit_(fit), quality_(quality) {}
 
   absl::Status Scale(const AVFrame& in, const std::string& path, VideoFrame& out) {
     if (in.width <= 0 || in.height <= 0) return Unreadable(path, "a picture has no size");
@@ -150,16 +158,27 @@ class FrameScaler {
     const AVPixelFormat format = PlainFormat(static_cast<AVPixelFormat>(in.format), &full_range);
     // Bit-exact, accurately rounded scaling: the same file gives the same pixels
     // on every CPU (the goldens depend on it).
+    const int flags = quality_ == Quality::kExact
+                          ? SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT | SWS_FULL_CHR_H_INT
+                          : SWS_BILINEAR;
     ctx_.reset(sws_getCachedContext(ctx_.release(), in.width, in.height, format, scaled_w, scaled_h,
-                                    AV_PIX_FMT_RGBA,
-                                    SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT | SWS_FULL_CHR_H_INT,
-                                    nullptr, nullptr, nullptr));
+                                    AV_PIX_FMT_RGBA, flags, nullptr, nullptr, nullptr));
     if (!ctx_) {
       return Unreadable(path, absl::StrCat("cannot convert its pixel format ",
                                            av_get_pix_fmt_name(format) ? av_get_pix_fmt_name(format) : "?"));
     }
     const int* coefficients = sws_getCoefficients(in.colorspace == AVCOL_SPC_BT709 ? SWS_CS_ITU709 : SWS_CS_DEFAULT);
     sws_setColorspaceDetails(ctx_.get(), coefficients, full_range ? 1 : 0, coefficients, 1, 0, 1 << 16, 1 << 16);
+    const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(format);
+    const bool opaque = desc != nullptr && !(desc->flags & AV_PIX_FMT_FLAG_ALPHA);
+    if (opaque && scaled_w == width_ && scaled_h == height_) {
+      // The usual case (a 16:9 video in a 16:9 frame): scaled straight into the frame.
+      if (out.width != width_ || out.height != height_) out.Allocate(width_, height_);
+      uint8_t* dst[4] = {out.Row(0), nullptr, nullptr, nullptr};
+      const int dst_stride[4] = {out.stride, 0, 0, 0};
+      sws_scale(ctx_.get(), in.data, in.linesize, 0, in.height, dst, dst_stride);
+      return absl::OkStatus();
+    }
     const int scaled_stride = (scaled_w * 4 + 63) & ~63;
     scaled_.resize(static_cast<size_t>(scaled_stride) * scaled_h + 64);
     uint8_t* dst[4] = {scaled_.data(), nullptr, nullptr, nullptr};
@@ -168,6 +187,16 @@ class FrameScaler {
 
     if (out.width != width_ || out.height != height_) out.Allocate(width_, height_);
     const int offset_x = (width_ - scaled_w) / 2, offset_y = (height_ - scaled_h) / 2;
+    if (opaque && offset_x <= 0 && offset_y <= 0) {
+      // Opaque source filling the frame (cover, stretch): the visible rows as they are.
+      const size_t row_bytes = static_cast<size_t>(width_) * 4;
+      for (int y = 0; y < height_; ++y) {
+        std::memcpy(out.Row(y), scaled_.data() + static_cast<size_t>(y - offset_y) * scaled_stride +
+                                    static_cast<size_t>(-offset_x) * 4,
+                    row_bytes);
+      }
+      return absl::OkStatus();
+    }
     for (int y = 0; y < height_; ++y) {
       uint8_t* row = out.Row(y);
       const int sy = y - offset_y;
@@ -194,6 +223,7 @@ class FrameScaler {
  private:
   const int width_, height_;
   const BackgroundFit fit_;
+  const Quality quality_;
   SwsContextPtr ctx_;
   std::vector<uint8_t> scaled_;
 };
@@ -266,7 +296,7 @@ absl::StatusOr<VideoFrame> LoadImageBackground(const std::string& path, int widt
   LC_ASSIGN_OR_RETURN(auto file, OpenVideoFile(path));
   LC_ASSIGN_OR_RETURN(bool got, ReadFrame(*file));
   if (!got) return Unreadable(path, "the picture cannot be decoded (no picture came out of the decoder)");
-  FrameScaler scaler(width, height, fit);
+  FrameScaler scaler(width, height, fit, FrameScaler::Quality::kExact);
   VideoFrame frame;
   LC_RETURN_IF_ERROR(scaler.Scale(*file->frame, path, frame));
   return frame;
@@ -405,7 +435,7 @@ absl::Status VideoBackground::DecodePass(int64_t loop) {
   // Reopened for every loop: the most robust way back to frame 0 for any format
   // (a seek lands on a keyframe near the start, not always on the first frame).
   LC_ASSIGN_OR_RETURN(auto file, OpenVideoFile(path_));
-  FrameScaler scaler(width_, height_, fit_);
+  FrameScaler scaler(width_, height_, fit_, FrameScaler::Quality::kFast);
   const AVRational time_base = file->stream->time_base;
   int64_t first_pts = AV_NOPTS_VALUE;
   int next_index = 0;
