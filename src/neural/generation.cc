@@ -1,0 +1,174 @@
+#include "neural/generation.h"
+
+#include <cmath>
+#include <limits>
+
+#include "neural/neural_error.h"
+
+namespace lingcast::neural {
+namespace {
+
+// The logits processors transformers applies for Marian: bad words (the pad token)
+// and the forced eos at the last position. `scores` (N, V) is changed in place.
+void ProcessScores(torch::Tensor& scores, std::int64_t cur_len, std::int64_t max_length,
+                   const GenerationOptions& options) {
+  const double minus_inf = -std::numeric_limits<double>::infinity();
+  for (std::int64_t id : options.suppressed_tokens) scores.select(1, id).fill_(minus_inf);
+  if (options.forced_eos_token_id && cur_len == max_length - 1) {
+    scores.fill_(minus_inf);
+    scores.select(1, *options.forced_eos_token_id).fill_(0.0);
+  }
+}
+
+void CheckOptions(const GenerationOptions& options) {
+  if (options.max_new_tokens < 1) {
+    Fail(ErrorCode::kInvalidArgument, "max_new_tokens is " + std::to_string(options.max_new_tokens) + "; it must be at least 1");
+  }
+  if (options.num_beams < 1) {
+    Fail(ErrorCode::kInvalidArgument, "num_beams is " + std::to_string(options.num_beams) + "; it must be at least 1");
+  }
+}
+
+void CheckStop(const GenerationOptions& options) {
+  if (options.stop.stop_requested()) Fail(ErrorCode::kCancelled, "generation cancelled");
+}
+
+std::vector<std::int64_t> ToVector(const torch::Tensor& row) {
+  torch::Tensor cpu = row.to(torch::kCPU).contiguous();
+  const auto* data = cpu.data_ptr<std::int64_t>();
+  return std::vector<std::int64_t>(data, data + cpu.numel());
+}
+
+// Drops what follows the first eos (the rows are padded to a common length).
+std::vector<std::int64_t> TrimAfterEos(std::vector<std::int64_t> tokens, std::int64_t eos) {
+  for (std::size_t i = 1; i < tokens.size(); ++i) {
+    if (tokens[i] == eos) {
+      tokens.resize(i + 1);
+      break;
+    }
+  }
+  return tokens;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int64_t>> GreedySearch(StepDecoder& decoder, std::int64_t batch,
+                                                    const GenerationOptions& options) {
+  CheckOptions(options);
+  torch::NoGradGuard no_grad;
+  const std::int64_t max_length = options.max_new_tokens + 1;
+  std::vector<torch::Tensor> columns;
+  torch::Tensor last = torch::full({batch}, options.start_token_id, torch::kLong);
+  torch::Tensor unfinished = torch::ones({batch}, torch::kBool);
+  columns.push_back(last);
+  for (std::int64_t cur_len = 1; cur_len < max_length; ++cur_len) {
+    CheckStop(options);
+    torch::Tensor scores = decoder.Step(last).to(torch::kCPU);
+    ProcessScores(scores, cur_len, max_length, options);
+    torch::Tensor next = scores.argmax(1);
+    next = torch::where(unfinished, next, torch::full_like(next, options.pad_token_id));
+    columns.push_back(next);
+    unfinished = unfinished.logical_and(next.ne(options.eos_token_id));
+    last = next;
+    if (!unfinished.any().item<bool>()) break;
+  }
+  torch::Tensor sequences = torch::stack(columns, 1);
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::int64_t b = 0; b < batch; ++b) out.push_back(TrimAfterEos(ToVector(sequences[b]), options.eos_token_id));
+  return out;
+}
+
+// transformers' vectorized beam search (generation/utils.py _beam_search), step for
+// step: 2 * num_beams candidates per input; candidates ending in eos (or at the
+// length limit) among the top num_beams become finished hypotheses scored
+// sum_logprobs / generated_length ** length_penalty; the rest continue.
+std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int64_t batch,
+                                                  const GenerationOptions& options) {
+  CheckOptions(options);
+  torch::NoGradGuard no_grad;
+  const std::int64_t beams = options.num_beams;
+  const std::int64_t max_length = options.max_new_tokens + 1;
+  const std::int64_t keep = 2 * beams;
+  const double kMasked = -1.0e9;
+  const auto long_options = torch::TensorOptions().dtype(torch::kLong);
+
+  torch::Tensor running = torch::full({batch, beams, max_length}, options.pad_token_id, long_options);
+  running.select(2, 0).fill_(options.start_token_id);
+  torch::Tensor running_scores = torch::zeros({batch, beams});
+  running_scores.narrow(1, 1, beams - 1).fill_(kMasked);
+  torch::Tensor finished_seqs = running.clone();
+  torch::Tensor finished_scores = torch::full({batch, beams}, kMasked);
+  torch::Tensor is_finished = torch::zeros({batch, beams}, torch::kBool);
+  torch::Tensor improvable = torch::ones({batch, 1}, torch::kBool);
+  torch::Tensor top_beams_mask = torch::cat({torch::ones({beams}, torch::kBool), torch::zeros({keep - beams}, torch::kBool)});
+  torch::Tensor batch_offset = (torch::arange(batch, long_options) * beams).view({batch, 1});
+
+  auto gather = [](const torch::Tensor& t, const torch::Tensor& index) {
+    torch::Tensor idx = index;
+    while (idx.dim() < t.dim()) idx = idx.unsqueeze(-1);
+    std::vector<std::int64_t> shape = t.sizes().vec();
+    shape[1] = index.size(1);
+    return torch::gather(t, 1, idx.expand(shape));
+  };
+
+  for (std::int64_t cur_len = 1; cur_len < max_length; ++cur_len) {
+    CheckStop(options);
+    torch::Tensor logits = decoder.Step(running.select(2, cur_len - 1).reshape({batch * beams})).to(torch::kCPU);
+    torch::Tensor log_probs = torch::log_softmax(logits, -1);
+    ProcessScores(log_probs, cur_len, max_length, options);
+    const std::int64_t vocab = log_probs.size(1);
+    torch::Tensor accumulated = (log_probs.view({batch, beams, vocab}) + running_scores.unsqueeze(2)).view({batch, beams * vocab});
+
+    auto [top_scores, top_index] = torch::topk(accumulated, keep, 1);
+    torch::Tensor source_beam = torch::div(top_index, vocab, "floor");
+    torch::Tensor token = top_index.remainder(vocab);
+    torch::Tensor top_seqs = gather(running, source_beam);
+    top_seqs.select(2, cur_len).copy_(token);
+    torch::Tensor hits = token.eq(options.eos_token_id);
+    if (cur_len + 1 >= max_length) hits.fill_(true);
+
+    // The best unfinished candidates run on.
+    torch::Tensor running_candidates = top_scores + hits.to(torch::kFloat) * kMasked;
+    torch::Tensor next_index = std::get<1>(torch::topk(running_candidates, beams, 1));
+    running = gather(top_seqs, next_index);
+    running_scores = gather(running_candidates, next_index);
+    decoder.Select((gather(source_beam, next_index) + batch_offset).reshape({batch * beams}));
+
+    // Finished candidates among the top num_beams join the kept hypotheses.
+    torch::Tensor just_finished = hits.logical_and(top_beams_mask.unsqueeze(0));
+    torch::Tensor finished_candidates = top_scores / std::pow(static_cast<double>(cur_len), options.length_penalty);
+    torch::Tensor full = is_finished.all(1, true).logical_and(torch::full({batch, 1}, options.early_stopping == EarlyStopping::kWhenFull, torch::kBool));
+    finished_candidates = finished_candidates + full.to(torch::kFloat) * kMasked;
+    finished_candidates = finished_candidates + improvable.logical_not().to(torch::kFloat) * kMasked;
+    finished_candidates = finished_candidates + just_finished.logical_not().to(torch::kFloat) * kMasked;
+    torch::Tensor merged_seqs = torch::cat({finished_seqs, top_seqs}, 1);
+    torch::Tensor merged_scores = torch::cat({finished_scores, finished_candidates}, 1);
+    torch::Tensor merged_finished = torch::cat({is_finished, just_finished}, 1);
+    torch::Tensor best = std::get<1>(torch::topk(merged_scores, beams, 1));
+    finished_seqs = gather(merged_seqs, best);
+    finished_scores = gather(merged_scores, best);
+    is_finished = gather(merged_finished, best);
+
+    // Could a running beam still beat the worst kept hypothesis?
+    const std::int64_t next_len = cur_len + 1;
+    const double best_length = (options.early_stopping == EarlyStopping::kNever && options.length_penalty > 0)
+                                   ? static_cast<double>(max_length - 1)
+                                   : static_cast<double>(next_len - 1);
+    torch::Tensor best_running = running_scores.narrow(1, 0, 1) / std::pow(best_length, options.length_penalty);
+    torch::Tensor worst_finished = torch::where(is_finished, std::get<0>(finished_scores.min(1, true)).expand_as(is_finished),
+                                                torch::full_like(finished_scores, kMasked));
+    improvable = improvable.logical_and(best_running.gt(worst_finished).any(1, true));
+
+    const bool can_improve = improvable.any().item<bool>();
+    const bool open_beam = !(is_finished.all().item<bool>() && options.early_stopping == EarlyStopping::kWhenFull);
+    const bool can_continue = !hits.all().item<bool>();
+    if (!(can_improve && open_beam && can_continue)) break;
+  }
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    out.push_back(TrimAfterEos(ToVector(finished_seqs[b][0]), options.eos_token_id));
+  }
+  return out;
+}
+
+}  // namespace lingcast::neural

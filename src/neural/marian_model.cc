@@ -1,0 +1,229 @@
+#include "neural/marian_model.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "neural/neural_error.h"
+#include "neural/safetensors.h"
+
+namespace lingcast::neural {
+namespace {
+
+LinearWeights LoadLinear(const MarianModel::WeightSource& weight, const std::string& prefix, std::int64_t out,
+                         std::int64_t in) {
+  return LinearWeights{weight(prefix + ".weight", {out, in}), weight(prefix + ".bias", {out})};
+}
+
+LayerNormWeights LoadNorm(const MarianModel::WeightSource& weight, const std::string& prefix, std::int64_t dim) {
+  return LayerNormWeights{weight(prefix + ".weight", {dim}), weight(prefix + ".bias", {dim})};
+}
+
+AttentionWeights LoadAttention(const MarianModel::WeightSource& weight, const std::string& prefix, std::int64_t dim,
+                               std::int64_t heads) {
+  return AttentionWeights{LoadLinear(weight, prefix + ".q_proj", dim, dim), LoadLinear(weight, prefix + ".k_proj", dim, dim),
+                          LoadLinear(weight, prefix + ".v_proj", dim, dim), LoadLinear(weight, prefix + ".out_proj", dim, dim),
+                          heads};
+}
+
+void CheckTokenIds(const torch::Tensor& ids, std::int64_t vocab, const char* what) {
+  if (ids.numel() == 0) return;
+  const std::int64_t low = ids.min().item<std::int64_t>();
+  const std::int64_t high = ids.max().item<std::int64_t>();
+  if (low < 0 || high >= vocab) {
+    Fail(ErrorCode::kInvalidArgument, std::string(what) + " token id " + std::to_string(low < 0 ? low : high) +
+                                          " is outside the vocabulary of " + std::to_string(vocab));
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const MarianModel> MarianModel::Load(const std::string& dir, const ModelOptions& options) {
+  torch::NoGradGuard no_grad;
+  const MarianConfig config = LoadMarianConfig(dir);
+  const Checkpoint checkpoint = Checkpoint::Open(dir);
+  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
+  const WeightSource weight = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
+    return checkpoint.LoadWeight(name, shape, tensor_options);
+  };
+  // Checkpoints name the shared embedding differently (save_pretrained keeps one of
+  // the tied names); separate embeddings have their own names.
+  std::string embedding = "model.encoder.embed_tokens.weight";
+  if (config.share_encoder_decoder_embeddings) {
+    const std::vector<std::string> names = {"model.shared.weight", "model.encoder.embed_tokens.weight",
+                                            "model.decoder.embed_tokens.weight"};
+    auto found = std::find_if(names.begin(), names.end(), [&](const auto& n) { return checkpoint.Contains(n); });
+    if (found == names.end()) {
+      Fail(ErrorCode::kNotFound, dir + ": the checkpoint has no embedding tensor ('model.shared.weight', "
+                                       "'model.encoder.embed_tokens.weight' or 'model.decoder.embed_tokens.weight')");
+    }
+    embedding = *found;
+  }
+  return Build(config, options, weight, embedding, checkpoint.Contains("lm_head.weight"));
+}
+
+std::shared_ptr<const MarianModel> MarianModel::Random(const MarianConfig& config, const ModelOptions& options,
+                                                       std::uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  auto generator = at::detail::createCPUGenerator(seed);
+  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
+  const WeightSource weight = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
+    const bool norm = name.find("layer_norm") != std::string::npos;
+    const bool bias = name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0;
+    if (norm) return (bias ? torch::zeros(shape) : torch::ones(shape)).to(tensor_options);
+    if (bias || name == "final_logits_bias") return torch::zeros(shape).to(tensor_options);
+    return (at::normal(0.0, 0.02, shape, generator)).to(tensor_options);
+  };
+  MarianConfig c = config;
+  c.share_encoder_decoder_embeddings = true;
+  c.decoder_vocab_size = c.vocab_size;
+  return Build(c, options, weight, "model.shared.weight", false);
+}
+
+std::shared_ptr<MarianModel> MarianModel::Build(const MarianConfig& c, const ModelOptions& options,
+                                                const WeightSource& weight, const std::string& embedding_name,
+                                                bool has_lm_head) {
+  std::shared_ptr<MarianModel> model(new MarianModel());
+  model->config_ = c;
+  model->options_ = options;
+  const std::int64_t d = c.d_model;
+  if (c.share_encoder_decoder_embeddings) {
+    model->encoder_embed_ = weight(embedding_name, {c.vocab_size, d});
+    model->decoder_embed_ = model->encoder_embed_;
+  } else {
+    model->encoder_embed_ = weight("model.encoder.embed_tokens.weight", {c.vocab_size, d});
+    model->decoder_embed_ = weight("model.decoder.embed_tokens.weight", {c.decoder_vocab_size, d});
+  }
+  model->lm_head_ = has_lm_head ? weight("lm_head.weight", {c.decoder_vocab_size, d}) : model->decoder_embed_;
+  model->final_logits_bias_ = weight("final_logits_bias", {1, c.decoder_vocab_size});
+  model->positions_ =
+      SinusoidalPositions(c.max_position_embeddings, d).to(torch::TensorOptions().dtype(options.dtype).device(options.device));
+  model->embed_scale_ = c.scale_embedding ? std::sqrt(static_cast<double>(d)) : 1.0;
+
+  for (std::int64_t i = 0; i < c.encoder_layers; ++i) {
+    const std::string p = "model.encoder.layers." + std::to_string(i);
+    model->encoder_layers_.push_back(EncoderLayerWeights{
+        LoadAttention(weight, p + ".self_attn", d, c.encoder_attention_heads), LoadNorm(weight, p + ".self_attn_layer_norm", d),
+        LoadLinear(weight, p + ".fc1", c.encoder_ffn_dim, d), LoadLinear(weight, p + ".fc2", d, c.encoder_ffn_dim),
+        LoadNorm(weight, p + ".final_layer_norm", d)});
+  }
+  for (std::int64_t i = 0; i < c.decoder_layers; ++i) {
+    const std::string p = "model.decoder.layers." + std::to_string(i);
+    model->decoder_layers_.push_back(DecoderLayerWeights{
+        LoadAttention(weight, p + ".self_attn", d, c.decoder_attention_heads), LoadNorm(weight, p + ".self_attn_layer_norm", d),
+        LoadAttention(weight, p + ".encoder_attn", d, c.decoder_attention_heads),
+        LoadNorm(weight, p + ".encoder_attn_layer_norm", d), LoadLinear(weight, p + ".fc1", c.decoder_ffn_dim, d),
+        LoadLinear(weight, p + ".fc2", d, c.decoder_ffn_dim), LoadNorm(weight, p + ".final_layer_norm", d)});
+  }
+  return model;
+}
+
+torch::Tensor MarianModel::Embed(const torch::Tensor& ids, const torch::Tensor& table, std::int64_t offset,
+                                 const char* what) const {
+  const std::int64_t length = ids.size(1);
+  if (offset + length > config_.max_position_embeddings) {
+    Fail(ErrorCode::kInvalidArgument, std::string(what) + " of " + std::to_string(offset + length) +
+                                          " tokens is longer than the model's max_position_embeddings (" +
+                                          std::to_string(config_.max_position_embeddings) + ")");
+  }
+  torch::Tensor x = torch::embedding(table, ids.to(options_.device));
+  if (embed_scale_ != 1.0) x = x * embed_scale_;
+  return x + positions_.narrow(0, offset, length);
+}
+
+torch::Tensor MarianModel::Encode(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) const {
+  torch::NoGradGuard no_grad;
+  if (input_ids.dim() != 2 || attention_mask.sizes() != input_ids.sizes()) {
+    Fail(ErrorCode::kInvalidArgument, "encoder input must be (batch, length) token ids with a mask of the same shape");
+  }
+  CheckTokenIds(input_ids, config_.vocab_size, "input");
+  torch::Tensor x = Embed(input_ids, encoder_embed_, 0, "an input");
+  const torch::Tensor mask = PaddingMask(attention_mask.to(options_.device).to(torch::kBool), options_.dtype);
+  for (const auto& layer : encoder_layers_) x = EncoderLayer(layer, config_.activation, x, mask);
+  return x;
+}
+
+std::unique_ptr<MarianDecoderState> MarianModel::StartDecoder(const torch::Tensor& encoder_out,
+                                                              const torch::Tensor& attention_mask, std::int64_t repeat,
+                                                              std::int64_t capacity) const {
+  torch::NoGradGuard no_grad;
+  std::unique_ptr<MarianDecoderState> state(new MarianDecoderState(shared_from_this()));
+  torch::Tensor encoded = repeat > 1 ? encoder_out.repeat_interleave(repeat, 0) : encoder_out;
+  torch::Tensor mask = attention_mask.to(options_.device).to(torch::kBool);
+  if (repeat > 1) mask = mask.repeat_interleave(repeat, 0);
+  state->cross_mask_ = PaddingMask(mask, options_.dtype);
+  const std::int64_t heads = config_.decoder_attention_heads;
+  const auto tensor_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  for (const auto& layer : decoder_layers_) {
+    state->cross_.push_back(ProjectCrossKv(layer.cross_attn, encoded));
+    state->caches_.emplace_back();
+    state->caches_.back().Allocate(encoded.size(0), heads, capacity, config_.d_model / heads, tensor_options);
+  }
+  return state;
+}
+
+torch::Tensor MarianModel::DecodeStep(const torch::Tensor& decoder_ids, std::vector<KvCache>& caches,
+                                      const std::vector<CrossKv>& cross, const torch::Tensor& cross_mask) const {
+  CheckTokenIds(decoder_ids, config_.decoder_vocab_size, "decoder");
+  torch::Tensor x = Embed(decoder_ids, decoder_embed_, caches.front().length(), "an output");
+  for (std::size_t i = 0; i < decoder_layers_.size(); ++i) {
+    x = DecoderLayer(decoder_layers_[i], config_.activation, x, caches[i], cross[i], cross_mask);
+  }
+  return torch::linear(x, lm_head_) + final_logits_bias_;
+}
+
+torch::Tensor MarianModel::Logits(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                                  const torch::Tensor& decoder_input_ids) const {
+  torch::NoGradGuard no_grad;
+  auto state = StartDecoder(Encode(input_ids, attention_mask), attention_mask, 1, decoder_input_ids.size(1));
+  return DecodeStep(decoder_input_ids, state->caches_, state->cross_, state->cross_mask_);
+}
+
+GenerationOptions MarianModel::DefaultGenerationOptions() const {
+  GenerationOptions o;
+  o.max_new_tokens = std::min(config_.max_length, config_.max_position_embeddings) - 1;
+  o.num_beams = config_.num_beams;
+  o.length_penalty = config_.length_penalty;
+  o.start_token_id = config_.decoder_start_token_id;
+  o.eos_token_id = config_.eos_token_id;
+  o.pad_token_id = config_.pad_token_id;
+  o.forced_eos_token_id = config_.forced_eos_token_id;
+  o.suppressed_tokens = config_.bad_words_ids;
+  return o;
+}
+
+std::vector<std::vector<std::int64_t>> MarianModel::Generate(const torch::Tensor& input_ids,
+                                                             const torch::Tensor& attention_mask,
+                                                             const GenerationOptions& options) const {
+  torch::NoGradGuard no_grad;
+  GenerationOptions o = options;
+  // Decoder positions past the sinusoid table do not exist: cap the length there.
+  o.max_new_tokens = std::min(o.max_new_tokens, config_.max_position_embeddings - 1);
+  for (std::int64_t id : o.suppressed_tokens) {
+    if (id < 0 || id >= config_.decoder_vocab_size) {
+      Fail(ErrorCode::kInvalidArgument, "suppressed token id " + std::to_string(id) + " is outside the vocabulary of " +
+                                            std::to_string(config_.decoder_vocab_size));
+    }
+  }
+  const torch::Tensor encoded = Encode(input_ids, attention_mask);
+  const std::int64_t beams = std::max<std::int64_t>(o.num_beams, 1);
+  auto state = StartDecoder(encoded, attention_mask, beams, std::max<std::int64_t>(o.max_new_tokens, 1));
+  if (beams == 1) return GreedySearch(*state, input_ids.size(0), o);
+  return BeamSearch(*state, input_ids.size(0), o);
+}
+
+torch::Tensor MarianDecoderState::Step(const torch::Tensor& tokens) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor ids = tokens.view({tokens.size(0), 1});
+  return model_->DecodeStep(ids, caches_, cross_, cross_mask_).select(1, 0).to(torch::kFloat);
+}
+
+void MarianDecoderState::Select(const torch::Tensor& rows) {
+  const torch::Tensor on_device = rows.to(model_->options_.device);
+  for (auto& cache : caches_) cache.Select(on_device);
+  for (auto& cross : cross_) cross.Select(on_device);
+  cross_mask_ = cross_mask_.index_select(0, on_device);
+}
+
+}  // namespace lingcast::neural

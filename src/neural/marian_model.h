@@ -1,0 +1,103 @@
+// MarianModel: transformers' MarianMTModel (OPUS-MT) on libtorch.
+//
+// Encoder and decoder of post-norm transformer layers with sinusoidal positions,
+// embeddings scaled by sqrt(d_model) when the config says so, the output
+// projection tied to the decoder embeddings, and final_logits_bias. Loaded from a
+// checkpoint directory as published (config.json, model.safetensors or shards);
+// immutable after loading, so one model serves any number of decoder states.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include "neural/generation.h"
+#include "neural/marian_config.h"
+#include "neural/transformer_layers.h"
+
+namespace lingcast::neural {
+
+struct ModelOptions {
+  torch::Device device = torch::kCPU;
+  torch::ScalarType dtype = torch::kFloat;  // kFloat, or kHalf / kBFloat16 on a GPU
+};
+
+class MarianDecoderState;
+
+class MarianModel : public std::enable_shared_from_this<MarianModel> {
+ public:
+  // Weight name + expected shape -> tensor (already on the device, in the dtype).
+  using WeightSource = std::function<torch::Tensor(const std::string&, const std::vector<std::int64_t>&)>;
+
+  // Throws NeuralError naming the file and tensor for anything missing or wrong.
+  static std::shared_ptr<const MarianModel> Load(const std::string& dir, const ModelOptions& options = {});
+
+  // Random weights of `config`'s sizes (normal, std 0.02 like transformers' init;
+  // layer norms at 1 and 0): for benchmarks at real sizes without a download.
+  static std::shared_ptr<const MarianModel> Random(const MarianConfig& config, const ModelOptions& options = {},
+                                                   std::uint64_t seed = 0);
+
+  const MarianConfig& config() const { return config_; }
+  const ModelOptions& options() const { return options_; }
+
+  // input_ids (B, S) int64; attention_mask (B, S), 1 for tokens and 0 for padding.
+  // Returns the encoder's last hidden state (B, S, d_model).
+  torch::Tensor Encode(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) const;
+
+  // A decoder over `encoder_out`, each input repeated `repeat` times in a row (the
+  // beams), with caches for up to `capacity` decoder positions.
+  std::unique_ptr<MarianDecoderState> StartDecoder(const torch::Tensor& encoder_out,
+                                                   const torch::Tensor& attention_mask, std::int64_t repeat,
+                                                   std::int64_t capacity) const;
+
+  // Logits (B, T, V) for whole decoder inputs at once (teacher forcing).
+  torch::Tensor Logits(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                       const torch::Tensor& decoder_input_ids) const;
+
+  // Encodes and decodes a batch; sequences start with the decoder start token.
+  // Options default from the config (beams, length penalty, bad words, forced eos).
+  std::vector<std::vector<std::int64_t>> Generate(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                                                  const GenerationOptions& options) const;
+  GenerationOptions DefaultGenerationOptions() const;
+
+ private:
+  friend class MarianDecoderState;
+  MarianModel() = default;
+  static std::shared_ptr<MarianModel> Build(const MarianConfig& config, const ModelOptions& options,
+                                            const WeightSource& weight, const std::string& embedding_name,
+                                            bool has_lm_head);
+
+  torch::Tensor Embed(const torch::Tensor& ids, const torch::Tensor& table, std::int64_t offset,
+                      const char* what) const;
+  torch::Tensor DecodeStep(const torch::Tensor& decoder_ids, std::vector<KvCache>& caches,
+                           const std::vector<CrossKv>& cross, const torch::Tensor& cross_mask) const;
+
+  MarianConfig config_;
+  ModelOptions options_;
+  double embed_scale_ = 1.0;
+  torch::Tensor encoder_embed_, decoder_embed_, lm_head_, final_logits_bias_, positions_;
+  std::vector<EncoderLayerWeights> encoder_layers_;
+  std::vector<DecoderLayerWeights> decoder_layers_;
+};
+
+class MarianDecoderState : public StepDecoder {
+ public:
+  torch::Tensor Step(const torch::Tensor& tokens) override;
+  void Select(const torch::Tensor& rows) override;
+
+ private:
+  friend class MarianModel;
+  explicit MarianDecoderState(std::shared_ptr<const MarianModel> model) : model_(std::move(model)) {}
+
+  std::shared_ptr<const MarianModel> model_;
+  std::vector<KvCache> caches_;
+  std::vector<CrossKv> cross_;
+  torch::Tensor cross_mask_;
+};
+
+}  // namespace lingcast::neural

@@ -1,0 +1,101 @@
+#include "neural/ops.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "neural/neural_error.h"
+
+namespace lingcast::neural {
+
+Activation ParseActivation(const std::string& name, const std::string& field) {
+  if (name == "relu") return Activation::kRelu;
+  if (name == "gelu") return Activation::kGelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::kGeluTanh;
+  if (name == "swish" || name == "silu") return Activation::kSilu;
+  Fail(ErrorCode::kUnimplemented,
+       field + " \"" + name + "\" is not supported (relu, gelu, gelu_new, gelu_pytorch_tanh, swish, silu)");
+}
+
+torch::Tensor Linear(const torch::Tensor& x, const LinearWeights& w) { return torch::linear(x, w.weight, w.bias); }
+
+torch::Tensor LayerNorm(const torch::Tensor& x, const LayerNormWeights& w) {
+  return torch::layer_norm(x, {x.size(-1)}, w.weight, w.bias, w.eps);
+}
+
+torch::Tensor Activate(const torch::Tensor& x, Activation activation) {
+  switch (activation) {
+    case Activation::kRelu:
+      return torch::relu(x);
+    case Activation::kGelu:
+      return torch::gelu(x);
+    case Activation::kGeluTanh:
+      return torch::gelu(x, "tanh");
+    case Activation::kSilu:
+      return torch::silu(x);
+  }
+  Fail(ErrorCode::kInternal, "unknown activation");
+}
+
+torch::Tensor SinusoidalPositions(std::int64_t num_positions, std::int64_t dim) {
+  const std::int64_t sin_columns = (dim + 1) / 2;  // the reference's "sentinel"
+  std::vector<float> table(static_cast<std::size_t>(num_positions * dim));
+  for (std::int64_t pos = 0; pos < num_positions; ++pos) {
+    float* row = table.data() + pos * dim;
+    for (std::int64_t j = 0; j < dim; ++j) {
+      const double angle = static_cast<double>(pos) / std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / dim);
+      // Even j feed the sin half in order, odd j the cos half.
+      if (j % 2 == 0) {
+        row[j / 2] = static_cast<float>(std::sin(angle));
+      } else {
+        row[sin_columns + j / 2] = static_cast<float>(std::cos(angle));
+      }
+    }
+  }
+  return torch::from_blob(table.data(), {num_positions, dim}, torch::kFloat).clone();
+}
+
+torch::Tensor SplitHeads(const torch::Tensor& x, std::int64_t heads) {
+  return x.view({x.size(0), x.size(1), heads, x.size(2) / heads}).transpose(1, 2);
+}
+
+torch::Tensor MergeHeads(const torch::Tensor& x) {
+  return x.transpose(1, 2).reshape({x.size(0), x.size(2), x.size(1) * x.size(3)});
+}
+
+torch::Tensor Attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                        const torch::Tensor& additive_mask, double scale) {
+  torch::Tensor scores = torch::matmul(q * scale, k.transpose(-1, -2));
+  if (additive_mask.defined()) scores = scores + additive_mask;
+  return torch::matmul(torch::softmax(scores, -1), v);
+}
+
+namespace {
+double Lowest(torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kHalf:
+      return -65504.0;
+    case torch::kBFloat16:
+      return -3.3895313892515355e38;
+    case torch::kDouble:
+      return std::numeric_limits<double>::lowest();
+    default:
+      return std::numeric_limits<float>::lowest();
+  }
+}
+}  // namespace
+
+torch::Tensor PaddingMask(const torch::Tensor& keep, torch::ScalarType dtype) {
+  torch::Tensor mask = torch::zeros(keep.sizes(), keep.options().dtype(dtype));
+  mask.masked_fill_(keep.logical_not(), Lowest(dtype));
+  return mask.view({keep.size(0), 1, 1, keep.size(1)});
+}
+
+torch::Tensor CausalMask(std::int64_t past, std::int64_t t, const torch::TensorOptions& options) {
+  // Query i (at position past + i) sees keys 0 .. past + i.
+  torch::Tensor mask = torch::full({t, past + t}, Lowest(options.dtype().toScalarType()), options);
+  mask = torch::triu(mask, past + 1);
+  return mask.view({1, 1, t, past + t});
+}
+
+}  // namespace lingcast::neural

@@ -1,0 +1,56 @@
+// Ops: the stateless tensor functions the layers are built from (the middle of
+// the tensors -> ops -> layers -> models stack). Each takes and returns libtorch
+// tensors on any device and dtype; none allocates state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <torch/types.h>
+#include <torch/utils.h>
+
+namespace lingcast::neural {
+
+struct LinearWeights {
+  torch::Tensor weight;  // (out, in), as PyTorch's nn.Linear stores it
+  torch::Tensor bias;    // (out) or undefined
+};
+
+struct LayerNormWeights {
+  torch::Tensor weight;
+  torch::Tensor bias;
+  double eps = 1e-5;
+};
+
+enum class Activation { kRelu, kGelu, kGeluTanh, kSilu };
+
+// transformers' ACT2FN names: "relu", "gelu", "gelu_new"/"gelu_pytorch_tanh"/
+// "gelu_fast" (tanh approximation), "swish"/"silu". Throws kUnimplemented naming
+// `field` and the value for any other.
+Activation ParseActivation(const std::string& name, const std::string& field);
+
+torch::Tensor Linear(const torch::Tensor& x, const LinearWeights& w);
+torch::Tensor LayerNorm(const torch::Tensor& x, const LayerNormWeights& w);
+torch::Tensor Activate(const torch::Tensor& x, Activation activation);
+
+// Marian's sinusoidal position table (num_positions, dim): sin of pos / 10000^(2i/dim)
+// in the first half of each row, cos in the second half (not interleaved), computed
+// in double precision as the reference does, then rounded to float.
+torch::Tensor SinusoidalPositions(std::int64_t num_positions, std::int64_t dim);
+
+// (N, T, H*Dh) <-> (N, H, T, Dh).
+torch::Tensor SplitHeads(const torch::Tensor& x, std::int64_t heads);
+torch::Tensor MergeHeads(const torch::Tensor& x);
+
+// softmax(q k^T * scale + mask) v over (N, H, T, Dh) tensors; `additive_mask`
+// (broadcastable to (N, H, Tq, Tk), 0 where allowed and the dtype's lowest value
+// where not) may be undefined.
+torch::Tensor Attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                        const torch::Tensor& additive_mask, double scale);
+
+// (N, S) bool "keep" mask -> (N, 1, 1, S) additive mask in `dtype`.
+torch::Tensor PaddingMask(const torch::Tensor& keep, torch::ScalarType dtype);
+// Causal additive mask (1, 1, t, past + t) for t new positions after `past` cached ones.
+torch::Tensor CausalMask(std::int64_t past, std::int64_t t, const torch::TensorOptions& options);
+
+}  // namespace lingcast::neural

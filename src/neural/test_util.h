@@ -1,0 +1,52 @@
+// Helpers for src/neural's tests: the committed fixtures and a small safetensors
+// writer for the files the tests make themselves.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include "gtest/gtest.h"
+#include "neural/neural_error.h"
+
+namespace lingcast::neural::testing {
+
+// src/neural/testdata/NAME
+std::string TestdataDir(const std::string& name);
+
+nlohmann::json ReadJsonFile(const std::string& path);
+
+// [[...], [...]] of integers -> (rows, cols) int64 tensor.
+torch::Tensor IdsTensor(const nlohmann::json& rows);
+std::vector<std::vector<std::int64_t>> IdLists(const nlohmann::json& rows);
+
+// Writes `tensors` (contiguous CPU tensors of F32/F16/BF16/I64/I32/U8/BOOL) as a
+// safetensors file, in name order.
+void WriteSafetensors(const std::string& path, const std::map<std::string, torch::Tensor>& tensors);
+// Writes a file from a raw header (any text) and raw data bytes.
+void WriteRawSafetensors(const std::string& path, const std::string& header, const std::string& data);
+
+// Copies every file of `from` into `to` (which exists).
+void CopyDir(const std::string& from, const std::string& to);
+
+// max |a - b| / max(max |b|, 1): the tensor-wide relative error the parity tests bound.
+double RelativeError(const torch::Tensor& actual, const torch::Tensor& expected);
+
+// Runs `f`; expects a NeuralError of `code` whose message holds every one of `parts`.
+template <typename F>
+void ExpectError(F&& f, ErrorCode code, const std::vector<std::string>& parts) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error";
+  } catch (const NeuralError& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const auto& part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace lingcast::neural::testing
