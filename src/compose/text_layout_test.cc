@@ -186,5 +186,18 @@ TEST_F(FontTest, GlyphCacheIsBoundedInBytes) {
   EXPECT_LT((*cache)->size(), 13u);
 }
 
+// The highlight maps glyphs (code points) back to byte offsets of the cue's
+// text: the two must agree on every input, malformed UTF-8 included.
+TEST(CodePointByteOffsetsTest, OneOffsetPerDecodedCodePoint) {
+  const std::string cases[] = {"", "abc", "大家好, ok", "a\xff\xfe" "b", "\xe5\xa4", "😀x", "\xc0\x80z"};
+  for (const std::string& text : cases) {
+    const std::vector<int> offsets = CodePointByteOffsets(text);
+    ASSERT_EQ(offsets.size(), DecodeUtf8(text).size() + 1) << text;
+    EXPECT_EQ(offsets.back(), static_cast<int>(text.size()));
+    for (size_t i = 1; i < offsets.size(); ++i) EXPECT_LT(offsets[i - 1], offsets[i]) << text;
+  }
+  EXPECT_EQ(CodePointByteOffsets("大家好"), (std::vector<int>{0, 3, 6, 9}));
+}
+
 }  // namespace
 }  // namespace lingcast::compose
