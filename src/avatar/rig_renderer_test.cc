@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -216,6 +218,27 @@ TEST(RigRendererTest, ThePngtuberExampleLoadsAndMoves) {
   EXPECT_TRUE(region_differs(f_rest, f_blink, eyes));
   EXPECT_FALSE(region_differs(f_rest, f_blink, mouth));
   ExpectTilesMatch(*rig, wide, 200, 240);
+}
+
+// The committed PNGs are what tools/make_pngtuber draws today (compared as
+// pixels: zlib versions may compress the same pixels to other bytes).
+TEST(RigRendererTest, ThePngtuberImagesAreWhatTheToolMakes) {
+  const std::string tool = LINGCAST_BINARY_DIR "/src/avatar/make_pngtuber";
+  if (!std::filesystem::exists(tool)) GTEST_SKIP() << "make_pngtuber is not built in " << LINGCAST_BINARY_DIR;
+  ScratchDir dir;
+  ASSERT_EQ(std::system((tool + " " + dir.path() + " > /dev/null").c_str()), 0);
+  const std::string committed = LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber/";
+  int compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    auto made = DecodePngFile(entry.path().string());
+    auto kept = DecodePngFile(committed + name);
+    ASSERT_TRUE(made.ok()) << made.status();
+    ASSERT_TRUE(kept.ok()) << name << " is made by the tool but not committed: " << kept.status();
+    EXPECT_EQ(made->rgba, kept->rgba) << name << " differs: rerun make_pngtuber examples/avatars/pngtuber";
+    ++compared;
+  }
+  EXPECT_EQ(compared, 13);
 }
 
 }  // namespace

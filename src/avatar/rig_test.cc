@@ -187,6 +187,30 @@ TEST(RigTest, TheDocumentedExampleParses) {
   EXPECT_EQ((*rig)->layers.size(), 6u);
 }
 
+TEST(PngImageTest, BadFilesAreClearErrorsAndNothingIsHalfWritten) {
+  ScratchDir dir;
+  {
+    std::ofstream(dir.File("not.png")) << "hello";
+  }
+  auto decoded = DecodePngFile(dir.File("not.png"));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_THAT(std::string(decoded.status().message()), HasSubstr("cannot read PNG \"" + dir.File("not.png") + "\""));
+  VideoFrame image;
+  image.Allocate(3, 2);
+  image.rgba[3] = 255;
+  EXPECT_FALSE(EncodePngFile(image, dir.File("missing/out.png")).ok());
+  EXPECT_FALSE(EncodePngFile(VideoFrame{}, dir.File("empty.png")).ok());
+  EXPECT_EQ(dir.Entries(), std::vector<std::string>{"not.png"});  // no temp or partial files
+  // And a good round trip keeps premultiplied pixels.
+  image.rgba[4] = 64, image.rgba[7] = 128;  // pixel 1: red 0.5 at alpha 0.5
+  ASSERT_TRUE(EncodePngFile(image, dir.File("ok.png")).ok());
+  auto back = DecodePngFile(dir.File("ok.png"));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->rgba[4], 64);
+  EXPECT_EQ(back->rgba[7], 128);
+  EXPECT_EQ(back->rgba[3], 255);
+}
+
 TEST(RigTest, LoadRigReportsAMissingFile) {
   auto rig = LoadRig("/nonexistent/rig.json");
   ASSERT_FALSE(rig.ok());
