@@ -227,8 +227,10 @@ class Reader {
         }
         command = c;
         ++i;
-      } else if (command == 0 || command == 'Z') {
+      } else if (command == 0) {
         return Error(where, absl::StrCat("at character ", i + 1, ": path data must start with a command (M)"));
+      } else if (command == 'Z') {
+        return Error(where, absl::StrCat("at character ", i + 1, ": a number after Z; start a new contour with M"));
       }
       if (!started && command != 'M') {
         return Error(where, absl::StrCat("at character ", i + 1, ": a path starts with M"));

@@ -129,6 +129,8 @@ TEST(RigTest, PathDataErrorsSayWhere) {
               HasSubstr("layers[0].shape.path: at character 14: expected a number after 'C'"));
   EXPECT_THAT(ErrorOf(RigWith(R"({"id": "a", "shape": {"path": "L 1 1"}, "fill": "#000000"})")),
               HasSubstr("a path starts with M"));
+  EXPECT_THAT(ErrorOf(RigWith(R"({"id": "a", "shape": {"path": "M 0 0 L 1 1 Z 4 4"}, "fill": "#000000"})")),
+              HasSubstr("at character 17: a number after Z; start a new contour with M"));
 }
 
 TEST(RigTest, MorphTargetsMustMatchTheShape) {
