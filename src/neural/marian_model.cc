@@ -47,20 +47,27 @@ std::shared_ptr<const MarianModel> MarianModel::Load(const std::string& dir, con
   const WeightSource weight = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
     return checkpoint.LoadWeight(name, shape, tensor_options);
   };
-  // Checkpoints name the shared embedding differently (save_pretrained keeps one of
-  // the tied names); separate embeddings have their own names.
-  std::string embedding = "model.encoder.embed_tokens.weight";
-  if (config.share_encoder_decoder_embeddings) {
-    const std::vector<std::string> names = {"model.shared.weight", "model.encoder.embed_tokens.weight",
-                                            "model.decoder.embed_tokens.weight"};
-    auto found = std::find_if(names.begin(), names.end(), [&](const auto& n) { return checkpoint.Contains(n); });
-    if (found == names.end()) {
-      Fail(ErrorCode::kNotFound, dir + ": the checkpoint has no embedding tensor ('model.shared.weight', "
-                                       "'model.encoder.embed_tokens.weight' or 'model.decoder.embed_tokens.weight')");
+  // Which embedding each side reads: its own tensor when the checkpoint has one
+  // (transformers 5 saves encoder, decoder and shared embeddings separately when
+  // they are not tied), else the shared one (older exports keep one tied name).
+  auto first_present = [&](const std::vector<std::string>& names) {
+    for (const auto& name : names) {
+      if (checkpoint.Contains(name)) return name;
     }
-    embedding = *found;
-  }
-  return Build(config, options, weight, embedding, checkpoint.Contains("lm_head.weight"));
+    std::string list;
+    for (const auto& name : names) list += (list.empty() ? "'" : ", '") + name + "'";
+    Fail(ErrorCode::kNotFound, dir + ": the checkpoint has none of the embedding tensors " + list);
+  };
+  const std::string encoder_name = "model.encoder.embed_tokens.weight";
+  const std::string decoder_name = "model.decoder.embed_tokens.weight";
+  const std::string shared_name = "model.shared.weight";
+  const std::string encoder_embedding = config.share_encoder_decoder_embeddings
+                                            ? first_present({encoder_name, shared_name, decoder_name})
+                                            : first_present({encoder_name});
+  const std::string decoder_embedding = config.share_encoder_decoder_embeddings
+                                            ? first_present({decoder_name, shared_name, encoder_name})
+                                            : first_present({decoder_name});
+  return Build(config, options, weight, encoder_embedding, decoder_embedding, checkpoint.Contains("lm_head.weight"));
 }
 
 std::shared_ptr<const MarianModel> MarianModel::Random(const MarianConfig& config, const ModelOptions& options,
@@ -78,23 +85,19 @@ std::shared_ptr<const MarianModel> MarianModel::Random(const MarianConfig& confi
   MarianConfig c = config;
   c.share_encoder_decoder_embeddings = true;
   c.decoder_vocab_size = c.vocab_size;
-  return Build(c, options, weight, "model.shared.weight", false);
+  return Build(c, options, weight, "model.shared.weight", "model.shared.weight", false);
 }
 
 std::shared_ptr<MarianModel> MarianModel::Build(const MarianConfig& c, const ModelOptions& options,
-                                                const WeightSource& weight, const std::string& embedding_name,
-                                                bool has_lm_head) {
+                                                const WeightSource& weight, const std::string& encoder_embedding,
+                                                const std::string& decoder_embedding, bool has_lm_head) {
   std::shared_ptr<MarianModel> model(new MarianModel());
   model->config_ = c;
   model->options_ = options;
   const std::int64_t d = c.d_model;
-  if (c.share_encoder_decoder_embeddings) {
-    model->encoder_embed_ = weight(embedding_name, {c.vocab_size, d});
-    model->decoder_embed_ = model->encoder_embed_;
-  } else {
-    model->encoder_embed_ = weight("model.encoder.embed_tokens.weight", {c.vocab_size, d});
-    model->decoder_embed_ = weight("model.decoder.embed_tokens.weight", {c.decoder_vocab_size, d});
-  }
+  model->encoder_embed_ = weight(encoder_embedding, {c.vocab_size, d});
+  model->decoder_embed_ = decoder_embedding == encoder_embedding ? model->encoder_embed_
+                                                                 : weight(decoder_embedding, {c.decoder_vocab_size, d});
   model->lm_head_ = has_lm_head ? weight("lm_head.weight", {c.decoder_vocab_size, d}) : model->decoder_embed_;
   model->final_logits_bias_ = weight("final_logits_bias", {1, c.decoder_vocab_size});
   model->positions_ =

@@ -69,8 +69,8 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
   friend class MarianDecoderState;
   MarianModel() = default;
   static std::shared_ptr<MarianModel> Build(const MarianConfig& config, const ModelOptions& options,
-                                            const WeightSource& weight, const std::string& embedding_name,
-                                            bool has_lm_head);
+                                            const WeightSource& weight, const std::string& encoder_embedding,
+                                            const std::string& decoder_embedding, bool has_lm_head);
 
   torch::Tensor Embed(const torch::Tensor& ids, const torch::Tensor& table, std::int64_t offset,
                       const char* what) const;
