@@ -147,6 +147,11 @@ class BoundedQueue {
   }
 
   bool closed() const { std::lock_guard lock(mu_); return closed_; }
+  // Closed with nothing left to take, or cancelled: Pop() would return nullopt at once.
+  bool drained() const {
+    std::lock_guard lock(mu_);
+    return cancelled_ || (closed_ && data_.empty() && priority_.empty());
+  }
   const QueueOptions& options() const { return options_; }
   QueueCounters counters() const {
     std::lock_guard lock(mu_);

@@ -113,3 +113,20 @@ TEST(BoundedQueueTest, CancelWakesABlockedProducerAndConsumer) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(BoundedQueueTest, DrainedOnlyOnceClosedAndEmpty) {
+  BoundedQueue<int> queue({4, QueuePolicy::kBlock});
+  EXPECT_FALSE(queue.drained());
+  ASSERT_EQ(queue.Push(1), PushResult::kPushed);
+  queue.Close();
+  EXPECT_FALSE(queue.drained()) << "an item is still queued";
+  EXPECT_EQ(queue.TryPop(), 1);
+  EXPECT_TRUE(queue.drained());
+  EXPECT_EQ(queue.TryPop(), std::nullopt);
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -163,6 +163,28 @@ class In final : public InputPort {
     return std::nullopt;
   }
 
+  // Like Pop() but never waits: nullopt when nothing is queued now. ended()
+  // tells that apart from the end of the stream.
+  std::optional<Packet<T>> TryPop() {
+    if (!channel_) return std::nullopt;
+    while (auto message = channel_->queue().TryPop()) {
+      if (auto* flush = std::get_if<FlushControl>(&*message)) {
+        if (flush->generation > owner_->generation()) owner_->HandleFlush(flush->generation);
+        continue;
+      }
+      auto& packet = std::get<Packet<T>>(*message);
+      if (packet.generation < owner_->generation()) {
+        owner_->CountStale();
+        continue;
+      }
+      return std::move(packet);
+    }
+    return std::nullopt;
+  }
+  // True once every writer finished and everything queued was taken (or the
+  // pipeline is stopping, or nothing is connected).
+  bool ended() const { return !channel_ || channel_->queue().drained(); }
+
   void Connect(std::shared_ptr<Channel<T>> channel) { channel_ = std::move(channel); }
   // The channel this input reads (shared by every output connected to it).
   const std::shared_ptr<Channel<T>>& channel() const { return channel_; }
