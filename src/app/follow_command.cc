@@ -1,5 +1,6 @@
 #include "app/follow_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "app/asr_command.h"
+#include "app/speech_follower.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
 #include "core/status.h"
@@ -24,56 +26,39 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// VAD events in, follower decisions out, for one recognizer session.
+// Follower decisions in, records out: decisions are held until their
+// utterance ends, so a record can carry everything the recognizer heard.
 class Follower {
  public:
-  Follower(const FollowCommandOptions& options, std::unique_ptr<AsrSession> session, ScriptFollower follower,
-           TranslationStack& fallback, Language from, Language to,
+  Follower(TranslationStack& fallback, Language from, Language to,
            const std::function<void(const FollowRecord&)>& on_record, FollowSummary& summary)
-      : options_(options), session_(std::move(session)), follower_(std::move(follower)), fallback_(fallback),
-        from_(from), to_(to), on_record_(on_record), summary_(summary) {}
+      : fallback_(fallback), from_(from), to_(to), on_record_(on_record), summary_(summary) {}
 
-  absl::Status Handle(const VadEvent& event) {
+  void Handle(FollowEvent event) {
     switch (event.type) {
-      case VadEvent::Type::kSpeechStart:
-        speech_start_ = event.time;
-        since_partial_ = MediaTime::Zero();
+      case FollowEvent::Type::kSpeechStart:
+        speech_start_ = event.utterance_start;
         pending_.clear();
-        return absl::OkStatus();
-      case VadEvent::Type::kSpeechAudio: {
-        LC_RETURN_IF_ERROR(session_->AcceptAudio(event.audio, event.audio_start));
-        since_partial_ += event.audio.duration();
-        if (since_partial_ < options_.partial_interval) return absl::OkStatus();
-        since_partial_ = MediaTime::Zero();
-        const auto start = std::chrono::steady_clock::now();
-        std::optional<AsrHypothesis> partial = session_->Partial();
-        if (partial) {
-          for (FollowDecision& d : follower_.OnPartial(partial->text, event.audio_start + event.audio.duration())) {
-            pending_.push_back(std::move(d));
-          }
-        }
-        summary_.hypothesis_ms.push_back(MillisSince(start));
-        return absl::OkStatus();
-      }
-      case VadEvent::Type::kSpeechEnd: {
-        const auto start = std::chrono::steady_clock::now();
-        LC_ASSIGN_OR_RETURN(AsrHypothesis final, session_->Finish());
+        return;
+      case FollowEvent::Type::kPartial:
+        return;
+      case FollowEvent::Type::kDecision:
+        pending_.push_back(std::move(event.decision));
+        return;
+      case FollowEvent::Type::kUtteranceEnd: {
         ++summary_.utterances;
-        for (FollowDecision& d : follower_.OnFinal(final.text, std::max(event.time, speech_start_))) {
-          pending_.push_back(std::move(d));
-        }
         std::vector<FollowRecord> records;
-        for (FollowDecision& decision : pending_) records.push_back(Record(std::move(decision), final.text, event.time));
+        for (FollowDecision& decision : pending_) {
+          records.push_back(Record(std::move(decision), event.text, event.utterance_end));
+        }
         pending_.clear();
-        summary_.hypothesis_ms.push_back(MillisSince(start));
         for (const FollowRecord& record : records) {
           on_record_(record);
           summary_.records.push_back(record);
         }
-        return absl::OkStatus();
+        return;
       }
     }
-    return absl::OkStatus();
   }
 
  private:
@@ -109,15 +94,11 @@ class Follower {
     return record;
   }
 
-  const FollowCommandOptions& options_;
-  std::unique_ptr<AsrSession> session_;
-  ScriptFollower follower_;
   TranslationStack& fallback_;
   const Language from_, to_;
   const std::function<void(const FollowRecord&)>& on_record_;
   FollowSummary& summary_;
   MediaTime speech_start_;
-  MediaTime since_partial_;
   std::vector<FollowDecision> pending_;
   std::vector<TranslatedLine> context_;
 };
@@ -173,19 +154,27 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   SystemClock clock;
   LC_ASSIGN_OR_RETURN(TranslationStack fallback, BuildTranslationStack(fallback_options, clock, logger));
 
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, model->NewSession());
-  LC_ASSIGN_OR_RETURN(VoiceActivityDetector vad, VoiceActivityDetector::Create(options.vad));
+  SpeechFollowerOptions follower_options;
+  follower_options.recognizer.vad = options.vad;
+  follower_options.recognizer.partial_interval = options.partial_interval;
+  follower_options.follower = options.follower;
+  LC_ASSIGN_OR_RETURN(SpeechFollower hearing, SpeechFollower::Create(*model, std::move(lines), follower_options));
   FollowSummary summary;
-  Follower follower(options, std::move(session), ScriptFollower(std::move(lines), options.follower), fallback, heard,
-                    target, on_record, summary);
+  Follower follower(fallback, heard, target, on_record, summary);
   AudioBuffer chunk;
-  while (true) {
-    LC_ASSIGN_OR_RETURN(const bool more, read(chunk));
-    if (!more) break;
-    LC_ASSIGN_OR_RETURN(std::vector<VadEvent> events, vad.Push(chunk));
-    for (const VadEvent& event : events) LC_RETURN_IF_ERROR(follower.Handle(event));
+  bool more = true;
+  while (more) {
+    LC_ASSIGN_OR_RETURN(more, read(chunk));
+    const auto start = std::chrono::steady_clock::now();
+    LC_ASSIGN_OR_RETURN(std::vector<FollowEvent> events, more ? hearing.Push(chunk) : hearing.Flush());
+    const bool hypothesis = std::any_of(events.begin(), events.end(), [](const FollowEvent& e) {
+      return e.type == FollowEvent::Type::kPartial || e.type == FollowEvent::Type::kUtteranceEnd;
+    });
+    for (FollowEvent& event : events) follower.Handle(std::move(event));
+    // The cost of a hypothesis: reading it from the recognizer, following it
+    // and translating off-script speech.
+    if (hypothesis) summary.hypothesis_ms.push_back(MillisSince(start));
   }
-  for (const VadEvent& event : vad.Flush()) LC_RETURN_IF_ERROR(follower.Handle(event));
   return summary;
 }
 

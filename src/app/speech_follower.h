@@ -1,0 +1,69 @@
+// SpeechFollower: the hearing half of `lingcast follow` and `lingcast live` --
+// StreamingRecognizer (VAD -> ASR session) feeding a ScriptFollower.
+//
+// Decisions come out as soon as the follower makes them: a script line is
+// committed from a partial hypothesis, often long before the host finishes it,
+// and off-script speech is decided at the utterance's endpoint. Without a
+// script, every non-empty utterance is one off-script decision at its endpoint.
+// Times are on the input's media timeline. Used from one thread at a time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "asr/streaming_recognizer.h"
+#include "mt/script_follower.h"
+
+namespace lingcast {
+
+struct SpeechFollowerOptions {
+  StreamingRecognizerOptions recognizer;
+  FollowerConfig follower;
+};
+
+struct FollowEvent {
+  enum class Type {
+    kSpeechStart,   // an utterance began (utterance_start)
+    kPartial,       // text: the recognizer's guess so far
+    kDecision,      // decision: a line committed, or off-script speech
+    kUtteranceEnd,  // text: the final hypothesis; utterance_start/end
+  };
+  Type type = Type::kSpeechStart;
+  int64_t utterance = 0;  // 0-based index of the utterance the event belongs to
+  // Input time at which the event became known (see RecognizerEvent::decided_at).
+  MediaTime decided_at;
+  std::string text;
+  MediaTime utterance_start;
+  MediaTime utterance_end;  // kUtteranceEnd only
+  FollowDecision decision;  // kDecision only
+};
+
+class SpeechFollower {
+ public:
+  // `lines` may be empty (no script: everything is off script).
+  static absl::StatusOr<SpeechFollower> Create(const AsrModel& model, std::vector<FollowerLine> lines,
+                                               const SpeechFollowerOptions& options);
+
+  absl::StatusOr<std::vector<FollowEvent>> Push(const AudioBuffer& pcm16k);
+  // End of input: the open utterance is finished and decided.
+  absl::StatusOr<std::vector<FollowEvent>> Flush();
+
+  MediaTime position() const { return recognizer_.position(); }
+  bool in_speech() const { return recognizer_.in_speech(); }
+  bool has_script() const { return !follower_.lines().empty(); }
+  const ScriptFollower& follower() const { return follower_; }
+
+ private:
+  SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower);
+  void Handle(RecognizerEvent event, std::vector<FollowEvent>& out);
+  FollowEvent Event(FollowEvent::Type type, MediaTime decided_at) const;
+
+  StreamingRecognizer recognizer_;
+  ScriptFollower follower_;
+  int64_t utterance_ = -1;
+  MediaTime utterance_start_;
+};
+
+}  // namespace lingcast

@@ -1,0 +1,126 @@
+#include "app/speech_follower.h"
+
+#include "asr/pocketsphinx_engine.h"
+#include "audio/resampler.h"
+#include "core/status.h"
+#include "gtest/gtest.h"
+#include "tts/espeak_engine.h"
+
+namespace lingcast {
+namespace {
+
+using Type = FollowEvent::Type;
+
+// espeak-ng's en-gb voice at 16 kHz (pocketsphinx hears it better than en-us),
+// half a second of silence first and a second after each sentence.
+AudioBuffer Speak(const std::vector<std::string>& sentences) {
+  EspeakOptions espeak;
+  espeak.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
+  absl::StatusOr<std::unique_ptr<EspeakEngine>> engine = EspeakEngine::Create(espeak);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  AudioBuffer all{16000, 1, std::vector<float>(8000, 0.0f)};
+  for (const std::string& sentence : sentences) {
+    SynthesisRequest request;
+    request.text = sentence;
+    request.language = Language::kEn;
+    request.voice = "en-gb";
+    absl::StatusOr<SynthesisResult> speech = (*engine)->Synthesize(request);
+    EXPECT_TRUE(speech.ok()) << speech.status();
+    absl::StatusOr<Resampler> resampler = Resampler::Create(speech->audio.sample_rate, 16000);
+    std::vector<float> converted;
+    EXPECT_TRUE(resampler->Push(speech->audio.samples, converted).ok());
+    EXPECT_TRUE(resampler->Flush(converted).ok());
+    all.samples.insert(all.samples.end(), converted.begin(), converted.end());
+    all.samples.resize(all.samples.size() + 16000, 0.0f);
+  }
+  return all;
+}
+
+std::vector<FollowEvent> Follow(SpeechFollower& follower, const AudioBuffer& audio) {
+  std::vector<FollowEvent> events;
+  for (size_t begin = 0; begin < audio.samples.size(); begin += 320) {
+    AudioBuffer chunk{16000, 1, {}};
+    chunk.samples.assign(audio.samples.begin() + static_cast<std::ptrdiff_t>(begin),
+                         audio.samples.begin() + static_cast<std::ptrdiff_t>(std::min(audio.samples.size(), begin + 320)));
+    absl::StatusOr<std::vector<FollowEvent>> got = follower.Push(chunk);
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (got.ok()) events.insert(events.end(), got->begin(), got->end());
+  }
+  absl::StatusOr<std::vector<FollowEvent>> rest = follower.Flush();
+  EXPECT_TRUE(rest.ok()) << rest.status();
+  if (rest.ok()) events.insert(events.end(), rest->begin(), rest->end());
+  return events;
+}
+
+std::vector<FollowerLine> Lines() {
+  return {{1, "Welcome to the live room everyone", "", "欢迎大家来到直播间"},
+          {2, "Today we have a very special face cream for you", "", "今天给大家带来一款特别的面霜"},
+          {3, "This dress comes in red and in black", "", "这条裙子有红色和黑色"},
+          {4, "Click the link below to buy it now", "", "点击下方链接立即购买"}};
+}
+
+std::shared_ptr<PocketsphinxModel> ScriptModel(const std::vector<FollowerLine>& lines) {
+  std::string script;
+  for (const FollowerLine& line : lines) script += "en: " + line.source + " | zh: " + line.translation + "\n";
+  const std::string path = ::testing::TempDir() + "/speech_follower.script";
+  FILE* file = std::fopen(path.c_str(), "w");
+  std::fputs(script.c_str(), file);
+  std::fclose(file);
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_path = path});
+  EXPECT_TRUE(model.ok()) << model.status();
+  return *model;
+}
+
+TEST(SpeechFollowerTest, CommitsAScriptLineBeforeTheHostFinishesIt) {
+  const std::vector<FollowerLine> lines = Lines();
+  auto model = ScriptModel(lines);
+  absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(*model, lines, {});
+  ASSERT_TRUE(follower.ok()) << follower.status();
+  const std::vector<FollowEvent> events = Follow(*follower, Speak({lines[2].source}));
+
+  const FollowEvent* decision = nullptr;
+  const FollowEvent* end = nullptr;
+  for (const FollowEvent& e : events) {
+    if (e.type == Type::kDecision && decision == nullptr) decision = &e;
+    if (e.type == Type::kUtteranceEnd) end = &e;
+  }
+  ASSERT_NE(decision, nullptr);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(decision->decision.line_number, 3);
+  EXPECT_EQ(decision->decision.translation, "这条裙子有红色和黑色");
+  EXPECT_FALSE(decision->decision.at_endpoint);
+  // Known while the host is still speaking: before the speech ends, long before
+  // the VAD decides the endpoint.
+  EXPECT_LT(decision->decided_at, end->utterance_end);
+  EXPECT_LT(decision->decided_at, end->decided_at);
+  EXPECT_EQ(decision->utterance, end->utterance);
+}
+
+TEST(SpeechFollowerTest, WithoutAScriptEachUtteranceIsOneOffScriptDecisionAtItsEnd) {
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({});
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(**model, {}, {});
+  ASSERT_TRUE(follower.ok()) << follower.status();
+  EXPECT_FALSE(follower->has_script());
+  const std::vector<FollowEvent> events = Follow(*follower, Speak({"Good morning", "Thank you very much"}));
+  int decisions = 0, ends = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const FollowEvent& e = events[i];
+    if (e.type == Type::kDecision) {
+      ++decisions;
+      EXPECT_TRUE(e.decision.off_script);
+      EXPECT_TRUE(e.decision.at_endpoint);
+      EXPECT_FALSE(e.decision.heard.empty());
+      // The decision comes right before its utterance's end.
+      ASSERT_LT(i + 1, events.size());
+      EXPECT_EQ(events[i + 1].type, Type::kUtteranceEnd);
+      EXPECT_EQ(events[i + 1].utterance, e.utterance);
+    }
+    if (e.type == Type::kUtteranceEnd) ++ends;
+  }
+  EXPECT_EQ(ends, 2);
+  EXPECT_EQ(decisions, 2);
+}
+
+}  // namespace
+}  // namespace lingcast
