@@ -12,6 +12,7 @@
 #include "app/asr_command.h"
 #include "app/doctor.h"
 #include "app/follow_command.h"
+#include "app/live_command.h"
 #include "app/lipsync_command.h"
 #include "app/pinyin_command.h"
 #include "app/progress.h"
@@ -156,6 +157,10 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   lipsync_cmd->add_option("-o,--output", lipsync_options.output_path, "Output file (written atomically); stdout when absent");
 
+  // --- live -----------------------------------------------------------------
+  LiveCommand live;
+  live.Register(app);
+
   // --- follow ---------------------------------------------------------------
   CLI::App* follow_cmd = app.add_subcommand(
       "follow", "Which script line is being said, and when its translation could start (VAD, ASR, follower)");
@@ -271,6 +276,7 @@ int Main(int argc, char** argv) {
     }
     return 0;
   }
+  if (live.chosen()) return live.Run(logger);
   if (*doctor_cmd) return RunDoctor(doctor_json);
   if (*pinyin_cmd) {
     absl::StatusOr<PinyinConverter> lexicon = PinyinConverter::LoadDefault();

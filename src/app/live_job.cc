@@ -1,0 +1,275 @@
+#include "app/live_job.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/notification.h"
+#include "app/follow_command.h"
+#include "app/live_hearing.h"
+#include "app/live_playout.h"
+#include "app/live_report.h"
+#include "app/live_voice.h"
+#include "app/speech_follower.h"
+#include "app/translation_setup.h"
+#include "asr/pocketsphinx_engine.h"
+#include "audio/audio_decoder.h"
+#include "audio/raw_pcm_reader.h"
+#include "core/atomic_file.h"
+#include "core/process_stats.h"
+#include "core/status.h"
+#include "graph/pipeline.h"
+#include "output/output_set.h"
+#include "text/script.h"
+#include "tts/espeak_engine.h"
+
+namespace lingcast {
+
+namespace {
+
+constexpr MediaTime kReadChunk = MediaTime::Millis(20);
+
+// Queue sizes. Audio in: 10 s of 20 ms pieces, so a slow recognizer makes the
+// source wait instead of losing audio (Block, as DESIGN.md says for audio).
+constexpr QueueOptions kAudioQueue{500, QueuePolicy::kBlock};
+constexpr QueueOptions kEventQueue{256, QueuePolicy::kBlock};
+constexpr QueueOptions kHostQueue{500, QueuePolicy::kBlock};
+
+bool IsUrl(const std::string& input) { return input.find("://") != std::string::npos; }
+
+std::string StatusLine(const LiveCounters& c, const LiveVoice& voice, int64_t lines, double cpu_percent) {
+  return absl::StrFormat("live %s | host %6.1f s | out %6.1f s | lag %4.1f s | queued %d | lines %lld | skipped %lld | "
+                         "drops a%lld v%lld | cpu %3.0f%%",
+                         c.speaking ? "speaking" : "idle    ", c.host_time.seconds(), c.output_time.seconds(),
+                         voice.planned_lag().seconds(), c.queued_lines, static_cast<long long>(lines),
+                         static_cast<long long>(voice.skipped()), static_cast<long long>(c.audio_drops),
+                         static_cast<long long>(c.video_drops), cpu_percent);
+}
+
+}  // namespace
+
+absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
+                                       std::istream& stdin_stream, std::FILE* status) {
+  LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
+  if (!options.report_path.empty()) LC_RETURN_IF_ERROR(CheckOutputPath(options.report_path));
+  std::vector<OutputSpec> specs;
+  for (const std::string& out : options.outputs) {
+    LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(out));
+    specs.push_back(std::move(spec));
+  }
+
+  // The input first: a bad file fails before models load.
+  std::optional<AudioFileReader> file;
+  std::optional<RawPcmReader> raw;
+  LiveAudioReader read;
+  const bool simulated = options.clock == LiveClock::kSimulated;
+  if (options.input == "-") {
+    LC_ASSIGN_OR_RETURN(raw, RawPcmReader::Create(stdin_stream, RawPcmConfig{}, "-"));
+    read = [&raw](AudioBuffer& chunk) { return raw->Read(chunk, kReadChunk); };
+  } else if (IsUrl(options.input)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.input, ": pulling a network source is not built yet; play a file (--in FILE) or pipe raw PCM "
+                       "(ffmpeg -i URL -f s16le -ac 1 -ar 16000 - | lingcast live --in - ...)"));
+  } else {
+    LC_ASSIGN_OR_RETURN(file, AudioFileReader::Open(options.input, 16000));
+    read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
+  }
+
+  // What the host is expected to say.
+  std::vector<FollowerLine> lines;
+  if (!options.script_path.empty()) {
+    LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
+    lines = FollowerLinesFromScript(script, options.source);
+    if (lines.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(options.script_path, " has no line in ",
+                                                     std::string(LanguageCode(options.source)),
+                                                     ", the language given by --source"));
+    }
+  }
+
+  PocketsphinxOptions asr_options;
+  asr_options.language = options.source;
+  asr_options.script_path = options.script_path;
+  asr_options.logger = &logger;
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<PocketsphinxModel> asr, PocketsphinxModel::Load(asr_options));
+  SpeechFollowerOptions follower_options;
+  follower_options.recognizer.partial_interval = MediaTime::Millis(250);
+  LC_ASSIGN_OR_RETURN(SpeechFollower follower, SpeechFollower::Create(*asr, lines, follower_options));
+
+  TranslationOptions translation;
+  translation.from = options.source;
+  translation.to = options.target;
+  if (!options.script_path.empty()) translation.memory_paths.push_back(options.script_path);
+  translation.memory_paths.insert(translation.memory_paths.end(), options.memory_paths.begin(),
+                                  options.memory_paths.end());
+  translation.glossary_path = options.glossary_path;
+  translation.engines = options.engines;
+  translation.llm = options.llm;
+  SystemClock system_clock;
+  SimulatedClock simulated_clock;
+  Clock& clock = simulated ? static_cast<Clock&>(simulated_clock) : static_cast<Clock&>(system_clock);
+  LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(translation, system_clock, logger));
+
+  EspeakOptions tts_options;
+  if (!options.voice_en.empty()) tts_options.default_voice_en = options.voice_en;
+  if (!options.voice_zh.empty()) tts_options.default_voice_zh = options.voice_zh;
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, EspeakEngine::Create(tts_options));
+
+  compose::CompositorOptions compose_options;
+  compose_options.width = options.width;
+  compose_options.height = options.height;
+  LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
+
+  VideoEncoderOptions video;
+  video.width = options.width;
+  video.height = options.height;
+  video.fps_num = options.fps;
+  video.preset = options.preset;
+  video.crf = options.crf;
+  bool network = false;
+  for (const OutputSpec& spec : specs) network |= spec.kind == OutputSpec::kRtmp || spec.kind == OutputSpec::kSrt;
+  if (network) video.bitrate = static_cast<int64_t>(options.bitrate_kbps) * 1000;
+  if (!simulated) video.tune = "zerolatency";
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = tts->sample_rate();
+  OutputSetOptions output_options;
+  output_options.live = !simulated;
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<OutputSet> outputs, OutputSet::Open(specs, video, audio, output_options, clock));
+
+  Bus bus;
+  LatencyTracker latency;
+  LiveMonitor monitor;
+  std::atomic<bool> stop{false};
+  Pipeline pipeline(clock, bus, &latency);
+  const MediaTime session_start = clock.Now();
+
+  LiveIngestOptions ingest_options;
+  ingest_options.pace = !simulated && file.has_value();
+  ingest_options.session_start = session_start;
+  ingest_options.origin_from_timeline = simulated || file.has_value();
+  auto& ingest = pipeline.Add(std::make_unique<LiveIngest>(read, ingest_options, stop));
+  auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(follower), lines));
+  auto& translate = pipeline.Add(std::make_unique<LiveTranslate>(stack, options.source, options.target));
+  LiveVoiceOptions voice_options;
+  voice_options.language = options.target;
+  voice_options.voice = options.target == Language::kZh ? options.voice_zh : options.voice_en;
+  voice_options.rate = options.rate;
+  voice_options.policy = options.lag_policy;
+  voice_options.max_lag = options.max_lag;
+  voice_options.max_speedup = options.max_speedup;
+  voice_options.line_gap = options.line_gap;
+  auto& voice = pipeline.Add(std::make_unique<LiveVoice>(*tts, voice_options));
+  LivePlayoutOptions playout_options;
+  playout_options.fps = options.fps;
+  playout_options.output_rate = tts->sample_rate();
+  playout_options.source = options.source;
+  playout_options.target = options.target;
+  playout_options.simulated = simulated;
+  playout_options.session_start = session_start;
+  playout_options.line_gap = options.line_gap;
+  playout_options.subtitle_linger = options.subtitle_linger;
+  playout_options.host_gain_db = options.passthrough_gain_db;
+  playout_options.duck_db = options.duck_db;
+  playout_options.animation.seed = options.seed;
+  auto& playout = pipeline.Add(std::make_unique<LivePlayout>(playout_options, std::move(compositor),
+                                                             std::make_unique<AvatarRenderer>(), *outputs, monitor,
+                                                             stop));
+  pipeline.Connect(ingest.out, hear.in, kAudioQueue);
+  if (options.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);
+  pipeline.Connect(hear.out, translate.in, kEventQueue);
+  pipeline.Connect(translate.out, voice.in, kEventQueue);
+  pipeline.Connect(voice.out, playout.in, kEventQueue);
+
+  // SIGINT/SIGTERM: stop taking input and wind down (live_job.h).
+  std::atomic<int64_t> stop_requested_at{0};
+  signals.SetHandler([&](int) {
+    stop.store(true);
+    int64_t expected = 0;
+    stop_requested_at.compare_exchange_strong(
+        expected, std::chrono::steady_clock::now().time_since_epoch().count());
+  });
+  struct ClearHandler {
+    SignalWatcher& s;
+    ~ClearHandler() { s.SetHandler(nullptr); }
+  } clear_handler{signals};
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  const double cpu_start = ProcessCpuSeconds();
+  const double rss_start = CurrentRssMb();
+  LC_RETURN_IF_ERROR(pipeline.Start());
+  logger.Info("live", "started", {{"input", options.input}, {"outputs", absl::StrCat(options.outputs.size())}});
+
+  absl::Notification done;
+  absl::Status result;
+  std::thread waiter([&] {
+    result = pipeline.Wait();
+    done.Notify();
+  });
+  double last_cpu = cpu_start;
+  auto last_wall = wall_start;
+  bool cancelled = false;
+  while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(500))) {
+    const auto now = std::chrono::steady_clock::now();
+    const double cpu = ProcessCpuSeconds();
+    const double wall = std::chrono::duration<double>(now - last_wall).count();
+    const double cpu_percent = wall > 0 ? 100.0 * (cpu - last_cpu) / wall : 0;
+    last_cpu = cpu;
+    last_wall = now;
+    if (status != nullptr) {
+      std::fprintf(status, "\r%s", StatusLine(monitor.counters(), voice, static_cast<int64_t>(monitor.records().size()),
+                                              cpu_percent).c_str());
+      std::fflush(status);
+    }
+    const int64_t asked = stop_requested_at.load();
+    if (asked != 0 && !cancelled &&
+        now.time_since_epoch().count() - asked >
+            std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::seconds(kLiveStopDeadlineSeconds))
+                .count()) {
+      logger.Warn("live", "the pipeline did not wind down in time after the stop signal; cancelling it");
+      pipeline.Stop();
+      cancelled = true;
+    }
+  }
+  waiter.join();
+  if (status != nullptr) std::fprintf(status, "\n");
+  if (cancelled) return absl::DeadlineExceededError("live did not stop within the deadline after the signal");
+  LC_RETURN_IF_ERROR(result);
+
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const OutputSetStats output_stats = outputs->stats();
+  nlohmann::json extra;
+  extra["peak_rss_mb"] = std::round(PeakRssMb() * 10) / 10;
+  extra["rss_start_mb"] = std::round(rss_start * 10) / 10;
+  extra["rss_end_mb"] = std::round(CurrentRssMb() * 10) / 10;
+  extra["cpu_percent"] = wall_s > 0 ? std::round(1000 * (ProcessCpuSeconds() - cpu_start) / wall_s) / 10 : 0;
+  extra["wall_seconds"] = std::round(wall_s * 100) / 100;
+  extra["clock"] = simulated ? "simulated" : "realtime";
+  extra["lag_policy"] = LagPolicyName(options.lag_policy);
+  extra["translation_failures"] = translate.failures();
+  extra["stopped_by_signal"] = signals.received() != 0;
+  int64_t congestion_drops = 0;
+  nlohmann::json outputs_json = nlohmann::json::array();
+  for (const OutputSinkStats& s : output_stats.outputs) {
+    congestion_drops += s.dropped_video_frames;
+    outputs_json.push_back({{"name", s.name},
+                            {"bytes", s.bytes},
+                            {"bitrate", std::round(s.bitrate)},
+                            {"dropped_video_frames", s.dropped_video_frames},
+                            {"reconnects", s.reconnects},
+                            {"error", s.error}});
+  }
+  extra["outputs"] = std::move(outputs_json);
+  nlohmann::json report = monitor.Report(latency.Summaries(), extra);
+  report["summary"]["video_drops"] = report["summary"]["video_drops"].get<int64_t>() + congestion_drops;
+  if (!options.report_path.empty()) {
+    LC_RETURN_IF_ERROR(WriteFileAtomically(options.report_path, report.dump(2) + "\n"));
+  }
+  return report;
+}
+
+}  // namespace lingcast

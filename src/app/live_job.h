@@ -1,0 +1,30 @@
+// `lingcast live`: a host speaks, the avatar interprets. Wires the stages of
+// live_hearing.h, live_voice.h and live_playout.h into one pipeline, runs it
+// until the input ends or SIGINT/SIGTERM, and returns the report.
+//
+// Stopping on a signal: the input stops at once (the utterance in flight is
+// still finished and decided), lines that have not started are not said, the
+// line being said is finished, the outputs are flushed, and the job returns
+// normally. If that takes longer than `kStopDeadline`, the pipeline is
+// cancelled and the job fails.
+#pragma once
+
+#include <cstdio>
+#include <istream>
+
+#include "absl/status/statusor.h"
+#include "app/live_options.h"
+#include "app/signals.h"
+#include "core/logger.h"
+#include "nlohmann/json.hpp"
+
+namespace lingcast {
+
+inline constexpr int kLiveStopDeadlineSeconds = 20;
+
+// The report (see live_report.h), also written to options.report_path when set.
+// `status` gets the live status line (a terminal; null for none).
+absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
+                                       std::istream& stdin_stream, std::FILE* status);
+
+}  // namespace lingcast

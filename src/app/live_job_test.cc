@@ -1,0 +1,238 @@
+// `lingcast live` end to end on the simulated clock: a show made by the TTS,
+// heard, followed, translated, spoken by the avatar and written to an MP4.
+#include "app/live_job.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "audio/audio_decoder.h"
+#include "audio/resampler.h"
+#include "core/scratch_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tts/test_engine.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::ScratchDir;
+
+// Lines 3, 4, 5 and 7 are said in the show below (pocketsphinx hears espeak-ng's
+// en-gb voice saying them reliably); the others are never said.
+constexpr char kScript[] =
+    "en: Welcome to the live room everyone | zh: 欢迎大家来到直播间\n"
+    "en: Today we have a very special face cream for you | zh: 今天给大家带来一款特别的面霜\n"
+    "en: This dress comes in red and in black | zh: 这条裙子有红色和黑色\n"
+    "en: Click the link below to buy it now | zh: 点击下方链接立即购买\n"
+    "en: Do not forget to follow our channel | zh: 别忘了关注我们的频道\n"
+    "en: The price today is only ninety nine dollars | zh: 今天只要九十九美元\n"
+    "en: Thank you all for watching the show tonight | zh: 感谢大家今晚收看节目\n";
+
+struct Said {
+  std::string text;
+  MediaTime silence_after = MediaTime::Millis(1200);
+};
+
+// The host: espeak-ng en-gb at 16 kHz, as raw s16le (what `--in -` reads).
+std::string HostPcm(const std::vector<Said>& show, double cut_fraction = 1.0) {
+  std::vector<float> samples(8000, 0.0f);
+  for (const Said& said : show) {
+    SynthesisRequest request;
+    request.text = said.text;
+    request.language = Language::kEn;
+    request.voice = "en-gb";
+    absl::StatusOr<SynthesisResult> speech = TestEspeakEngine().Synthesize(request);
+    EXPECT_TRUE(speech.ok()) << speech.status();
+    absl::StatusOr<Resampler> resampler = Resampler::Create(speech->audio.sample_rate, 16000);
+    std::vector<float> converted;
+    EXPECT_TRUE(resampler->Push(speech->audio.samples, converted).ok());
+    EXPECT_TRUE(resampler->Flush(converted).ok());
+    samples.insert(samples.end(), converted.begin(), converted.end());
+    samples.resize(samples.size() + static_cast<size_t>(said.silence_after.ToSamples(16000)), 0.0f);
+  }
+  samples.resize(static_cast<size_t>(static_cast<double>(samples.size()) * cut_fraction));
+  std::string bytes;
+  for (float s : samples) {
+    const int16_t v = static_cast<int16_t>(std::clamp(s, -1.0f, 1.0f) * 32767);
+    bytes.push_back(static_cast<char>(v & 0xff));
+    bytes.push_back(static_cast<char>((v >> 8) & 0xff));
+  }
+  return bytes;
+}
+
+class LiveJobTest : public ::testing::Test {
+ protected:
+  // The voice reads the Mandarin lexicon the build generates.
+  static void SetUpTestSuite() { setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1); }
+
+  LiveOptions Options() {
+    LiveOptions options;
+    options.input = "-";
+    options.outputs = {dir_.File("out.mp4")};
+    options.script_path = dir_.File("show.script");
+    std::ofstream(options.script_path) << kScript;
+    options.clock = LiveClock::kSimulated;
+    options.width = 320;
+    options.height = 180;
+    options.fps = 15;
+    options.quiet = true;
+    return options;
+  }
+
+  absl::StatusOr<nlohmann::json> Run(const LiveOptions& options, const std::string& pcm) {
+    std::istringstream in(pcm);
+    return RunLive(options, logger_, signals_, in, nullptr);
+  }
+
+  ScratchDir dir_;
+  Logger logger_{LogLevel::kWarning};
+  SignalWatcher signals_;
+};
+
+std::vector<int> Lines(const nlohmann::json& report) {
+  std::vector<int> lines;
+  for (const auto& u : report["utterances"]) lines.push_back(u["line"].is_null() ? 0 : u["line"].get<int>());
+  return lines;
+}
+
+TEST_F(LiveJobTest, InterpretsEveryScriptedLineInOrder) {
+  LiveOptions options = Options();
+  options.report_path = dir_.File("report.json");
+  const std::string pcm = HostPcm({{"This dress comes in red and in black."},
+                                   {"Click the link below to buy it now."},
+                                   {"Do not forget to follow our channel."},
+                                   {"Thank you all for watching the show tonight."}});
+  absl::StatusOr<nlohmann::json> report = Run(options, pcm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Lines(*report), (std::vector<int>{3, 4, 5, 7}));
+  const std::vector<std::string> translations = {"这条裙子有红色和黑色", "点击下方链接立即购买",
+                                                 "别忘了关注我们的频道", "感谢大家今晚收看节目"};
+  double previous_start = -1;
+  for (size_t i = 0; i < report->at("utterances").size(); ++i) {
+    const nlohmann::json& u = (*report)["utterances"][i];
+    EXPECT_EQ(u["translation"], translations[i]);
+    EXPECT_EQ(u["engine"], "script");
+    EXPECT_TRUE(u["spoken"].get<bool>());
+    // The figures are there and agree with each other.
+    const double speech_start = u["speech_start_ms"].get<double>();
+    EXPECT_GT(speech_start, previous_start);
+    previous_start = speech_start;
+    EXPECT_GE(speech_start, u["decided_at_ms"].get<double>());
+    EXPECT_NEAR(u["start_offset_ms"].get<double>(), speech_start - u["utterance_start_ms"].get<double>(), 0.2);
+    EXPECT_NEAR(u["end_offset_ms"].get<double>(),
+                u["speech_end_ms"].get<double>() - u["utterance_end_ms"].get<double>(), 0.2);
+    // On the simulated clock computing takes no time: the latency is the wait
+    // for the next frame, or for the line before to be said.
+    EXPECT_GE(u["compute_latency_ms"].get<double>(), 0);
+    EXPECT_NEAR(u["compute_latency_ms"].get<double>(), speech_start - u["decided_at_ms"].get<double>(), 0.2);
+    EXPECT_GT(u["commit_point"].get<double>(), 0);
+  }
+  const nlohmann::json& s = (*report)["summary"];
+  EXPECT_EQ(s["spoken"], 4);
+  EXPECT_EQ(s["audio_drops"], 0);
+  EXPECT_EQ(s["video_drops"], 0);
+  EXPECT_EQ(s["compute_latency_ms"]["count"], 4);
+  EXPECT_GT(s["end_offset_ms"]["p50"].get<double>(), 0);
+  EXPECT_GT(s["peak_rss_mb"].get<double>(), 0);
+
+  // The video: both streams, as long as the output timeline.
+  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs[0], 16000);
+  ASSERT_TRUE(audio.ok()) << audio.status();
+  EXPECT_NEAR(audio->duration().seconds(), s["output_seconds"].get<double>(), 0.1);
+  // The report on disk is the one returned.
+  std::ifstream file(options.report_path);
+  EXPECT_EQ(nlohmann::json::parse(file)["utterances"], (*report)["utterances"]);
+  // The SRT sidecar has a cue per spoken line.
+  std::ifstream srt(dir_.File("out.srt"));
+  std::stringstream srt_text;
+  srt_text << srt.rdbuf();
+  EXPECT_THAT(srt_text.str(), HasSubstr("点击下方链接立即购买"));
+}
+
+TEST_F(LiveJobTest, TheSimulatedClockGivesTheSameResultEveryRun) {
+  const std::string pcm = HostPcm({{"Click the link below to buy it now."}, {"Do not forget to follow our channel."}});
+  absl::StatusOr<nlohmann::json> first = Run(Options(), pcm);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<nlohmann::json> second = Run(Options(), pcm);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ((*first)["utterances"], (*second)["utterances"]);
+  EXPECT_EQ((*first)["summary"]["frames"], (*second)["summary"]["frames"]);
+}
+
+TEST_F(LiveJobTest, AnAdLibWithoutAFallbackTranslatorIsSubtitlesOnly) {
+  LiveOptions options = Options();
+  options.engines.clear();
+  const std::string pcm = HostPcm({{"Good morning, my friends, it is a lovely day."},
+                                   {"Click the link below to buy it now."}});
+  absl::StatusOr<nlohmann::json> report = Run(options, pcm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const nlohmann::json& utterances = (*report)["utterances"];
+  ASSERT_GE(utterances.size(), 2u);
+  const nlohmann::json& ad_lib = utterances[0];
+  EXPECT_TRUE(ad_lib["off_script"].get<bool>());
+  EXPECT_EQ(ad_lib["translation"], "");
+  EXPECT_FALSE(ad_lib["spoken"].get<bool>());
+  EXPECT_EQ(utterances.back()["line"], 4);
+  EXPECT_TRUE(utterances.back()["spoken"].get<bool>());
+  EXPECT_GE((*report)["summary"]["subtitles_only"].get<int>(), 1);
+}
+
+TEST_F(LiveJobTest, LongSilenceIsNotSpeech) {
+  LiveOptions options = Options();
+  const std::string pcm = HostPcm({{"Click the link below to buy it now.", MediaTime::Seconds(30)},
+                                   {"Do not forget to follow our channel."}});
+  absl::StatusOr<nlohmann::json> report = Run(options, pcm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Lines(*report), (std::vector<int>{4, 5}));
+  EXPECT_GT((*report)["summary"]["output_seconds"].get<double>(), 33);
+}
+
+TEST_F(LiveJobTest, InputThatEndsMidWordStillFinishesTheLineInFlight) {
+  const std::string pcm = HostPcm({{"Click the link below to buy it now.", MediaTime::Zero()}}, 0.9);
+  absl::StatusOr<nlohmann::json> report = Run(Options(), pcm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
+  EXPECT_TRUE((*report)["utterances"][0]["spoken"].get<bool>());
+  EXPECT_TRUE(std::filesystem::exists(Options().outputs[0]));
+}
+
+TEST_F(LiveJobTest, AScriptInAnotherLanguageIsRefusedBeforeAnythingIsWritten) {
+  LiveOptions options = Options();
+  std::ofstream(options.script_path, std::ios::trunc) << "zh: 大家好 | \n";
+  absl::StatusOr<nlohmann::json> report = Run(options, HostPcm({{"Hello."}}));
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("has no line in en"));
+  EXPECT_FALSE(std::filesystem::exists(options.outputs[0]));
+}
+
+TEST_F(LiveJobTest, BadInputsAndOutputsAreClearErrors) {
+  LiveOptions options = Options();
+  options.input = std::string(LINGCAST_SOURCE_DIR) + "/src/avatar/testdata/avatar_A.png";
+  absl::StatusOr<nlohmann::json> report = Run(options, "");
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("avatar_A.png"));
+
+  options = Options();
+  options.input = dir_.File("missing.wav");
+  report = Run(options, "");
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kNotFound);
+
+  options = Options();
+  options.outputs = {"gopher://example.com/stream"};
+  report = Run(options, "");
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("gopher"));
+
+  options = Options();
+  options.input = "rtmp://127.0.0.1:1/live/host";
+  report = Run(options, "");
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("not built yet"));
+  EXPECT_FALSE(std::filesystem::exists(Options().outputs[0]));
+}
+
+}  // namespace
+}  // namespace lingcast

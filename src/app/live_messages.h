@@ -1,0 +1,72 @@
+// What travels between the stages of `lingcast live`:
+//
+//   LiveIngest --AudioBuffer--> LiveHear --LiveEvent--> LiveTranslate --LiveEvent--> LiveVoice
+//        \                                                                              |
+//         \--AudioBuffer (host voice, optional)--> LivePlayout <--VoiceEvent-----------/
+//
+// One timeline for everything: microseconds since the session started. The
+// host's audio sample n is at n / 16000 s on it, and the output's audio sample
+// m is at m / output rate on it, so "the avatar starts 0.8 s after the host
+// finished" is a difference of two times on that timeline.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/media_time.h"
+#include "media/audio_buffer.h"
+#include "media/viseme.h"
+
+namespace lingcast {
+
+// One decision of the script follower (a line, or off-script speech), and
+// later its translation.
+struct HeardLine {
+  int64_t id = 0;         // 0-based, in decision order
+  int64_t utterance = 0;  // 0-based utterance (VAD segment) it was heard in
+  std::optional<int> line_number;  // the script line; nullopt off script
+  double confidence = 0;
+  std::optional<double> commit_point;  // fraction of the script line heard at the commit
+  bool at_endpoint = false;            // decided only when the utterance ended
+  std::string source_text;  // the script line as written, or what was heard off script
+  std::string heard;        // the recognized words the decision rests on
+  std::string translation;  // empty: nothing to say (subtitles only)
+  std::string engine;       // "script", "tm", "llm", or "" (subtitles only)
+  MediaTime utterance_start;
+  MediaTime decided_at;      // on the timeline: the host audio heard when it was decided
+  MediaTime trigger_origin;  // clock reading when that audio arrived (compute latency starts here)
+};
+
+struct UtteranceEnded {
+  int64_t utterance = 0;
+  MediaTime start;
+  MediaTime end;  // end of the host's speech
+  std::string text;  // the recognizer's final hypothesis
+};
+
+// LiveHear -> LiveTranslate -> LiveVoice. `watermark`: all host audio before it
+// has been heard, and every decision it led to sent before this event.
+struct LiveEvent {
+  std::optional<HeardLine> line;
+  std::optional<UtteranceEnded> ended;
+  MediaTime watermark;
+};
+
+// A line ready for the avatar to say.
+struct SpokenLine {
+  HeardLine line;
+  AudioBuffer pcm;        // at the output rate; empty when skipped or nothing to say
+  VisemeTrack visemes;    // relative to the speech's first sample
+  double rate = 1.0;      // speaking rate used (the lag policy may raise it)
+  bool skipped = false;   // too stale under the lag policy: subtitles only
+  MediaTime planned_start;  // where the voice stage expects it to start on the output
+  bool follows_gap = true;  // false: start right after the previous line (shorten policy)
+};
+
+struct VoiceEvent {
+  std::optional<SpokenLine> spoken;
+  std::optional<UtteranceEnded> ended;
+  MediaTime watermark;
+};
+
+}  // namespace lingcast

@@ -1,0 +1,75 @@
+#include "app/live_options.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace lingcast {
+
+absl::StatusOr<LagPolicy> ParseLagPolicy(const std::string& text) {
+  if (text == "speedup") return LagPolicy::kSpeedUp;
+  if (text == "shorten") return LagPolicy::kShorten;
+  if (text == "skip") return LagPolicy::kSkip;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--lag-policy: unknown policy \"", text, "\" (expected speedup, shorten or skip)"));
+}
+
+const char* LagPolicyName(LagPolicy policy) {
+  switch (policy) {
+    case LagPolicy::kSpeedUp:
+      return "speedup";
+    case LagPolicy::kShorten:
+      return "shorten";
+    case LagPolicy::kSkip:
+      return "skip";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<LiveClock> ParseLiveClock(const std::string& text) {
+  if (text == "realtime") return LiveClock::kRealtime;
+  if (text == "simulated") return LiveClock::kSimulated;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--clock: unknown clock \"", text, "\" (expected realtime or simulated)"));
+}
+
+absl::Status ValidateLiveOptions(const LiveOptions& options) {
+  if (options.input.empty()) {
+    return absl::InvalidArgumentError("no input: give --in FILE (played at real time) or --in - (raw PCM on stdin)");
+  }
+  if (options.outputs.empty()) {
+    return absl::InvalidArgumentError("no output: give --out FILE.mp4, hls:DIR, rtmp://... or srt://... (repeatable)");
+  }
+  if (options.source == options.target) {
+    return absl::InvalidArgumentError(absl::StrCat("--source and --target are both ",
+                                                   std::string(LanguageCode(options.source)),
+                                                   ": live interprets between zh and en"));
+  }
+  if (options.source != Language::kEn) {
+    return absl::InvalidArgumentError(
+        "--source zh: there is no embedded Mandarin recognizer (Debian ships only pocketsphinx's en-us model); "
+        "live hears English hosts today");
+  }
+  if (options.fps < 1 || options.fps > 120) {
+    return absl::InvalidArgumentError(absl::StrCat("--fps ", options.fps, " is outside 1..120"));
+  }
+  if (options.rate < 0.5 || options.rate > 2.0) {
+    return absl::InvalidArgumentError(absl::StrFormat("--rate %.2f is outside 0.5..2", options.rate));
+  }
+  if (options.max_lag < MediaTime::Millis(500) || options.max_lag > MediaTime::Seconds(120)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--max-lag %.1f s is outside 0.5..120 s", options.max_lag.seconds()));
+  }
+  if (options.max_speedup < 1.0 || options.max_speedup > 2.0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--max-speedup %.2f is outside 1..2", options.max_speedup));
+  }
+  if (options.crf < 0 || options.crf > 51) {
+    return absl::InvalidArgumentError(absl::StrCat("--crf ", options.crf, " is outside 0..51"));
+  }
+  if (options.bitrate_kbps < 100 || options.bitrate_kbps > 100'000) {
+    return absl::InvalidArgumentError(absl::StrCat("--bitrate ", options.bitrate_kbps, " is outside 100..100000 kbit/s"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace lingcast

@@ -1,0 +1,76 @@
+// Options of `lingcast live`, with their documented defaults, and the checks
+// that turn bad values into one clear line (exit 2) before anything starts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/media_time.h"
+#include "media/language.h"
+#include "mt/llm_translator.h"
+
+namespace lingcast {
+
+// What keeps the avatar from falling behind the host when translations queue
+// up faster than it can speak them (docs/live.md).
+enum class LagPolicy {
+  kSpeedUp,  // speak faster (up to max_speedup) as the lag grows past half of max_lag
+  kShorten,  // drop the pause between queued lines
+  kSkip,     // only skip (below)
+};
+// Every policy skips (subtitles only) a line that would start more than
+// max_lag after the host finished deciding it.
+
+enum class LiveClock {
+  kRealtime,   // the system clock: the input is paced at real time, outputs go out live
+  kSimulated,  // a simulated clock: the same pipeline as fast as the CPU allows, identical results
+};
+
+struct LiveOptions {
+  std::string input;                  // --in: a media file, "-" (raw s16le 16 kHz mono on stdin)
+  Language source = Language::kEn;    // --source: what the host speaks
+  Language target = Language::kZh;    // --target: what the avatar speaks
+  std::vector<std::string> outputs;   // --out (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...
+  std::string script_path;            // --script: followed lines commit their own translation
+  std::vector<std::string> memory_paths;  // --tm (repeatable): more translation memory
+  std::string glossary_path;          // --glossary
+  std::vector<std::string> engines = {"tm"};  // --engine: fallback translators for off-script speech
+  LlmConfig llm;                      // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
+
+  int width = 1280;                   // --size WxH
+  int height = 720;
+  int fps = 30;                       // --fps
+  std::string voice_zh;               // --voice-zh (empty: cmn-latn-pinyin)
+  std::string voice_en;               // --voice-en (empty: en-us)
+  double rate = 1.0;                  // --rate: the avatar's normal speaking rate
+
+  LagPolicy lag_policy = LagPolicy::kSpeedUp;       // --lag-policy speedup|shorten|skip
+  MediaTime max_lag = MediaTime::Seconds(4);        // --max-lag SECONDS
+  double max_speedup = 1.5;                         // --max-speedup (speedup policy)
+  MediaTime line_gap = MediaTime::Millis(250);      // pause between two queued lines
+  MediaTime subtitle_linger = MediaTime::Millis(1500);  // a line's subtitle stays after its speech
+
+  bool passthrough = false;           // --passthrough: the host's voice under the avatar's
+  double passthrough_gain_db = -6;    // host voice level while the avatar is silent
+  double duck_db = -20;               // ...and while the avatar speaks
+
+  LiveClock clock = LiveClock::kRealtime;  // --clock realtime|simulated
+  std::string report_path;            // --report FILE.json
+  std::string preset = "veryfast";    // --preset (x264)
+  int crf = 23;                       // --crf (files); live outputs use --bitrate
+  int bitrate_kbps = 2500;            // --bitrate (kbit/s, network outputs)
+  uint32_t seed = 1;                  // --seed (blinks, idle motion)
+  bool quiet = false;                 // --quiet: no status line
+  bool json = false;                  // --json: the summary as JSON on stdout
+};
+
+absl::StatusOr<LagPolicy> ParseLagPolicy(const std::string& text);
+const char* LagPolicyName(LagPolicy policy);
+absl::StatusOr<LiveClock> ParseLiveClock(const std::string& text);
+
+// Everything that can be checked without touching engines, files or networks.
+absl::Status ValidateLiveOptions(const LiveOptions& options);
+
+}  // namespace lingcast

@@ -1,0 +1,262 @@
+#include "app/live_playout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "core/status.h"
+
+namespace lingcast {
+
+namespace {
+
+// Viseme cues older than this behind the frame are forgotten (bounded memory).
+constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);
+// Realtime: a tick this late drops its frame (its audio is still written).
+constexpr int kLateFrames = 2;
+
+std::vector<std::string> CueLines(const SubtitleCue& cue) {
+  std::vector<std::string> lines = {cue.primary.text};
+  if (!cue.secondary.text.empty()) lines.push_back(cue.secondary.text);
+  return lines;
+}
+
+float Gain(double db) { return static_cast<float>(std::pow(10.0, db / 20.0)); }
+
+int64_t SampleAt(MediaTime t, int rate) { return t.micros() * rate / 1'000'000; }
+
+}  // namespace
+
+LivePlayout::LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
+                         std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
+                         const std::atomic<bool>& stopping)
+    : Stage("playout"),
+      options_(std::move(options)),
+      compositor_(std::move(compositor)),
+      avatar_(std::move(avatar)),
+      outputs_(outputs),
+      monitor_(monitor),
+      stopping_(stopping) {}
+
+absl::Status LivePlayout::Open() {
+  compositor_->SetAvatarRenderer(
+      [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
+  if (host.connected()) {
+    LC_ASSIGN_OR_RETURN(Resampler resampler, Resampler::Create(16000, options_.output_rate));
+    host_resampler_.emplace(std::move(resampler));
+  } else {
+    host_ended_ = true;
+  }
+  return absl::OkStatus();
+}
+
+void LivePlayout::Take(VoiceEvent event) {
+  watermark_ = std::max(watermark_, event.watermark);
+  if (event.ended) monitor_.UtteranceEnd(*event.ended);
+  if (event.spoken) {
+    monitor_.LineQueued(*event.spoken);
+    queue_.push_back(std::move(*event.spoken));
+  }
+}
+
+void LivePlayout::TakeVoiceEvents(MediaTime t) {
+  if (options_.simulated) {
+    // Everything decided before this frame must be here before it is drawn.
+    while (!voice_ended_ && watermark_ < t) {
+      auto packet = in.Pop();
+      if (!packet) {
+        voice_ended_ = true;
+        break;
+      }
+      Take(std::move(packet->value));
+    }
+  }
+  while (!voice_ended_) {
+    auto packet = in.TryPop();
+    if (!packet) {
+      if (in.ended()) voice_ended_ = true;
+      break;
+    }
+    Take(std::move(packet->value));
+  }
+}
+
+absl::Status LivePlayout::TakeHostAudio(MediaTime until) {
+  const int64_t wanted = SampleAt(until, options_.output_rate);
+  auto take = [&](Packet<AudioBuffer>& packet) -> absl::Status {
+    counters_.host_time = packet.end();
+    std::vector<float> converted;
+    LC_RETURN_IF_ERROR(host_resampler_->Push(packet.value.samples, converted));
+    host_samples_.insert(host_samples_.end(), converted.begin(), converted.end());
+    return absl::OkStatus();
+  };
+  while (!host_ended_) {
+    const int64_t have = host_first_sample_ + static_cast<int64_t>(host_samples_.size());
+    std::optional<Packet<AudioBuffer>> packet;
+    if (options_.simulated && have < wanted) {
+      packet = host.Pop();
+      if (!packet) host_ended_ = true;
+    } else {
+      packet = host.TryPop();
+      if (!packet && host.ended()) host_ended_ = true;
+      if (!packet) break;
+    }
+    if (packet) LC_RETURN_IF_ERROR(take(*packet));
+  }
+  return absl::OkStatus();
+}
+
+void LivePlayout::ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime end) {
+  if (cue_) {
+    // The cue on screen ends where the new one starts, at the latest.
+    cue_->end = std::min(cue_->end, start);
+    if (cue_->end > cue_->start) pending_cue_ = *cue_;
+  }
+  SubtitleCue cue;
+  cue.start = start;
+  cue.end = end;
+  const HeardLine& line = spoken.line;
+  if (!line.translation.empty()) {
+    cue.primary = TextSegment{line.translation, options_.target};
+    cue.secondary = TextSegment{line.source_text, options_.source};
+  } else {
+    cue.primary = TextSegment{line.source_text, options_.source};
+  }
+  cue_ = std::move(cue);
+}
+
+void LivePlayout::StartNextLines(MediaTime t) {
+  while (!playing_ && !queue_.empty()) {
+    SpokenLine& next = queue_.front();
+    if (next.line.decided_at > t) return;  // not decided yet at this frame
+    if (stopping_.load() && !next.pcm.samples.empty()) {
+      // Stopping: what has not started is not said.
+      monitor_.LineQueued(next);
+      queue_.pop_front();
+      continue;
+    }
+    if (next.pcm.samples.empty()) {
+      // Nothing to say (no translation) or too stale: subtitles only, at once.
+      ShowCue(next, t, t + options_.subtitle_only_hold);
+      queue_.pop_front();
+      continue;
+    }
+    const bool after_gap = next.follows_gap;
+    if (t < next_start_allowed_ - (after_gap ? MediaTime::Zero() : options_.line_gap)) return;
+    const MediaTime duration = next.pcm.duration();
+    ShowCue(next, t, t + duration + options_.subtitle_linger);
+    // The mouth follows this speech from its first sample at t.
+    for (const VisemeCue& v : next.visemes.cues) visemes_.cues.push_back(VisemeCue{v.start + t, v.end + t, v.shape});
+    monitor_.SpeechStarted(next.line.id, t, clock().Now() - next.line.trigger_origin);
+    playing_ = Playing{std::move(next), 0};
+    queue_.pop_front();
+  }
+}
+
+absl::StatusOr<AudioBuffer> LivePlayout::MixTick(int64_t first_sample, int64_t samples) {
+  AudioBuffer out{options_.output_rate, 1, std::vector<float>(static_cast<size_t>(samples), 0.0f)};
+  bool voice = false;
+  if (playing_) {
+    voice = true;
+    const std::vector<float>& pcm = playing_->spoken.pcm.samples;
+    const size_t take = std::min(static_cast<size_t>(samples), pcm.size() - playing_->offset);
+    std::copy_n(pcm.begin() + static_cast<std::ptrdiff_t>(playing_->offset), take, out.samples.begin());
+    playing_->offset += take;
+    if (playing_->offset >= pcm.size()) {
+      const MediaTime end = MediaTime::FromSamples(first_sample + static_cast<int64_t>(take), options_.output_rate);
+      monitor_.SpeechEnded(playing_->spoken.line.id, end);
+      next_start_allowed_ = end + options_.line_gap;
+      playing_.reset();
+    }
+  }
+  if (host_resampler_) {
+    // The host's voice, `host_delay` behind, ducked under the avatar's.
+    const int64_t delay = SampleAt(options_.host_delay, options_.output_rate);
+    const int64_t from = first_sample - delay;
+    while (!host_samples_.empty() && host_first_sample_ < from) {
+      host_samples_.pop_front();
+      ++host_first_sample_;
+    }
+    const float gain = Gain(voice ? options_.duck_db : options_.host_gain_db);
+    int64_t missing = 0;
+    for (int64_t i = 0; i < samples; ++i) {
+      const int64_t index = from + i - host_first_sample_;
+      if (from + i < 0) continue;
+      if (index >= 0 && index < static_cast<int64_t>(host_samples_.size())) {
+        out.samples[static_cast<size_t>(i)] += gain * host_samples_[static_cast<size_t>(index)];
+      } else if (!host_ended_) {
+        ++missing;
+      }
+    }
+    counters_.passthrough_underruns += missing;
+  }
+  return out;
+}
+
+absl::Status LivePlayout::DrawFrame(MediaTime t) {
+  std::erase_if(visemes_.cues, [&](const VisemeCue& c) { return c.end + kVisemeHistory < t; });
+  const Animator animator(visemes_, options_.animation);
+  state_ = animator.StateAt(t);
+  const SubtitleCue* cue = cue_ && cue_->start <= t && t < cue_->end ? &*cue_ : nullptr;
+  LC_RETURN_IF_ERROR(compositor_->Compose(t, cue, frame_));
+  return outputs_.WriteVideo(frame_, tick_);
+}
+
+bool LivePlayout::Done() const { return voice_ended_ && queue_.empty() && !playing_; }
+
+void LivePlayout::Publish() {
+  counters_.queued_lines = static_cast<int>(queue_.size());
+  counters_.speaking = playing_.has_value();
+  monitor_.UpdateCounters(counters_);
+}
+
+absl::StatusOr<Flow> LivePlayout::Process() {
+  const MediaTime t = MediaTime::FromFrameIndex(tick_, options_.fps);
+  const MediaTime t_next = MediaTime::FromFrameIndex(tick_ + 1, options_.fps);
+  if (options_.simulated) {
+    if (auto* simulated = dynamic_cast<SimulatedClock*>(&clock())) simulated->AdvanceTo(options_.session_start + t);
+  } else {
+    clock().SleepUntil(options_.session_start + t);
+  }
+  TakeVoiceEvents(t);
+  if (host_resampler_) LC_RETURN_IF_ERROR(TakeHostAudio(t_next - options_.host_delay));
+
+  if (Done() && !end_at_) end_at_ = t + options_.tail;
+  if (end_at_ && t >= *end_at_) {
+    if (pending_cue_) LC_RETURN_IF_ERROR(outputs_.AddSubtitle(pending_cue_->start, pending_cue_->end, CueLines(*pending_cue_)));
+    pending_cue_.reset();
+    if (cue_) {
+      cue_->end = std::min(cue_->end, t);
+      if (cue_->end > cue_->start) LC_RETURN_IF_ERROR(outputs_.AddSubtitle(cue_->start, cue_->end, CueLines(*cue_)));
+    }
+    Publish();
+    LC_RETURN_IF_ERROR(outputs_.Finish());
+    return Flow::kFinished;
+  }
+
+  StartNextLines(t);
+  if (pending_cue_) {
+    LC_RETURN_IF_ERROR(outputs_.AddSubtitle(pending_cue_->start, pending_cue_->end, CueLines(*pending_cue_)));
+    pending_cue_.reset();
+  }
+
+  const int64_t first_sample = SampleAt(t, options_.output_rate);
+  const int64_t samples = SampleAt(t_next, options_.output_rate) - first_sample;
+  LC_ASSIGN_OR_RETURN(AudioBuffer audio, MixTick(first_sample, samples));
+  LC_RETURN_IF_ERROR(outputs_.WriteAudio(audio));
+  counters_.output_time = t_next;
+
+  const bool late = !options_.simulated &&
+                    clock().Now() > options_.session_start + t + MediaTime::FromFrameIndex(kLateFrames, options_.fps);
+  if (late) {
+    ++counters_.video_drops;
+  } else {
+    LC_RETURN_IF_ERROR(DrawFrame(t));
+    ++counters_.frames;
+  }
+  ++tick_;
+  Publish();
+  return Flow::kContinue;
+}
+
+}  // namespace lingcast

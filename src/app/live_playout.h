@@ -1,0 +1,110 @@
+// LivePlayout: the output clock of `lingcast live`. Once per video frame it
+// writes the next frame's worth of audio (the avatar's voice, the host's voice
+// under it when passed through, or silence) and the frame itself (the avatar
+// animated from the voice's visemes, the bilingual subtitle of the line being
+// said) to every output.
+//
+// Audio never stops and never drops: each tick writes exactly the samples of
+// its frame period, so the outputs' audio is continuous and the timeline is
+// the sample count. The queued lines are said in the order they were decided;
+// a line starts at the first frame at or after its decision once the line
+// before it (and the pause after it) is over.
+//
+// Clocks. Realtime: each tick waits for its frame time on the system clock;
+// when the playout runs more than two frames late, frames are dropped (counted)
+// but their audio is still written. Simulated: the playout moves the simulated
+// clock itself, one frame per tick, after waiting for the voice stage's
+// watermark to pass the frame time, so every run gives the same output.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "app/live_messages.h"
+#include "app/live_report.h"
+#include "audio/resampler.h"
+#include "avatar/animator.h"
+#include "avatar/avatar_renderer.h"
+#include "compose/compositor.h"
+#include "core/clock.h"
+#include "graph/stage.h"
+#include "output/output_set.h"
+
+namespace lingcast {
+
+struct LivePlayoutOptions {
+  int fps = 30;
+  int output_rate = 22050;   // the voice's rate; the outputs' audio input rate
+  Language source = Language::kEn;  // the host's language (the subtitle's second line)
+  Language target = Language::kZh;  // the avatar's (its first line)
+  bool simulated = false;    // see the header comment
+  MediaTime session_start;   // clock reading at timeline 0
+  MediaTime line_gap = MediaTime::Millis(250);
+  MediaTime subtitle_linger = MediaTime::Millis(1500);
+  MediaTime subtitle_only_hold = MediaTime::Millis(1500);  // a line with nothing to say
+  // Host voice pass-through (In `host` connected): delayed by `host_delay` so a
+  // live source's jitter does not starve it; gains in dB.
+  MediaTime host_delay = MediaTime::Millis(100);
+  double host_gain_db = -6;
+  double duck_db = -20;
+  AnimatorOptions animation;
+  MediaTime tail = MediaTime::Millis(500);  // written after the last line before the end
+};
+
+class LivePlayout : public Stage {
+ public:
+  LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
+              std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
+              const std::atomic<bool>& stopping);
+  In<VoiceEvent> in{this, "in"};
+  In<AudioBuffer> host{this, "host"};  // optional: the host's voice, 16 kHz
+  absl::Status Open() override;
+  absl::StatusOr<Flow> Process() override;
+
+ private:
+  struct Playing {
+    SpokenLine spoken;
+    size_t offset = 0;  // samples already written
+  };
+  void TakeVoiceEvents(MediaTime t);
+  void Take(VoiceEvent event);
+  absl::Status TakeHostAudio(MediaTime until);
+  void StartNextLines(MediaTime t);
+  void ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime end);
+  absl::StatusOr<AudioBuffer> MixTick(int64_t first_sample, int64_t samples);
+  absl::Status DrawFrame(MediaTime t);
+  bool Done() const;
+  void Publish();
+
+  const LivePlayoutOptions options_;
+  std::unique_ptr<compose::Compositor> compositor_;
+  std::unique_ptr<AvatarRenderer> avatar_;
+  OutputSet& outputs_;
+  LiveMonitor& monitor_;
+  const std::atomic<bool>& stopping_;
+
+  int64_t tick_ = 0;
+  bool voice_ended_ = false;
+  MediaTime watermark_ = MediaTime::Micros(-1);
+  std::deque<SpokenLine> queue_;
+  std::optional<Playing> playing_;
+  MediaTime next_start_allowed_;  // after the last line and its pause
+  std::optional<SubtitleCue> cue_;      // the subtitle on screen (or last shown)
+  std::optional<SubtitleCue> pending_cue_;  // ended; goes to the outputs' timed text at the next cue
+  VisemeTrack visemes_;                  // absolute times on the output timeline
+  AvatarState state_;
+  VideoFrame frame_;
+
+  // Host pass-through: resampled to the output rate, starting at host_start_.
+  std::optional<Resampler> host_resampler_;
+  std::deque<float> host_samples_;
+  int64_t host_first_sample_ = 0;  // output-rate index of host_samples_.front() on the host timeline
+  bool host_ended_ = false;
+
+  LiveCounters counters_;
+  std::optional<MediaTime> end_at_;  // when everything is said: the tail ends here
+};
+
+}  // namespace lingcast

@@ -1,0 +1,161 @@
+#include "app/live_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lingcast {
+
+namespace {
+
+double Millis(MediaTime t) { return std::round(t.micros() / 100.0) / 10.0; }
+
+nlohmann::json OptionalMillis(const std::optional<MediaTime>& t) {
+  return t ? nlohmann::json(Millis(*t)) : nlohmann::json(nullptr);
+}
+
+nlohmann::json PercentilesJson(const Percentiles& p) {
+  return {{"p50", p.p50}, {"p95", p.p95}, {"p99", p.p99}, {"count", p.count}};
+}
+
+}  // namespace
+
+std::optional<MediaTime> LiveLineRecord::start_offset() const {
+  if (!speech_start) return std::nullopt;
+  return *speech_start - line.utterance_start;
+}
+
+std::optional<MediaTime> LiveLineRecord::end_offset() const {
+  if (!speech_end || !utterance) return std::nullopt;
+  return *speech_end - utterance->end;
+}
+
+Percentiles ComputePercentiles(std::vector<double> values) {
+  Percentiles p;
+  p.count = static_cast<int64_t>(values.size());
+  if (values.empty()) return p;
+  std::sort(values.begin(), values.end());
+  auto rank = [&](double q) {
+    const size_t index = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
+    return values[std::min(values.size() - 1, index == 0 ? 0 : index - 1)];
+  };
+  p.p50 = rank(0.50);
+  p.p95 = rank(0.95);
+  p.p99 = rank(0.99);
+  return p;
+}
+
+void LiveMonitor::LineQueued(const SpokenLine& spoken) {
+  absl::MutexLock lock(&mu_);
+  LiveLineRecord& record = records_[spoken.line.id];
+  record.line = spoken.line;
+  record.skipped = spoken.skipped;
+  record.rate = spoken.rate;
+  if (auto it = utterances_.find(spoken.line.utterance); it != utterances_.end()) record.utterance = it->second;
+}
+
+void LiveMonitor::UtteranceEnd(const UtteranceEnded& ended) {
+  absl::MutexLock lock(&mu_);
+  utterances_[ended.utterance] = ended;
+  for (auto& [id, record] : records_) {
+    if (record.line.utterance == ended.utterance) record.utterance = ended;
+  }
+}
+
+void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency) {
+  absl::MutexLock lock(&mu_);
+  LiveLineRecord& record = records_[id];
+  record.spoken = true;
+  record.speech_start = at;
+  record.compute_latency = compute_latency;
+}
+
+void LiveMonitor::SpeechEnded(int64_t id, MediaTime at) {
+  absl::MutexLock lock(&mu_);
+  records_[id].speech_end = at;
+}
+
+void LiveMonitor::UpdateCounters(const LiveCounters& counters) {
+  absl::MutexLock lock(&mu_);
+  counters_ = counters;
+}
+
+LiveCounters LiveMonitor::counters() const {
+  absl::MutexLock lock(&mu_);
+  return counters_;
+}
+
+std::vector<LiveLineRecord> LiveMonitor::records() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<LiveLineRecord> out;
+  for (const auto& [id, record] : records_) out.push_back(record);
+  return out;
+}
+
+nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_latency, const nlohmann::json& extra) const {
+  const std::vector<LiveLineRecord> lines = records();
+  const LiveCounters c = counters();
+  nlohmann::json utterances = nlohmann::json::array();
+  std::vector<double> compute, start_offsets, end_offsets, commit_points;
+  int64_t spoken = 0, skipped = 0, subtitles_only = 0, off_script = 0;
+  for (const LiveLineRecord& r : lines) {
+    const HeardLine& l = r.line;
+    nlohmann::json u;
+    u["id"] = l.id;
+    u["utterance"] = l.utterance;
+    u["line"] = l.line_number ? nlohmann::json(*l.line_number) : nlohmann::json(nullptr);
+    u["off_script"] = !l.line_number.has_value();
+    u["source_text"] = l.source_text;
+    u["heard"] = l.heard;
+    u["translation"] = l.translation;
+    u["engine"] = l.engine.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.engine);
+    u["confidence"] = std::round(l.confidence * 1000) / 1000;
+    u["commit_point"] = l.commit_point ? nlohmann::json(std::round(*l.commit_point * 1000) / 1000) : nlohmann::json(nullptr);
+    u["spoken"] = r.spoken;
+    u["skipped"] = r.skipped;
+    u["rate"] = std::round(r.rate * 1000) / 1000;
+    u["utterance_start_ms"] = Millis(l.utterance_start);
+    u["utterance_end_ms"] = r.utterance ? nlohmann::json(Millis(r.utterance->end)) : nlohmann::json(nullptr);
+    u["decided_at_ms"] = Millis(l.decided_at);
+    u["speech_start_ms"] = OptionalMillis(r.speech_start);
+    u["speech_end_ms"] = OptionalMillis(r.speech_end);
+    u["start_offset_ms"] = OptionalMillis(r.start_offset());
+    u["end_offset_ms"] = OptionalMillis(r.end_offset());
+    u["compute_latency_ms"] = OptionalMillis(r.compute_latency);
+    utterances.push_back(std::move(u));
+
+    if (!l.line_number) ++off_script;
+    if (r.skipped) ++skipped;
+    if (r.spoken) ++spoken;
+    if (!r.spoken && !r.skipped) ++subtitles_only;
+    if (r.compute_latency) compute.push_back(Millis(*r.compute_latency));
+    if (auto s = r.start_offset()) start_offsets.push_back(Millis(*s));
+    if (auto e = r.end_offset()) end_offsets.push_back(Millis(*e));
+    if (l.commit_point) commit_points.push_back(*l.commit_point);
+  }
+  nlohmann::json summary;
+  summary["lines"] = static_cast<int64_t>(lines.size());
+  summary["spoken"] = spoken;
+  summary["skipped"] = skipped;
+  summary["subtitles_only"] = subtitles_only;
+  summary["off_script"] = off_script;
+  summary["compute_latency_ms"] = PercentilesJson(ComputePercentiles(compute));
+  summary["start_offset_ms"] = PercentilesJson(ComputePercentiles(start_offsets));
+  summary["end_offset_ms"] = PercentilesJson(ComputePercentiles(end_offsets));
+  summary["commit_point"] = PercentilesJson(ComputePercentiles(commit_points));
+  summary["audio_drops"] = c.audio_drops;
+  summary["video_drops"] = c.video_drops;
+  summary["passthrough_underruns"] = c.passthrough_underruns;
+  summary["frames"] = c.frames;
+  summary["output_seconds"] = c.output_time.seconds();
+  summary["host_seconds"] = c.host_time.seconds();
+  summary.update(extra);
+
+  nlohmann::json stages = nlohmann::json::object();
+  for (const LatencySummary& s : stage_latency) {
+    stages[s.boundary] = {{"count", s.count},   {"p50_ms", Millis(s.p50)}, {"p95_ms", Millis(s.p95)},
+                          {"p99_ms", Millis(s.p99)}, {"max_ms", Millis(s.max)}};
+  }
+  return {{"utterances", std::move(utterances)}, {"summary", std::move(summary)}, {"stage_latency", std::move(stages)}};
+}
+
+}  // namespace lingcast

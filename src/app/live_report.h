@@ -1,0 +1,82 @@
+// LiveMonitor: what `lingcast live` measured, collected while it runs (the
+// playout and the app thread's status line read and write it from different
+// threads) and written as the --report JSON at the end.
+//
+// Per line the avatar interpreted (or showed as subtitles only):
+//   start_offset_ms     its speech starts on the output - the host's utterance starts
+//   end_offset_ms       its speech ends on the output  - the host's utterance ends
+//   compute_latency_ms  the first sample of its speech written to the outputs - the
+//                       moment the audio that decided it arrived (the VAD endpoint,
+//                       or the earlier partial that committed a script line)
+// (the SimulEval StartOffset / EndOffset, and DESIGN.md's compute latency).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "app/live_messages.h"
+#include "core/latency_tracker.h"
+#include "nlohmann/json.hpp"
+
+namespace lingcast {
+
+struct LiveLineRecord {
+  HeardLine line;
+  std::optional<UtteranceEnded> utterance;  // once the host's utterance has ended
+  bool spoken = false;                      // the avatar said it
+  bool skipped = false;                     // stale under the lag policy
+  double rate = 1.0;
+  std::optional<MediaTime> speech_start;    // on the output timeline
+  std::optional<MediaTime> speech_end;
+  std::optional<MediaTime> compute_latency;
+
+  std::optional<MediaTime> start_offset() const;
+  std::optional<MediaTime> end_offset() const;
+};
+
+struct Percentiles {
+  double p50 = 0, p95 = 0, p99 = 0;
+  int64_t count = 0;
+};
+// Nearest-rank percentiles of `values` (all zero when empty).
+Percentiles ComputePercentiles(std::vector<double> values);
+
+// Counters the stages bump and the status line reads.
+struct LiveCounters {
+  int64_t frames = 0;             // video frames written
+  int64_t video_drops = 0;        // frames not rendered because the playout ran late
+  int64_t audio_drops = 0;        // samples of speech or host audio lost (should stay 0)
+  int64_t passthrough_underruns = 0;  // host audio that had not arrived in time (silence written)
+  MediaTime output_time;          // end of the audio written
+  MediaTime host_time;            // end of the host audio taken in
+  int queued_lines = 0;           // waiting for the avatar
+  bool speaking = false;
+};
+
+class LiveMonitor {
+ public:
+  void LineQueued(const SpokenLine& line);
+  void UtteranceEnd(const UtteranceEnded& ended);
+  void SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency);
+  void SpeechEnded(int64_t id, MediaTime at);
+  void UpdateCounters(const LiveCounters& counters);
+
+  LiveCounters counters() const;
+  std::vector<LiveLineRecord> records() const;  // by decision order
+
+  // The report: {"utterances":[...], "summary":{...}, "stages":{...}}. `extra`
+  // is merged into the summary (outputs, drops from other parts, RSS, CPU).
+  nlohmann::json Report(const std::vector<LatencySummary>& stage_latency, const nlohmann::json& extra) const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<int64_t, LiveLineRecord> records_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, UtteranceEnded> utterances_ ABSL_GUARDED_BY(mu_);
+  LiveCounters counters_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace lingcast
