@@ -54,6 +54,10 @@ if(LINGCAST_NEURAL_ONLY)
     # lingcast_test links gmock; src/neural's tests use only gtest.
     add_library(GTest::gmock INTERFACE IMPORTED)
   endif()
+  # PyTorch's pip libtorch.so exports its own copies of some libstdc++ symbols
+  # (std::filesystem::remove_all among them) that crash when a program binds to
+  # them; naming libstdc++ first makes the program bind to the real ones.
+  add_link_options(LINKER:--push-state,--no-as-needed -lstdc++ LINKER:--pop-state)
   enable_testing()
   add_subdirectory(src/neural)
   add_subdirectory(bench)

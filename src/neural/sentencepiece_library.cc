@@ -47,7 +47,10 @@ std::unique_ptr<SentencePieceModel> SentencePieceModel::Load(const std::string& 
   const char* override_path = std::getenv("LINGCAST_SPM_SHIM");
   const std::string shim = override_path != nullptr ? override_path : LINGCAST_SPM_SHIM_PATH;
   auto api = std::make_unique<Api>();
-  api->handle.reset(::dlopen(shim.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND));
+  // RTLD_NODELETE: the plug-in stays loaded after the last model is freed. Some
+  // libsentencepiece builds (Ubuntu 24.04's) register absl flags when loaded, and
+  // loading them a second time into the same process aborts.
+  api->handle.reset(::dlopen(shim.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE));
   if (!api->handle) {
     Fail(ErrorCode::kUnimplemented, "cannot load the SentencePiece plug-in " + shim + " (" + ::dlerror() +
                                         "): rebuild lingcast with libsentencepiece-dev installed, or set LINGCAST_SPM_SHIM");

@@ -26,7 +26,7 @@ grep -E "^reference|versions" "$out/fixtures.log"
 for d in marian_tiny marian_tiny_sharded; do
   rm -rf "src/neural/testdata/$d" && cp -r "$fixtures/$d" src/neural/testdata/
 done
-(cd "$fixtures" && tar czf "$out/fixtures.tar.gz" marian_tiny marian_tiny_sharded reference_speed.json)
+(cd "$fixtures" && tar czf "$out/fixtures.tar.gz" marian_tiny marian_tiny_sharded reference_speed_cuda.json)
 fi
 prefix="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON -DLINGCAST_WERROR=OFF \

@@ -200,37 +200,40 @@ def build_fixture(name, cfg_kwargs, seed, tok_dir, out_root, shard, init):
     log(name, "written:", sorted(os.listdir(out_dir)))
 
 
-def time_reference(out_root):
+def time_reference(out_root, device="cuda"):
     """transformers on random weights at OPUS-MT base size: tokens per second."""
-    if not torch.cuda.is_available():
+    if device == "cuda" and not torch.cuda.is_available():
         return
     results = {}
     config = MarianConfig(vocab_size=65001, d_model=512, encoder_layers=6, decoder_layers=6,
                           encoder_attention_heads=8, decoder_attention_heads=8, encoder_ffn_dim=2048,
                           decoder_ffn_dim=2048, activation_function="swish", scale_embedding=True,
                           pad_token_id=65000, eos_token_id=0, decoder_start_token_id=65000,
-                          max_position_embeddings=512, attn_implementation="sdpa")
-    for dtype in (torch.float16, torch.float32):
-        model = MarianMTModel(config).to("cuda", dtype).eval()
+                          max_position_embeddings=512,
+                          **({"attn_implementation": "sdpa"} if int(torch.__version__.split(".")[0]) >= 2 else {}))
+    for dtype in ((torch.float16, torch.float32) if device == "cuda" else (torch.float32,)):
+        model = MarianMTModel(config).to(device, dtype).eval()
         for batch in (1, 16):
-            ids = torch.randint(5, 60000, (batch, 24), device="cuda")
+            ids = torch.randint(5, 60000, (batch, 24), device=device)
             n = 64
             kw = dict(max_new_tokens=n, min_new_tokens=n, num_beams=1, do_sample=False)
             with torch.no_grad():
                 model.generate(input_ids=ids, **kw)
-                torch.cuda.synchronize()
+                if device == "cuda":
+                    torch.cuda.synchronize()
                 t0 = time.perf_counter()
-                reps = 3
+                reps = 3 if device == "cuda" else 2
                 for _ in range(reps):
                     model.generate(input_ids=ids, **kw)
-                torch.cuda.synchronize()
+                if device == "cuda":
+                    torch.cuda.synchronize()
                 dt = (time.perf_counter() - t0) / reps
             key = f"{str(dtype).split('.')[-1]}_batch{batch}"
             results[key] = {"seconds_per_generate": dt, "tokens_per_second": batch * n / dt}
             log("reference", key, results[key])
         del model
-    results["gpu"] = torch.cuda.get_device_name(0)
-    with open(os.path.join(out_root, "reference_speed.json"), "w") as f:
+    results["device"] = torch.cuda.get_device_name(0) if device == "cuda" else f"cpu, {torch.get_num_threads()} threads"
+    with open(os.path.join(out_root, f"reference_speed_{device}.json"), "w") as f:
         json.dump(results, f, indent=1)
 
 
@@ -239,7 +242,12 @@ def main():
     ap.add_argument("--tokenizer", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--no-timing", action="store_true")
+    ap.add_argument("--timing-only", choices=["cuda", "cpu"],
+                    help="only time transformers at OPUS-MT base size on this device")
     args = ap.parse_args()
+    if args.timing_only:
+        time_reference(args.out, args.timing_only)
+        return
     log("versions: transformers", transformers.__version__, "torch", torch.__version__,
         "safetensors", safetensors.__version__)
     build_fixture("marian_tiny", dict(d_model=32, encoder_layers=2, decoder_layers=2,
