@@ -68,8 +68,9 @@ class LiveHear : public Stage {
 };
 
 // Fills in the translation of off-script lines from the fallback engines (the
-// script's lines carry their own). Failures leave the line untranslated:
-// subtitles only, and the count goes up.
+// script's lines carry their own). A line no engine could translate (no memory
+// match, the LLM down) stays untranslated: subtitles only, and failures() counts
+// it. Without engines (a null chain) every off-script line is subtitles only.
 class LiveTranslate : public Stage {
  public:
   LiveTranslate(TranslationStack& stack, Language from, Language to);

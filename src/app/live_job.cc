@@ -109,11 +109,20 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
                                   options.memory_paths.end());
   translation.glossary_path = options.glossary_path;
   translation.engines = options.engines;
+  if (translation.memory_paths.empty()) {
+    // Without a script or --tm there is no memory to look in: off-script speech
+    // goes to the other engines, or becomes subtitles only.
+    std::erase(translation.engines, "tm");
+    if (translation.engines.empty()) {
+      logger.Warn("live", "no script, --tm or --engine llm: what the host says is shown, not interpreted");
+    }
+  }
   translation.llm = options.llm;
   SystemClock system_clock;
   SimulatedClock simulated_clock;
   Clock& clock = simulated ? static_cast<Clock&>(simulated_clock) : static_cast<Clock&>(system_clock);
   LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(translation, system_clock, logger));
+  if (translation.engines.empty()) stack.chain.reset();  // subtitles only off script
 
   EspeakOptions tts_options;
   if (!options.voice_en.empty()) tts_options.default_voice_en = options.voice_en;
@@ -250,7 +259,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   extra["wall_seconds"] = std::round(wall_s * 100) / 100;
   extra["clock"] = simulated ? "simulated" : "realtime";
   extra["lag_policy"] = LagPolicyName(options.lag_policy);
-  extra["translation_failures"] = translate.failures();
+  extra["untranslated_off_script"] = translate.failures();
   extra["stopped_by_signal"] = signals.received() != 0;
   int64_t congestion_drops = 0;
   nlohmann::json outputs_json = nlohmann::json::array();
