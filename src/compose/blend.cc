@@ -23,9 +23,10 @@ inline void Over(uint8_t* d, uint32_t r, uint32_t g, uint32_t b, uint32_t a) {
 }  // namespace
 
 void BlendMask(VideoFrame& dst, int x, int y, const uint8_t* mask, int mask_width,
-               int mask_height, int mask_stride, Rgba color) {
-  const int x0 = std::max(0, x), y0 = std::max(0, y);
-  const int x1 = std::min(dst.width, x + mask_width), y1 = std::min(dst.height, y + mask_height);
+               int mask_height, int mask_stride, Rgba color, const Rect* clip) {
+  const Rect c = clip ? clip->Intersect(Rect{0, 0, dst.width, dst.height}) : Rect{0, 0, dst.width, dst.height};
+  const int x0 = std::max(c.x, x), y0 = std::max(c.y, y);
+  const int x1 = std::min(c.right(), x + mask_width), y1 = std::min(c.bottom(), y + mask_height);
   if (x0 >= x1 || y0 >= y1 || color.a == 0) return;
   for (int py = y0; py < y1; ++py) {
     const uint8_t* m = mask + static_cast<size_t>(py - y) * mask_stride + (x0 - x);
@@ -39,13 +40,14 @@ void BlendMask(VideoFrame& dst, int x, int y, const uint8_t* mask, int mask_widt
 }
 
 void FillRoundedRect(VideoFrame& dst, float x, float y, float width, float height, float radius,
-                     Rgba color) {
+                     Rgba color, const Rect* clip) {
   if (width <= 0 || height <= 0 || color.a == 0) return;
   radius = std::clamp(radius, 0.0f, std::min(width, height) / 2);
-  const int x0 = std::max(0, static_cast<int>(std::floor(x)));
-  const int y0 = std::max(0, static_cast<int>(std::floor(y)));
-  const int x1 = std::min(dst.width, static_cast<int>(std::ceil(x + width)));
-  const int y1 = std::min(dst.height, static_cast<int>(std::ceil(y + height)));
+  const Rect c = clip ? clip->Intersect(Rect{0, 0, dst.width, dst.height}) : Rect{0, 0, dst.width, dst.height};
+  const int x0 = std::max(c.x, static_cast<int>(std::floor(x)));
+  const int y0 = std::max(c.y, static_cast<int>(std::floor(y)));
+  const int x1 = std::min(c.right(), static_cast<int>(std::ceil(x + width)));
+  const int y1 = std::min(c.bottom(), static_cast<int>(std::ceil(y + height)));
   const float cx = x + width / 2, cy = y + height / 2;
   const float inner_x = width / 2 - radius, inner_y = height / 2 - radius;
   const uint32_t full_r = Div255(color.r * color.a), full_g = Div255(color.g * color.a),

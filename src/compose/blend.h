@@ -14,12 +14,15 @@ namespace lingcast::compose {
 inline uint32_t Div255(uint32_t v) { return (v + 128 + ((v + 128) >> 8)) >> 8; }
 
 // Source-over of `color` through an 8-bit coverage mask whose top-left lands at (x, y).
+// Only pixels inside `clip` (when given) are written, each with the bytes the
+// unclipped call gives it: a region can be redrawn alone.
 void BlendMask(VideoFrame& dst, int x, int y, const uint8_t* mask, int mask_width,
-               int mask_height, int mask_stride, Rgba color);
+               int mask_height, int mask_stride, Rgba color, const Rect* clip = nullptr);
 
-// Source-over of an antialiased rounded rectangle (float edges, radius in pixels).
+// Source-over of an antialiased rounded rectangle (float edges, radius in pixels),
+// limited to `clip` when given.
 void FillRoundedRect(VideoFrame& dst, float x, float y, float width, float height, float radius,
-                     Rgba color);
+                     Rgba color, const Rect* clip = nullptr);
 
 // Source-over of premultiplied `src` with its top-left at (x, y), scaled by
 // `opacity` (0..255, for fades).

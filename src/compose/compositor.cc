@@ -160,12 +160,24 @@ absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame
     LC_ASSIGN_OR_RETURN(CachedSubtitle * cached, CachedFor(*cue));
     layers.sprite = cached->sprite.get();
     if (const int highlight_end = HighlightEnd(*cue, t); highlight_end > 0 && cached->layout != nullptr) {
-      // The layout is kept: a new word costs a redraw of the glyphs, no shaping.
-      if (cached->highlighted == nullptr || cached->highlight_end != highlight_end) {
-        if (cached->highlighted.get() == subtitled_for_) subtitled_for_ = nullptr;
+      // The layout is kept: a new word re-colours its own glyphs in the sprite
+      // (no shaping, no full redraw), and the cached composite is patched there.
+      if (cached->highlighted == nullptr) {
         LC_ASSIGN_OR_RETURN(cached->highlighted, subtitles_->Draw(*cached->layout, highlight_end));
         cached->highlight_end = highlight_end;
         ++highlight_redraws_;
+      } else if (cached->highlight_end != highlight_end) {
+        SubtitleSprite& sprite = *cached->highlighted;
+        LC_ASSIGN_OR_RETURN(const Rect changed, subtitles_->Rehighlight(*cached->layout, cached->highlight_end,
+                                                                        highlight_end, sprite));
+        cached->highlight_end = highlight_end;
+        ++highlight_redraws_;
+        if (subtitled_for_ == &sprite && !changed.empty()) {
+          const Rect in_frame = Rect{sprite.area.x + changed.x, sprite.area.y + changed.y, changed.width,
+                                     changed.height}.Intersect(subtitled_rect_);
+          CopyRect(subtitled_background_, background_, in_frame);
+          BlitOver(subtitled_background_, sprite.image, sprite.area.x, sprite.area.y, 255, in_frame);
+        }
       }
       layers.sprite = cached->highlighted.get();
     }

@@ -175,6 +175,36 @@ TEST_F(CompositorFeaturesTest, SpokenWordsAreHighlightedWithoutNewLayouts) {
   EXPECT_TRUE(PixelsOf(frame, highlight).empty());
 }
 
+// Re-colouring a word in place gives the bytes of drawing the sprite anew, for
+// every look, on a spoken line long enough to wrap, forwards and backwards.
+TEST_F(CompositorFeaturesTest, RehighlightInPlaceEqualsAFullRedraw) {
+  const std::string spoken =
+      "Hello everyone, welcome to the live stream! Today we have a new product for you, and it lasts long.";
+  const std::vector<int> ends = {5, 15, 23, 26, 43, 49, 57, 64, 80, 99, 43, 5, 0, 99};
+  for (SubtitleLook look : {SubtitleLook::kOutline, SubtitleLook::kBox, SubtitleLook::kShadow}) {
+    SubtitleStyle style;
+    style.look = look;
+    auto renderer = SubtitleRenderer::Create(FontOptions{}, style, 640, 360);
+    ASSERT_TRUE(renderer.ok()) << renderer.status();
+    auto layout = (*renderer)->Layout({spoken, Language::kEn}, {"今天给大家介绍一款新产品。", Language::kZh});
+    ASSERT_TRUE(layout.ok() && *layout != nullptr);
+    ASSERT_EQ((*layout)->top.lines.size(), 2u) << "the test wants a wrapped spoken line";
+    auto sprite = (*renderer)->Draw(**layout, 0);
+    ASSERT_TRUE(sprite.ok());
+    int previous = 0;
+    for (int end : ends) {
+      auto changed = (*renderer)->Rehighlight(**layout, previous, end, **sprite);
+      ASSERT_TRUE(changed.ok()) << changed.status();
+      auto fresh = (*renderer)->Draw(**layout, end);
+      ASSERT_TRUE(fresh.ok());
+      ASSERT_EQ((*sprite)->image.rgba, (*fresh)->image.rgba)
+          << SubtitleLookName(look) << ": highlight " << previous << " -> " << end << " bytes";
+      EXPECT_EQ(changed->empty(), previous == end || (previous == 0 && end == 0));
+      previous = end;
+    }
+  }
+}
+
 TEST_F(CompositorFeaturesTest, HighlightFollowsByteOffsetsInChinese) {
   CompositorOptions options;
   options.width = 640;

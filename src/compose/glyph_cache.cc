@@ -128,8 +128,16 @@ absl::StatusOr<RasterGlyph> GlyphCache::Rasterize(const SizedFont& font, uint32_
   return out;
 }
 
+absl::StatusOr<Rect> GlyphFillRect(const ShapedGlyph& g, const SizedFont& font, GlyphCache& cache, int x,
+                                   int baseline_y, double outline_px) {
+  LC_ASSIGN_OR_RETURN(auto raster, cache.Get(font, g.glyph_id, outline_px));
+  const GlyphBitmap& bitmap = raster->fill;
+  return Rect{x + static_cast<int>(std::lround(g.x)) + bitmap.left,
+              baseline_y + static_cast<int>(std::lround(g.y)) - bitmap.top, bitmap.width, bitmap.height};
+}
+
 absl::Status DrawTextLine(VideoFrame& dst, const LaidOutLine& line, const SizedFont& font,
-                          GlyphCache& cache, int x, int baseline_y, const TextPaint& paint) {
+                          GlyphCache& cache, int x, int baseline_y, const TextPaint& paint, const Rect* clip) {
   auto draw_pass = [&](auto bitmap_of, Rgba color, int dx, int dy, bool fill) -> absl::Status {
     if (color.a == 0 && !(fill && paint.highlight_chars > 0)) return absl::OkStatus();
     for (const ShapedGlyph& g : line.glyphs) {
@@ -141,7 +149,8 @@ absl::Status DrawTextLine(VideoFrame& dst, const LaidOutLine& line, const SizedF
       if (bitmap.width == 0) continue;
       const int gx = x + static_cast<int>(std::lround(g.x)) + bitmap.left + dx;
       const int gy = baseline_y + static_cast<int>(std::lround(g.y)) - bitmap.top + dy;
-      BlendMask(dst, gx, gy, bitmap.coverage.data(), bitmap.width, bitmap.height, bitmap.width, glyph_color);
+      if (clip != nullptr && Rect{gx, gy, bitmap.width, bitmap.height}.Intersect(*clip).empty()) continue;
+      BlendMask(dst, gx, gy, bitmap.coverage.data(), bitmap.width, bitmap.height, bitmap.width, glyph_color, clip);
     }
     return absl::OkStatus();
   };

@@ -95,8 +95,14 @@ struct TextPaint {
   int shadow_dy = 0;
 };
 
-// Draws `line` with its baseline starting at (x, baseline_y).
+// Draws `line` with its baseline starting at (x, baseline_y); only inside
+// `clip` when given (pixels there get the bytes of the unclipped draw).
 absl::Status DrawTextLine(VideoFrame& dst, const LaidOutLine& line, const SizedFont& font,
-                          GlyphCache& cache, int x, int baseline_y, const TextPaint& paint);
+                          GlyphCache& cache, int x, int baseline_y, const TextPaint& paint,
+                          const Rect* clip = nullptr);
+
+// Where glyph `g` of `line` drawn at (x, baseline_y) puts its fill coverage.
+absl::StatusOr<Rect> GlyphFillRect(const ShapedGlyph& g, const SizedFont& font, GlyphCache& cache, int x,
+                                   int baseline_y, double outline_px);
 
 }  // namespace lingcast::compose

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "compose/blend.h"
@@ -163,80 +164,122 @@ absl::StatusOr<std::unique_ptr<SubtitleLayout>> SubtitleRenderer::Layout(const T
 
 absl::StatusOr<std::unique_ptr<SubtitleSprite>> SubtitleRenderer::Draw(const SubtitleLayout& layout,
                                                                      int highlight_end) {
+  auto sprite = std::make_unique<SubtitleSprite>();
+  sprite->area = layout.area;
+  sprite->image.Allocate(layout.area.width, layout.area.height);
+  sprite->primary_pixel_size = layout.top.pixel_size;
+  sprite->secondary_pixel_size = layout.bottom.pixel_size;
+  sprite->primary_lines = static_cast<int>(layout.top.lines.size());
+  sprite->secondary_lines = static_cast<int>(layout.bottom.lines.size());
+  sprite->ellipsized = layout.top.ellipsized || layout.bottom.ellipsized;
+  LC_RETURN_IF_ERROR(Paint(layout, highlight_end, sprite->image, nullptr));
+  return sprite;
+}
+
+size_t SubtitleRenderer::CharsBefore(const SubtitleLayout& layout, int byte_offset) {
+  if (byte_offset <= 0) return 0;
+  const std::vector<int>& offsets = layout.top_byte_offsets;
+  return static_cast<size_t>(std::lower_bound(offsets.begin(), offsets.end(), byte_offset) - offsets.begin());
+}
+
+TextPaint SubtitleRenderer::PaintFor(double em, Rgba color) const {
   const SubtitleStyle& s = style_;
-  const int box_width = layout.area.width, box_height = layout.area.height;
-  auto sprite_owner = std::make_unique<SubtitleSprite>();
-  SubtitleSprite& sprite = *sprite_owner;
-  sprite.area = layout.area;
-  sprite.image.Allocate(box_width, box_height);
-  sprite.primary_pixel_size = layout.top.pixel_size;
-  sprite.secondary_pixel_size = layout.bottom.pixel_size;
-  sprite.primary_lines = static_cast<int>(layout.top.lines.size());
-  sprite.secondary_lines = static_cast<int>(layout.bottom.lines.size());
-  sprite.ellipsized = layout.top.ellipsized || layout.bottom.ellipsized;
-
-  // The spoken line's characters before `highlight_end` (a byte offset).
-  size_t highlight_chars = 0;
-  if (highlight_end > 0) {
-    const std::vector<int>& offsets = layout.top_byte_offsets;
-    highlight_chars = static_cast<size_t>(std::lower_bound(offsets.begin(), offsets.end(), highlight_end) -
-                                          offsets.begin());
+  TextPaint paint;
+  paint.fill = color;
+  switch (s.look) {
+    case SubtitleLook::kOutline:
+      paint.outline = s.outline_color;
+      paint.outline_px = std::max(1.0, em * s.outline_width);
+      paint.shadow.a = 0;
+      break;
+    case SubtitleLook::kShadow:
+      paint.outline = s.outline_color;
+      paint.outline_px = std::max(1.0, em * s.hairline_width);
+      paint.shadow = s.shadow_color;
+      paint.shadow_dx = paint.shadow_dy = std::max(1, static_cast<int>(std::lround(em * s.shadow_offset)));
+      break;
+    case SubtitleLook::kBox:
+      paint.outline_px = 0;
+      paint.shadow.a = 0;
+      break;
   }
+  return paint;
+}
 
+std::vector<SubtitleRenderer::PlacedLine> SubtitleRenderer::PlaceLines(const SubtitleLayout& layout) const {
+  std::vector<PlacedLine> placed;
   double line_top = layout.pad_y;
-  auto draw_block = [&](const TextBlock& block, const SizedFont* font, Rgba color, bool spoken) -> absl::Status {
+  auto place_block = [&](const TextBlock& block, const SizedFont* font, bool spoken) {
     const double em = block.pixel_size;
-    const double pitch = std::round(em * s.line_spacing);
-    TextPaint paint;
-    paint.fill = color;
-    if (spoken) {
+    const double pitch = std::round(em * style_.line_spacing);
+    for (const LaidOutLine& line : block.lines) {
+      PlacedLine p{&line, font, spoken, em, pitch, line_top,
+                   static_cast<int>(std::lround((layout.area.width - line.width) / 2)),
+                   static_cast<int>(std::lround(line_top + pitch / 2 + kEmCenterAboveBaseline * em))};
+      placed.push_back(p);
+      line_top += pitch;
+    }
+  };
+  place_block(layout.top, layout.top_font, /*spoken=*/true);
+  line_top += layout.gap;
+  place_block(layout.bottom, layout.bottom_font, /*spoken=*/false);
+  return placed;
+}
+
+absl::Status SubtitleRenderer::Paint(const SubtitleLayout& layout, int highlight_end, VideoFrame& image,
+                                     const Rect* clip) {
+  const SubtitleStyle& s = style_;
+  const size_t highlight_chars = CharsBefore(layout, highlight_end);
+  // Line by line: its box, then its text (shadow, outline, fill).
+  for (const PlacedLine& p : PlaceLines(layout)) {
+    TextPaint paint = PaintFor(p.em, p.spoken ? s.primary_color : s.secondary_color);
+    if (p.spoken) {
       paint.highlight = s.highlight_color;
       paint.highlight_chars = highlight_chars;
     }
-    switch (s.look) {
-      case SubtitleLook::kOutline:
-        paint.outline = s.outline_color;
-        paint.outline_px = std::max(1.0, em * s.outline_width);
-        paint.shadow.a = 0;
-        break;
-      case SubtitleLook::kShadow:
-        paint.outline = s.outline_color;
-        paint.outline_px = std::max(1.0, em * s.hairline_width);
-        paint.shadow = s.shadow_color;
-        paint.shadow_dx = paint.shadow_dy = std::max(1, static_cast<int>(std::lround(em * s.shadow_offset)));
-        break;
-      case SubtitleLook::kBox:
-        paint.outline_px = 0;
-        paint.shadow.a = 0;
-        break;
+    if (s.look == SubtitleLook::kBox) {
+      // One box per line, hugging its text; a sliver of space between the
+      // boxes of stacked lines keeps them from doubling their opacity.
+      const double pad = std::round(p.em * s.box_line_padding);
+      const double inset = std::max(1.0, std::round(p.em * 0.04));
+      const double left = std::max(0.0, p.x - pad);
+      const double right = std::min<double>(layout.area.width, p.x + p.line->width + pad);
+      FillRoundedRect(image, static_cast<float>(left), static_cast<float>(p.top + inset),
+                      static_cast<float>(right - left), static_cast<float>(p.pitch - 2 * inset),
+                      static_cast<float>(p.em * s.box_corner_radius), s.box_color, clip);
     }
-    for (const LaidOutLine& line : block.lines) {
-      const int x = static_cast<int>(std::lround((box_width - line.width) / 2));
-      const int baseline = static_cast<int>(std::lround(line_top + pitch / 2 + kEmCenterAboveBaseline * em));
-      if (s.look == SubtitleLook::kBox) {
-        // One box per line, hugging its text; a sliver of space between the
-        // boxes of stacked lines keeps them from doubling their opacity.
-        const double pad = std::round(em * s.box_line_padding);
-        const double inset = std::max(1.0, std::round(em * 0.04));
-        const double left = std::max(0.0, x - pad);
-        const double right = std::min<double>(box_width, x + line.width + pad);
-        FillRoundedRect(sprite.image, static_cast<float>(left), static_cast<float>(line_top + inset),
-                        static_cast<float>(right - left), static_cast<float>(pitch - 2 * inset),
-                        static_cast<float>(em * s.box_corner_radius), s.box_color);
-      }
-      LC_RETURN_IF_ERROR(DrawTextLine(sprite.image, line, *font, *glyph_cache_, x, baseline, paint));
-      line_top += pitch;
+    LC_RETURN_IF_ERROR(DrawTextLine(image, *p.line, *p.font, *glyph_cache_, p.x, p.baseline, paint, clip));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Rect> SubtitleRenderer::Rehighlight(const SubtitleLayout& layout, int from_end, int to_end,
+                                                   SubtitleSprite& sprite) {
+  const size_t a = CharsBefore(layout, from_end), b = CharsBefore(layout, to_end);
+  const size_t lo = std::min(a, b), hi = std::max(a, b);
+  const Rect bounds{0, 0, sprite.image.width, sprite.image.height};
+  Rect changed;
+  for (const PlacedLine& p : PlaceLines(layout)) {
+    if (!p.spoken) continue;
+    // Only the fill of the glyphs whose colour flips changes: redraw, from
+    // nothing, everything inside their rectangle (neighbours' strokes and the
+    // box included), which gives the bytes of a whole new draw.
+    Rect region;
+    const double outline_px = PaintFor(p.em, style_.primary_color).outline_px;
+    for (const ShapedGlyph& g : p.line->glyphs) {
+      const size_t index = p.line->begin + g.char_index;
+      if (index < lo || index >= hi) continue;
+      LC_ASSIGN_OR_RETURN(Rect r, GlyphFillRect(g, *p.font, *glyph_cache_, p.x, p.baseline, outline_px));
+      region = Union(region, r.Intersect(bounds));
     }
-    return absl::OkStatus();
-  };
-  if (!layout.top.lines.empty()) {
-    LC_RETURN_IF_ERROR(draw_block(layout.top, layout.top_font, s.primary_color, /*spoken=*/true));
+    if (region.empty()) continue;
+    for (int y = region.y; y < region.bottom(); ++y) {
+      std::memset(sprite.image.Row(y) + static_cast<size_t>(region.x) * 4, 0, static_cast<size_t>(region.width) * 4);
+    }
+    LC_RETURN_IF_ERROR(Paint(layout, to_end, sprite.image, &region));
+    changed = Union(changed, region);
   }
-  line_top += layout.gap;
-  if (!layout.bottom.lines.empty()) {
-    LC_RETURN_IF_ERROR(draw_block(layout.bottom, layout.bottom_font, s.secondary_color, /*spoken=*/false));
-  }
-  return sprite_owner;
+  return changed;
 }
 
 }  // namespace lingcast::compose

@@ -119,6 +119,12 @@ class SubtitleRenderer {
                                                          const TextSegment& secondary);
   absl::StatusOr<std::unique_ptr<SubtitleSprite>> Draw(const SubtitleLayout& layout, int highlight_end = 0);
 
+  // Re-colours, in place, a sprite drawn from `layout` with highlight `from_end`
+  // into the one Draw(layout, to_end) gives, redrawing only the rectangles of
+  // the glyphs whose colour changes. Returns the rectangle changed (sprite
+  // coordinates; empty when nothing changed).
+  absl::StatusOr<Rect> Rehighlight(const SubtitleLayout& layout, int from_end, int to_end, SubtitleSprite& sprite);
+
   // The top edge of the tallest box a cue can have (both lines at their most
   // lines, nominal size): overlays placed above it never meet a subtitle.
   int SubtitleZoneTop() const;
@@ -135,6 +141,23 @@ class SubtitleRenderer {
   SubtitleRenderer(std::unique_ptr<FontLibrary> library, std::unique_ptr<GlyphCache> cache,
                    FontLocation regular, FontLocation bold, SubtitleStyle style, int width,
                    int height);
+
+  // A line of a layout where it is drawn in the sprite.
+  struct PlacedLine {
+    const LaidOutLine* line;
+    const SizedFont* font;
+    bool spoken;     // the primary (spoken) block
+    double em;
+    double pitch;
+    double top;      // of the line's pitch
+    int x;           // pen start
+    int baseline;
+  };
+  std::vector<PlacedLine> PlaceLines(const SubtitleLayout& layout) const;
+  TextPaint PaintFor(double em, Rgba color) const;
+  static size_t CharsBefore(const SubtitleLayout& layout, int byte_offset);
+  // Boxes and text of `layout` into the sprite-sized `image`, inside `clip` when given.
+  absl::Status Paint(const SubtitleLayout& layout, int highlight_end, VideoFrame& image, const Rect* clip);
 
   int PrimaryNominal() const;    // nominal em sizes in pixels for this frame
   int SecondaryNominal() const;
