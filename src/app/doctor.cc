@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "app/model_dirs.h"
 #include "compose/font.h"
 #include "nlohmann/json.hpp"
 #include "audio/av_util.h"
@@ -71,6 +72,11 @@ std::vector<DoctorCheck> RunDoctorChecks() {
       CheckFont(compose::FontWeight::kBold, "subtitle font (bold)"),
       CheckEncoder("libx264", "libavcodec59 libx264-164"),
       CheckEncoder("aac", "libavcodec59"),
+#ifdef LINGCAST_HAVE_NEURAL
+      CheckModelDirectories(ModelsRoot(), /*neural_built=*/true),
+#else
+      CheckModelDirectories(ModelsRoot(), /*neural_built=*/false),
+#endif
   };
 }
 

@@ -133,8 +133,10 @@ int Main(int argc, char** argv) {
                             "Terms every translation must use: CHINESE<TAB>ENGLISH per line");
   translate_cmd->add_option("--corrections", translate_options.translation.corrections_path,
                             "Corrections file applied on top of the memory and glossary");
-  translate_cmd->add_option("--engine", translate_engines, "Engines in order of preference: tm, llm or tm,llm")
+  translate_cmd->add_option("--engine", translate_engines, "Engines in order of preference: tm, llm, marian")
       ->capture_default_str();
+  translate_cmd->add_option("--model", translate_options.translation.marian_model_dir,
+                            "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
   translate_cmd->add_option("--threshold", translate_options.translation.threshold,
                             "Fuzzy match score (0-1] the memory needs")
       ->capture_default_str();

@@ -8,6 +8,9 @@
 #include "core/status.h"
 #include "mt/tm_translator.h"
 #include "text/script.h"
+#ifdef LINGCAST_HAVE_NEURAL
+#include "neural/marian_translator.h"
+#endif
 
 namespace lingcast {
 namespace {
@@ -30,6 +33,25 @@ void LogWarnings(const std::vector<std::string>& warnings, Logger& logger) {
   }
 }
 
+// The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, when this build has src/neural.
+absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options) {
+  if (options.marian_model_dir.empty()) {
+    return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
+  }
+#ifdef LINGCAST_HAVE_NEURAL
+  neural::MarianTranslatorOptions marian;
+  marian.model_dir = options.marian_model_dir;
+  marian.from = options.from;
+  marian.to = options.to;
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<neural::MarianTranslator> translator, neural::MarianTranslator::Create(marian));
+  return std::unique_ptr<Translator>(std::move(translator));
+#else
+  return absl::FailedPreconditionError(
+      "this lingcast was built without neural engines (libtorch not found): install libtorch-dev "
+      "(scripts/install-deps.sh) and rebuild to use --engine marian");
+#endif
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs) {
@@ -37,8 +59,9 @@ absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::str
   for (const std::string& spec : specs) {
     for (absl::string_view piece : absl::StrSplit(spec, ',', absl::SkipWhitespace())) {
       std::string name(absl::StripAsciiWhitespace(piece));
-      if (name != "tm" && name != "llm") {
-        return absl::InvalidArgumentError(absl::StrCat("unknown translation engine \"", name, "\" (use tm or llm)"));
+      if (name != "tm" && name != "llm" && name != "marian") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown translation engine \"", name, "\" (use tm, llm or marian)"));
       }
       if (std::find(engines.begin(), engines.end(), name) != engines.end()) {
         return absl::InvalidArgumentError(absl::StrCat("translation engine \"", name, "\" is listed twice"));
@@ -89,6 +112,9 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
       LC_ASSIGN_OR_RETURN(std::unique_ptr<LlmTranslator> llm,
                           LlmTranslator::Create(LlmConfigFromEnvironment(options.llm), clock));
       engines.push_back(std::move(llm));
+    } else if (name == "marian") {
+      LC_ASSIGN_OR_RETURN(std::unique_ptr<Translator> marian, MakeMarianTranslator(options));
+      engines.push_back(std::move(marian));
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown translation engine \"", name, "\""));
     }

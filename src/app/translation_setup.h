@@ -28,9 +28,10 @@ struct TranslationOptions {
   std::vector<std::string> memory_paths;
   std::string glossary_path;     // CHINESE<TAB>ENGLISH terms; empty: none
   std::string corrections_path;  // corrections to apply (and to append to); empty: none
-  std::vector<std::string> engines = {"tm"};  // tried in this order: tm, llm
+  std::vector<std::string> engines = {"tm"};  // tried in this order: tm, llm, marian
   double threshold = kDefaultTmThreshold;     // fuzzy match score the memory needs
   LlmConfig llm;                              // endpoint/model/key (environment fills the gaps)
+  std::string marian_model_dir;               // --model: Marian checkpoint for the marian engine (docs/models.md)
 };
 
 struct TranslationStack {
