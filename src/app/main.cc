@@ -53,7 +53,14 @@ int Main(int argc, char** argv) {
   std::string size = "1280x720", speak = "first", subtitles = "burn";
   CLI::App* render_cmd = app.add_subcommand("render", "Render a bilingual script to an MP4 video");
   render_cmd->add_option("script", render.script_path, "Script file (docs/script-format.md)")->required();
-  render_cmd->add_option("-o,--output", render.output_path, "Output MP4 path (written atomically)")->required();
+  render_cmd->add_option("-o,--output", render.output_path, "Output MP4 path (written atomically)");
+  render_cmd->add_option("--out", render.outputs,
+                         "Output, repeatable: FILE.mp4, hls:DIR, rtmp://HOST/APP/KEY or srt://HOST:PORT "
+                         "(docs/outputs.md)");
+  render_cmd->add_flag("--realtime", render.realtime, "Pace the output at real time, as a live source would");
+  render_cmd->add_option("--start-offset", render.start_offset_s,
+                         "Seconds where the live/HLS timeline starts (tests long-running timestamps)")
+      ->capture_default_str();
   render_cmd->add_option("--size", size, "Frame size WIDTHxHEIGHT")->capture_default_str();
   render_cmd->add_option("--fps", render.fps, "Frames per second (1-240)")->capture_default_str();
   render_cmd->add_option("--voice-zh", render.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");

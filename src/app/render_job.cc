@@ -17,7 +17,8 @@
 #include "graph/pipeline.h"
 #include "nlohmann/json.hpp"
 #include "core/atomic_file.h"
-#include "output/srt_writer.h"
+#include "output/mp4_output.h"
+#include "output/output_set.h"
 #include "text/script.h"
 #include "tts/espeak_engine.h"
 
@@ -39,10 +40,23 @@ constexpr QueueOptions kAudioQueue{256, QueuePolicy::kBlock};
 constexpr QueueOptions kTimingQueue{256, QueuePolicy::kBlock};
 constexpr QueueOptions kFrameQueue{4, QueuePolicy::kBlock};
 
-std::string SidecarPath(const std::string& output) {
-  std::filesystem::path p(output);
-  p.replace_extension(".srt");
-  return p.string();
+nlohmann::json OutputJson(const OutputSinkStats& o) {
+  nlohmann::json j = {
+      {"output", o.name},
+      {"kind", OutputKindName(o.kind)},
+      {"state", OutputStateName(o.state)},
+      {"bytes", o.bytes},
+      {"bitrate", o.bitrate},
+      {"video_packets", o.video_packets},
+      {"audio_packets", o.audio_packets},
+      {"dropped_video_frames", o.dropped_video_frames},
+      {"discarded_packets", o.discarded_packets},
+      {"reconnects", o.reconnects},
+      {"send_buffer_ms", o.send_buffer.millis()},
+      {"av_offset_ms", o.av_offset.millis()},
+  };
+  if (!o.error.empty()) j["error"] = o.error;
+  return j;
 }
 
 }  // namespace
@@ -57,9 +71,16 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   if (!options.avatar_path.empty()) {
     LC_ASSIGN_OR_RETURN(rig, rig::LoadRig(options.avatar_path));
   }
-  LC_RETURN_IF_ERROR(CheckOutputPath(options.output_path));
-  const std::string srt_path = SidecarPath(options.output_path);
-  if (options.subtitles == SubtitleMode::kSrt) LC_RETURN_IF_ERROR(CheckOutputPath(srt_path));
+  // Every output is checked before any slow work: a bad file path fails now.
+  std::vector<OutputSpec> specs;
+  for (const std::string& out : AllOutputs(options)) {
+    LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(out));
+    if (spec.kind == OutputSpec::kMp4) {
+      LC_RETURN_IF_ERROR(CheckOutputPath(spec.target));
+      if (options.subtitles == SubtitleMode::kSrt) LC_RETURN_IF_ERROR(CheckOutputPath(SrtSidecarPath(spec.target)));
+    }
+    specs.push_back(std::move(spec));
+  }
 
   std::vector<PlanItem> plan = PlanRender(script, options.speak);
   int lines = 0;
@@ -97,9 +118,20 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   video.threads = options.encoder_threads;
   AudioEncoderOptions audio;
   audio.input_sample_rate = tts->sample_rate();
-  LC_ASSIGN_OR_RETURN(auto writer, Mp4Writer::Open(options.output_path, video, audio));
-
+  bool live = options.realtime;
+  for (const OutputSpec& spec : specs) live = live || spec.is_network();
+  // A live audience waits for every frame x264 holds back to look ahead.
+  if (live) video.tune = "zerolatency";
+  OutputSetOptions output_options;
+  output_options.live = live;
+  output_options.start_offset = MediaTime::Seconds(options.start_offset_s);
+  output_options.srt_sidecars = options.subtitles == SubtitleMode::kSrt;
+  // A render's HLS playlist is complete (VOD) even beside a live push: its cues
+  // are known only once the speech is made, and a rolling window would have
+  // written their segments already. Rolling windows are for `lingcast live`.
+  output_options.hls_window_segments = 0;
   SystemClock clock;
+  LC_ASSIGN_OR_RETURN(auto writer, OutputSet::Open(specs, video, audio, output_options, clock));
   Bus bus;
   LatencyTracker latency;
   RenderProgress progress;
@@ -112,7 +144,10 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   auto& render = pipeline.Add(std::make_unique<VideoStage>(std::move(compositor), std::move(avatar), animation,
                                                            options.fps,
                                                            options.subtitles == SubtitleMode::kBurn, progress));
-  auto& encode = pipeline.Add(std::make_unique<EncodeStage>(std::move(writer), options.fps, progress));
+  // The cues reach the outputs (SRT sidecars, HLS WebVTT) once the speech is done.
+  auto& encode = pipeline.Add(std::make_unique<EncodeStage>(
+      std::move(writer), options.fps, progress, options.realtime ? &clock : nullptr,
+      [&speech] { return speech.cues(); }));
   pipeline.Connect(source.out, speech.in, kPlanQueue);
   pipeline.Connect(speech.audio, encode.audio, kAudioQueue);
   pipeline.Connect(speech.timing, render.in, kTimingQueue);
@@ -125,7 +160,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
     ~ClearHandler() { s.SetHandler(nullptr); }
   } clear_handler{signals};
   LC_RETURN_IF_ERROR(pipeline.Start());
-  logger.Info("render", "started", {{"script", options.script_path}, {"output", options.output_path}});
+  logger.Info("render", "started", {{"script", options.script_path}, {"output", specs.front().DisplayName()}});
 
   absl::Notification done;
   absl::Status result;
@@ -138,7 +173,23 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   auto seconds_since_start = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   };
+  std::vector<OutputState> output_states(specs.size(), OutputState::kConnecting);
   while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(250))) {
+    // A live output that drops, reconnects or fails is worth a line of its own.
+    const OutputSetStats output_stats = encode.stats();
+    for (size_t i = 0; i < output_stats.outputs.size() && i < output_states.size(); ++i) {
+      const OutputSinkStats& o = output_stats.outputs[i];
+      if (o.state == output_states[i]) continue;
+      output_states[i] = o.state;
+      const bool bad = o.state == OutputState::kFailed || o.state == OutputState::kReconnecting;
+      const std::string reconnects = std::to_string(o.reconnects);
+      if (bad) {
+        logger.Warn("output", OutputStateName(o.state),
+                    {{"output", o.name}, {"reconnects", reconnects}, {"error", o.error}});
+      } else {
+        logger.Info("output", OutputStateName(o.state), {{"output", o.name}, {"reconnects", reconnects}});
+      }
+    }
     const double audio_s = static_cast<double>(progress.audio_samples.load()) / tts_rate;
     const int64_t total = static_cast<int64_t>(audio_s * options.fps + 0.999);
     const int64_t frames = progress.frames_encoded.load();
@@ -163,17 +214,15 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   }
 
   RenderSummary summary;
-  if (options.subtitles == SubtitleMode::kSrt) {
-    if (absl::Status written = WriteSrtFile(srt_path, speech.cues()); !written.ok()) {
-      // The video alone is not what was asked for: leave nothing behind.
-      std::error_code ignored;
-      std::filesystem::remove(options.output_path, ignored);
-      return written;
+  const OutputSetStats stats = encode.stats();
+  summary.output = specs.front().DisplayName();
+  // The first MP4's sidecar (every MP4 output has one).
+  for (const OutputSpec& spec : specs) {
+    if (options.subtitles == SubtitleMode::kSrt && spec.kind == OutputSpec::kMp4 && summary.subtitles_output.empty()) {
+      summary.subtitles_output = SrtSidecarPath(spec.target);
     }
-    summary.subtitles_output = srt_path;
   }
-  const OutputStats& stats = encode.stats();
-  summary.output = options.output_path;
+  summary.outputs = stats.outputs;
   summary.duration_s = static_cast<double>(progress.audio_samples.load()) / tts_rate;
   summary.frames = stats.video_frames;
   summary.width = options.width;
@@ -186,7 +235,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   summary.tts_s = progress.tts_seconds.load();
   summary.render_s = progress.render_seconds.load();
   summary.encode_s = progress.encode_seconds.load();
-  summary.bytes = stats.bytes_written;
+  for (const OutputSinkStats& o : stats.outputs) summary.bytes += o.bytes;
   return summary;
 }
 
@@ -206,13 +255,24 @@ std::string RenderSummaryJson(const RenderSummary& s) {
       {"stage_seconds", {{"tts", s.tts_s}, {"render", s.render_s}, {"encode", s.encode_s}}},
   };
   if (!s.subtitles_output.empty()) j["subtitles"] = s.subtitles_output;
+  j["outputs"] = nlohmann::json::array();
+  for (const OutputSinkStats& o : s.outputs) j["outputs"].push_back(OutputJson(o));
   return j.dump(2);
 }
 
 std::string RenderSummaryLine(const RenderSummary& s) {
-  return absl::StrFormat("wrote %s: %.1f s, %d frames at %dx%d %d fps, %.1f MB; rendered in %.1f s (%.1fx realtime), peak RSS %.0f MB",
-                         s.output, s.duration_s, s.frames, s.width, s.height, s.fps, s.bytes / 1e6, s.wall_s,
-                         s.x_realtime, s.peak_rss_mb);
+  std::string line = absl::StrFormat("wrote %s: %.1f s, %d frames at %dx%d %d fps, %.1f MB; rendered in %.1f s (%.1fx realtime), peak RSS %.0f MB",
+                                     s.output, s.duration_s, s.frames, s.width, s.height, s.fps, s.bytes / 1e6, s.wall_s,
+                                     s.x_realtime, s.peak_rss_mb);
+  // With several outputs (or a live one), a line for each.
+  if (s.outputs.size() > 1 || (s.outputs.size() == 1 && s.outputs[0].kind != OutputSpec::kMp4)) {
+    for (const OutputSinkStats& o : s.outputs) {
+      absl::StrAppend(&line, absl::StrFormat("\n  %s: %s, %.1f MB, %.0f kbit/s, %d video frames dropped, %d reconnects",
+                                             o.name, OutputStateName(o.state), o.bytes / 1e6, o.bitrate / 1000,
+                                             o.dropped_video_frames, o.reconnects));
+    }
+  }
+  return line;
 }
 
 }  // namespace lingcast

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "app/render_options.h"
 #include "app/signals.h"
 #include "core/logger.h"
+#include "output/output_sink.h"
 
 namespace lingcast {
 
@@ -21,7 +23,8 @@ struct RenderSummary {
   double x_realtime = 0;         // duration_s / wall_s
   double peak_rss_mb = 0;
   double tts_s = 0, render_s = 0, encode_s = 0;  // compute time per stage
-  int64_t bytes = 0;
+  int64_t bytes = 0;             // all outputs together
+  std::vector<OutputSinkStats> outputs;  // one per --out, in order
 };
 
 // Runs the whole render. User errors (bad script, options, paths, voices) are

@@ -1,11 +1,13 @@
 #include "app/render_options.h"
 
 #include <charconv>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "compose/lower_third.h"
 #include "compose/media_background.h"
 #include "compose/subtitle_renderer.h"
+#include "output/output_spec.h"
 
 namespace lingcast {
 namespace {
@@ -17,6 +19,8 @@ constexpr int kMaxWidth = 7680;
 constexpr int kMaxHeight = 4320;
 constexpr int kMinFps = 1;
 constexpr int kMaxFps = 240;
+// 100 days: past 2^31 ms (24.8 days), the longest timestamps worth testing.
+constexpr double kMaxStartOffsetSeconds = 100.0 * 24 * 3600;
 
 bool ParseInt(std::string_view s, int* out) {
   if (s.empty()) return false;
@@ -61,6 +65,13 @@ absl::StatusOr<SubtitleMode> ParseSubtitleMode(const std::string& text) {
   return absl::InvalidArgumentError(absl::StrCat("--subtitles ", text, ": expected burn, srt or none"));
 }
 
+std::vector<std::string> AllOutputs(const RenderOptions& options) {
+  std::vector<std::string> outputs;
+  if (!options.output_path.empty()) outputs.push_back(options.output_path);
+  outputs.insert(outputs.end(), options.outputs.begin(), options.outputs.end());
+  return outputs;
+}
+
 absl::Status ValidateRenderOptions(const RenderOptions& o) {
   if (o.fps < kMinFps || o.fps > kMaxFps) {
     return absl::InvalidArgumentError(
@@ -76,7 +87,16 @@ absl::Status ValidateRenderOptions(const RenderOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("--encoder-threads ", o.encoder_threads, ": must be between 0 (automatic) and 64"));
   }
-  if (o.output_path.empty()) return absl::InvalidArgumentError("-o/--output: an output path is required");
+  if (o.output_path.empty() && o.outputs.empty()) {
+    return absl::InvalidArgumentError("no output: give -o OUT.mp4 or --out (FILE.mp4, hls:DIR, rtmp://…, srt://…)");
+  }
+  for (const std::string& out : AllOutputs(o)) {
+    if (auto spec = ParseOutputSpec(out); !spec.ok()) return spec.status();
+  }
+  if (!std::isfinite(o.start_offset_s) || o.start_offset_s < 0 || o.start_offset_s > kMaxStartOffsetSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat("--start-offset ", o.start_offset_s,
+                                                   ": must be between 0 and ", kMaxStartOffsetSeconds, " seconds"));
+  }
   if (auto fit = compose::ParseBackgroundFit(o.background_fit); !fit.ok()) return fit.status();
   if (auto look = compose::ParseSubtitleLook(o.subtitle_style); !look.ok()) return look.status();
   if (!o.title.empty()) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -15,7 +16,11 @@ enum class SubtitleMode { kBurn, kSrt, kNone };
 
 struct RenderOptions {
   std::string script_path;
-  std::string output_path;
+  std::string output_path;           // -o/--output FILE.mp4 (one more output, as before --out)
+  // --out FILE.mp4|hls:DIR|rtmp://…|srt://… (repeatable; docs/outputs.md).
+  std::vector<std::string> outputs;
+  bool realtime = false;             // --realtime: pace the output at real time, as a live source
+  double start_offset_s = 0;         // --start-offset SECONDS: where the live/HLS timeline starts
   int width = 1280;                  // --size WxH
   int height = 720;
   int fps = 30;                      // --fps
@@ -44,6 +49,8 @@ struct RenderOptions {
 absl::Status ParseSize(const std::string& text, int* width, int* height);
 absl::StatusOr<SpeakMode> ParseSpeakMode(const std::string& text);
 absl::StatusOr<SubtitleMode> ParseSubtitleMode(const std::string& text);
+// -o (if given) then every --out, in order.
+std::vector<std::string> AllOutputs(const RenderOptions& options);
 // Everything that can be checked without touching engines or files.
 absl::Status ValidateRenderOptions(const RenderOptions& options);
 

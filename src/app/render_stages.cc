@@ -109,13 +109,26 @@ absl::Status SpeechStage::Emit(const Packet<PlanItem>& source, AudioBuffer pcm, 
 
 // --- EncodeStage -------------------------------------------------------------
 
-EncodeStage::EncodeStage(std::unique_ptr<Mp4Writer> writer, int fps, RenderProgress& progress)
-    : Stage("encode"), writer_(std::move(writer)), fps_(fps), progress_(progress) {}
+EncodeStage::EncodeStage(std::unique_ptr<OutputSet> outputs, int fps, RenderProgress& progress, Clock* pace_clock,
+                         std::function<std::vector<SubtitleCue>()> cues_at_end)
+    : Stage("encode"),
+      outputs_(std::move(outputs)),
+      fps_(fps),
+      progress_(progress),
+      pace_clock_(pace_clock),
+      cues_at_end_(std::move(cues_at_end)) {}
 
 absl::StatusOr<Flow> EncodeStage::Process() {
   if (audio_ended_ && video_ended_) {
     ScopedWorkTimer timer(progress_.encode_seconds);
-    LC_RETURN_IF_ERROR(writer_->Finish());
+    if (cues_at_end_) {
+      for (SubtitleCue& cue : cues_at_end_()) {
+        std::vector<std::string> lines = {std::move(cue.primary.text)};
+        if (!cue.secondary.text.empty()) lines.push_back(std::move(cue.secondary.text));
+        LC_RETURN_IF_ERROR(outputs_->AddSubtitle(cue.start, cue.end, std::move(lines)));
+      }
+    }
+    LC_RETURN_IF_ERROR(outputs_->Finish());
     finished_ = true;
     return Flow::kFinished;
   }
@@ -130,7 +143,7 @@ absl::StatusOr<Flow> EncodeStage::Process() {
     }
     audio_end_ = packet->end();
     ScopedWorkTimer timer(progress_.encode_seconds);
-    LC_RETURN_IF_ERROR(writer_->WriteAudio(packet->value));
+    LC_RETURN_IF_ERROR(outputs_->WriteAudio(packet->value));
     return Flow::kContinue;
   }
   auto packet = video.Pop();
@@ -139,12 +152,17 @@ absl::StatusOr<Flow> EncodeStage::Process() {
     return Flow::kContinue;
   }
   video_end_ = packet->end();
+  if (pace_clock_ != nullptr) {
+    // --realtime: a frame goes out when a live camera would have delivered it.
+    if (!pace_start_) pace_start_ = pace_clock_->Now() - packet->pts;
+    pace_clock_->SleepUntil(*pace_start_ + packet->pts);
+  }
   {
     ScopedWorkTimer timer(progress_.encode_seconds);
     // The frame's index on the output timeline comes from its pts, so a frame
     // that never arrives leaves a gap rather than shifting every later frame.
     const int64_t index = (packet->pts.micros() * fps_ + 500'000) / 1'000'000;
-    LC_RETURN_IF_ERROR(writer_->WriteVideo(*packet->value, index));
+    LC_RETURN_IF_ERROR(outputs_->WriteVideo(*packet->value, index));
   }
   progress_.frames_encoded.fetch_add(1);
   return Flow::kContinue;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -25,7 +26,8 @@
 #include "media/text_segment.h"
 #include "media/video_frame.h"
 #include "media/viseme.h"
-#include "output/mp4_writer.h"
+#include "core/clock.h"
+#include "output/output_set.h"
 #include "tts/tts_engine.h"
 
 namespace lingcast {
@@ -116,18 +118,27 @@ class VideoStage : public Stage {
 
 class EncodeStage : public Stage {
  public:
-  EncodeStage(std::unique_ptr<Mp4Writer> writer, int fps, RenderProgress& progress);
+  // `pace_clock`: when set (--realtime), frame i is written no earlier than
+  // i / fps after the first, as a live source would deliver it. `cues_at_end`:
+  // when set, called once the speech has ended and before the outputs finish,
+  // to hand the subtitle cues to the outputs (SRT sidecars, HLS WebVTT).
+  EncodeStage(std::unique_ptr<OutputSet> outputs, int fps, RenderProgress& progress, Clock* pace_clock = nullptr,
+              std::function<std::vector<SubtitleCue>()> cues_at_end = nullptr);
   In<AudioBuffer> audio{this, "audio"};
   In<std::shared_ptr<VideoFrame>> video{this, "video"};
   absl::StatusOr<Flow> Process() override;
-  // Set once Finish() succeeded: the output file exists.
+  // Set once Finish() succeeded: every output is complete.
   bool finished() const { return finished_; }
-  const OutputStats& stats() const { return writer_->stats(); }
+  // Thread-safe (OutputSet::stats): read by the progress loop while encoding.
+  OutputSetStats stats() const { return outputs_->stats(); }
 
  private:
-  std::unique_ptr<Mp4Writer> writer_;
+  std::unique_ptr<OutputSet> outputs_;
   const int fps_;
   RenderProgress& progress_;
+  Clock* const pace_clock_;
+  const std::function<std::vector<SubtitleCue>()> cues_at_end_;
+  std::optional<MediaTime> pace_start_;
   bool audio_ended_ = false;
   bool video_ended_ = false;
   MediaTime audio_end_;  // end of the last audio packet taken

@@ -115,7 +115,8 @@ TEST(EncodeStageTest, InterleavesAudioAndVideoAndFinishesTheFile) {
   const std::string path = TempPath("encode-stage");
   AudioEncoderOptions audio_options;
   audio_options.input_sample_rate = 16000;
-  auto writer = Mp4Writer::Open(path, SmallVideo(), audio_options);
+  SystemClock clock;
+  auto writer = OutputSet::Open({*ParseOutputSpec(path)}, SmallVideo(), audio_options, {}, clock);
   ASSERT_TRUE(writer.ok()) << writer.status();
   RenderProgress progress;
   StageHarness<EncodeStage> h(std::make_unique<EncodeStage>(std::move(*writer), /*fps=*/10, progress));
@@ -140,7 +141,8 @@ TEST(EncodeStageTest, AStopBeforeTheEndLeavesNoFile) {
   const std::string path = TempPath("encode-stage-stopped");
   AudioEncoderOptions audio_options;
   audio_options.input_sample_rate = 16000;
-  auto writer = Mp4Writer::Open(path, SmallVideo(), audio_options);
+  SystemClock clock;
+  auto writer = OutputSet::Open({*ParseOutputSpec(path)}, SmallVideo(), audio_options, {}, clock);
   ASSERT_TRUE(writer.ok()) << writer.status();
   RenderProgress progress;
   {

@@ -113,8 +113,10 @@ class HlsOutput final : public OutputSink {
     stats_.last_dts = MediaTime::Micros(owned->dts);
     stats_.bytes = DirectoryBytes();
     if (media > MediaTime::Zero()) stats_.bitrate = static_cast<double>(stats_.bytes) * 8 / media.seconds();
-    // Subtitle segments are written once the media has passed their end.
-    while (media_end_ >= segment_ * (next_vtt_ + 1)) {
+    // A rolling (live) playlist gets each subtitle segment once the media has
+    // passed its end; a VOD one gets them all at Finish, when every cue is known
+    // (a render learns its cues as the speech is made, ahead of or after the frames).
+    while (options_.window_segments > 0 && media_end_ >= segment_ * (next_vtt_ + 1)) {
       status = WriteSubtitleSegment(next_vtt_, segment_, /*final=*/false);
       if (!status.ok()) return Fail(status);
       ++next_vtt_;
@@ -142,6 +144,7 @@ class HlsOutput final : public OutputSink {
       return error_;
     }
     stats_.bytes = DirectoryBytes();
+    if (media_end_ > MediaTime::Zero()) stats_.bitrate = static_cast<double>(stats_.bytes) * 8 / media_end_.seconds();
     stats_.state = OutputState::kFinished;
     return absl::OkStatus();
   }

@@ -12,6 +12,10 @@
 // new segments follow the old ones after an EXT-X-DISCONTINUITY, as a player
 // expects when a live source comes back after an interruption.
 //
+// Subtitles: in a rolling playlist a cue must be added before the media passes
+// the end of its segment (it is written then); a VOD playlist takes cues
+// until Finish.
+//
 // Timestamps are the media timeline plus the set's start offset (MPEG-TS
 // wraps at 2^33 / 90 kHz, about 26.5 h, and players follow the wrap).
 #pragma once

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -29,6 +30,8 @@ namespace lingcast {
 namespace {
 
 constexpr int64_t kFlvBaseStepMs = int64_t{1} << 30;
+// At most this much audio (10 s at 48 kHz) waits for a connection's first keyframe.
+constexpr size_t kMaxHeldAudioPackets = 470;
 // Closing a dead connection (RTMP says goodbye) must not hang the sender.
 constexpr MediaTime kCloseTimeout = MediaTime::Seconds(1);
 
@@ -282,8 +285,8 @@ class LiveOutput final : public OutputSink {
     }
     muxer_ = std::move(*muxer);
     base_us_.reset();
-    connection_start_dts_.reset();
-    reconnected_ = reconnect;
+    connection_key_dts_.reset();
+    held_audio_.clear();
     queue_.SetConnected(true, reconnect);
     policy_.OnConnected(clock_.Now());
     {
@@ -320,15 +323,47 @@ class LiveOutput final : public OutputSink {
     return true;
   }
 
-  absl::Status Send(AVPacket& packet) {
-    // A new connection starts at its first packet, a keyframe; audio encoded
-    // just before it would be interleaved ahead of it (and FLV refuses any
-    // packet earlier than a connection's first).
-    if (!connection_start_dts_) connection_start_dts_ = packet.dts;
-    if (reconnected_ && packet.dts < *connection_start_dts_) {
+  // A connection starts at a video keyframe K, and FLV refuses any packet
+  // earlier than a connection's first. Audio that comes before K is seen is
+  // held (a render writes a spoken line's audio seconds ahead of its frames)
+  // and sent after K from K on; video before K and audio earlier than K are
+  // discarded.
+  absl::Status Send(PacketPtr packet) {
+    const bool video = packet->stream_index == kVideoStreamIndex;
+    if (!connection_key_dts_) {
+      if (!video) {
+        held_audio_.push_back(std::move(packet));
+        if (held_audio_.size() > kMaxHeldAudioPackets) {
+          held_audio_.pop_front();
+          ++late_discarded_;
+        }
+        return absl::OkStatus();
+      }
+      if (!(packet->flags & AV_PKT_FLAG_KEY)) {
+        ++late_discarded_;
+        return absl::OkStatus();
+      }
+      connection_key_dts_ = packet->dts;
+      LC_RETURN_IF_ERROR(WriteOne(*packet));
+      std::deque<PacketPtr> held = std::move(held_audio_);
+      held_audio_.clear();
+      for (PacketPtr& audio : held) {
+        if (audio->dts < *connection_key_dts_) {
+          ++late_discarded_;
+          continue;
+        }
+        LC_RETURN_IF_ERROR(WriteOne(*audio));
+      }
+      return absl::OkStatus();
+    }
+    if (packet->dts < *connection_key_dts_) {
       ++late_discarded_;
       return absl::OkStatus();
     }
+    return WriteOne(*packet);
+  }
+
+  absl::Status WriteOne(AVPacket& packet) {
     const MediaTime media_pts = MediaTime::Micros(packet.pts);
     int64_t shift_us = start_offset_.micros();
     if (spec_.kind == OutputSpec::kRtmp) {
@@ -396,7 +431,7 @@ class LiveOutput final : public OutputSink {
         if (!status.ok()) Fail(status);
         return;
       }
-      const absl::Status status = Send(*packet);
+      const absl::Status status = Send(std::move(packet));
       if (status.code() == absl::StatusCode::kOutOfRange) {
         // The FLV timeline of this connection is full: start a new one now.
         CloseConnection(/*graceful=*/true);
@@ -436,8 +471,8 @@ class LiveOutput final : public OutputSink {
   std::unique_ptr<AvMuxer> muxer_;
   MediaTime next_attempt_;
   std::optional<int64_t> base_us_;
-  std::optional<int64_t> connection_start_dts_;
-  bool reconnected_ = false;
+  std::optional<int64_t> connection_key_dts_;  // of this connection's first keyframe
+  std::deque<PacketPtr> held_audio_;          // audio that came before it
   std::atomic<int64_t> late_discarded_{0};
   int connections_ = 0;
   std::optional<MediaTime> first_dts_;

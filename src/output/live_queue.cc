@@ -17,8 +17,25 @@ LivePacketQueue::LivePacketQueue(MediaTime congestion_threshold, MediaTime recon
     : congestion_threshold_(congestion_threshold), reconnect_buffer_(reconnect_buffer) {}
 
 MediaTime LivePacketQueue::SpanLocked() const {
+  if (video_dts_.size() < 2) return MediaTime::Zero();
+  return std::max(MediaTime::Zero(), MediaTime::Micros(video_dts_.back() - video_dts_.front()));
+}
+
+MediaTime LivePacketQueue::AllSpanLocked() const {
   if (packets_.size() < 2) return MediaTime::Zero();
   return std::max(MediaTime::Zero(), MediaTime::Micros(packets_.back()->dts - packets_.front()->dts));
+}
+
+PacketPtr LivePacketQueue::TakeFrontLocked() {
+  PacketPtr packet = std::move(packets_.front());
+  packets_.pop_front();
+  if (IsVideo(*packet) && !video_dts_.empty()) video_dts_.pop_front();
+  return packet;
+}
+
+void LivePacketQueue::AppendLocked(PacketPtr packet) {
+  if (IsVideo(*packet)) video_dts_.push_back(packet->dts);
+  packets_.push_back(std::move(packet));
 }
 
 void LivePacketQueue::Push(PacketPtr packet) {
@@ -42,10 +59,10 @@ void LivePacketQueue::Push(PacketPtr packet) {
         return;
       }
     }
-    packets_.push_back(std::move(packet));
+    AppendLocked(std::move(packet));
     if (!connected_) {
-      while (SpanLocked() > reconnect_buffer_) {
-        packets_.pop_front();
+      while (AllSpanLocked() > reconnect_buffer_) {
+        TakeFrontLocked();
         ++discarded_;
       }
     }
@@ -57,9 +74,7 @@ PacketPtr LivePacketQueue::Pop() {
   std::unique_lock<std::mutex> lock(mu_);
   ready_.wait(lock, [this] { return aborted_ || closed_ || !packets_.empty(); });
   if (aborted_ || packets_.empty()) return nullptr;
-  PacketPtr packet = std::move(packets_.front());
-  packets_.pop_front();
-  return packet;
+  return TakeFrontLocked();
 }
 
 void LivePacketQueue::SetConnected(bool connected, bool reconnect) {
@@ -73,16 +88,17 @@ void LivePacketQueue::SetConnected(bool connected, bool reconnect) {
   const auto first_key = std::find_if(packets_.begin(), packets_.end(),
                                       [](const PacketPtr& p) { return IsKeyVideo(*p); });
   const bool found_key = first_key != packets_.end();
-  std::deque<PacketPtr> kept;
-  for (auto it = packets_.begin(); it != packets_.end(); ++it) {
+  std::deque<PacketPtr> old = std::move(packets_);
+  packets_.clear();
+  video_dts_.clear();
+  for (auto it = old.begin(); it != old.end(); ++it) {
     const bool before_key = !found_key || it < first_key;
     if (before_key && (reconnect || IsVideo(**it))) {
       ++discarded_;
     } else {
-      kept.push_back(std::move(*it));
+      AppendLocked(std::move(*it));
     }
   }
-  packets_ = std::move(kept);
   need_keyframe_ = reconnect && !found_key;
 }
 

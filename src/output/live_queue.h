@@ -10,9 +10,13 @@
 // - Reconnected: the new connection starts at a video keyframe (queued ones
 //   before it are discarded, and until one arrives everything is).
 //
-// The span of the queue is newest dts - oldest dts in arrival order, which is
-// close enough for a threshold of hundreds of milliseconds (B-frames reorder
-// dts by at most a few frames). Thread-safe: one producer, one consumer.
+// The congestion span is that of the queued video (newest - oldest dts):
+// audio arrives in bursts (a render writes a spoken line at once, seconds
+// ahead of its frames), so it would make an idle queue look congested, while
+// video waiting behind a slow link grows steadily. B-frames reorder dts by a
+// few frames at most, which a threshold of hundreds of milliseconds absorbs.
+// The reconnect buffer counts every packet. Thread-safe: one producer, one
+// consumer.
 #pragma once
 
 #include <condition_variable>
@@ -44,18 +48,22 @@ class LivePacketQueue {
   // Pop returns null at once, now and from here on.
   void Abort();
 
-  MediaTime span() const;
+  MediaTime span() const;  // of the queued video: the congestion measure
   int64_t dropped_video() const;  // congestion drops
   int64_t discarded() const;      // lost while disconnected or waiting for a keyframe
 
  private:
-  MediaTime SpanLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  MediaTime SpanLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);     // queued video
+  MediaTime AllSpanLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // every packet
+  PacketPtr TakeFrontLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AppendLocked(PacketPtr packet) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const MediaTime congestion_threshold_;
   const MediaTime reconnect_buffer_;
   mutable std::mutex mu_;
   std::condition_variable ready_;
   std::deque<PacketPtr> packets_ ABSL_GUARDED_BY(mu_);
+  std::deque<int64_t> video_dts_ ABSL_GUARDED_BY(mu_);  // of the queued video, in order
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
   bool need_keyframe_ ABSL_GUARDED_BY(mu_) = false;    // after a reconnect
   bool dropping_video_ ABSL_GUARDED_BY(mu_) = false;   // congestion

@@ -52,6 +52,7 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
   LC_ASSIGN_OR_RETURN(std::unique_ptr<AudioEncoder> audio_encoder, AudioEncoder::Create(audio));
   std::unique_ptr<OutputSet> set(
       new OutputSet(video, audio, options, std::move(video_encoder), std::move(audio_encoder)));
+  std::lock_guard<std::mutex> lock(set->mu_);
   if (!set->scratch_) return absl::ResourceExhaustedError("out of memory allocating a packet");
 
   const AVCodecContext& video_codec = set->video_encoder_->codec_context();
@@ -142,6 +143,7 @@ absl::Status OutputSet::Distribute(int stream_index, AVPacket& packet, AVRationa
 }
 
 absl::Status OutputSet::WriteVideo(const VideoFrame& frame, int64_t frame_index) {
+  std::lock_guard<std::mutex> lock(mu_);
   if (finished_) return absl::InternalError("OutputSet::WriteVideo after Finish");
   LC_RETURN_IF_ERROR(AllFailedError());
   if (keyframe_requested_.exchange(false)) {
@@ -158,6 +160,7 @@ absl::Status OutputSet::WriteVideo(const VideoFrame& frame, int64_t frame_index)
 }
 
 absl::Status OutputSet::WriteAudio(const AudioBuffer& pcm) {
+  std::lock_guard<std::mutex> lock(mu_);
   if (finished_) return absl::InternalError("OutputSet::WriteAudio after Finish");
   LC_RETURN_IF_ERROR(AllFailedError());
   const auto start = std::chrono::steady_clock::now();
@@ -170,6 +173,7 @@ absl::Status OutputSet::WriteAudio(const AudioBuffer& pcm) {
 }
 
 absl::Status OutputSet::AddSubtitle(MediaTime start, MediaTime end, std::vector<std::string> lines) {
+  std::lock_guard<std::mutex> lock(mu_);
   const std::string where = absl::StrCat("subtitle at ", start.ToString());
   if (lines.empty() || lines[0].empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": has no text"));
   if (start < MediaTime::Zero()) return absl::InvalidArgumentError(absl::StrCat(where, ": starts before 0"));
@@ -187,12 +191,14 @@ absl::Status OutputSet::AddSubtitle(MediaTime start, MediaTime end, std::vector<
   cue.primary.text = std::move(lines[0]);
   if (lines.size() > 1) cue.secondary.text = std::move(lines[1]);
   for (auto& sink : sinks_) {
-    if (!sink->failed()) sink->AddSubtitle(cue);
+    if (sink->failed() || (!options_.srt_sidecars && sink->stats().kind == OutputSpec::kMp4)) continue;
+    sink->AddSubtitle(cue);
   }
   return absl::OkStatus();
 }
 
 absl::Status OutputSet::Finish() {
+  std::lock_guard<std::mutex> lock(mu_);
   if (finished_) return absl::InternalError("OutputSet::Finish called twice");
   finished_ = true;
   if (stats_.video_frames == 0 || audio_encoder_->input_samples() == 0) {
@@ -221,6 +227,7 @@ absl::Status OutputSet::Finish() {
 }
 
 OutputSetStats OutputSet::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
   OutputSetStats stats = stats_;
   for (const auto& sink : sinks_) stats.outputs.push_back(sink->stats());
   return stats;

@@ -12,14 +12,18 @@
 // kFailed with a one-line error in its stats and the others keep going.
 // WriteVideo/WriteAudio fail only when every output has failed; Finish()
 // finishes every output that is still alive and then reports the failures.
+//
+// The writing calls come from one thread; stats() may be called from any.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/clock.h"
@@ -50,6 +54,9 @@ struct OutputSetOptions {
   // VOD playlist that keeps every segment. -1: 6 segments when live, else 0.
   double hls_segment_seconds = 2.0;
   int hls_window_segments = -1;
+  // Subtitles from AddSubtitle also go to an .srt beside each MP4 file. HLS
+  // always gets them (its WebVTT rendition).
+  bool srt_sidecars = true;
   // Called on the network outputs' sender threads after each packet was sent
   // (the benchmark's rendered -> sent latency). Optional.
   PacketWrittenObserver on_packet_written;
@@ -101,22 +108,26 @@ class OutputSet {
  private:
   OutputSet(const VideoEncoderOptions& video, const AudioEncoderOptions& audio, const OutputSetOptions& options,
             std::unique_ptr<VideoEncoder> video_encoder, std::unique_ptr<AudioEncoder> audio_encoder);
-  absl::Status Distribute(int stream_index, AVPacket& packet, AVRational time_base);
-  absl::Status AllFailedError() const;
+  absl::Status Distribute(int stream_index, AVPacket& packet, AVRational time_base)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AllFailedError() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const VideoEncoderOptions video_options_;
   const AudioEncoderOptions audio_options_;
   const OutputSetOptions options_;
-  std::unique_ptr<VideoEncoder> video_encoder_;
-  std::unique_ptr<AudioEncoder> audio_encoder_;
-  std::vector<std::unique_ptr<OutputSink>> sinks_;
-  PacketPtr scratch_;
+  // Held by the writing calls and by stats(), so a progress thread can read
+  // figures while the output thread writes.
+  mutable std::mutex mu_;
+  std::unique_ptr<VideoEncoder> video_encoder_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<AudioEncoder> audio_encoder_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<OutputSink>> sinks_ ABSL_GUARDED_BY(mu_);
+  PacketPtr scratch_ ABSL_GUARDED_BY(mu_);
   // Set by a network output's sender thread after a reconnect; the next
   // WriteVideo forces a keyframe so the new connection starts decodable soon.
   std::atomic<bool> keyframe_requested_{false};
-  OutputSetStats stats_;
-  MediaTime last_cue_start_ = MediaTime::Micros(-1);
-  bool finished_ = false;
+  OutputSetStats stats_ ABSL_GUARDED_BY(mu_);
+  MediaTime last_cue_start_ ABSL_GUARDED_BY(mu_) = MediaTime::Micros(-1);
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace lingcast

@@ -3,7 +3,8 @@
 // config in a scratch directory. Applications:
 //   live    relays a published stream to players (timestamps untouched)
 //   auth    refuses every publish (on_publish answers 403)
-// Tests kill -9 it and start it again on the same port.
+// Tests kill -9 it and start it again on the same port. Also used by
+// bench/output_bench (so it does not depend on GoogleTest).
 #pragma once
 
 #include <netinet/in.h>
@@ -21,7 +22,6 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "core/scratch_dir.h"
 
 extern char** environ;
 
@@ -78,7 +78,7 @@ class RtmpTestServer {
   static constexpr const char* kMissing =
       "nginx with libnginx-mod-rtmp is not installed (scripts/install-deps.sh installs it)";
 
-  RtmpTestServer() : rtmp_port_(FreeLoopbackPort()), http_port_(FreeLoopbackPort()) {
+  RtmpTestServer() : dir_(MakeTempDir()), rtmp_port_(FreeLoopbackPort()), http_port_(FreeLoopbackPort()) {
     std::filesystem::create_directories(dir_.File("tmp"));
     std::ofstream(dir_.File("nginx.conf")) << absl::StrCat(R"(
 load_module )", kRtmpModule, R"(;
@@ -106,7 +106,11 @@ rtmp {
 }
 )");
   }
-  ~RtmpTestServer() { Stop(); }
+  ~RtmpTestServer() {
+    Stop();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_.path(), ignored);
+  }
   RtmpTestServer(const RtmpTestServer&) = delete;
   RtmpTestServer& operator=(const RtmpTestServer&) = delete;
 
@@ -153,7 +157,18 @@ rtmp {
   }
 
  private:
-  ScratchDir dir_;
+  struct Dir {
+    std::string root;
+    std::string File(const std::string& name) const { return root + "/" + name; }
+    const std::string& path() const { return root; }
+  };
+  static Dir MakeTempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "lingcast_nginx_XXXXXX").string();
+    const char* made = mkdtemp(pattern.data());
+    return Dir{made ? made : "/tmp"};
+  }
+
+  Dir dir_;
   const int rtmp_port_;
   const int http_port_;
   pid_t pid_ = -1;
