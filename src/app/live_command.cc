@@ -16,8 +16,12 @@ namespace lingcast {
 void LiveCommand::Register(CLI::App& app) {
   command_ = app.add_subcommand("live", "Interpret a host live: the avatar speaks the translation (docs/live.md)");
   CLI::App& c = *command_;
-  c.add_option("--in", options_.input, "Host audio: a media file played at real time, or - for s16le 16 kHz mono on stdin")
+  c.add_option("--in", options_.input,
+               "Host audio: a media file played at real time, a URL (rtmp://, srt://, ...), or - for s16le 16 kHz mono "
+               "on stdin")
       ->required();
+  c.add_option("--source-timeout", source_timeout_s_, "Seconds a URL source may take to answer, or stall")
+      ->capture_default_str();
   c.add_option("--out", options_.outputs, "Output (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...")->required();
   c.add_option("--source", source_, "Language the host speaks")->capture_default_str();
   c.add_option("--target", target_, "Language the avatar speaks")->capture_default_str();
@@ -68,6 +72,7 @@ int LiveCommand::Run(Logger& logger) {
   if (!clock.ok()) return fail(clock.status());
   options_.clock = *clock;
   options_.max_lag = MediaTime::Seconds(max_lag_s_);
+  options_.source_timeout = MediaTime::Seconds(source_timeout_s_);
   if (engines_.size() == 1 && engines_[0] == "none") {
     options_.engines.clear();
   } else {

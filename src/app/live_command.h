@@ -26,6 +26,7 @@ class LiveCommand {
   LiveOptions options_;
   std::string source_ = "en", target_ = "zh", size_ = "1280x720", lag_policy_ = "speedup", clock_ = "realtime";
   double max_lag_s_ = 4;
+  double source_timeout_s_ = 10;
   std::vector<std::string> engines_ = {"tm"};
 };
 

@@ -40,8 +40,6 @@ constexpr QueueOptions kAudioQueue{500, QueuePolicy::kBlock};
 constexpr QueueOptions kEventQueue{256, QueuePolicy::kBlock};
 constexpr QueueOptions kHostQueue{500, QueuePolicy::kBlock};
 
-bool IsUrl(const std::string& input) { return input.find("://") != std::string::npos; }
-
 std::string StatusLine(const LiveCounters& c, const LiveVoice& voice, int64_t lines, double cpu_percent) {
   return absl::StrFormat("live %s | host %6.1f s | out %6.1f s | lag %4.1f s | queued %d | lines %lld | skipped %lld | "
                          "drops a%lld v%lld | cpu %3.0f%%",
@@ -67,14 +65,16 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   std::optional<AudioFileReader> file;
   std::optional<RawPcmReader> raw;
   LiveAudioReader read;
+  bool network_source = false;
   const bool simulated = options.clock == LiveClock::kSimulated;
   if (options.input == "-") {
     LC_ASSIGN_OR_RETURN(raw, RawPcmReader::Create(stdin_stream, RawPcmConfig{}, "-"));
     read = [&raw](AudioBuffer& chunk) { return raw->Read(chunk, kReadChunk); };
-  } else if (IsUrl(options.input)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        options.input, ": pulling a network source is not built yet; play a file (--in FILE) or pipe raw PCM "
-                       "(ffmpeg -i URL -f s16le -ac 1 -ar 16000 - | lingcast live --in - ...)"));
+  } else if (AudioFileReader::IsUrl(options.input)) {
+    // A network source paces itself; its audio is stamped as it arrives.
+    LC_ASSIGN_OR_RETURN(file, AudioFileReader::OpenUrl(options.input, 16000, options.source_timeout));
+    read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
+    network_source = true;
   } else {
     LC_ASSIGN_OR_RETURN(file, AudioFileReader::Open(options.input, 16000));
     read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
@@ -158,9 +158,9 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   const MediaTime session_start = clock.Now();
 
   LiveIngestOptions ingest_options;
-  ingest_options.pace = !simulated && file.has_value();
+  ingest_options.pace = !simulated && file.has_value() && !network_source;
   ingest_options.session_start = session_start;
-  ingest_options.origin_from_timeline = simulated || file.has_value();
+  ingest_options.origin_from_timeline = simulated || (file.has_value() && !network_source);
   auto& ingest = pipeline.Add(std::make_unique<LiveIngest>(read, ingest_options, stop));
   auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(follower), lines));
   auto& translate = pipeline.Add(std::make_unique<LiveTranslate>(stack, options.source, options.target));

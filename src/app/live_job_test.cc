@@ -227,10 +227,11 @@ TEST_F(LiveJobTest, BadInputsAndOutputsAreClearErrors) {
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("gopher"));
 
   options = Options();
-  options.input = "rtmp://127.0.0.1:1/live/host";
+  options.input = "rtmp://127.0.0.1:1/live/host";  // nothing listens there
   report = Run(options, "");
   ASSERT_FALSE(report.ok());
-  EXPECT_THAT(std::string(report.status().message()), HasSubstr("not built yet"));
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("rtmp://127.0.0.1:1/live/host: cannot connect"));
   EXPECT_FALSE(std::filesystem::exists(Options().outputs[0]));
 }
 

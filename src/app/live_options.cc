@@ -63,6 +63,10 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--max-speedup %.2f is outside 1..2", options.max_speedup));
   }
+  if (options.source_timeout < MediaTime::Millis(100)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--source-timeout %.2f s is too short (at least 0.1 s)", options.source_timeout.seconds()));
+  }
   if (options.crf < 0 || options.crf > 51) {
     return absl::InvalidArgumentError(absl::StrCat("--crf ", options.crf, " is outside 0..51"));
   }

@@ -29,7 +29,8 @@ enum class LiveClock {
 };
 
 struct LiveOptions {
-  std::string input;                  // --in: a media file, "-" (raw s16le 16 kHz mono on stdin)
+  std::string input;                  // --in: a media file, a URL (rtmp://, srt://, ...) or "-" (s16le 16 kHz mono on stdin)
+  MediaTime source_timeout = MediaTime::Seconds(10);  // --source-timeout: a URL that does not answer or stalls
   Language source = Language::kEn;    // --source: what the host speaks
   Language target = Language::kZh;    // --target: what the avatar speaks
   std::vector<std::string> outputs;   // --out (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...

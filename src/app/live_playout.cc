@@ -52,6 +52,7 @@ absl::Status LivePlayout::Open() {
 
 void LivePlayout::Take(VoiceEvent event) {
   watermark_ = std::max(watermark_, event.watermark);
+  counters_.host_time = std::max(counters_.host_time, event.watermark);
   if (event.ended) monitor_.UtteranceEnd(*event.ended);
   if (event.spoken) {
     monitor_.LineQueued(*event.spoken);
@@ -84,7 +85,6 @@ void LivePlayout::TakeVoiceEvents(MediaTime t) {
 absl::Status LivePlayout::TakeHostAudio(MediaTime until) {
   const int64_t wanted = SampleAt(until, options_.output_rate);
   auto take = [&](Packet<AudioBuffer>& packet) -> absl::Status {
-    counters_.host_time = packet.end();
     std::vector<float> converted;
     LC_RETURN_IF_ERROR(host_resampler_->Push(packet.value.samples, converted));
     host_samples_.insert(host_samples_.end(), converted.begin(), converted.end());

@@ -1,13 +1,17 @@
 #include "audio/audio_decoder.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "audio/av_util.h"
 #include "core/status.h"
@@ -149,6 +153,21 @@ struct AudioFileReader::State {
 
   size_t ready_count() const { return ready.size() - ready_offset; }
 
+  // Network sources: every blocking libavformat call must finish by the deadline.
+  std::optional<MediaTime> network_timeout;
+  std::atomic<int64_t> deadline_ns{0};
+  void ArmDeadline() {
+    if (!network_timeout) return;
+    const auto now = std::chrono::steady_clock::now().time_since_epoch();
+    deadline_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() +
+                      network_timeout->micros() * 1000);
+  }
+  static int Interrupted(void* opaque) {
+    const auto* self = static_cast<const State*>(opaque);
+    const auto now = std::chrono::steady_clock::now().time_since_epoch();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() > self->deadline_ns.load() ? 1 : 0;
+  }
+
   absl::Status ConsumeFrame() {
     mono.clear();
     LC_RETURN_IF_ERROR(AppendFrameAsMono(*frame, mono));
@@ -201,7 +220,12 @@ struct AudioFileReader::State {
         Finish();
         return absl::OkStatus();
       }
+      ArmDeadline();
       ret = av_read_frame(format.get(), packet.get());
+      if (ret == AVERROR_EXIT && network_timeout) {
+        return absl::DeadlineExceededError(
+            absl::StrFormat("%s: no data for %.1f s", info.path, network_timeout->seconds()));
+      }
       if (ret < 0) {
         if (ret != AVERROR_EOF) {
           ++report.corrupt_packets;
@@ -235,21 +259,57 @@ struct AudioFileReader::State {
   }
 };
 
+bool AudioFileReader::IsUrl(const std::string& path) {
+  const size_t scheme_end = path.find("://");
+  return scheme_end != std::string::npos && scheme_end > 0 &&
+         std::all_of(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(scheme_end),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'; });
+}
+
 absl::StatusOr<AudioFileReader> AudioFileReader::Open(const std::string& path, int sample_rate,
                                                       ResampleQuality quality) {
+  LC_RETURN_IF_ERROR(CheckPath(path));
+  return OpenSource(path, sample_rate, quality, std::nullopt);
+}
+
+absl::StatusOr<AudioFileReader> AudioFileReader::OpenUrl(const std::string& url, int sample_rate, MediaTime timeout) {
+  if (!IsUrl(url)) return absl::InvalidArgumentError(absl::StrCat(url, ": not a URL (scheme://...)"));
+  if (timeout <= MediaTime::Zero()) {
+    return absl::InvalidArgumentError(absl::StrCat(url, ": the network timeout must be positive"));
+  }
+  return OpenSource(url, sample_rate, ResampleQuality::kHigh, timeout);
+}
+
+absl::StatusOr<AudioFileReader> AudioFileReader::OpenSource(const std::string& path, int sample_rate,
+                                                            ResampleQuality quality,
+                                                            std::optional<MediaTime> network_timeout) {
   if (sample_rate < 1 || sample_rate > 1'000'000) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": output sample rate ", sample_rate, " Hz is outside 1..1000000"));
   }
-  LC_RETURN_IF_ERROR(CheckPath(path));
-
   auto state = std::make_unique<State>();
   state->info.path = path;
   state->output_rate = sample_rate;
   state->quality = quality;
+  state->network_timeout = network_timeout;
 
-  AVFormatContext* raw_format = nullptr;
+  AVFormatContext* raw_format = avformat_alloc_context();
+  if (raw_format == nullptr) return absl::ResourceExhaustedError("out of memory for a demuxer");
+  if (network_timeout) {
+    // libavformat polls this while it connects and reads; past the deadline the
+    // blocking call returns AVERROR_EXIT.
+    raw_format->interrupt_callback.callback = &State::Interrupted;
+    raw_format->interrupt_callback.opaque = state.get();
+    state->ArmDeadline();
+  }
   int ret = avformat_open_input(&raw_format, path.c_str(), nullptr, nullptr);
+  if (ret < 0 && network_timeout) {
+    if (ret == AVERROR_EXIT) {
+      return absl::DeadlineExceededError(
+          absl::StrFormat("%s: no answer within %.1f s", path, network_timeout->seconds()));
+    }
+    return absl::UnavailableError(absl::StrCat(path, ": cannot connect (", AvErrorText(ret), ")"));
+  }
   if (ret < 0) {
     if (ret == AVERROR(ENOENT)) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
     if (ret == AVERROR(EACCES) || ret == AVERROR(EPERM)) {
@@ -260,6 +320,10 @@ absl::StatusOr<AudioFileReader> AudioFileReader::Open(const std::string& path, i
   }
   state->format.reset(raw_format);
   ret = avformat_find_stream_info(raw_format, nullptr);
+  if (ret == AVERROR_EXIT && network_timeout) {
+    return absl::DeadlineExceededError(
+        absl::StrFormat("%s: connected, but no stream arrived within %.1f s", path, network_timeout->seconds()));
+  }
   if (ret < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": cannot read the stream layout (", AvErrorText(ret), ")"));

@@ -59,6 +59,16 @@ class AudioFileReader {
                                               int sample_rate = kDefaultSampleRate,
                                               ResampleQuality quality = ResampleQuality::kHigh);
 
+  // Pulls the audio of a network stream (rtmp://, srt://, http(s)://, ...
+  // anything libavformat reads by URL). `timeout` bounds the connection (no
+  // answer: DeadlineExceeded naming the URL, "no answer within N s") and every
+  // later read (no data for that long: DeadlineExceeded); a refused or
+  // unreachable server is Unavailable.
+  static absl::StatusOr<AudioFileReader> OpenUrl(const std::string& url, int sample_rate = kDefaultSampleRate,
+                                                 MediaTime timeout = MediaTime::Seconds(10));
+  // Whether `path` names a network stream for OpenUrl ("scheme://...").
+  static bool IsUrl(const std::string& path);
+
   AudioFileReader(AudioFileReader&&) noexcept;
   AudioFileReader& operator=(AudioFileReader&&) noexcept;
   ~AudioFileReader();
@@ -74,6 +84,8 @@ class AudioFileReader {
   MediaTime position() const;          // start time of the next chunk Read() returns
 
  private:
+  static absl::StatusOr<AudioFileReader> OpenSource(const std::string& path, int sample_rate, ResampleQuality quality,
+                                                    std::optional<MediaTime> network_timeout);
   struct State;
   explicit AudioFileReader(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;

@@ -417,3 +417,95 @@ TEST(AudioDecoderTest, RealRecordingsDecode) {
 
 }  // namespace
 }  // namespace lingcast
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace lingcast {
+namespace {
+
+// A TCP port on loopback that completes connections (the kernel's backlog) but
+// never says a word: a stream server that hangs.
+class SilentServer {
+ public:
+  SilentServer() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    EXPECT_EQ(listen(fd_, 4), 0);
+    socklen_t length = sizeof(address);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+  }
+  ~SilentServer() { close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(AudioUrlTest, AServerThatNeverAnswersTimesOutWithTheUrlInTheError) {
+  SilentServer server;
+  const std::string url = "rtmp://127.0.0.1:" + std::to_string(server.port()) + "/live/host";
+  absl::StatusOr<AudioFileReader> reader = AudioFileReader::OpenUrl(url, 16000, MediaTime::Millis(300));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), absl::StatusCode::kDeadlineExceeded) << reader.status();
+  EXPECT_NE(reader.status().message().find(url), std::string::npos) << reader.status();
+  EXPECT_NE(reader.status().message().find("no answer within 0.3 s"), std::string::npos) << reader.status();
+}
+
+TEST(AudioUrlTest, ARefusedConnectionIsUnavailable) {
+  int port = 0;
+  {
+    SilentServer closed;  // a port that was free a moment ago, now closed again
+    port = closed.port();
+  }
+  const std::string url = "rtmp://127.0.0.1:" + std::to_string(port) + "/live/host";
+  absl::StatusOr<AudioFileReader> reader = AudioFileReader::OpenUrl(url, 16000, MediaTime::Seconds(5));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), absl::StatusCode::kUnavailable) << reader.status();
+  EXPECT_NE(reader.status().message().find("cannot connect"), std::string::npos) << reader.status();
+}
+
+TEST(AudioUrlTest, OnlyUrlsAreUrls) {
+  EXPECT_TRUE(AudioFileReader::IsUrl("rtmp://host/app/key"));
+  EXPECT_TRUE(AudioFileReader::IsUrl("srt://127.0.0.1:9000?mode=caller"));
+  EXPECT_FALSE(AudioFileReader::IsUrl("host.wav"));
+  EXPECT_FALSE(AudioFileReader::IsUrl("://nothing"));
+  EXPECT_FALSE(AudioFileReader::IsUrl("/tmp/a b://c"));
+  EXPECT_EQ(AudioFileReader::OpenUrl("host.wav").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(AudioUrlTest, AUrlIsReadLikeTheFileItNames) {
+  testing::TempDir dir;
+  const std::string path = dir.File("url_source.wav");
+  const std::vector<float> tone = testing::Sine(440, 0.5, 16000, 16000);
+  testing::WriteFile(path, testing::WavBytes(testing::WavEncoding::kS16, 16000, 1, tone));
+  absl::StatusOr<AudioBuffer> direct = DecodeAudioFile(path, 16000);
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  absl::StatusOr<AudioFileReader> reader = AudioFileReader::OpenUrl("file://" + path, 16000, MediaTime::Seconds(5));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  std::vector<float> all;
+  AudioBuffer chunk;
+  while (true) {
+    absl::StatusOr<bool> more = reader->Read(chunk);
+    ASSERT_TRUE(more.ok()) << more.status();
+    if (!*more) break;
+    all.insert(all.end(), chunk.samples.begin(), chunk.samples.end());
+  }
+  EXPECT_EQ(all, direct->samples);
+}
+
+}  // namespace
+}  // namespace lingcast
