@@ -4,6 +4,7 @@
 #include <dirent.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -260,8 +261,8 @@ struct WireLog {
   }
 };
 
-TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) {
-  constexpr int kCycles = 3;
+// kill -9 the server `cycles` times mid-stream and restart it.
+void ReconnectCycles(RtmpTestServer& server, int cycles) {
   const int fds_before = CountEntries("/proc/self/fd");
   const int threads_before = CountEntries("/proc/self/task");
   {
@@ -271,7 +272,7 @@ TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) {
     OutputSetOptions options = Unthrottled();
     options.network.reconnect.seed = 7;
     options.on_packet_written = wire.Observer();
-    auto set = OutputSet::Open({Spec(server_.Url("live", "cycle"))}, SmallVideo(), SpeechAudio(), options, clock);
+    auto set = OutputSet::Open({Spec(server.Url("live", "cycle"))}, SmallVideo(), SpeechAudio(), options, clock);
     ASSERT_TRUE(set.ok()) << set.status();
     ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
     Feeder feeder(**set, SmallVideo());
@@ -280,15 +281,15 @@ TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) {
       ASSERT_TRUE(feeder.Step().ok());
       clock.Advance(frame);
     };
-    for (int cycle = 1; cycle <= kCycles; ++cycle) {
+    for (int cycle = 1; cycle <= cycles; ++cycle) {
       for (int i = 0; i < 30; ++i) step();
-      server_.Kill();
+      server.Kill();
       // Media keeps coming; the sender notices the dead connection on its next write.
       ASSERT_TRUE(PollUntil([&] {
         step();
         return OutputStats(**set).state == OutputState::kReconnecting;
       })) << OutputStats(**set).error;
-      ASSERT_TRUE(server_.Start()) << server_.ErrorLog();
+      ASSERT_TRUE(server.Start()) << server.ErrorLog();
       const MediaTime back_at = clock.Now();
       ASSERT_TRUE(PollUntil([&] {
         step();
@@ -300,11 +301,11 @@ TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) {
     }
     for (int i = 0; i < 30; ++i) step();
     ASSERT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
-    EXPECT_EQ(OutputStats(**set).reconnects, kCycles);
+    EXPECT_EQ(OutputStats(**set).reconnects, cycles);
     EXPECT_GE((*set)->stats().keyframes_forced, 1);
 
     std::lock_guard<std::mutex> lock(wire.mu);
-    for (int connection = 0; connection <= kCycles; ++connection) {
+    for (int connection = 0; connection <= cycles; ++connection) {
       const PacketWritten* first = nullptr;
       int audio = 0;
       for (const PacketWritten& p : wire.packets) {
@@ -320,6 +321,38 @@ TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) {
   }
   EXPECT_EQ(CountEntries("/proc/self/fd"), fds_before);
   EXPECT_EQ(CountEntries("/proc/self/task"), threads_before);
+}
+
+TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) { ReconnectCycles(server_, 3); }
+
+// The 20 cycles: run with LINGCAST_LONG_TESTS=1 (about 20 s).
+TEST_F(RtmpOutputTest, LongTwentyReconnectCycles) {
+  if (std::getenv("LINGCAST_LONG_TESTS") == nullptr) GTEST_SKIP() << "long test: set LINGCAST_LONG_TESTS=1";
+  ReconnectCycles(server_, 20);
+}
+
+// A render writes a spoken line's audio seconds ahead of its frames: none of
+// it may be lost, and the stream must still start at a keyframe.
+TEST_F(RtmpOutputTest, AudioWrittenSecondsAheadOfTheFramesIsAllSent) {
+  auto player = Player("ahead");
+  SystemClock clock;
+  auto set = OutputSet::Open({Spec(server_.Url("live", "ahead"))}, SmallVideo(), SpeechAudio(), Unthrottled(), clock);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
+  ASSERT_TRUE((*set)->WriteAudio(MakeTone(3.0, kInputRate)).ok());
+  for (int64_t i = 0; i < 90; ++i) ASSERT_TRUE((*set)->WriteVideo(MakeFrame(160, 90, i), i).ok());
+  ASSERT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+  const OutputSetStats stats = (*set)->stats();
+  const OutputSinkStats& out = stats.outputs[0];
+  EXPECT_EQ(out.audio_packets, stats.audio_packets - 1);  // all but the priming packet
+  EXPECT_EQ(out.video_packets, 90);
+  const int64_t sent = out.video_packets + out.audio_packets;
+  EXPECT_TRUE(PollUntil([&] { return player->packets_read() >= sent; })) << player->packets_read();
+  const auto& read = player->Stop();
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
+  EXPECT_TRUE(read->Find(AVMEDIA_TYPE_VIDEO)->packets.front().key);
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_AUDIO)->packets.size(), static_cast<size_t>(out.audio_packets));
 }
 
 TEST_F(RtmpOutputTest, UnderCongestionOnlyNonKeyVideoIsDropped) {
