@@ -108,7 +108,11 @@ OutputSet::OutputSet(const VideoEncoderOptions& video, const AudioEncoderOptions
       audio_encoder_(std::move(audio_encoder)),
       scratch_(av_packet_alloc()) {}
 
-OutputSet::~OutputSet() = default;
+OutputSet::~OutputSet() {
+  // Stop the sender threads first: they may still ask for a keyframe.
+  std::lock_guard<std::mutex> lock(mu_);
+  sinks_.clear();
+}
 
 absl::Status OutputSet::AllFailedError() const {
   for (const auto& sink : sinks_) {
