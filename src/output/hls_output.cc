@@ -111,8 +111,12 @@ class HlsOutput final : public OutputSink {
       media_end_ = std::max(media_end_, media);
     }
     stats_.last_dts = MediaTime::Micros(owned->dts);
-    stats_.bytes = DirectoryBytes();
-    if (media > MediaTime::Zero()) stats_.bitrate = static_cast<double>(stats_.bytes) * 8 / media.seconds();
+    // Sizing the directory lists every file: once a second of media is plenty.
+    if (media >= last_sized_ + MediaTime::Seconds(1)) {
+      last_sized_ = media;
+      stats_.bytes = DirectoryBytes();
+      if (media > MediaTime::Zero()) stats_.bitrate = static_cast<double>(stats_.bytes) * 8 / media.seconds();
+    }
     // A rolling (live) playlist gets each subtitle segment once the media has
     // passed its end; a VOD one gets them all at Finish, when every cue is known
     // (a render learns its cues as the speech is made, ahead of or after the frames).
@@ -261,6 +265,7 @@ class HlsOutput final : public OutputSink {
   int64_t first_vtt_number_ = 0;
   bool resumed_ = false;
   MediaTime media_end_;
+  MediaTime last_sized_ = MediaTime::Micros(-1'000'000);
   std::string codecs_;
   int width_ = 0, height_ = 0;
   int64_t bandwidth_ = 0;
