@@ -251,6 +251,10 @@ class LiveOutput final : public OutputSink {
         return absl::InvalidArgumentError("the URL has no host");
       }
       LC_RETURN_IF_ERROR(ProbeTcp(*target, network_.connect_timeout));
+      // libavformat's rtmp passes options it does not know on to its tcp connection.
+      if (network_.socket_send_buffer_bytes > 0) {
+        io_options["send_buffer_size"] = std::to_string(network_.socket_send_buffer_bytes);
+      }
     } else {
       io_options["connect_timeout"] = std::to_string(network_.connect_timeout.millis());
       // Live-mode SRT drops what is unsent at close unless told to linger.

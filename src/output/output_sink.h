@@ -54,6 +54,10 @@ struct NetworkOptions {
   // Media queued for the server beyond this: non-key video is dropped until
   // the next keyframe that arrives under it. Audio is never dropped.
   MediaTime congestion_threshold = MediaTime::Millis(700);
+  // RTMP's TCP send buffer. Small, so that a slow link shows up in our queue
+  // (measured, and acted on by dropping video) instead of hiding seconds of
+  // media in the kernel (Linux grows a loopback buffer to 4 MB). 0: the system's.
+  int socket_send_buffer_bytes = 256 * 1024;
   // Connecting (TCP + RTMP handshake, or SRT handshake) gives up after this.
   MediaTime connect_timeout = MediaTime::Seconds(5);
   // A send that makes no progress for this long counts as a dead connection.
