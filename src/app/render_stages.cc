@@ -73,6 +73,7 @@ absl::StatusOr<Flow> SpeechStage::Process() {
   }
   SpeechTiming speech_timing;
   speech_timing.visemes = PhonemesToVisemes(speech->track);
+  speech_timing.expression = utterance.expression;
   const MediaTime start = MediaTime::FromSamples(samples_, rate);
   const MediaTime end = MediaTime::FromSamples(samples_ + speech->audio.frames(), rate);
   if (end > start) {  // a line with nothing to say (only punctuation) shows no subtitle
@@ -209,6 +210,12 @@ absl::StatusOr<Flow> VideoStage::Process() {
   std::erase_if(visemes_.cues, [&](const VisemeCue& c) { return c.end + kVisemeHistory < frame_time; });
   for (const VisemeCue& cue : packet->value.visemes.cues) {
     visemes_.cues.push_back(VisemeCue{cue.start + packet->pts, cue.end + packet->pts, cue.shape});
+  }
+  // The face changes as the line it was set for begins (blended in by the animator).
+  if (const auto& expression = packet->value.expression) {
+    const Expression current =
+        animation_.expressions.empty() ? Expression::kNeutral : animation_.expressions.back().expression;
+    if (*expression != current) animation_.expressions.push_back(ExpressionChange{packet->pts, *expression});
   }
   const Animator animator(visemes_, animation_);
   const SubtitleCue* cue = burn_subtitles_ && packet->value.cue ? &*packet->value.cue : nullptr;

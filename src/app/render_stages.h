@@ -48,6 +48,7 @@ struct RenderProgress {
 struct SpeechTiming {
   VisemeTrack visemes;              // relative to the packet's pts
   std::optional<SubtitleCue> cue;   // absolute times; none for pauses
+  std::optional<Expression> expression;  // the face while this line is said (`@emotion`); none for pauses
 };
 
 class ScriptSource : public Stage {
@@ -105,7 +106,7 @@ class VideoStage : public Stage {
  private:
   std::unique_ptr<compose::Compositor> compositor_;
   std::unique_ptr<AvatarRenderer> avatar_;
-  const AnimatorOptions animation_;
+  AnimatorOptions animation_;  // grows by one ExpressionChange per `@emotion` change
   const int fps_;
   const bool burn_subtitles_;
   RenderProgress& progress_;

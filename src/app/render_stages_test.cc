@@ -239,5 +239,38 @@ TEST_F(VideoStageTest, TheMouthFollowsTheVisemesAndSubtitlesFollowTheCue) {
   EXPECT_GT(subtitle_differences, 200);
 }
 
+TEST_F(VideoStageTest, AnEmotionChangesTheFaceFromItsLineOn) {
+  // The same two seconds of rest, said neutral and then with a smile set on the
+  // second line: the frames differ only after the smile's line begins.
+  auto render = [&](std::optional<Expression> second_line) {
+    RenderProgress progress;
+    StageHarness<VideoStage> h(MakeStage(false, progress));
+    auto feed = h.Feed(h.stage().in);
+    auto sink = h.Collect(h.stage().out);
+    EXPECT_TRUE(h.Open().ok());
+    Packet<SpeechTiming> first = Speech(MediaTime::Zero(), MediaTime::Millis(1000), Viseme::kX, false);
+    first.value.expression = Expression::kNeutral;
+    Packet<SpeechTiming> second = Speech(MediaTime::Millis(1000), MediaTime::Millis(1000), Viseme::kX, false);
+    second.value.expression = second_line;
+    feed.Push(std::move(first));
+    feed.Push(std::move(second));
+    feed.End();
+    EXPECT_TRUE(h.RunUntilFinished().ok());
+    return sink.Packets();
+  };
+  const auto neutral = render(Expression::kNeutral);
+  const auto smiling = render(Expression::kSmile);
+  ASSERT_EQ(neutral.size(), 20u);
+  ASSERT_EQ(smiling.size(), 20u);
+  auto same = [](const VideoFrame& a, const VideoFrame& b) {
+    for (int y = 0; y < a.height; ++y) {
+      if (std::memcmp(a.Row(y), b.Row(y), static_cast<size_t>(4 * a.width)) != 0) return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(same(*neutral[5].value, *smiling[5].value)) << "before the smile's line";
+  EXPECT_FALSE(same(*neutral[19].value, *smiling[19].value)) << "the smile should show by the end of its line";
+}
+
 }  // namespace
 }  // namespace lingcast
