@@ -1,0 +1,214 @@
+// `lingcast live` as a user runs it: an English host following a script (with
+// ad-libs between the lines), the avatar interpreting into Mandarin, 720p30 to
+// RTMP on loopback (nginx with the RTMP module, when installed) plus HLS.
+//
+//   build/bench/live_bench [REALTIME_SHOWS] [SOAK_MINUTES]
+//
+// 1. Real time (the system clock; the host recording is played at real time):
+//    compute latency p50/p95, EndOffset median, the median commit point, CPU
+//    use, peak RSS, audio and video drops. The reference in the same run is the
+//    recording's own duration: the run must keep pace with it (x real time).
+// 2. A soak on the simulated clock: the show looped for SOAK_MINUTES (default
+//    30) of host audio, as fast as the CPU allows; RSS at the start and end.
+// Prints figures; never fails on them.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/live_job.h"
+#include "audio/resampler.h"
+#include "core/status.h"
+#include "output/rtmp_test_server.h"
+#include "tts/espeak_engine.h"
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+namespace lingcast {
+namespace {
+
+const std::vector<std::pair<std::string, std::string>> kLines = {
+    {"Welcome to the live room everyone", "欢迎大家来到直播间"},
+    {"This dress comes in red and in black", "这条裙子有红色和黑色"},
+    {"The price today is only ninety nine dollars", "今天只要九十九美元"},
+    {"Click the link below to buy it now", "点击下方链接立即购买"},
+    {"We only have two hundred left in stock", "库存只剩两百件了"},
+    {"Do not forget to follow our channel", "别忘了关注我们的频道"},
+    {"Thank you all for watching the show tonight", "感谢大家今晚收看节目"},
+};
+const std::vector<std::string> kAdLibs = {"Wow so many of you are here tonight", "Let me read some of your comments"};
+
+// The show once: every line, an ad-lib after the second and the fifth.
+std::vector<std::string> Show() {
+  std::vector<std::string> said;
+  for (size_t i = 0; i < kLines.size(); ++i) {
+    said.push_back(kLines[i].first);
+    if (i == 1) said.push_back(kAdLibs[0]);
+    if (i == 4) said.push_back(kAdLibs[1]);
+  }
+  return said;
+}
+
+absl::Status WriteHost(const std::string& path, int repeats) {
+  EspeakOptions espeak;
+  espeak.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> engine, EspeakEngine::Create(espeak));
+  std::vector<int16_t> once(8000, 0);
+  for (const std::string& text : Show()) {
+    SynthesisRequest request;
+    request.text = text + ".";
+    request.language = Language::kEn;
+    request.voice = "en-gb";
+    LC_ASSIGN_OR_RETURN(SynthesisResult speech, engine->Synthesize(request));
+    LC_ASSIGN_OR_RETURN(Resampler resampler, Resampler::Create(speech.audio.sample_rate, 16000));
+    std::vector<float> converted;
+    LC_RETURN_IF_ERROR(resampler.Push(speech.audio.samples, converted));
+    LC_RETURN_IF_ERROR(resampler.Flush(converted));
+    for (float s : converted) once.push_back(static_cast<int16_t>(std::clamp(s, -1.0f, 1.0f) * 32767));
+    once.resize(once.size() + 16000 * 6 / 5, 0);  // 1.2 s between lines
+  }
+  std::vector<int16_t> all;
+  for (int i = 0; i < repeats; ++i) all.insert(all.end(), once.begin(), once.end());
+  // A canonical 16-bit mono WAV.
+  std::ofstream out(path, std::ios::binary);
+  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
+  const uint32_t bytes = static_cast<uint32_t>(all.size() * 2);
+  out.write("RIFF", 4);
+  u32(36 + bytes);
+  out.write("WAVEfmt ", 8);
+  u32(16);
+  u16(1);
+  u16(1);
+  u32(16000);
+  u32(32000);
+  u16(2);
+  u16(16);
+  out.write("data", 4);
+  u32(bytes);
+  out.write(reinterpret_cast<const char*>(all.data()), bytes);
+  return out ? absl::OkStatus() : absl::InternalError("cannot write " + path);
+}
+
+double Seconds(const std::string& wav) {
+  return static_cast<double>(std::filesystem::file_size(wav) - 44) / 32000.0;
+}
+
+void PrintRun(const char* title, const nlohmann::json& report, double host_seconds) {
+  const nlohmann::json& s = report["summary"];
+  int lines = 0, ad_libs = 0;
+  for (const auto& u : report["utterances"]) (u["line"].is_null() ? ad_libs : lines) += 1;
+  std::printf("%s\n", title);
+  std::printf("  host audio            %.1f s, run %.1f s wall (%.2fx real time)\n", host_seconds,
+              s["wall_seconds"].get<double>(), host_seconds / std::max(0.001, s["wall_seconds"].get<double>()));
+  std::printf("  decisions             %d script lines, %d off script; spoken %lld, skipped %lld, subtitles only %lld\n",
+              lines, ad_libs, static_cast<long long>(s["spoken"].get<int64_t>()),
+              static_cast<long long>(s["skipped"].get<int64_t>()),
+              static_cast<long long>(s["subtitles_only"].get<int64_t>()));
+  std::printf("  compute latency       p50 %.0f ms  p95 %.0f ms  p99 %.0f ms\n", s["compute_latency_ms"]["p50"].get<double>(),
+              s["compute_latency_ms"]["p95"].get<double>(), s["compute_latency_ms"]["p99"].get<double>());
+  std::printf("  EndOffset             p50 %.0f ms  p95 %.0f ms\n", s["end_offset_ms"]["p50"].get<double>(),
+              s["end_offset_ms"]["p95"].get<double>());
+  std::printf("  StartOffset           p50 %.0f ms\n", s["start_offset_ms"]["p50"].get<double>());
+  std::printf("  commit point          median %.2f (fraction of the line heard)\n", s["commit_point"]["p50"].get<double>());
+  std::printf("  CPU                   %.0f%% of one core (2 cores = 200%%)\n", s["cpu_percent"].get<double>());
+  std::printf("  RSS                   start %.0f MB, end %.0f MB, peak %.0f MB\n", s["rss_start_mb"].get<double>(),
+              s["rss_end_mb"].get<double>(), s["peak_rss_mb"].get<double>());
+  std::printf("  drops                 audio %lld, video %lld\n", static_cast<long long>(s["audio_drops"].get<int64_t>()),
+              static_cast<long long>(s["video_drops"].get<int64_t>()));
+  for (const auto& o : s["outputs"]) {
+    std::printf("  output %-28s %.0f kbit/s, %lld reconnects %s\n", o["name"].get<std::string>().c_str(),
+                o["bitrate"].get<double>() / 1000, static_cast<long long>(o["reconnects"].get<int64_t>()),
+                o["error"].get<std::string>().c_str());
+  }
+  for (const auto& [boundary, stage] : report["stage_latency"].items()) {
+    std::printf("  stage %-16s p50 %6.1f ms  p95 %6.1f ms  max %6.1f ms\n", boundary.c_str(),
+                stage["p50_ms"].get<double>(), stage["p95_ms"].get<double>(), stage["max_ms"].get<double>());
+  }
+  std::fflush(stdout);
+}
+
+int Main(int argc, char** argv) {
+  const int realtime_shows = argc > 1 ? std::atoi(argv[1]) : 1;
+  const double soak_minutes = argc > 2 ? std::atof(argv[2]) : 30;
+  setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "lingcast_live_bench";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string script = (dir / "show.script").string();
+  {
+    std::ofstream out(script);
+    for (const auto& [en, zh] : kLines) out << "en: " << en << " | zh: " << zh << "\n";
+  }
+  Logger logger(LogLevel::kError);
+  av_log_set_level(AV_LOG_ERROR);
+
+  // The server first: nginx must not inherit the signal mask SignalWatcher sets,
+  // or it would ignore the signal that stops it.
+  std::optional<testing_util::RtmpTestServer> server;
+  std::vector<std::string> outputs = {"hls:" + (dir / "hls").string()};
+  if (testing_util::RtmpTestServer::Available()) {
+    server.emplace();
+    if (server->Start()) outputs.push_back(server->Url("live", "bench"));
+  }
+  if (outputs.size() == 1) std::printf("(nginx with the RTMP module is not installed: HLS only)\n");
+  SignalWatcher signals;
+
+  if (realtime_shows > 0) {
+    const std::string host = (dir / "host.wav").string();
+    if (absl::Status s = WriteHost(host, realtime_shows); !s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      return 1;
+    }
+    LiveOptions options;
+    options.input = host;
+    options.outputs = outputs;
+    options.script_path = script;
+    options.quiet = true;
+    std::istringstream no_stdin;
+    absl::StatusOr<nlohmann::json> report = RunLive(options, logger, signals, no_stdin, nullptr);
+    if (!report.ok()) {
+      std::fprintf(stderr, "realtime run: %s\n", report.status().ToString().c_str());
+      return 1;
+    }
+    PrintRun("live, real time, 720p30, English host -> Mandarin avatar, RTMP + HLS", *report, Seconds(host));
+  }
+
+  if (soak_minutes > 0) {
+    const std::string host = (dir / "soak.wav").string();
+    const double show_seconds = [&] {
+      (void)WriteHost(host, 1);
+      return Seconds(host);
+    }();
+    const int repeats = std::max(1, static_cast<int>(soak_minutes * 60 / show_seconds + 0.999));
+    if (absl::Status s = WriteHost(host, repeats); !s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      return 1;
+    }
+    LiveOptions options;
+    options.input = host;
+    options.outputs = {"hls:" + (dir / "soak_hls").string()};
+    if (outputs.size() > 1) options.outputs.push_back(server->Url("live", "soak"));
+    options.script_path = script;
+    options.clock = LiveClock::kSimulated;
+    options.quiet = true;
+    std::istringstream no_stdin;
+    absl::StatusOr<nlohmann::json> report = RunLive(options, logger, signals, no_stdin, nullptr);
+    if (!report.ok()) {
+      std::fprintf(stderr, "soak run: %s\n", report.status().ToString().c_str());
+      return 1;
+    }
+    PrintRun("soak, simulated clock, 720p30, the show looped", *report, Seconds(host));
+  }
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace lingcast
+
+int main(int argc, char** argv) { return lingcast::Main(argc, argv); }
