@@ -189,6 +189,32 @@ TEST_F(LiveJobTest, LongSilenceIsNotSpeech) {
   EXPECT_GT((*report)["summary"]["output_seconds"].get<double>(), 33);
 }
 
+TEST_F(LiveJobTest, OverlappingSpeechDoesNotStallThePipeline) {
+  // Two people talking at once (the show and a second voice mixed at the same
+  // level): whatever is recognized, the run ends, in order, with nothing dropped.
+  const std::string a = HostPcm({{"Click the link below to buy it now."}, {"Do not forget to follow our channel."}});
+  const std::string b = HostPcm({{"My cat just jumped on the table, sorry about that."}});
+  std::string mixed = a;
+  for (size_t i = 0; i + 1 < std::min(a.size(), b.size()); i += 2) {
+    const int sum = static_cast<int16_t>((static_cast<uint8_t>(a[i]) | static_cast<uint8_t>(a[i + 1]) << 8)) / 2 +
+                    static_cast<int16_t>((static_cast<uint8_t>(b[i]) | static_cast<uint8_t>(b[i + 1]) << 8)) / 2;
+    mixed[i] = static_cast<char>(sum & 0xff);
+    mixed[i + 1] = static_cast<char>((sum >> 8) & 0xff);
+  }
+  absl::StatusOr<nlohmann::json> report = Run(Options(), mixed);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const nlohmann::json& s = (*report)["summary"];
+  EXPECT_EQ(s["audio_drops"], 0);
+  EXPECT_EQ(s["video_drops"], 0);
+  EXPECT_GT(s["output_seconds"].get<double>(), static_cast<double>(a.size()) / 32000 - 0.5);
+  double previous = -1;
+  for (const auto& u : (*report)["utterances"]) {
+    if (u["speech_start_ms"].is_null()) continue;
+    EXPECT_GT(u["speech_start_ms"].get<double>(), previous) << "lines are said in order";
+    previous = u["speech_start_ms"].get<double>();
+  }
+}
+
 TEST_F(LiveJobTest, InputThatEndsMidWordStillFinishesTheLineInFlight) {
   const std::string pcm = HostPcm({{"Click the link below to buy it now.", MediaTime::Zero()}}, 0.9);
   absl::StatusOr<nlohmann::json> report = Run(Options(), pcm);
