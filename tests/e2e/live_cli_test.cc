@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,29 @@ TEST_F(LiveCliTest, InterpretsARecordingOnTheSimulatedClock) {
   }
   EXPECT_TRUE(fs::exists(Path("report.json")));
   ExpectPlayableMp4(Path("out.mp4"), 2.0);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The simulated clock's promise: the same input gives the same report and the
+// same bytes. (Across processes: espeak-ng keeps process-wide state, so two runs
+// inside one process may differ by a few samples of speech.)
+TEST_F(LiveCliTest, TwoSimulatedRunsGiveTheSameReportAndTheSameBytes) {
+  const std::string host = Host("Click the link below to buy it now. Do not forget to follow our channel.");
+  for (const char* run : {"1", "2"}) {
+    const RunResult r = RunLingcast({"live", "--in", host, "--out", Path(std::string("out") + run + ".mp4"), "--script",
+                                     Path("show.script"), "--clock", "simulated", "--size", "320x180", "--report",
+                                     Path(std::string("report") + run + ".json"), "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const nlohmann::json first = nlohmann::json::parse(ReadAll(Path("report1.json")));
+  const nlohmann::json second = nlohmann::json::parse(ReadAll(Path("report2.json")));
+  EXPECT_FALSE(first["utterances"].empty());
+  EXPECT_EQ(first["utterances"], second["utterances"]);
+  EXPECT_EQ(ReadAll(Path("out1.mp4")), ReadAll(Path("out2.mp4")));
 }
 
 TEST_F(LiveCliTest, ASignalStopsItCleanlyWithTheOutputComplete) {
