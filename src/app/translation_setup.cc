@@ -9,7 +9,9 @@
 #include "mt/tm_translator.h"
 #include "text/script.h"
 #ifdef LINGCAST_HAVE_NEURAL
-#include "neural/marian_translator.h"
+#include <dlfcn.h>
+
+#include "neural/marian_plugin.h"
 #endif
 
 namespace lingcast {
@@ -33,18 +35,54 @@ void LogWarnings(const std::vector<std::string>& warnings, Logger& logger) {
   }
 }
 
-// The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, when this build has src/neural.
+#ifdef LINGCAST_HAVE_NEURAL
+// A translator whose code lives in a dlopen()ed plug-in: it keeps the plug-in
+// loaded for as long as the translator exists (the inner one goes first).
+class PluginTranslator : public Translator {
+ public:
+  PluginTranslator(std::shared_ptr<void> library, std::unique_ptr<Translator> inner)
+      : library_(std::move(library)), inner_(std::move(inner)) {}
+  ~PluginTranslator() override { inner_.reset(); }
+  std::string name() const override { return inner_->name(); }
+  absl::StatusOr<Translation> Translate(const TranslationRequest& request, std::stop_token stop,
+                                        const PartialTranslation& on_partial) override {
+    return inner_->Translate(request, std::move(stop), on_partial);
+  }
+
+ private:
+  std::shared_ptr<void> library_;
+  std::unique_ptr<Translator> inner_;
+};
+#endif
+
+// The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
+// built beside lingcast when this build has src/neural (neural/marian_plugin.h).
 absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options) {
   if (options.marian_model_dir.empty()) {
     return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
 #ifdef LINGCAST_HAVE_NEURAL
-  neural::MarianTranslatorOptions marian;
-  marian.model_dir = options.marian_model_dir;
-  marian.from = options.from;
-  marian.to = options.to;
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<neural::MarianTranslator> translator, neural::MarianTranslator::Create(marian));
-  return std::unique_ptr<Translator>(std::move(translator));
+  std::shared_ptr<void> library(dlopen(LINGCAST_MARIAN_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL), [](void* handle) {
+    if (handle != nullptr) dlclose(handle);
+  });
+  if (library == nullptr) {
+    const char* error = dlerror();
+    return absl::FailedPreconditionError(absl::StrCat("cannot load the neural engines (", LINGCAST_MARIAN_PLUGIN_PATH,
+                                                      "): ", error ? error : "unknown error"));
+  }
+  auto create = reinterpret_cast<CreateMarianTranslatorFn>(dlsym(library.get(), kCreateMarianTranslatorSymbol));
+  if (create == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(LINGCAST_MARIAN_PLUGIN_PATH, " has no ",
+                                                      kCreateMarianTranslatorSymbol, ": rebuild lingcast"));
+  }
+  MarianPluginRequest request;
+  request.model_dir = options.marian_model_dir;
+  request.from = options.from;
+  request.to = options.to;
+  absl::StatusOr<std::unique_ptr<Translator>> translator = absl::UnknownError("the plug-in did not answer");
+  create(request, translator);
+  if (!translator.ok()) return translator.status();
+  return std::unique_ptr<Translator>(std::make_unique<PluginTranslator>(std::move(library), std::move(*translator)));
 #else
   return absl::FailedPreconditionError(
       "this lingcast was built without neural engines (libtorch not found): install libtorch-dev "

@@ -117,5 +117,28 @@ TEST_F(StageCliTest, StageCommandsRejectBadInputWithOneLine) {
   EXPECT_FALSE(fs::exists(Path("x.wav")));
 }
 
+// The marian engine comes from a plug-in opened at run time (lingcast itself does
+// not link libtorch): a tiny random-weight checkpoint translates (nonsense, but
+// through the whole path), and a bad directory is one clear line.
+TEST_F(StageCliTest, TranslatesWithTheMarianPlugin) {
+  const std::string model = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/marian_tiny";
+  RunOptions options;
+  options.stdin_text = "今天 hello\n";
+  const RunResult r = RunLingcast({"translate", "--from", "zh", "--to", "en", "--engine", "marian", "--model", model,
+                                   "--json"},
+                                  options);
+  if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
+    GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json line = nlohmann::json::parse(r.out);
+  EXPECT_EQ(line["engine"], "marian");
+  EXPECT_FALSE(line["target"].get<std::string>().empty());
+
+  const RunResult bad = RunLingcast({"translate", "--engine", "marian", "--model", Path("no-such-model")}, options);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("no-such-model"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace lingcast::e2e

@@ -1,0 +1,22 @@
+// The module behind marian_plugin.h: MarianTranslator with libtorch inside.
+#include "neural/marian_plugin.h"
+
+#include "neural/marian_translator.h"
+
+extern "C" __attribute__((visibility("default"))) void lingcast_create_marian_translator(
+    const lingcast::MarianPluginRequest& request, absl::StatusOr<std::unique_ptr<lingcast::Translator>>& result) {
+  lingcast::neural::MarianTranslatorOptions options;
+  options.model_dir = request.model_dir;
+  options.from = request.from;
+  options.to = request.to;
+  absl::StatusOr<std::unique_ptr<lingcast::neural::MarianTranslator>> created =
+      lingcast::neural::MarianTranslator::Create(options);
+  if (!created.ok()) {
+    result = created.status();
+    return;
+  }
+  result = std::unique_ptr<lingcast::Translator>(std::move(*created));
+}
+
+// The app checks the signature it calls against the one defined here.
+static_assert(std::is_same_v<decltype(&lingcast_create_marian_translator), lingcast::CreateMarianTranslatorFn>);

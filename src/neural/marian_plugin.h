@@ -1,0 +1,32 @@
+// The Marian engine as a plug-in: lingcast loads libtorch only when a user asks
+// for a neural engine.
+//
+// libtorch is large (loading libtorch_cpu relocates half a million pointers and
+// adds about 140 MB of resident memory to every process that links it, whatever
+// it runs), so the `lingcast` binary does not link it. The Marian translator is
+// built into a module (lingcast_marian_plugin.so) that `--engine marian` opens
+// with dlopen; this header is what both sides agree on, and includes nothing
+// from libtorch.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "media/language.h"
+#include "mt/translator.h"
+
+namespace lingcast {
+
+struct MarianPluginRequest {
+  std::string model_dir;
+  Language from = Language::kZh;
+  Language to = Language::kEn;
+};
+
+// The plug-in's entry point, exported with C linkage under this name.
+inline constexpr char kCreateMarianTranslatorSymbol[] = "lingcast_create_marian_translator";
+using CreateMarianTranslatorFn = void (*)(const MarianPluginRequest& request,
+                                          absl::StatusOr<std::unique_ptr<Translator>>& result);
+
+}  // namespace lingcast
