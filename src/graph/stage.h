@@ -146,41 +146,12 @@ class In final : public InputPort {
 
   // The next packet of the current generation; nullopt at end of stream (or
   // when the pipeline is stopping, or when nothing is connected).
-  std::optional<Packet<T>> Pop() {
-    if (!channel_) return std::nullopt;
-    while (auto message = channel_->queue().Pop()) {
-      if (auto* flush = std::get_if<FlushControl>(&*message)) {
-        if (flush->generation > owner_->generation()) owner_->HandleFlush(flush->generation);
-        continue;
-      }
-      auto& packet = std::get<Packet<T>>(*message);
-      if (packet.generation < owner_->generation()) {
-        owner_->CountStale();
-        continue;
-      }
-      return std::move(packet);
-    }
-    return std::nullopt;
-  }
+  std::optional<Packet<T>> Pop() { return Next(/*wait=*/true); }
 
   // Like Pop() but never waits: nullopt when nothing is queued now. ended()
   // tells that apart from the end of the stream.
-  std::optional<Packet<T>> TryPop() {
-    if (!channel_) return std::nullopt;
-    while (auto message = channel_->queue().TryPop()) {
-      if (auto* flush = std::get_if<FlushControl>(&*message)) {
-        if (flush->generation > owner_->generation()) owner_->HandleFlush(flush->generation);
-        continue;
-      }
-      auto& packet = std::get<Packet<T>>(*message);
-      if (packet.generation < owner_->generation()) {
-        owner_->CountStale();
-        continue;
-      }
-      return std::move(packet);
-    }
-    return std::nullopt;
-  }
+  std::optional<Packet<T>> TryPop() { return Next(/*wait=*/false); }
+
   // True once every writer finished and everything queued was taken (or the
   // pipeline is stopping, or nothing is connected).
   bool ended() const { return !channel_ || channel_->queue().drained(); }
@@ -195,6 +166,25 @@ class In final : public InputPort {
   }
 
  private:
+  // Control messages are handled here, on the way: a Flush moves the stage to
+  // its generation; packets of older generations are dropped and counted.
+  std::optional<Packet<T>> Next(bool wait) {
+    if (!channel_) return std::nullopt;
+    while (auto message = wait ? channel_->queue().Pop() : channel_->queue().TryPop()) {
+      if (auto* flush = std::get_if<FlushControl>(&*message)) {
+        if (flush->generation > owner_->generation()) owner_->HandleFlush(flush->generation);
+        continue;
+      }
+      auto& packet = std::get<Packet<T>>(*message);
+      if (packet.generation < owner_->generation()) {
+        owner_->CountStale();
+        continue;
+      }
+      return std::move(packet);
+    }
+    return std::nullopt;
+  }
+
   std::shared_ptr<Channel<T>> channel_;
 };
 
