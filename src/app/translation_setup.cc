@@ -8,11 +8,8 @@
 #include "core/status.h"
 #include "mt/tm_translator.h"
 #include "text/script.h"
-#ifdef LINGCAST_HAVE_NEURAL
-#include <dlfcn.h>
-
+#include "app/neural_plugin.h"
 #include "neural/marian_plugin.h"
-#endif
 
 namespace lingcast {
 namespace {
@@ -35,7 +32,6 @@ void LogWarnings(const std::vector<std::string>& warnings, Logger& logger) {
   }
 }
 
-#ifdef LINGCAST_HAVE_NEURAL
 // A translator whose code lives in a dlopen()ed plug-in: it keeps the plug-in
 // loaded for as long as the translator exists (the inner one goes first).
 class PluginTranslator : public Translator {
@@ -53,28 +49,15 @@ class PluginTranslator : public Translator {
   std::shared_ptr<void> library_;
   std::unique_ptr<Translator> inner_;
 };
-#endif
 
 // The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
-// built beside lingcast when this build has src/neural (neural/marian_plugin.h).
+// (app/neural_plugin.h, neural/marian_plugin.h).
 absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options) {
   if (options.marian_model_dir.empty()) {
     return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
-#ifdef LINGCAST_HAVE_NEURAL
-  std::shared_ptr<void> library(dlopen(LINGCAST_MARIAN_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL), [](void* handle) {
-    if (handle != nullptr) dlclose(handle);
-  });
-  if (library == nullptr) {
-    const char* error = dlerror();
-    return absl::FailedPreconditionError(absl::StrCat("cannot load the neural engines (", LINGCAST_MARIAN_PLUGIN_PATH,
-                                                      "): ", error ? error : "unknown error"));
-  }
-  auto create = reinterpret_cast<CreateMarianTranslatorFn>(dlsym(library.get(), kCreateMarianTranslatorSymbol));
-  if (create == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(LINGCAST_MARIAN_PLUGIN_PATH, " has no ",
-                                                      kCreateMarianTranslatorSymbol, ": rebuild lingcast"));
-  }
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("marian"));
+  LC_ASSIGN_OR_RETURN(CreateMarianTranslatorFn create, plugin.Find<CreateMarianTranslatorFn>(kCreateMarianTranslatorSymbol));
   MarianPluginRequest request;
   request.model_dir = options.marian_model_dir;
   request.from = options.from;
@@ -82,12 +65,7 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const Translati
   absl::StatusOr<std::unique_ptr<Translator>> translator = absl::UnknownError("the plug-in did not answer");
   create(request, translator);
   if (!translator.ok()) return translator.status();
-  return std::unique_ptr<Translator>(std::make_unique<PluginTranslator>(std::move(library), std::move(*translator)));
-#else
-  return absl::FailedPreconditionError(
-      "this lingcast was built without neural engines (libtorch not found): install libtorch-dev "
-      "(scripts/install-deps.sh) and rebuild to use --engine marian");
-#endif
+  return std::unique_ptr<Translator>(std::make_unique<PluginTranslator>(plugin.handle(), std::move(*translator)));
 }
 
 }  // namespace

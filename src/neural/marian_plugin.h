@@ -4,7 +4,7 @@
 // libtorch is large (loading libtorch_cpu relocates half a million pointers and
 // adds about 140 MB of resident memory to every process that links it, whatever
 // it runs), so the `lingcast` binary does not link it. The Marian translator is
-// built into a module (lingcast_marian_plugin.so) that `--engine marian` opens
+// built into a module (liblingcast_neural_plugin.so, one entry point per engine) that `--engine marian` opens
 // with dlopen; this header is what both sides agree on, and includes nothing
 // from libtorch.
 #pragma once
