@@ -148,6 +148,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   audio.input_sample_rate = tts->sample_rate();
   OutputSetOptions output_options;
   output_options.live = !simulated;
+  output_options.on_packet_written = options.on_packet_written;
   LC_ASSIGN_OR_RETURN(std::unique_ptr<OutputSet> outputs, OutputSet::Open(specs, video, audio, output_options, clock));
 
   Bus bus;

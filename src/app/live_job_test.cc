@@ -11,6 +11,7 @@
 #include "core/scratch_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "output/rtmp_test_server.h"
 #include "tts/test_engine.h"
 
 namespace lingcast {
@@ -212,6 +213,52 @@ TEST_F(LiveJobTest, InputThatEndsMidWordStillFinishesTheLineInFlight) {
   EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
   EXPECT_TRUE((*report)["utterances"][0]["spoken"].get<bool>());
   EXPECT_TRUE(std::filesystem::exists(Options().outputs[0]));
+}
+
+TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
+  using testing_util::RtmpTestServer;
+  if (!RtmpTestServer::Available()) GTEST_SKIP() << RtmpTestServer::kMissing;
+  RtmpTestServer server;
+  ASSERT_TRUE(server.Start()) << server.ErrorLog();
+  LiveOptions options = Options();
+  options.outputs.push_back(server.Url("live", "show"));
+  // kill -9 the server once the stream is 3 s in, and bring it straight back:
+  // the sender notices on its next write and reconnects after its backoff.
+  std::mutex mu;
+  bool killed = false;
+  int last_connection = 0;
+  int64_t packets_after = 0;
+  options.on_packet_written = [&](const std::string&, const PacketWritten& p) {
+    std::lock_guard<std::mutex> lock(mu);
+    last_connection = std::max(last_connection, p.connection);
+    if (p.connection > 0) ++packets_after;
+    if (!killed && p.pts > MediaTime::Seconds(3)) {
+      killed = true;
+      server.Kill();
+      ASSERT_TRUE(server.Start()) << server.ErrorLog();
+    }
+  };
+  absl::StatusOr<nlohmann::json> report = Run(options, HostPcm({{"This dress comes in red and in black."},
+                                                                {"Click the link below to buy it now."},
+                                                                {"Do not forget to follow our channel."},
+                                                                {"Thank you all for watching the show tonight."}}));
+  ASSERT_TRUE(report.ok()) << report.status();
+  // The show went on: every line, nothing lost on the file or the audio.
+  EXPECT_EQ(Lines(*report), (std::vector<int>{3, 4, 5, 7}));
+  const nlohmann::json& s = (*report)["summary"];
+  EXPECT_EQ(s["audio_drops"], 0);
+  ASSERT_EQ(s["outputs"].size(), 2u);
+  EXPECT_EQ(s["outputs"][0]["error"], "");
+  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs[0], 16000);
+  ASSERT_TRUE(audio.ok()) << audio.status();
+  EXPECT_NEAR(audio->duration().seconds(), s["output_seconds"].get<double>(), 0.1);
+  // ...and the stream came back on a new connection.
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_TRUE(killed);
+  EXPECT_GE(s["outputs"][1]["reconnects"].get<int>(), 1);
+  EXPECT_EQ(s["outputs"][1]["error"], "");
+  EXPECT_GE(last_connection, 1);
+  EXPECT_GT(packets_after, 100);
 }
 
 TEST_F(LiveJobTest, AScriptInAnotherLanguageIsRefusedBeforeAnythingIsWritten) {

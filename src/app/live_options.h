@@ -10,6 +10,7 @@
 #include "core/media_time.h"
 #include "media/language.h"
 #include "mt/llm_translator.h"
+#include "output/live_output.h"
 
 namespace lingcast {
 
@@ -65,6 +66,10 @@ struct LiveOptions {
   uint32_t seed = 1;                  // --seed (blinks, idle motion)
   bool quiet = false;                 // --quiet: no status line
   bool json = false;                  // --json: the summary as JSON on stdout
+
+  // For programs that embed the job (and tests): called on the network outputs'
+  // sender threads after each packet was sent. Optional; no CLI flag.
+  PacketWrittenObserver on_packet_written;
 };
 
 absl::StatusOr<LagPolicy> ParseLagPolicy(const std::string& text);

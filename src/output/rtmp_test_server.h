@@ -121,7 +121,18 @@ rtmp {
     const std::string conf = dir_.File("nginx.conf");
     const std::string error_log = dir_.File("error.log");
     const char* argv[] = {kNginxBinary, "-p", prefix.c_str(), "-c", conf.c_str(), "-e", error_log.c_str(), nullptr};
-    if (posix_spawn(&pid_, kNginxBinary, nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) {
+    // nginx gets a clean signal mask whatever thread starts it: a thread that
+    // blocks signals (SignalWatcher's, an output's sender) would pass its mask on,
+    // and nginx would ignore the SIGTERM that stops it.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    const int spawned = posix_spawn(&pid_, kNginxBinary, nullptr, &attr, const_cast<char* const*>(argv), environ);
+    posix_spawnattr_destroy(&attr);
+    if (spawned != 0) {
       pid_ = -1;
       return false;
     }
