@@ -1,9 +1,13 @@
 // lipsync_bench: the lip-sync figures of issue 5.
 //
-//   (a) real recordings (../shared/data/speech): mouth-open onsets of the
-//       audio-only tracker against speech onsets from the VAD (share within one
-//       frame at 30 fps; target >= 90%), and the share of VAD-silence frames
-//       where the mouth rests (X or A);
+//   (a) real recordings (../shared/data/speech), per file: mouth-open onsets
+//       of the audio-only tracker against voiced-speech onsets
+//       (lipsync/voiced_onsets.h; share within one frame at 30 fps, target
+//       >= 90%), the share of silent frames where the mouth rests (X or A) and
+//       mouth openings in silence; the WebRTC VAD's onsets beside them, with the
+//       signal's numbers wherever the VAD fires more than a frame before the voice;
+//   (a2) more onsets with exact timing: espeak-ng sentences in a row, against
+//       where the phoneme-driven track opens the mouth;
 //   (b) audio-only against the phoneme-driven track on espeak-ng speech, zh and
 //       en: frame agreement at 30 fps over the speech span, exact shape and
 //       shape class (closed / open / rounded); target >= 70%;
@@ -29,6 +33,7 @@
 #include "lipsync/audio_visemes.h"
 #include "lipsync/test_speech.h"
 #include "lipsync/viseme_compare.h"
+#include "lipsync/voiced_onsets.h"
 
 namespace lingcast {
 namespace {
@@ -62,6 +67,111 @@ VadSpans RunVad(const AudioBuffer& audio) {
   return spans;
 }
 
+// Mouth-open onsets: an open (non-rest) cue that follows rest or a gap.
+std::vector<MediaTime> MouthOnsets(const VisemeTrack& track) {
+  std::vector<MediaTime> mouth;
+  Viseme before = Viseme::kX;
+  MediaTime before_end = MediaTime::Zero();
+  for (const VisemeCue& c : track.cues) {
+    const bool after_rest = IsRest(before) || c.start > before_end;
+    if (!IsRest(c.shape) && after_rest) mouth.push_back(c.start);
+    before = c.shape;
+    before_end = c.end;
+  }
+  return mouth;
+}
+
+// Signed offset (mouth minus speech) of the mouth onset nearest to `onset`.
+int64_t NearestOffset(const std::vector<MediaTime>& mouth, MediaTime onset) {
+  int64_t best = 1LL << 40;
+  for (MediaTime m : mouth) {
+    if (std::llabs((m - onset).micros()) < std::llabs(best)) best = (m - onset).micros();
+  }
+  return best;
+}
+
+bool WithinFrame(int64_t offset_us) { return std::llabs(offset_us) <= static_cast<int64_t>(1e6 / kFps); }
+
+struct OnsetTally {
+  int onsets = 0, within = 0;
+  int64_t silent_frames = 0, resting = 0;
+  int false_openings = 0;  // mouth onsets in reference silence, > 1 frame from any speech onset
+  void Add(const OnsetTally& o) {
+    onsets += o.onsets;
+    within += o.within;
+    silent_frames += o.silent_frames;
+    resting += o.resting;
+    false_openings += o.false_openings;
+  }
+  std::string Summary() const {
+    return absl::StrFormat("%d/%d onsets within one frame = %.1f%%; mouth at rest in %.1f%% of %lld silent frames; "
+                           "%d mouth openings in silence",
+                           within, onsets, onsets ? 100.0 * within / onsets : 0.0, RestShare(),
+                           static_cast<long long>(silent_frames), false_openings);
+  }
+  double RestShare() const {
+    return silent_frames ? 100.0 * static_cast<double>(resting) / static_cast<double>(silent_frames) : 0.0;
+  }
+};
+
+// Scores a mouth track against speech onsets and speech spans. Silence is
+// outside every span widened by 50 ms before and 200 ms after (the mouth may
+// close late: closures, smoothing).
+OnsetTally ScoreOnsets(const VisemeTrack& track, const std::vector<MediaTime>& onsets,
+                       const std::vector<std::pair<MediaTime, MediaTime>>& speech, MediaTime end,
+                       std::string* offsets) {
+  OnsetTally tally;
+  const std::vector<MediaTime> mouth = MouthOnsets(track);
+  for (MediaTime onset : onsets) {
+    const int64_t best = NearestOffset(mouth, onset);
+    if (WithinFrame(best)) ++tally.within;
+    if (offsets != nullptr) *offsets += absl::StrFormat(" %+d@%.2fs", static_cast<int>(best / 1000), onset.seconds());
+  }
+  tally.onsets = static_cast<int>(onsets.size());
+  auto in_speech = [&](MediaTime t) {
+    for (const auto& [a, b] : speech) {
+      if (t >= a - MediaTime::Millis(50) && t < b + MediaTime::Millis(200)) return true;
+    }
+    return false;
+  };
+  for (int64_t k = 0;; ++k) {
+    const MediaTime t = MediaTime::Micros(static_cast<int64_t>((static_cast<double>(k) + 0.5) * 1e6 / kFps));
+    if (t >= end) break;
+    if (in_speech(t)) continue;
+    ++tally.silent_frames;
+    if (IsRest(track.At(t))) ++tally.resting;
+  }
+  for (MediaTime m : mouth) {
+    bool near_onset = false;
+    for (MediaTime onset : onsets) near_onset |= WithinFrame((m - onset).micros());
+    bool inside = false;
+    for (const auto& [a, b] : speech) inside |= m >= a && m < b;
+    if (!near_onset && !inside) ++tally.false_openings;
+  }
+  return tally;
+}
+
+// What the signal does between a VAD onset and the voiced onset after it:
+// level over the file's floor and the best periodicity (the numbers behind a
+// disagreement).
+std::string ExplainGap(const VoicedSpeech& voiced, MediaTime from, MediaTime to) {
+  float level = -120, periodicity = 0;
+  double sum = 0;
+  int n = 0;
+  for (int64_t k = from.micros() / 10000; k < to.micros() / 10000 && k < static_cast<int64_t>(voiced.frames.size());
+       ++k) {
+    const VoicingFrame& f = voiced.frames[static_cast<size_t>(k)];
+    level = std::max(level, f.level_db);
+    periodicity = std::max(periodicity, f.periodicity);
+    sum += f.level_db;
+    ++n;
+  }
+  if (n == 0) return "";
+  return absl::StrFormat("%.2f-%.2fs before the voice: mean %.1f dBFS (%.1f dB over the floor), max %.1f dBFS, "
+                         "periodicity <= %.2f",
+                         from.seconds(), to.seconds(), sum / n, sum / n - voiced.floor_db, level, periodicity);
+}
+
 void RealRecordings() {
   const std::filesystem::path dir = std::filesystem::path(LINGCAST_SOURCE_DIR) / ".." / "shared" / "data" / "speech";
   if (!std::filesystem::is_directory(dir)) {
@@ -71,60 +181,94 @@ void RealRecordings() {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  std::printf("(a) real recordings: mouth-open onsets vs VAD speech onsets (within 1 frame at 30 fps)\n");
-  int onsets = 0, within = 0;
-  int64_t silent_frames = 0, resting = 0;
+  std::printf("(a) real recordings (%s): audio-only mouth-open onsets within one frame (30 fps) of speech onsets\n"
+              "    reference: voiced-speech onsets (lipsync/voiced_onsets.h: sound joined to a voiced nucleus\n"
+              "    (periodicity + level), pauses >= 150 ms); the WebRTC VAD's onsets shown beside it\n",
+              dir.c_str());
+  OnsetTally voiced_total, vad_total;
   for (const auto& path : files) {
     absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(path.string(), 16000);
     if (!audio.ok()) continue;
-    const VadSpans vad = RunVad(*audio);
     absl::StatusOr<VisemeTrack> track = AudioToVisemes(*audio);
-    if (!track.ok()) continue;
-    // Mouth-open onsets: an open (non-rest) cue that follows rest or nothing.
-    std::vector<MediaTime> mouth;
-    Viseme before = Viseme::kX;
-    MediaTime before_end = MediaTime::Zero();
-    for (const VisemeCue& c : track->cues) {
-      const bool after_rest = IsRest(before) || c.start > before_end;
-      if (!IsRest(c.shape) && after_rest) mouth.push_back(c.start);
-      before = c.shape;
-      before_end = c.end;
-    }
-    int file_within = 0;
-    std::string offsets;
+    absl::StatusOr<VoicedSpeech> voiced = FindVoicedSpeech(*audio);
+    if (!track.ok() || !voiced.ok()) continue;
+    const VadSpans vad = RunVad(*audio);
+    std::string voiced_offsets, vad_offsets;
+    const OnsetTally v = ScoreOnsets(*track, voiced->onsets, voiced->segments, audio->duration(), &voiced_offsets);
+    const OnsetTally w = ScoreOnsets(*track, vad.onsets, vad.speech, audio->duration(), &vad_offsets);
+    voiced_total.Add(v);
+    vad_total.Add(w);
+    std::printf("  %s (%.1f s; floor %.1f dBFS, loud %.1f dBFS)\n", path.filename().c_str(),
+                audio->duration().seconds(), voiced->floor_db, voiced->loud_db);
+    std::printf("    voiced reference: %s\n      offsets ms (mouth - speech):%s\n", v.Summary().c_str(),
+                voiced_offsets.c_str());
+    std::printf("    WebRTC VAD:       %s\n      offsets ms (mouth - speech):%s\n", w.Summary().c_str(),
+                vad_offsets.c_str());
+    // Where the two references disagree by more than a frame, the numbers.
     for (MediaTime onset : vad.onsets) {
-      int64_t best = 1LL << 40;  // signed: mouth onset minus VAD onset
-      for (MediaTime m : mouth) {
-        if (std::llabs((m - onset).micros()) < std::llabs(best)) best = (m - onset).micros();
+      MediaTime next = onset;
+      bool found = false;
+      for (MediaTime o : voiced->onsets) {
+        if (o >= onset - MediaTime::Millis(34) && (!found || o < next)) {
+          next = o;
+          found = true;
+        }
       }
-      if (std::llabs(best) <= static_cast<int64_t>(1e6 / kFps)) ++file_within;
-      offsets += absl::StrFormat(" %+d@%.2fs", static_cast<int>(best / 1000), onset.seconds());
+      if (found && next - onset > MediaTime::Millis(34)) {
+        std::printf("      VAD onset %.2fs is %lld ms before the voiced onset %.2fs; %s\n", onset.seconds(),
+                    static_cast<long long>((next - onset).micros() / 1000), next.seconds(),
+                    ExplainGap(*voiced, onset, next).c_str());
+      }
     }
-    onsets += static_cast<int>(vad.onsets.size());
-    within += file_within;
-    // Silence: frames outside every VAD speech span (the VAD's own 10 ms edges).
-    int64_t file_silent = 0, file_rest = 0;
-    const MediaTime end = audio->duration();
-    for (int64_t k = 0;; ++k) {
-      const MediaTime t = MediaTime::Micros(static_cast<int64_t>((static_cast<double>(k) + 0.5) * 1e6 / kFps));
-      if (t >= end) break;
-      bool in_speech = false;
-      for (const auto& [a, b] : vad.speech) in_speech |= t >= a - MediaTime::Millis(50) && t < b + MediaTime::Millis(200);
-      if (in_speech) continue;
-      ++file_silent;
-      if (IsRest(track->At(t))) ++file_rest;
-    }
-    silent_frames += file_silent;
-    resting += file_rest;
-    std::printf("  %-40s %5.1f s  onsets %d, within 1 frame %d (offsets ms:%s); silent frames %lld, resting %lld\n",
-                path.filename().c_str(), audio->duration().seconds(), static_cast<int>(vad.onsets.size()),
-                file_within, offsets.c_str(), static_cast<long long>(file_silent), static_cast<long long>(file_rest));
   }
-  std::printf("  total: %d/%d onsets within one frame = %.1f%% (target >= 90%%); mouth at rest in %.1f%% of %lld "
-              "silent frames (X or A; silence = outside VAD speech - 50 ms .. + 200 ms)\n",
-              within, onsets, onsets ? 100.0 * within / onsets : 0.0,
-              silent_frames ? 100.0 * static_cast<double>(resting) / static_cast<double>(silent_frames) : 0.0,
-              static_cast<long long>(silent_frames));
+  std::printf("  total, voiced reference: %s (target >= 90%% within one frame)\n", voiced_total.Summary().c_str());
+  std::printf("  total, WebRTC VAD:       %s\n", vad_total.Summary().c_str());
+}
+
+// More onsets with exact ground truth: espeak-ng sentences one after another
+// with pauses, the reference onsets being where the phoneme-driven track opens
+// the mouth (the synthesizer's own timing, no detector involved).
+void SynthesizedOnsets(EspeakEngine& engine) {
+  std::printf("(a2) espeak-ng sentences in a row (pauses 0.3-0.9 s, -65 dBFS noise): onsets where the phoneme-driven "
+              "track opens the mouth\n");
+  for (Language language : {Language::kEn, Language::kZh}) {
+    AudioBuffer stream;
+    stream.sample_rate = 16000;
+    std::vector<MediaTime> onsets;
+    std::vector<std::pair<MediaTime, MediaTime>> speech;
+    int index = 0;
+    for (const std::string& text : AllSentences(language)) {
+      absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
+      if (!sample.ok() || sample->phonemes.phonemes.empty()) continue;
+      const auto pause = static_cast<size_t>(16000 * (0.3 + 0.1 * (index++ % 7)));
+      stream.samples.insert(stream.samples.end(), pause, 0.0f);
+      const MediaTime at = stream.duration();
+      stream.samples.insert(stream.samples.end(), sample->audio.samples.begin(), sample->audio.samples.end());
+      // The phoneme-driven track's mouth-open onsets (m/b/p start closed: the
+      // mouth opens at the vowel after them), pauses >= 150 ms apart.
+      for (const VisemeCue& c : sample->reference.cues) {
+        const MediaTime start = at + c.start, end = at + c.end;
+        if (IsRest(c.shape)) continue;
+        if (!speech.empty() && start - speech.back().second < MediaTime::Millis(150)) {
+          speech.back().second = end;
+        } else {
+          speech.push_back({start, end});
+          onsets.push_back(start);
+        }
+      }
+    }
+    uint32_t state = 7;
+    for (float& s : stream.samples) {  // a quiet room: white noise at about -65 dBFS
+      state = state * 1664525u + 1013904223u;
+      s += (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 0.002f;
+    }
+    absl::StatusOr<VisemeTrack> track = AudioToVisemes(stream);
+    if (!track.ok()) continue;
+    std::string offsets;
+    const OnsetTally t = ScoreOnsets(*track, onsets, speech, stream.duration(), &offsets);
+    std::printf("  %s: %s\n    offsets ms (mouth - speech):%s\n", language == Language::kZh ? "zh" : "en",
+                t.Summary().c_str(), offsets.c_str());
+  }
 }
 
 void Synthesized(EspeakEngine& engine, bool confusion) {
@@ -257,6 +401,7 @@ int main(int argc, char** argv) {
   if (std::getenv("LINGCAST_DATA_DIR") == nullptr && std::filesystem::exists(lexicon)) espeak.lexicon_path = lexicon;
   absl::StatusOr<std::unique_ptr<lingcast::EspeakEngine>> engine = lingcast::EspeakEngine::Create(espeak);
   if (engine.ok()) {
+    lingcast::SynthesizedOnsets(**engine);
     lingcast::Synthesized(**engine, confusion);
   } else {
     std::printf("(b) skipped: %s\n", engine.status().ToString().c_str());

@@ -16,6 +16,10 @@ constexpr int kHop = 160;        // 10 ms at 16 kHz
 constexpr int kWindow = 512;     // 32 ms, centred on the hop
 constexpr int kHalfWindow = kWindow / 2;
 constexpr float kBinHz = static_cast<float>(AudioVisemeOptions::kSampleRate) / kWindow;
+constexpr int kPadded = 2 * kWindow;  // autocorrelation without wrap-around
+constexpr int kMinLag = 40;           // 400 Hz
+constexpr int kMaxLag = 200;          // 80 Hz: longer lags leave too little of the 32 ms window
+constexpr float kVoiced = 0.6f;       // periodicity of a voiced frame
 
 // In-place radix-2 FFT (size a power of two).
 void Fft(std::vector<std::complex<float>>& a) {
@@ -52,6 +56,7 @@ struct AudioVisemeTracker::State {
   int hold_frames = 6;
   int closure_frames = 15;
   std::array<float, kWindow> hann{};
+  std::vector<float> hann_autocorrelation;  // normalized, lags 0..kMaxLag
 
   // Samples from `buffer_start` on; frame k's window starts at k * kHop + kHop/2 - kHalfWindow.
   std::vector<float> buffer;
@@ -63,7 +68,8 @@ struct AudioVisemeTracker::State {
   float floor_db = 0;
   float peak_db = -120;
   bool have_floor = false;
-  std::deque<float> recent;  // levels of the last second of non-silent frames
+  static constexpr size_t kRecentUnvoiced = 30;
+  std::deque<float> recent;  // levels of the last kRecentUnvoiced non-silent, unvoiced frames
   int frames_since_speech = 1 << 20;
 
   // Raw labels of analysed frames not yet decided, from `first_raw`.
@@ -80,6 +86,37 @@ struct AudioVisemeTracker::State {
   std::vector<AudioFrameFeatures> log;
 
   std::vector<std::complex<float>> fft = std::vector<std::complex<float>>(kWindow);
+  std::vector<std::complex<float>> padded = std::vector<std::complex<float>>(kPadded);
+
+  // Normalized autocorrelation of `windowed` (kWindow values) at lags 0..kMaxLag,
+  // through the power spectrum of the zero-padded frame.
+  std::vector<float> Autocorrelation(const std::vector<std::complex<float>>& windowed) {
+    std::fill(padded.begin(), padded.end(), std::complex<float>(0.0f, 0.0f));
+    std::copy(windowed.begin(), windowed.end(), padded.begin());
+    Fft(padded);
+    for (auto& c : padded) c = {std::norm(c), 0.0f};
+    Fft(padded);  // the power spectrum is real and even: its forward transform is N * autocorrelation
+    std::vector<float> r(kMaxLag + 1, 0.0f);
+    const float zero = padded[0].real();
+    if (zero <= 0) return r;
+    for (int lag = 0; lag <= kMaxLag; ++lag) {
+      r[static_cast<size_t>(lag)] = padded[static_cast<size_t>(lag)].real() / zero;
+    }
+    return r;
+  }
+
+  // Boersma's correction: the frame's autocorrelation over the window's, so a
+  // periodic signal scores near 1 at its period whatever the window does.
+  float Periodicity(const std::vector<std::complex<float>>& windowed) {
+    const std::vector<float> r = Autocorrelation(windowed);
+    float best = 0;
+    for (int lag = kMinLag + 1; lag < kMaxLag; ++lag) {
+      const auto i = static_cast<size_t>(lag);
+      if (r[i] < r[i - 1] || r[i] < r[i + 1]) continue;  // local peaks only
+      best = std::max(best, std::min(1.0f, r[i] / hann_autocorrelation[i]));
+    }
+    return best;
+  }
 
   float Sample(int64_t index) const {
     if (index < buffer_start || index >= buffer_start + static_cast<int64_t>(buffer.size())) return 0.0f;
@@ -104,6 +141,9 @@ struct AudioVisemeTracker::State {
     }
     f.zcr = static_cast<float>(crossings) / kHop;
     f.level_db = ToDb(energy / (kWindow / 2.0));  // Hann's mean square is 1/2... of its sum
+    // Only frames that could pass a gate need it (it costs two 1024-point FFTs).
+    const bool could_pass = f.level_db > -85.0f && f.level_db > floor_db + options.gate_db / 2 - 1;
+    f.periodicity = could_pass ? Periodicity(fft) : 0.0f;
 
     Fft(fft);
     double upper = 0, lower = 0;
@@ -136,24 +176,43 @@ struct AudioVisemeTracker::State {
     // Digital silence (under -85 dBFS: padding, muted input) says nothing about
     // the room, so it neither sets nor lowers the floor; the first real sound
     // does, and a floor left far below it by a quiet start (a fade-in, a hum
-    // that was not there a second ago) rises to the quietest of the last second.
+    // that was not there a moment ago) rises to the quietest of the last 30
+    // frames that were not voiced.
     if (f.level_db >= -85.0f) {
-      recent.push_back(f.level_db);
-      if (recent.size() > 100) recent.pop_front();
+      if (f.periodicity < kVoiced) {  // the voice is not the room
+        recent.push_back(f.level_db);
+        if (recent.size() > kRecentUnvoiced) recent.pop_front();
+      }
       if (!have_floor || f.level_db < floor_db) {
         floor_db = f.level_db;
         have_floor = true;
       } else {
-        floor_db = std::max(floor_db + 0.03f, recent.size() == 100 ? *std::min_element(recent.begin(), recent.end())
-                                                                   : floor_db);
+        const float quietest = *std::min_element(recent.begin(), recent.end());
+        floor_db = std::max(floor_db + 0.03f, recent.size() == kRecentUnvoiced ? quietest : floor_db);
       }
     } else if (!have_floor) {
       floor_db = -85.0f;
     }
     f.floor_db = floor_db;
-    // Fricatives (s, sh, f) are quiet but hiss: they need only 2/3 of the gate.
-    const float gate = f.high_ratio > 0.3f && f.zcr > 0.25f ? options.gate_db * 2 / 3 : options.gate_db;
+    // Fricatives (s, sh, f) are quiet but hiss: they need only 2/3 of the gate;
+    // voiced frames only half of it.
+    const bool hiss = f.high_ratio > 0.3f && f.zcr > 0.25f;
+    const bool voiced = f.periodicity >= kVoiced;
+    const float gate = voiced ? options.gate_db / 2 : hiss ? options.gate_db * 2 / 3 : options.gate_db;
     f.speech = f.level_db > floor_db + gate && f.level_db > options.silence_dbfs - (options.gate_db - gate);
+    // From rest, only what a mouth makes opens it: voicing, a clear hiss, or
+    // loud sound with energy above 350 Hz. A hum (all low, with or without a
+    // pitch) or a breath (a weak, diffuse hiss) leaves it closed.
+    const bool at_rest = frames_since_speech > 0;
+    // Energy all below 350 Hz opens the mouth only with a clear pitch (a /w/, an
+    // /m/ released into a vowel), not as a hum, whose harmonics can look
+    // weakly periodic.
+    if (f.speech && at_rest && f.low_ratio > 0.7f && f.periodicity < 0.75f) f.speech = false;
+    if (f.speech && at_rest && !voiced) {
+      const bool clear_hiss = hiss && f.high_ratio > 0.45f;
+      const bool loud_and_bright = f.level_db > floor_db + 20.0f && f.low_ratio < 0.7f;  // not a hum
+      f.speech = clear_hiss || loud_and_bright;
+    }
     if (f.speech) {
       peak_db = std::max(peak_db - 0.06f, f.level_db);
     } else {
@@ -233,10 +292,13 @@ absl::StatusOr<AudioVisemeTracker> AudioVisemeTracker::Create(const AudioVisemeO
   state->lookahead_frames = static_cast<int>(options.lookahead.micros() / kFrame.micros());
   state->hold_frames = static_cast<int>(options.min_hold.micros() / kFrame.micros());
   state->closure_frames = static_cast<int>(options.closure_max.micros() / kFrame.micros());
+  std::vector<std::complex<float>> window(kWindow);
   for (int i = 0; i < kWindow; ++i) {
     state->hann[static_cast<size_t>(i)] =
         0.5f - 0.5f * std::cos(2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kWindow);
+    window[static_cast<size_t>(i)] = {state->hann[static_cast<size_t>(i)], 0.0f};
   }
+  state->hann_autocorrelation = state->Autocorrelation(window);
   return AudioVisemeTracker(std::move(state));
 }
 

@@ -8,8 +8,15 @@
 //     once, rises 3 dB/s or to the quietest level of the last second, whichever
 //     is higher; digital silence under -85 dBFS is ignored) and a running
 //     speech peak (falls 6 dB/s);
+//   * periodicity: the autocorrelation peak at pitch lags (80-400 Hz),
+//     corrected for the window (voiced: >= 0.6); the noise floor learns only
+//     from frames that are not voiced, so a long phrase does not lift it;
 //   * speech gate: level above floor + `gate_db` and above `silence_dbfs`
-//     (two thirds of the gate for hissing frames: quiet fricative onsets);
+//     (two thirds of the gate for hissing frames: quiet fricative onsets; half
+//     of it for voiced frames: a soft vowel onset in a noisy room). From rest
+//     the mouth opens only on sound a mouth makes: voicing, a clear hiss, or
+//     sound 20 dB over the floor with energy above 350 Hz -- not a hum (all
+//     below 350 Hz, no pitch) or a breath (a weak diffuse hiss);
 //   * band energies: low 80-350 Hz, F1 band 250-1000 Hz, F2 band 900-2800 Hz,
 //     high 3500-8000 Hz; centroids of the F1 and F2 bands (formant-ish);
 //     spectral tilt (1-3 kHz over 250-1000 Hz); zero-crossing rate.
@@ -61,6 +68,7 @@ struct AudioFrameFeatures {
   float f2_hz = 0;          // centroid of 900-2800 Hz
   float zcr = 0;            // zero crossings per sample
   float tilt_db = 0;        // energy 1-3 kHz over 250-1000 Hz: low for rounded and open back vowels
+  float periodicity = 0;    // normalized autocorrelation peak at 2.5-12.5 ms lags (pitch 80-400 Hz)
 };
 
 class AudioVisemeTracker {

@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "lipsync/test_signals.h"
 #include "lipsync/test_speech.h"
 #include "lipsync/viseme_compare.h"
 
@@ -58,6 +60,28 @@ TEST(AudioVisemesTest, BadRateOrSettingsAreRejected) {
   absl::StatusOr<AudioVisemeTracker> late = AudioVisemeTracker::Create(options);
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.status().message().find("lookahead"), std::string::npos);
+}
+
+// en-jfk starts with 50 ms of digital silence and then a -42 dBFS hum for a
+// quarter second before the voice: the mouth must not open on the hum (the
+// noise floor learnt from the first faded-in frame is far below it), nor on a
+// breath, and must open on the voice.
+TEST(AudioVisemesTest, HumAfterDigitalSilenceAndBreathKeepTheMouthClosed) {
+  SignalBuilder b;
+  b.Noise(MediaTime::Millis(50), -100, 1);
+  b.Hum(MediaTime::Millis(300), -42);
+  b.Breath(MediaTime::Millis(300), -45);
+  b.Hum(MediaTime::Millis(300), -42);
+  const MediaTime voice = b.now();
+  b.Vowel(MediaTime::Millis(300), 180, -15);
+  b.Hum(MediaTime::Millis(400), -42);
+  absl::StatusOr<VisemeTrack> track = AudioToVisemes(b.audio());
+  ASSERT_TRUE(track.ok());
+  ASSERT_FALSE(track->cues.empty());
+  const VisemeCue& first_open = *std::find_if(track->cues.begin(), track->cues.end(), [](const VisemeCue& c) {
+    return c.shape != Viseme::kA && c.shape != Viseme::kX;
+  });
+  EXPECT_NEAR(first_open.start.micros(), voice.micros(), 34000) << first_open.start.ToString();
 }
 
 class SpeechTest : public ::testing::Test {

@@ -41,4 +41,35 @@ const std::vector<std::string>& SampleSentences(Language language) {
   return language == Language::kZh ? zh : en;
 }
 
+const std::vector<std::string>& HeldOutSentences(Language language) {
+  static const std::vector<std::string> en = {
+      "Maybe you remember the blue bag we sold last month.",
+      "Please be patient, the boxes are packed by hand.",
+      "Our team picks every apple from the farm by the river.",
+      "Look at the pocket; it opens with a small metal button.",
+      "If you order two, the second one is half price.",
+      "We ship to most countries, and returns are free for thirty days.",
+      "Check the size chart before you buy, please.",
+      "Thank you, Mary, for the lovely message about the boots.",
+  };
+  static const std::vector<std::string> zh = {
+      "这款保温杯可以保温十二个小时。",
+      "买两件的话，第二件半价。",
+      "请大家耐心等待，马上发货。",
+      "主播身上穿的是中号，大家可以参考。",
+      "这个包包有三种颜色，黑色最受欢迎。",
+      "新来的朋友记得点个关注。",
+      "我们的苹果都是从果园直接发出的。",
+      "有问题可以在评论区留言，我会一一回答。",
+  };
+  return language == Language::kZh ? zh : en;
+}
+
+std::vector<std::string> AllSentences(Language language) {
+  std::vector<std::string> all = SampleSentences(language);
+  const std::vector<std::string>& held_out = HeldOutSentences(language);
+  all.insert(all.end(), held_out.begin(), held_out.end());
+  return all;
+}
+
 }  // namespace lingcast
