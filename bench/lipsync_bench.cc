@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -271,80 +272,189 @@ void SynthesizedOnsets(EspeakEngine& engine) {
   }
 }
 
+struct ShapeTally {
+  int frames = 0, exact = 0, same_class = 0;
+  std::array<int, 3> class_frames{}, class_hits{};  // per phoneme-driven class: closed, open, rounded
+  void Add(Viseme reference, Viseme audio) {
+    ++frames;
+    exact += reference == audio;
+    same_class += ClassOf(reference) == ClassOf(audio);
+    ++class_frames[static_cast<size_t>(ClassOf(reference))];
+    class_hits[static_cast<size_t>(ClassOf(reference))] += ClassOf(reference) == ClassOf(audio);
+  }
+  std::string Summary() const {
+    auto share = [](int a, int b) { return b ? 100.0 * a / b : 0.0; };
+    return absl::StrFormat("%4d frames, exact %.1f%%, class %.1f%% (closed %.0f%% of %d, open %.0f%% of %d, "
+                           "rounded %.0f%% of %d)",
+                           frames, share(exact, frames), share(same_class, frames), share(class_hits[0], class_frames[0]),
+                           class_frames[0], share(class_hits[1], class_frames[1]), class_frames[1],
+                           share(class_hits[2], class_frames[2]), class_frames[2]);
+  }
+};
+
 void Synthesized(EspeakEngine& engine, bool confusion) {
-  std::printf("(b) audio-only vs phoneme-driven track on espeak-ng speech (30 fps frames over the speech span)\n");
+  std::printf("(b) audio-only vs phoneme-driven track on espeak-ng speech (30 fps frames over the speech span);\n"
+              "    the fitted shape model was fitted on the tuning sentences only; target >= 70%% by class\n");
   std::array<std::array<int, kVisemeCount>, kVisemeCount> counts{};
   struct FeatureSums {
-    double n = 0, speech = 0, rel = 0, f1 = 0, f2 = 0, low = 0, high = 0, zcr = 0, tilt = 0;
+    double n = 0, speech = 0, rel = 0, f1 = 0, f2 = 0, low = 0, high = 0, zcr = 0, tilt = 0, periodicity = 0;
   };
   std::array<FeatureSums, kVisemeCount> sums{};
+  AudioVisemeOptions rules;
+  rules.fitted_shapes = false;
   for (Language language : {Language::kEn, Language::kZh}) {
-    counts = {};
-    sums = {};
-    int frames = 0;
-    double exact = 0, same_class = 0;
-    for (const std::string& text : SampleSentences(language)) {
-      absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
-      if (!sample.ok() || sample->reference.cues.empty()) {
-        std::printf("  synthesis failed: %s\n", sample.status().ToString().c_str());
-        continue;
-      }
-      absl::StatusOr<VisemeTrack> audio_track = AudioToVisemes(sample->audio);
-      if (!audio_track.ok()) continue;
-      if (confusion) {
-        // Mean features per reference shape, for tuning the thresholds.
-        absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
-        tracker->EnableFeaturesLog();
-        (void)tracker->Push(sample->audio);
-        tracker->Flush();
-        const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
-        for (size_t k = 0; k < log.size(); ++k) {
-          const Viseme ref = sample->reference.At(MediaTime::Micros(static_cast<int64_t>(k) * 10000 + 5000));
-          FeatureSums& f = sums[static_cast<size_t>(ref)];
-          f.n += 1;
-          f.speech += log[k].speech;
-          f.rel += log[k].level_db - log[k].peak_db;
-          f.f1 += log[k].f1_hz;
-          f.f2 += log[k].f2_hz;
-          f.low += log[k].low_ratio;
-          f.high += log[k].high_ratio;
-          f.zcr += log[k].zcr;
-          f.tilt += log[k].tilt_db;
+    for (bool held_out : {false, true}) {
+      counts = {};
+      sums = {};
+      ShapeTally fitted_tally, rules_tally;
+      const std::vector<std::string>& sentences = held_out ? HeldOutSentences(language) : SampleSentences(language);
+      for (const std::string& text : sentences) {
+        absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
+        if (!sample.ok() || sample->reference.cues.empty()) {
+          std::printf("  synthesis failed: %s\n", sample.status().ToString().c_str());
+          continue;
+        }
+        absl::StatusOr<VisemeTrack> fitted_track = AudioToVisemes(sample->audio);
+        absl::StatusOr<VisemeTrack> rules_track = AudioToVisemes(sample->audio, rules);
+        if (!fitted_track.ok() || !rules_track.ok()) continue;
+        if (confusion) {
+          // Mean features per reference shape.
+          absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+          tracker->EnableFeaturesLog();
+          (void)tracker->Push(sample->audio);
+          tracker->Flush();
+          const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
+          for (size_t k = 0; k < log.size(); ++k) {
+            const Viseme ref = sample->reference.At(MediaTime::Micros(static_cast<int64_t>(k) * 10000 + 5000));
+            FeatureSums& f = sums[static_cast<size_t>(ref)];
+            f.n += 1;
+            f.speech += log[k].speech;
+            f.rel += log[k].level_db - log[k].peak_db;
+            f.f1 += log[k].f1_hz;
+            f.f2 += log[k].f2_hz;
+            f.low += log[k].low_ratio;
+            f.high += log[k].high_ratio;
+            f.zcr += log[k].zcr;
+            f.tilt += log[k].tilt_db;
+            f.periodicity += log[k].periodicity;
+          }
+        }
+        const MediaTime from = sample->reference.cues.front().start, to = sample->reference.cues.back().end;
+        for (int k = 0;; ++k) {
+          const MediaTime t = from + MediaTime::Micros(static_cast<int64_t>((k + 0.5) * 1e6 / kFps));
+          if (t >= to) break;
+          const Viseme reference = sample->reference.At(t);
+          fitted_tally.Add(reference, fitted_track->At(t));
+          rules_tally.Add(reference, rules_track->At(t));
+          ++counts[static_cast<size_t>(reference)][static_cast<size_t>(fitted_track->At(t))];
         }
       }
-      const MediaTime from = sample->reference.cues.front().start, to = sample->reference.cues.back().end;
-      const TrackAgreement a = CompareTracks(sample->reference, *audio_track, from, to, kFps);
-      frames += a.frames;
-      exact += a.exact * a.frames;
-      same_class += a.same_class * a.frames;
-      for (int k = 0;; ++k) {
-        const MediaTime t = from + MediaTime::Micros(static_cast<int64_t>((k + 0.5) * 1e6 / kFps));
-        if (t >= to) break;
-        ++counts[static_cast<size_t>(sample->reference.At(t))][static_cast<size_t>(audio_track->At(t))];
-      }
-    }
-    std::printf("  %s: %d frames, exact shape %.1f%%, shape class %.1f%% (target >= 70%%)\n",
-                language == Language::kZh ? "zh" : "en", frames, frames ? 100.0 * exact / frames : 0.0,
-                frames ? 100.0 * same_class / frames : 0.0);
-    if (confusion) {
-      std::printf("  mean features per phoneme-driven shape (10 ms frames)\n");
-      for (int i = 0; i < kVisemeCount; ++i) {
-        const FeatureSums& f = sums[static_cast<size_t>(i)];
-        if (f.n == 0) continue;
-        std::printf("  %c n=%5.0f speech %.2f rel %6.1f dB f1 %5.0f f2 %5.0f low %.2f high %.2f zcr %.2f tilt %5.1f\n",
-                    VisemeLetter(static_cast<Viseme>(i)), f.n, f.speech / f.n, f.rel / f.n, f.f1 / f.n, f.f2 / f.n,
-                    f.low / f.n, f.high / f.n, f.zcr / f.n, f.tilt / f.n);
-      }
-      std::printf("  confusion (rows: phoneme-driven, columns: audio-only)\n     ");
-      for (int j = 0; j < kVisemeCount; ++j) std::printf("%6c", VisemeLetter(static_cast<Viseme>(j)));
-      std::printf("\n");
-      for (int i = 0; i < kVisemeCount; ++i) {
-        std::printf("  %c  ", VisemeLetter(static_cast<Viseme>(i)));
-        for (int j = 0; j < kVisemeCount; ++j) std::printf("%6d", counts[static_cast<size_t>(i)][static_cast<size_t>(j)]);
+      const char* name = language == Language::kZh ? "zh" : "en";
+      std::printf("  %s %-8s (%zu sentences) fitted model: %s\n", name, held_out ? "held-out" : "tuning",
+                  sentences.size(), fitted_tally.Summary().c_str());
+      std::printf("  %s %-8s                hand rules:   %s\n", name, held_out ? "held-out" : "tuning",
+                  rules_tally.Summary().c_str());
+      if (confusion) {
+        std::printf("  mean features per phoneme-driven shape (10 ms frames)\n");
+        for (int i = 0; i < kVisemeCount; ++i) {
+          const FeatureSums& f = sums[static_cast<size_t>(i)];
+          if (f.n == 0) continue;
+          std::printf("  %c n=%5.0f speech %.2f rel %6.1f dB f1 %5.0f f2 %5.0f low %.2f high %.2f zcr %.2f tilt %5.1f "
+                      "periodicity %.2f\n",
+                      VisemeLetter(static_cast<Viseme>(i)), f.n, f.speech / f.n, f.rel / f.n, f.f1 / f.n, f.f2 / f.n,
+                      f.low / f.n, f.high / f.n, f.zcr / f.n, f.tilt / f.n, f.periodicity / f.n);
+        }
+        std::printf("  confusion of the fitted model (rows: phoneme-driven, columns: audio-only)\n     ");
+        for (int j = 0; j < kVisemeCount; ++j) std::printf("%6c", VisemeLetter(static_cast<Viseme>(j)));
         std::printf("\n");
+        for (int i = 0; i < kVisemeCount; ++i) {
+          std::printf("  %c  ", VisemeLetter(static_cast<Viseme>(i)));
+          for (int j = 0; j < kVisemeCount; ++j) {
+            std::printf("%6d", counts[static_cast<size_t>(i)][static_cast<size_t>(j)]);
+          }
+          std::printf("\n");
+        }
       }
     }
   }
+}
+
+// Fits the shape model (audio_viseme_model.h) on the tuning sentences only:
+// multinomial logistic regression, inputs standardized, L2 0.001, full-batch
+// gradient descent. Prints the header to stdout.
+void Fit(EspeakEngine& engine) {
+  std::vector<std::array<float, kShapeModelInputs>> inputs;
+  std::vector<int> labels;
+  for (Language language : {Language::kEn, Language::kZh}) {
+    for (const std::string& text : SampleSentences(language)) {
+      absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
+      if (!sample.ok()) continue;
+      absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+      tracker->EnableFeaturesLog();
+      (void)tracker->Push(sample->audio);
+      tracker->Flush();
+      const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
+      for (size_t k = 0; k < log.size(); ++k) {
+        // Speech frames where the phoneme track shows a mouth (its silences at the
+        // edges of speech are the gate's business, not the shape model's).
+        const Viseme shape = sample->reference.At(MediaTime::Micros(static_cast<int64_t>(k) * 10000 + 5000));
+        if (!log[k].speech || shape == Viseme::kX) continue;
+        inputs.push_back(ShapeModelInputs(log[k], log[k >= 2 ? k - 2 : k]));
+        labels.push_back(static_cast<int>(shape));
+      }
+    }
+  }
+  const size_t n = inputs.size();
+  constexpr int kIn = kShapeModelInputs;
+  std::array<double, kIn> mean{}, scale{};
+  for (const auto& x : inputs) for (int i = 0; i < kIn; ++i) mean[i] += x[i] / static_cast<double>(n);
+  for (const auto& x : inputs) for (int i = 0; i < kIn; ++i) scale[i] += (x[i] - mean[i]) * (x[i] - mean[i]) / static_cast<double>(n);
+  for (double& v : scale) v = std::max(std::sqrt(v), 1e-6);
+  std::vector<std::array<double, kIn + 1>> z(n);
+  for (size_t j = 0; j < n; ++j) {
+    for (int i = 0; i < kIn; ++i) z[j][i] = (inputs[j][i] - mean[i]) / scale[i];
+    z[j][kIn] = 1.0;
+  }
+  std::array<std::array<double, kIn + 1>, kVisemeCount> w{};  // X stays all zero and is never chosen
+  for (int iteration = 0; iteration < 3000; ++iteration) {
+    std::array<std::array<double, kIn + 1>, kVisemeCount> gradient{};
+    for (size_t j = 0; j < n; ++j) {
+      std::array<double, kVisemeCount> p{};
+      double top = -1e300, sum = 0;
+      constexpr int kShapes = kVisemeCount - 1;  // A..H
+      for (int v = 0; v < kShapes; ++v) {
+        for (int i = 0; i <= kIn; ++i) p[v] += w[v][i] * z[j][i];
+        top = std::max(top, p[v]);
+      }
+      for (int v = 0; v < kShapes; ++v) sum += (p[v] = std::exp(p[v] - top));
+      for (int v = 0; v < kShapes; ++v) {
+        const double error = p[v] / sum - (labels[j] == v ? 1.0 : 0.0);
+        for (int i = 0; i <= kIn; ++i) gradient[v][i] += error * z[j][i] / static_cast<double>(n);
+      }
+    }
+    for (int v = 0; v < kVisemeCount - 1; ++v) {
+      for (int i = 0; i <= kIn; ++i) w[v][i] -= 0.5 * (gradient[v][i] + (i < kIn ? 0.001 * w[v][i] : 0.0));
+    }
+  }
+  std::fprintf(stderr, "fitted on %zu speech frames of %zu tuning sentences\n", n,
+               SampleSentences(Language::kEn).size() + SampleSentences(Language::kZh).size());
+  std::printf("// Generated by `lipsync_bench --fit` (bench/lipsync_bench.cc) from the tuning\n"
+              "// sentences (test_speech.h SampleSentences, en and zh, %zu speech frames): a\n"
+              "// multinomial logistic regression of the phoneme-driven shape on\n"
+              "// ShapeModelInputs (X is never chosen: silence is the gate's). Do not edit by hand.\n#pragma once\n\n#include <array>\n\n"
+              "#include \"lipsync/audio_visemes.h\"\n#include \"media/viseme.h\"\n\nnamespace lingcast {\n\n", n);
+  auto row = [](const double* values, int count) {
+    std::string text;
+    for (int i = 0; i < count; ++i) text += absl::StrFormat("%s%.5ef", i ? ", " : "", values[i]);
+    return text;
+  };
+  std::printf("inline constexpr std::array<float, kShapeModelInputs> kShapeModelMean{%s};\n",
+              row(mean.data(), kIn).c_str());
+  std::printf("inline constexpr std::array<float, kShapeModelInputs> kShapeModelScale{%s};\n",
+              row(scale.data(), kIn).c_str());
+  std::printf("inline constexpr std::array<std::array<float, kShapeModelInputs + 1>, kVisemeCount> kShapeModelWeights{{\n");
+  for (int v = 0; v < kVisemeCount; ++v) std::printf("    {%s},  // %c\n", row(w[v].data(), kIn + 1).c_str(), VisemeLetter(static_cast<Viseme>(v)));
+  std::printf("}};\n\n}  // namespace lingcast\n");
 }
 
 void Speed() {
@@ -392,7 +502,8 @@ void Speed() {
 
 int main(int argc, char** argv) {
   const bool confusion = argc > 1 && std::strcmp(argv[1], "--confusion") == 0;
-  lingcast::RealRecordings();
+  const bool fit = argc > 1 && std::strcmp(argv[1], "--fit") == 0;
+  if (!fit) lingcast::RealRecordings();
   lingcast::EspeakOptions espeak;
   // build/bench/lipsync_bench -> build/data/zh_lexicon.tsv, unless LINGCAST_DATA_DIR says otherwise.
   std::error_code error;
@@ -400,6 +511,10 @@ int main(int argc, char** argv) {
   const std::filesystem::path lexicon = exe.parent_path().parent_path() / "data" / "zh_lexicon.tsv";
   if (std::getenv("LINGCAST_DATA_DIR") == nullptr && std::filesystem::exists(lexicon)) espeak.lexicon_path = lexicon;
   absl::StatusOr<std::unique_ptr<lingcast::EspeakEngine>> engine = lingcast::EspeakEngine::Create(espeak);
+  if (engine.ok() && fit) {
+    lingcast::Fit(**engine);
+    return 0;
+  }
   if (engine.ok()) {
     lingcast::SynthesizedOnsets(**engine);
     lingcast::Synthesized(**engine, confusion);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lipsync/audio_viseme_model.h"
 
 namespace lingcast {
 namespace {
@@ -20,6 +21,7 @@ constexpr int kPadded = 2 * kWindow;  // autocorrelation without wrap-around
 constexpr int kMinLag = 40;           // 400 Hz
 constexpr int kMaxLag = 200;          // 80 Hz: longer lags leave too little of the 32 ms window
 constexpr float kVoiced = 0.6f;       // periodicity of a voiced frame
+constexpr float kClosedMinLowRatio = 0.4f;
 
 // In-place radix-2 FFT (size a power of two).
 void Fft(std::vector<std::complex<float>>& a) {
@@ -48,7 +50,46 @@ void Fft(std::vector<std::complex<float>>& a) {
 
 float ToDb(double power) { return static_cast<float>(10.0 * std::log10(std::max(power, 1e-12))); }
 
+// The most likely shape under the fitted linear (softmax) model. Closed lips
+// (A) let out only a nasal murmur, energy mostly under 350 Hz: sound with more
+// above that cannot be A, whatever the model says (a real voice's soft onset
+// looks like espeak-ng's quiet closures to it).
+Viseme FittedShape(const std::array<float, kShapeModelInputs>& inputs, float low_ratio) {
+  Viseme best = Viseme::kB;
+  float best_score = -1e30f;
+  for (int v = 0; v < kVisemeCount; ++v) {
+    if (static_cast<Viseme>(v) == Viseme::kX) continue;  // silence is decided by the gate
+    if (static_cast<Viseme>(v) == Viseme::kA && low_ratio < kClosedMinLowRatio) continue;
+    const auto& w = kShapeModelWeights[static_cast<size_t>(v)];
+    float score = w[kShapeModelInputs];  // bias
+    for (int i = 0; i < kShapeModelInputs; ++i) {
+      const auto k = static_cast<size_t>(i);
+      score += w[k] * (inputs[k] - kShapeModelMean[k]) / kShapeModelScale[k];
+    }
+    if (score > best_score) {
+      best_score = score;
+      best = static_cast<Viseme>(v);
+    }
+  }
+  return best;
+}
+
 }  // namespace
+
+std::array<float, kShapeModelInputs> ShapeModelInputs(const AudioFrameFeatures& now,
+                                                      const AudioFrameFeatures& before) {
+  auto own = [](const AudioFrameFeatures& f) {
+    return std::array<float, 8>{(f.level_db - f.peak_db) / 10.0f, f.f1_hz / 1000.0f, f.f2_hz / 1000.0f, f.low_ratio,
+                                f.high_ratio, f.zcr, f.tilt_db / 10.0f, f.periodicity};
+  };
+  const std::array<float, 8> a = own(now), b = own(before);
+  std::array<float, kShapeModelInputs> inputs{};
+  for (size_t i = 0; i < 8; ++i) {
+    inputs[i] = a[i];
+    inputs[i + 8] = a[i] - b[i];
+  }
+  return inputs;
+}
 
 struct AudioVisemeTracker::State {
   AudioVisemeOptions options;
@@ -67,6 +108,7 @@ struct AudioVisemeTracker::State {
   // Analysis state.
   float floor_db = 0;
   float peak_db = -120;
+  float previous_level_db = -120;
   bool have_floor = false;
   static constexpr size_t kRecentUnvoiced = 30;
   std::deque<float> recent;  // levels of the last kRecentUnvoiced non-silent, unvoiced frames
@@ -74,7 +116,9 @@ struct AudioVisemeTracker::State {
 
   // Raw labels of analysed frames not yet decided, from `first_raw`.
   std::deque<Viseme> raw;
+  std::deque<bool> raw_from_gate;  // per raw label: decided by the speech gate (silence, closure)
   std::deque<Viseme> history;  // the last four raw labels before raw.front()
+  std::deque<bool> history_from_gate;
   int64_t first_raw = 0;
 
   // Decision state.
@@ -82,6 +126,7 @@ struct AudioVisemeTracker::State {
   int current_frames = 0;
   int64_t decided = 0;  // frames decided
 
+  std::deque<AudioFrameFeatures> previous;  // the last two analysed frames
   bool log_features = false;
   std::vector<AudioFrameFeatures> log;
 
@@ -211,7 +256,9 @@ struct AudioVisemeTracker::State {
     if (f.speech && at_rest && !voiced) {
       const bool clear_hiss = hiss && f.high_ratio > 0.45f;
       const bool loud_and_bright = f.level_db > floor_db + 20.0f && f.low_ratio < 0.7f;  // not a hum
-      f.speech = clear_hiss || loud_and_bright;
+      // A burst or a vowel starts within a frame or two; a breath swells.
+      const bool sharp_rise = f.level_db > previous_level_db + 8.0f && f.low_ratio < 0.7f;
+      f.speech = clear_hiss || loud_and_bright || sharp_rise;
     }
     if (f.speech) {
       peak_db = std::max(peak_db - 0.06f, f.level_db);
@@ -219,7 +266,13 @@ struct AudioVisemeTracker::State {
       peak_db = std::max(peak_db - 0.06f, -120.0f);
     }
     f.peak_db = peak_db;
+    previous_level_db = f.level_db;
     return f;
+  }
+
+  void Remember(const AudioFrameFeatures& f) {
+    previous.push_back(f);
+    if (previous.size() > 2) previous.pop_front();
   }
 
   Viseme Label(const AudioFrameFeatures& f) {
@@ -228,6 +281,9 @@ struct AudioVisemeTracker::State {
       return frames_since_speech <= closure_frames ? Viseme::kA : Viseme::kX;
     }
     frames_since_speech = 0;
+    if (options.fitted_shapes) {
+      return FittedShape(ShapeModelInputs(f, previous.size() == 2 ? previous.front() : f), f.low_ratio);
+    }
     const float relative = f.level_db - f.peak_db;  // <= 0
     if (f.high_ratio > 0.35f || f.zcr > 0.30f) return Viseme::kB;            // hiss: s, sh, f, z
     if (f.low_ratio > 0.75f && relative < -15.0f) return Viseme::kA;         // murmur: m, n, voice bar
@@ -241,17 +297,24 @@ struct AudioVisemeTracker::State {
   // before, it and the lookahead frames after; ties go to the frame's own label.
   Viseme Smoothed() const {
     std::array<int, kVisemeCount> votes{};
-    for (Viseme v : history) ++votes[static_cast<size_t>(v)];
+    // Only shapes vote: silence around a speech frame says nothing about its
+    // shape (with it, a mouth opening on varied shapes was outvoted by the rest
+    // before it and opened late).
+    for (size_t i = 0; i < history.size(); ++i) {
+      if (!history_from_gate[i]) ++votes[static_cast<size_t>(history[i])];
+    }
     for (size_t i = 0; i < raw.size() && i <= static_cast<size_t>(lookahead_frames); ++i) {
-      ++votes[static_cast<size_t>(raw[i])];
+      if (!raw_from_gate[i]) ++votes[static_cast<size_t>(raw[i])];
     }
     Viseme best = raw.front();
     for (int v = 0; v < kVisemeCount; ++v) {
       if (votes[static_cast<size_t>(v)] > votes[static_cast<size_t>(best)]) best = static_cast<Viseme>(v);
     }
-    // Silence and closures are not voted away: the mouth must rest when the
-    // sound stops and close when the lips close.
-    if (raw.front() == Viseme::kX || raw.front() == Viseme::kA) return raw.front();
+    // Silence and closures (the gate's) are not voted away: the mouth must rest
+    // when the sound stops and close when the lips close. The hand rules' murmur
+    // A is a closure too; the fitted model's A is a guess like its other shapes.
+    const bool closure = raw_from_gate.front() || (!options.fitted_shapes && raw.front() == Viseme::kA);
+    if (closure) return raw.front();
     return best;
   }
 
@@ -268,8 +331,13 @@ struct AudioVisemeTracker::State {
     out.push_back({start, start + kFrame, current});
     ++decided;
     history.push_back(raw.front());
-    if (history.size() > 4) history.pop_front();
+    history_from_gate.push_back(raw_from_gate.front());
+    if (history.size() > 4) {
+      history.pop_front();
+      history_from_gate.pop_front();
+    }
     raw.pop_front();
+    raw_from_gate.pop_front();
     ++first_raw;
   }
 };
@@ -316,6 +384,8 @@ absl::StatusOr<std::vector<VisemeCue>> AudioVisemeTracker::Push(const AudioBuffe
     const AudioFrameFeatures f = s.Analyse(s.next_frame);
     if (s.log_features) s.log.push_back(f);
     s.raw.push_back(s.Label(f));
+    s.raw_from_gate.push_back(!f.speech);
+    s.Remember(f);
     ++s.next_frame;
     if (static_cast<int>(s.raw.size()) > s.lookahead_frames) s.DecideFront(out);
   }
@@ -339,6 +409,8 @@ std::vector<VisemeCue> AudioVisemeTracker::Flush() {
     const AudioFrameFeatures f = s.Analyse(s.next_frame);
     if (s.log_features) s.log.push_back(f);
     s.raw.push_back(s.Label(f));
+    s.raw_from_gate.push_back(!f.speech);
+    s.Remember(f);
     ++s.next_frame;
   }
   while (!s.raw.empty()) s.DecideFront(out);

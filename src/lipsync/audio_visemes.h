@@ -20,7 +20,9 @@
 //   * band energies: low 80-350 Hz, F1 band 250-1000 Hz, F2 band 900-2800 Hz,
 //     high 3500-8000 Hz; centroids of the F1 and F2 bands (formant-ish);
 //     spectral tilt (1-3 kHz over 250-1000 Hz); zero-crossing rate.
-// Frame label, in order (thresholds in audio_visemes.cc and README.md):
+// Frame label: not speech -> A for `closure_max`, then X; speech -> the fitted
+// shape model (audio_viseme_model.h, README.md), or with fitted_shapes = false
+// the older hand rules, in order (thresholds in audio_visemes.cc and README.md):
 //   * not speech: A for the first `closure_max` after speech (the lips close:
 //     stop closures, m/b/p, phrase ends), then X (rest);
 //   * hiss (high band dominant or many zero crossings: s, sh, f, z) -> B;
@@ -29,12 +31,13 @@
 //   * low F1 with strong voicing (i, schwa, voiced consonants) -> B;
 //   * high F1 and loud (a) -> D;
 //   * otherwise E when the F2-band centroid is low (o, er), else C.
-// Smoothing: each frame takes the most common label of frames [k-4, k+L] (L =
-// lookahead in frames, the current raw label winning ties), and a new shape
+// Smoothing: each speech frame takes the most common shape of the speech frames
+// in [k-4, k+L] (L = lookahead in frames, its own label winning ties), and a new shape
 // replaces the current one only after the current one has lasted `min_hold`
 // (an A closure or a change to/from silence is never delayed by the hold).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -54,6 +57,10 @@ struct AudioVisemeOptions {
   MediaTime closure_max = MediaTime::Millis(50);  // silence inside speech shown as A up to this
   float gate_db = 12.0f;         // speech: this far above the noise floor ...
   float silence_dbfs = -50.0f;  // ... and above this absolute level
+  // Speech frames are labelled by the fitted shape model (audio_viseme_model.h,
+  // fitted by `lipsync_bench --fit` on the tuning sentences); false: the older
+  // hand-set rules (kept to compare against in the benchmark).
+  bool fitted_shapes = true;
 };
 
 // Per-frame features, exposed for tests and tuning tools.
@@ -70,6 +77,12 @@ struct AudioFrameFeatures {
   float tilt_db = 0;        // energy 1-3 kHz over 250-1000 Hz: low for rounded and open back vowels
   float periodicity = 0;    // normalized autocorrelation peak at 2.5-12.5 ms lags (pitch 80-400 Hz)
 };
+
+// The shape model's inputs for a frame: its own features and their change
+// since two frames (20 ms) before, scaled to similar ranges. Causal.
+inline constexpr int kShapeModelInputs = 16;
+std::array<float, kShapeModelInputs> ShapeModelInputs(const AudioFrameFeatures& now,
+                                                      const AudioFrameFeatures& before);
 
 class AudioVisemeTracker {
  public:

@@ -184,6 +184,27 @@ TEST_F(SpeechTest, MandarinMovesInSpeechAndRestsInPauses) {
                                   Speak("今天我们有特别优惠。", Language::kZh), "zh");
 }
 
+// The fitted shape model was fitted on SampleSentences only; on sentences it
+// never saw it must still agree with the phoneme-driven track by mouth class
+// more often than the hand-set rules do, in both languages.
+TEST_F(SpeechTest, FittedShapesBeatHandRulesOnHeldOutSentences) {
+  AudioVisemeOptions rules;
+  rules.fitted_shapes = false;
+  for (Language language : {Language::kEn, Language::kZh}) {
+    double fitted = 0, hand = 0;
+    for (const std::string& text : HeldOutSentences(language)) {
+      const SpokenSample sample = Speak(text, language);
+      ASSERT_FALSE(sample.reference.cues.empty()) << text;
+      const MediaTime from = sample.reference.cues.front().start, to = sample.reference.cues.back().end;
+      const TrackAgreement a = CompareTracks(sample.reference, *AudioToVisemes(sample.audio), from, to, 30);
+      const TrackAgreement b = CompareTracks(sample.reference, *AudioToVisemes(sample.audio, rules), from, to, 30);
+      fitted += a.same_class * a.frames;
+      hand += b.same_class * b.frames;
+    }
+    EXPECT_GT(fitted, hand) << (language == Language::kZh ? "zh" : "en");
+  }
+}
+
 TEST_F(SpeechTest, FlushResetsForTheNextStream) {
   const SpokenSample sample = Speak("Good morning.", Language::kEn);
   absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
