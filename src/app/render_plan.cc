@@ -1,5 +1,7 @@
 #include "app/render_plan.h"
 
+#include <utility>
+
 namespace lingcast {
 namespace {
 
@@ -23,9 +25,14 @@ size_t SegmentIn(const ScriptLine& line, Language language) {
 std::vector<PlanItem> PlanRender(const Script& script, SpeakMode speak) {
   std::vector<PlanItem> plan;
   Expression expression = Expression::kNeutral;
+  std::optional<std::string> title;  // a `@title` waiting for the next item
   for (const ScriptItem& item : script.items) {
+    if (const auto* change = std::get_if<ScriptTitle>(&item)) {
+      title = change->text;
+      continue;
+    }
     if (const auto* pause = std::get_if<ScriptPause>(&item)) {
-      plan.push_back(PlannedPause{pause->duration});
+      plan.push_back(PlannedPause{pause->duration, std::exchange(title, std::nullopt)});
       continue;
     }
     if (const auto* emotion = std::get_if<ScriptEmotion>(&item)) {
@@ -35,6 +42,7 @@ std::vector<PlanItem> PlanRender(const Script& script, SpeakMode speak) {
     }
     const auto& line = std::get<ScriptLine>(item);
     if (line.segments.empty()) continue;
+    const size_t first_of_line = plan.size();
     switch (speak) {
       case SpeakMode::kFirst:
         plan.push_back(Utterance{line.line_number, line.segments[0], TranslationOf(line, 0), expression});
@@ -50,6 +58,9 @@ std::vector<PlanItem> PlanRender(const Script& script, SpeakMode speak) {
           plan.push_back(Utterance{line.line_number, line.segments[i], TranslationOf(line, i), expression});
         }
         break;
+    }
+    if (title && plan.size() > first_of_line) {
+      std::get<Utterance>(plan[first_of_line]).title = std::exchange(title, std::nullopt);
     }
   }
   return plan;

@@ -60,5 +60,24 @@ TEST(RenderPlanTest, EmotionDirectivesCarryToTheFollowingUtterances) {
   EXPECT_EQ(U(plan[4]).expression, Expression::kThinking);
 }
 
+TEST(RenderPlanTest, TitleDirectivesMarkTheItemAfterThem) {
+  Script s;
+  s.items.push_back(ScriptTitle{1, "Li Na|Host"});
+  s.items.push_back(ScriptLine{2, {{"Hello", Language::kEn}, {"你好", Language::kZh}}});
+  s.items.push_back(ScriptLine{3, {{"Welcome", Language::kEn}}});
+  s.items.push_back(ScriptTitle{4, "Wang"});
+  s.items.push_back(ScriptTitle{5, ""});  // the last of several wins
+  s.items.push_back(ScriptPause{6, MediaTime::Millis(600)});
+  s.items.push_back(ScriptLine{7, {{"Bye", Language::kEn}}});
+  s.items.push_back(ScriptTitle{8, "After the end"});  // nothing follows: no effect
+  const auto plan = PlanRender(s, SpeakMode::kBoth);
+  ASSERT_EQ(plan.size(), 5u);  // titles are not items of their own
+  EXPECT_EQ(U(plan[0]).title, std::optional<std::string>("Li Na|Host"));
+  EXPECT_EQ(U(plan[1]).title, std::nullopt) << "the line's second utterance keeps the title";
+  EXPECT_EQ(U(plan[2]).title, std::nullopt);
+  EXPECT_EQ(std::get<PlannedPause>(plan[3]).title, std::optional<std::string>(""));
+  EXPECT_EQ(U(plan[4]).title, std::nullopt);
+}
+
 }  // namespace
 }  // namespace lingcast

@@ -53,7 +53,9 @@ absl::StatusOr<Flow> SpeechStage::Process() {
   }
   const int rate = engine_.sample_rate();
   if (const auto* pause = std::get_if<PlannedPause>(&item->value)) {
-    LC_RETURN_IF_ERROR(Emit(*item, AudioBuffer::Silence(pause->duration, rate), SpeechTiming{}));
+    SpeechTiming pause_timing;
+    pause_timing.title = pause->title;
+    LC_RETURN_IF_ERROR(Emit(*item, AudioBuffer::Silence(pause->duration, rate), std::move(pause_timing)));
     return Flow::kContinue;
   }
   const auto& utterance = std::get<Utterance>(item->value);
@@ -74,6 +76,7 @@ absl::StatusOr<Flow> SpeechStage::Process() {
   SpeechTiming speech_timing;
   speech_timing.visemes = PhonemesToVisemes(speech->track);
   speech_timing.expression = utterance.expression;
+  speech_timing.title = utterance.title;
   const MediaTime start = MediaTime::FromSamples(samples_, rate);
   const MediaTime end = MediaTime::FromSamples(samples_ + speech->audio.frames(), rate);
   if (end > start) {  // a line with nothing to say (only punctuation) shows no subtitle
@@ -216,6 +219,15 @@ absl::StatusOr<Flow> VideoStage::Process() {
     const Expression current =
         animation_.expressions.empty() ? Expression::kNeutral : animation_.expressions.back().expression;
     if (*expression != current) animation_.expressions.push_back(ExpressionChange{packet->pts, *expression});
+  }
+  // A `@title` takes over the lower third from this stretch on: the title
+  // showing slides out, then the new one slides in.
+  if (const auto& title = packet->value.title) {
+    const MediaTime free_at = compositor_->EndTitles(packet->pts);
+    if (!title->empty()) {
+      LC_ASSIGN_OR_RETURN(compose::LowerThird lower_third, compose::ParseLowerThird(*title, free_at, MediaTime::Max()));
+      LC_RETURN_IF_ERROR(compositor_->AddTitle(lower_third));
+    }
   }
   const Animator animator(visemes_, animation_);
   const SubtitleCue* cue = burn_subtitles_ && packet->value.cue ? &*packet->value.cue : nullptr;

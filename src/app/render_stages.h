@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "app/render_plan.h"
@@ -49,6 +50,8 @@ struct SpeechTiming {
   VisemeTrack visemes;              // relative to the packet's pts
   std::optional<SubtitleCue> cue;   // absolute times; none for pauses
   std::optional<Expression> expression;  // the face while this line is said (`@emotion`); none for pauses
+  // `@title` at this stretch's start: the new lower third ("" clears it); none: unchanged.
+  std::optional<std::string> title;
 };
 
 class ScriptSource : public Stage {

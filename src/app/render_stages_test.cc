@@ -272,5 +272,51 @@ TEST_F(VideoStageTest, AnEmotionChangesTheFaceFromItsLineOn) {
   EXPECT_FALSE(same(*neutral[19].value, *smiling[19].value)) << "the smile should show by the end of its line";
 }
 
+TEST_F(VideoStageTest, ATitleShowsFromItsStretchUntilTurnedOff) {
+  // Three seconds of rest: a title set at 1 s and turned off at 2 s changes
+  // only the frames from 1 s on, on the left, and is gone by 2.5 s.
+  auto render = [&](bool with_title) {
+    RenderProgress progress;
+    StageHarness<VideoStage> h(MakeStage(false, progress));
+    auto feed = h.Feed(h.stage().in);
+    auto sink = h.Collect(h.stage().out);
+    EXPECT_TRUE(h.Open().ok());
+    Packet<SpeechTiming> first = Speech(MediaTime::Zero(), MediaTime::Millis(1000), Viseme::kX, false);
+    Packet<SpeechTiming> second = Speech(MediaTime::Millis(1000), MediaTime::Millis(1000), Viseme::kX, false);
+    Packet<SpeechTiming> third = Speech(MediaTime::Millis(2000), MediaTime::Millis(1000), Viseme::kX, false);
+    if (with_title) {
+      second.value.title = "Li Na|Host";
+      third.value.title = "";
+    }
+    feed.Push(std::move(first));
+    feed.Push(std::move(second));
+    feed.Push(std::move(third));
+    feed.End();
+    EXPECT_TRUE(h.RunUntilFinished().ok());
+    return sink.Packets();
+  };
+  const auto plain = render(false);
+  const auto titled = render(true);
+  ASSERT_EQ(plain.size(), 30u);
+  ASSERT_EQ(titled.size(), 30u);
+  // Pixels that differ: on the left (where the bar rests, left of 60 % of the
+  // width; at 320x180 it sits over the middle rows, above the subtitle zone) and elsewhere.
+  auto differences = [](const VideoFrame& a, const VideoFrame& b) {
+    std::pair<int, int> left_and_elsewhere{0, 0};
+    for (int y = 0; y < a.height; ++y) {
+      for (int x = 0; x < a.width; ++x) {
+        if (std::memcmp(a.Row(y) + 4 * x, b.Row(y) + 4 * x, 4) == 0) continue;
+        (x < a.width * 6 / 10 ? left_and_elsewhere.first : left_and_elsewhere.second)++;
+      }
+    }
+    return left_and_elsewhere;
+  };
+  EXPECT_EQ(differences(*plain[9].value, *titled[9].value), std::make_pair(0, 0)) << "before the title";
+  const auto shown = differences(*plain[18].value, *titled[18].value);
+  EXPECT_GT(shown.first, 500) << "the bar is drawn by 1.8 s";
+  EXPECT_EQ(shown.second, 0) << "only where the bar is";
+  EXPECT_EQ(differences(*plain[26].value, *titled[26].value), std::make_pair(0, 0)) << "gone after @title off";
+}
+
 }  // namespace
 }  // namespace lingcast

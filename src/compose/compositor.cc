@@ -122,6 +122,26 @@ int Compositor::HighlightEnd(const SubtitleCue& cue, MediaTime t) const {
   return std::clamp(last.text_offset + last.text_length, 0, static_cast<int>(cue.primary.text.size()));
 }
 
+absl::Status Compositor::AddTitle(const LowerThird& title) {
+  if (title.end <= title.start) {
+    return absl::InvalidArgumentError(absl::StrCat("title \"", title.name, "\" ends (", title.end.ToString(),
+                                                   ") before it starts (", title.start.ToString(), ")"));
+  }
+  options_.titles.push_back(title);
+  return absl::OkStatus();
+}
+
+MediaTime Compositor::EndTitles(MediaTime t) {
+  MediaTime gone = t;
+  std::erase_if(options_.titles, [&](const LowerThird& title) { return title.start > t; });
+  for (LowerThird& title : options_.titles) {
+    if (t < title.start || t >= title.end) continue;
+    title.end = std::min(title.end, t + options_.title_style.slide_out);
+    gone = std::max(gone, title.end);
+  }
+  return gone;
+}
+
 absl::StatusOr<const LowerThirdSprite*> Compositor::TitleSprite(const LowerThird& title) {
   std::string key = absl::StrCat(title.name, "\x1f", title.subtitle);
   for (const CachedTitle& cached : title_cache_) {

@@ -97,6 +97,14 @@ class Compositor {
   int highlight_redraws() const { return highlight_redraws_; }
   // Byte offset in cue.primary.text up to which words are highlighted at t (0: none).
   int HighlightEnd(const SubtitleCue& cue, MediaTime t) const;
+  // Titles set while rendering (the script's `@title`): `title` is shown from
+  // its start to its end like those of the options (MediaTime::Max(): until
+  // ended). InvalidArgument naming the title when it ends before it starts.
+  absl::Status AddTitle(const LowerThird& title);
+  // Every title still showing at `t` slides out from `t` (ending
+  // title_style.slide_out later); titles that would start after `t` are
+  // dropped. Returns when the last one is gone, for a title to follow it.
+  MediaTime EndTitles(MediaTime t);
   // The lower-third bar for `title` (cached). For tests and tools.
   absl::StatusOr<const LowerThirdSprite*> TitleSprite(const LowerThird& title);
 

@@ -294,6 +294,49 @@ TEST_F(CompositorFeaturesTest, LowerThirdSlidesAndFadesInAndOut) {
   EXPECT_NE(before.rgba, during.rgba);
 }
 
+// The script's `@title`: a title added while rendering shows until ended; ending
+// it slides it out over slide_out; the next title starts when it is gone; a
+// title that ends before it starts is refused and changes nothing.
+TEST_F(CompositorFeaturesTest, TitlesAddedAndEndedWhileRendering) {
+  CompositorOptions options;
+  options.width = 640;
+  options.height = 360;
+  auto compositor = Make(options);
+  ASSERT_NE(compositor, nullptr);
+  VideoFrame plain, first_shown, ending, gone, second_shown;
+  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(1), nullptr, plain).ok());
+
+  const absl::Status backwards =
+      compositor->AddTitle(LowerThird{"Li Na", "Host", MediaTime::Seconds(3), MediaTime::Seconds(2)});
+  EXPECT_EQ(backwards.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(backwards.message().find("\"Li Na\" ends"), std::string::npos) << backwards;
+  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), nullptr, first_shown).ok());
+  EXPECT_EQ(first_shown.rgba, plain.rgba) << "the refused title is not drawn";
+
+  ASSERT_TRUE(compositor->AddTitle(LowerThird{"Li Na", "Host", MediaTime::Seconds(2), MediaTime::Max()}).ok());
+  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(100), nullptr, first_shown).ok());
+  EXPECT_NE(first_shown.rgba, plain.rgba) << "an open-ended title stays";
+
+  const MediaTime gone_at = compositor->EndTitles(MediaTime::Seconds(200));
+  EXPECT_EQ(gone_at, MediaTime::Seconds(200) + options.title_style.slide_out);
+  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(200) + options.title_style.slide_out / 2, nullptr, ending).ok());
+  EXPECT_NE(ending.rgba, plain.rgba);
+  EXPECT_NE(ending.rgba, first_shown.rgba) << "sliding out";
+  ASSERT_TRUE(compositor->Compose(gone_at, nullptr, gone).ok());
+  EXPECT_EQ(gone.rgba, plain.rgba);
+
+  ASSERT_TRUE(compositor->AddTitle(LowerThird{"Wang Wei", "Guest", gone_at, MediaTime::Max()}).ok());
+  ASSERT_TRUE(compositor->Compose(gone_at + MediaTime::Seconds(2), nullptr, second_shown).ok());
+  EXPECT_NE(second_shown.rgba, plain.rgba);
+  EXPECT_NE(second_shown.rgba, first_shown.rgba) << "another name";
+  // Ending before a title's start drops it.
+  ASSERT_TRUE(compositor->AddTitle(LowerThird{"Later", "", MediaTime::Seconds(500), MediaTime::Max()}).ok());
+  compositor->EndTitles(MediaTime::Seconds(400));
+  VideoFrame later;
+  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(600), nullptr, later).ok());
+  EXPECT_EQ(later.rgba, plain.rgba);
+}
+
 TEST(LowerThirdParseTest, NameAndSubtitle) {
   auto both = ParseLowerThird(" Li Na | Host ", MediaTime::Zero(), MediaTime::Seconds(1));
   ASSERT_TRUE(both.ok()) << both.status();

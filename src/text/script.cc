@@ -68,9 +68,23 @@ absl::StatusOr<ScriptItem> ParseDirective(const LineContext& ctx, size_t start) 
     }
     return ctx.Error(arg_begin, absl::StrCat("unknown emotion '", arg, "' (known: ", known, ")"));
   }
+  if (name == "title") {
+    if (arg.empty()) {
+      return ctx.Error(name_end, "@title needs a title, e.g. '@title Li Na|Host, Lingcast Live' (or '@title off')");
+    }
+    if (arg == "off") return ScriptTitle{ctx.line_number(), ""};
+    const size_t bar = arg.find('|');
+    if (bar != std::string::npos && arg.find('|', bar + 1) != std::string::npos) {
+      const size_t second = arg.find('|', bar + 1);
+      return ctx.Error(arg_begin + second, "@title has more than one '|' (expected NAME|SUBTITLE)");
+    }
+    const auto [name_begin, name_stop] = TrimRange(arg, 0, bar == std::string::npos ? arg.size() : bar);
+    if (name_begin == name_stop) return ctx.Error(arg_begin, "@title has an empty name before '|'");
+    return ScriptTitle{ctx.line_number(), arg};
+  }
   if (name != "pause") {
-    return ctx.Error(start,
-                     absl::StrCat("unknown directive '@", name, "' (known: @pause SECONDS, @emotion NAME)"));
+    return ctx.Error(start, absl::StrCat("unknown directive '@", name,
+                                         "' (known: @pause SECONDS, @emotion NAME, @title TEXT)"));
   }
   if (arg.empty()) {
     return ctx.Error(name_end, "@pause needs a duration in seconds, e.g. '@pause 1.5'");
@@ -179,6 +193,8 @@ absl::StatusOr<Script> ParseScriptText(std::string_view text, std::string_view f
       LC_ASSIGN_OR_RETURN(ScriptItem directive, ParseDirective(ctx, begin));
       if (const auto* emotion = std::get_if<ScriptEmotion>(&directive)) {
         script.items.emplace_back(std::in_place_type<ScriptEmotion>, *emotion);
+      } else if (const auto* title = std::get_if<ScriptTitle>(&directive)) {
+        script.items.emplace_back(std::in_place_type<ScriptTitle>, *title);
       } else {
         script.items.emplace_back(std::in_place_type<ScriptPause>, std::get<ScriptPause>(directive));
       }

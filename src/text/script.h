@@ -36,7 +36,15 @@ struct ScriptEmotion {
 };
 inline constexpr const char* kScriptEmotions[] = {"neutral", "smile", "surprised", "thinking"};
 
-using ScriptItem = std::variant<ScriptLine, ScriptPause, ScriptEmotion>;
+// `@title NAME|SUBTITLE` (or `@title NAME`): the lower-third title from the next
+// item on, until the next `@title`; `@title off` clears it (text empty). The
+// text is checked here (a name, at most one '|') so a render fails before it starts.
+struct ScriptTitle {
+  int line_number = 0;
+  std::string text;  // as written after `@title`, trimmed; empty for `@title off`
+};
+
+using ScriptItem = std::variant<ScriptLine, ScriptPause, ScriptEmotion, ScriptTitle>;
 
 struct Script {
   std::string filename;

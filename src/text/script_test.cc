@@ -45,6 +45,7 @@ TEST(ScriptTest, ParsesItemsTranslationsAndTags) {
 TEST(ScriptTest, DocumentedExample) {
   const auto script = ParseScriptText(
       "# Opening of the Friday show. Lines starting with # are comments.\n"
+      "@title Li Na|Host, Lingcast Live\n"
       "zh: 大家好，欢迎来到直播间。 | en: Hello everyone, welcome to the live stream.\n"
       "今天我们有特别优惠。 | Today we have a special offer.\n"
       "\n"
@@ -53,12 +54,14 @@ TEST(ScriptTest, DocumentedExample) {
       "zh: 喜欢的朋友点击下方链接购买。 | en: Tap the link below to buy.\n",
       "show.txt");
   ASSERT_TRUE(script.ok()) << script.status();
-  ASSERT_EQ(script->items.size(), 6u);
-  EXPECT_EQ(LineAt(*script, 1).segments[0].language, Language::kZh);
-  EXPECT_EQ(LineAt(*script, 1).segments[1].language, Language::kEn);
-  EXPECT_EQ(PauseAt(*script, 2).duration, kDefaultScriptPause);
-  EXPECT_EQ(LineAt(*script, 3).segments[1].text, "这件夹克只要99元。");
-  EXPECT_EQ(PauseAt(*script, 4).duration, MediaTime::Millis(1500));
+  ASSERT_EQ(script->items.size(), 7u);
+  ASSERT_NE(std::get_if<ScriptTitle>(&script->items[0]), nullptr);
+  EXPECT_EQ(std::get<ScriptTitle>(script->items[0]).text, "Li Na|Host, Lingcast Live");
+  EXPECT_EQ(LineAt(*script, 2).segments[0].language, Language::kZh);
+  EXPECT_EQ(LineAt(*script, 2).segments[1].language, Language::kEn);
+  EXPECT_EQ(PauseAt(*script, 3).duration, kDefaultScriptPause);
+  EXPECT_EQ(LineAt(*script, 4).segments[1].text, "这件夹克只要99元。");
+  EXPECT_EQ(PauseAt(*script, 5).duration, MediaTime::Millis(1500));
   EXPECT_EQ(script->spoken_line_count(), 4);
 }
 
@@ -134,6 +137,37 @@ TEST(ScriptTest, BadEmotions) {
             "show.txt:2:9: @emotion needs an expression, one of neutral, smile, surprised, thinking");
   // Only directives: still no line to speak.
   EXPECT_THAT(ErrorOf("@emotion smile\n").message(), HasSubstr("no lines to speak"));
+}
+
+TEST(ScriptTest, TitleDirectivesAreItems) {
+  const auto script =
+      ParseScriptText("@title  Li Na | Host, 直播间 \nhi\n@title off\nbye\n@title Wang\nend\n", "s.txt");
+  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_EQ(script->items.size(), 6u);
+  const auto* first = std::get_if<ScriptTitle>(&script->items[0]);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->text, "Li Na | Host, 直播间");  // trimmed around, kept inside (the compositor splits it)
+  EXPECT_EQ(first->line_number, 1);
+  const auto* off = std::get_if<ScriptTitle>(&script->items[2]);
+  ASSERT_NE(off, nullptr);
+  EXPECT_EQ(off->text, "");
+  EXPECT_EQ(off->line_number, 3);
+  ASSERT_NE(std::get_if<ScriptTitle>(&script->items[4]), nullptr);
+  EXPECT_EQ(std::get<ScriptTitle>(script->items[4]).text, "Wang");
+  EXPECT_EQ(script->spoken_line_count(), 3);
+}
+
+TEST(ScriptTest, BadTitles) {
+  EXPECT_EQ(ErrorOf("hi\n@title\n").message(),
+            "show.txt:2:7: @title needs a title, e.g. '@title Li Na|Host, Lingcast Live' (or '@title off')");
+  EXPECT_EQ(ErrorOf("hi\n@title   \n").message(),
+            "show.txt:2:7: @title needs a title, e.g. '@title Li Na|Host, Lingcast Live' (or '@title off')");
+  EXPECT_EQ(ErrorOf("hi\n@title A|B|C\n").message(),
+            "show.txt:2:11: @title has more than one '|' (expected NAME|SUBTITLE)");
+  EXPECT_EQ(ErrorOf("hi\n@title  | Host\n").message(), "show.txt:2:9: @title has an empty name before '|'");
+  EXPECT_THAT(ErrorOf("@title Li Na\n").message(), HasSubstr("no lines to speak"));
+  EXPECT_THAT(ErrorOf("hi\n@titles x\n").message(),
+              HasSubstr("unknown directive '@titles' (known: @pause SECONDS, @emotion NAME, @title TEXT)"));
 }
 
 TEST(ScriptTest, InvalidUtf8NamesPosition) {
