@@ -1,0 +1,356 @@
+#include "neural/vits_model.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <functional>
+
+#include "neural/neural_error.h"
+#include "neural/safetensors.h"
+#include "neural/vits_layers.h"
+
+namespace lingcast::neural {
+
+struct VitsModel::Weights {
+  torch::Tensor embed;  // (vocab, hidden)
+  std::vector<vits::EncoderLayer> layers;
+  vits::Conv project;
+  vits::StochasticDurationPredictor stochastic;
+  vits::DurationPredictor deterministic;
+  std::vector<vits::CouplingLayer> flows;
+  vits::HifiGan decoder;
+};
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+// Weight name + expected shape -> tensor (on the device, in the dtype).
+using WeightSource = std::function<torch::Tensor(const std::string&, const Shape&)>;
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Builds the weights from a source, naming tensors as transformers' VitsModel does.
+class Builder {
+ public:
+  Builder(const VitsConfig& c, const WeightSource& source) : c_(c), w_(source) {}
+
+  std::unique_ptr<VitsModel::Weights> Build() {
+    auto m = std::make_unique<VitsModel::Weights>();
+    const std::int64_t h = c_.hidden_size;
+    m->embed = w_("text_encoder.embed_tokens.weight", {c_.vocab_size, h});
+    for (std::int64_t i = 0; i < c_.num_hidden_layers; ++i) m->layers.push_back(EncoderLayer(i));
+    m->project = Conv("text_encoder.project", 2 * c_.flow_size, h, 1);
+    if (c_.use_stochastic_duration_prediction) {
+      m->stochastic = Stochastic();
+    } else {
+      m->deterministic = Deterministic();
+    }
+    for (std::int64_t i = 0; i < c_.prior_encoder_num_flows; ++i) m->flows.push_back(Coupling(i));
+    m->decoder = Decoder();
+    return m;
+  }
+
+ private:
+  vits::Conv Conv(const std::string& p, std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t padding = 0,
+                  std::int64_t dilation = 1, std::int64_t groups = 1, bool bias = true) {
+    return vits::Conv{w_(p + ".weight", {out, in / groups, kernel}), bias ? w_(p + ".bias", {out}) : torch::Tensor(),
+                      padding, dilation, groups};
+  }
+  LinearWeights Linear(const std::string& p, std::int64_t out, std::int64_t in) {
+    return LinearWeights{w_(p + ".weight", {out, in}), c_.use_bias ? w_(p + ".bias", {out}) : torch::Tensor()};
+  }
+  LayerNormWeights Norm(const std::string& p, std::int64_t dim, double eps) {
+    return LayerNormWeights{w_(p + ".weight", {dim}), w_(p + ".bias", {dim}), eps};
+  }
+
+  vits::EncoderLayer EncoderLayer(std::int64_t i) {
+    const std::string p = "text_encoder.encoder.layers." + std::to_string(i);
+    const std::int64_t h = c_.hidden_size, head_dim = h / c_.num_attention_heads, k = c_.ffn_kernel_size;
+    vits::EncoderLayer l;
+    l.attention.q = Linear(p + ".attention.q_proj", h, h);
+    l.attention.k = Linear(p + ".attention.k_proj", h, h);
+    l.attention.v = Linear(p + ".attention.v_proj", h, h);
+    l.attention.out = Linear(p + ".attention.out_proj", h, h);
+    l.attention.heads = c_.num_attention_heads;
+    l.attention.window = c_.window_size;
+    if (c_.window_size > 0) {
+      l.attention.rel_k = w_(p + ".attention.emb_rel_k", {1, 2 * c_.window_size + 1, head_dim});
+      l.attention.rel_v = w_(p + ".attention.emb_rel_v", {1, 2 * c_.window_size + 1, head_dim});
+    }
+    l.norm = Norm(p + ".layer_norm", h, c_.layer_norm_eps);
+    l.ffn_1 = Conv(p + ".feed_forward.conv_1", c_.ffn_dim, h, k);
+    l.ffn_2 = Conv(p + ".feed_forward.conv_2", h, c_.ffn_dim, k);
+    if (k > 1) {
+      l.ffn_pad_left = (k - 1) / 2;
+      l.ffn_pad_right = k / 2;
+    }
+    l.final_norm = Norm(p + ".final_layer_norm", h, c_.layer_norm_eps);
+    return l;
+  }
+
+  vits::DepthSeparableConv DepthSeparable(const std::string& p) {
+    const std::int64_t h = c_.hidden_size, k = c_.duration_predictor_kernel_size;
+    vits::DepthSeparableConv d;
+    std::int64_t dilation = 1;
+    for (std::int64_t i = 0; i < c_.depth_separable_num_layers; ++i, dilation *= k) {
+      const std::string n = std::to_string(i);
+      d.dilated.push_back(Conv(p + ".convs_dilated." + n, h, h, k, (k * dilation - dilation) / 2, dilation, h));
+      d.pointwise.push_back(Conv(p + ".convs_pointwise." + n, h, h, 1));
+      d.norms_1.push_back(Norm(p + ".norms_1." + n, h, 1e-5));  // nn.LayerNorm's default eps there
+      d.norms_2.push_back(Norm(p + ".norms_2." + n, h, 1e-5));
+    }
+    return d;
+  }
+
+  vits::StochasticDurationPredictor Stochastic() {
+    const std::string p = "duration_predictor";
+    const std::int64_t h = c_.hidden_size, bins = c_.duration_predictor_flow_bins;
+    vits::StochasticDurationPredictor s;
+    s.pre = Conv(p + ".conv_pre", h, h, 1);
+    s.proj = Conv(p + ".conv_proj", h, h, 1);
+    s.dds = DepthSeparable(p + ".conv_dds");
+    s.translate = w_(p + ".flows.0.translate", {2, 1});
+    s.log_scale = w_(p + ".flows.0.log_scale", {2, 1});
+    for (std::int64_t i = 1; i <= c_.duration_predictor_num_flows; ++i) {
+      const std::string f = p + ".flows." + std::to_string(i);
+      s.flows.push_back(vits::ConvFlow{Conv(f + ".conv_pre", h, 1, 1), Conv(f + ".conv_proj", bins * 3 - 1, h, 1),
+                                       DepthSeparable(f + ".conv_dds")});
+    }
+    s.bins = bins;
+    s.tail_bound = c_.duration_predictor_tail_bound;
+    s.filter_channels = h;
+    return s;
+  }
+
+  vits::DurationPredictor Deterministic() {
+    const std::string p = "duration_predictor";
+    const std::int64_t h = c_.hidden_size, f = c_.duration_predictor_filter_channels,
+                       k = c_.duration_predictor_kernel_size;
+    return vits::DurationPredictor{Conv(p + ".conv_1", f, h, k, k / 2), Conv(p + ".conv_2", f, f, k, k / 2),
+                                   Conv(p + ".proj", 1, f, 1), Norm(p + ".norm_1", f, c_.layer_norm_eps),
+                                   Norm(p + ".norm_2", f, c_.layer_norm_eps)};
+  }
+
+  vits::CouplingLayer Coupling(std::int64_t i) {
+    const std::string p = "flow.flows." + std::to_string(i);
+    const std::int64_t h = c_.hidden_size, half = c_.flow_size / 2, k = c_.wavenet_kernel_size;
+    vits::CouplingLayer l;
+    l.pre = Conv(p + ".conv_pre", h, half, 1);
+    l.post = Conv(p + ".conv_post", half, h, 1);
+    l.wavenet.hidden = h;
+    std::int64_t dilation = 1;
+    for (std::int64_t j = 0; j < c_.prior_encoder_num_wavenet_layers; ++j, dilation *= c_.wavenet_dilation_rate) {
+      const std::string n = std::to_string(j);
+      l.wavenet.in_layers.push_back(
+          Conv(p + ".wavenet.in_layers." + n, 2 * h, h, k, (k * dilation - dilation) / 2, dilation));
+      const bool last = j == c_.prior_encoder_num_wavenet_layers - 1;
+      l.wavenet.res_skip_layers.push_back(Conv(p + ".wavenet.res_skip_layers." + n, last ? h : 2 * h, h, 1));
+    }
+    return l;
+  }
+
+  vits::HifiGan Decoder() {
+    vits::HifiGan d;
+    std::int64_t channels = c_.upsample_initial_channel;
+    d.pre = Conv("decoder.conv_pre", channels, c_.flow_size, 7, 3);
+    const std::size_t kernels = c_.resblock_kernel_sizes.size();
+    for (std::size_t i = 0; i < c_.upsample_rates.size(); ++i) {
+      const std::int64_t rate = c_.upsample_rates[i], k = c_.upsample_kernel_sizes[i], out = channels / 2;
+      const std::string p = "decoder.upsampler." + std::to_string(i);
+      d.upsamplers.push_back(vits::ConvTranspose{w_(p + ".weight", {channels, out, k}), w_(p + ".bias", {out}), rate,
+                                                 (k - rate) / 2});
+      channels = out;
+      for (std::size_t j = 0; j < kernels; ++j) {
+        const std::string b = "decoder.resblocks." + std::to_string(i * kernels + j);
+        const std::int64_t rk = c_.resblock_kernel_sizes[j];
+        vits::ResidualBlock block;
+        for (std::size_t n = 0; n < c_.resblock_dilation_sizes[j].size(); ++n) {
+          const std::int64_t dilation = c_.resblock_dilation_sizes[j][n];
+          block.convs_1.push_back(Conv(b + ".convs1." + std::to_string(n), channels, channels, rk,
+                                       (rk * dilation - dilation) / 2, dilation));
+          block.convs_2.push_back(Conv(b + ".convs2." + std::to_string(n), channels, channels, rk, (rk - 1) / 2));
+        }
+        d.blocks.push_back(std::move(block));
+      }
+    }
+    d.post = Conv("decoder.conv_post", 1, channels, 7, 3, 1, 1, /*bias=*/false);
+    d.leaky_relu_slope = c_.leaky_relu_slope;
+    return d;
+  }
+
+  const VitsConfig& c_;
+  const WeightSource& w_;
+};
+
+std::string ShapeOf(const torch::Tensor& t) { return ShapeString(t.sizes().vec()); }
+
+torch::Tensor CheckedNoise(const torch::Tensor& noise, const Shape& shape, const char* what,
+                           const torch::TensorOptions& options) {
+  if (!noise.defined()) Fail(ErrorCode::kInvalidArgument, std::string("replayed noise: no ") + what + " noise given");
+  if (noise.sizes().vec() != shape) {
+    Fail(ErrorCode::kInvalidArgument, std::string("replayed noise: the ") + what + " noise has shape " + ShapeOf(noise) +
+                                          ", this synthesis draws " + ShapeString(shape));
+  }
+  return noise.to(options);
+}
+
+}  // namespace
+
+VitsModel::VitsModel() = default;
+VitsModel::~VitsModel() = default;
+
+std::shared_ptr<const VitsModel> VitsModel::Load(const std::string& dir, const VitsModelOptions& options) {
+  torch::NoGradGuard no_grad;
+  const VitsConfig config = LoadVitsConfig(dir);
+  const Checkpoint checkpoint = Checkpoint::Open(dir);
+  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
+  const auto fold_options = torch::TensorOptions().dtype(torch::kFloat);
+  // Weight norm (w = g * v / |v|, norms over all but the first dimension) is folded
+  // here, once, in fp32 with the function PyTorch's parametrization itself calls.
+  const WeightSource weight = [&](const std::string& name, const Shape& shape) {
+    if (checkpoint.Contains(name) || !EndsWith(name, ".weight")) return checkpoint.LoadWeight(name, shape, tensor_options);
+    const std::string stem = name.substr(0, name.size() - 7);
+    const std::pair<std::string, std::string> forms[] = {
+        {stem + ".weight_g", stem + ".weight_v"},
+        {stem + ".parametrizations.weight.original0", stem + ".parametrizations.weight.original1"}};
+    for (const auto& [g_name, v_name] : forms) {
+      if (!checkpoint.Contains(g_name) && !checkpoint.Contains(v_name)) continue;
+      Shape g_shape(shape.size(), 1);
+      g_shape[0] = shape[0];
+      const torch::Tensor g = checkpoint.LoadWeight(g_name, g_shape, fold_options);
+      const torch::Tensor v = checkpoint.LoadWeight(v_name, shape, fold_options);
+      return torch::_weight_norm(v, g, 0).to(tensor_options);
+    }
+    return checkpoint.LoadWeight(name, shape, tensor_options);  // kNotFound naming it
+  };
+  std::shared_ptr<VitsModel> model(new VitsModel());
+  model->config_ = config;
+  model->options_ = options;
+  model->weights_ = Builder(config, weight).Build();
+  return model;
+}
+
+std::shared_ptr<const VitsModel> VitsModel::Random(const VitsConfig& config, const VitsModelOptions& options,
+                                                   std::uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  ValidateVitsConfig(config, "random VITS config");
+  auto generator = at::detail::createCPUGenerator(seed);
+  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
+  const WeightSource weight = [&](const std::string& name, const Shape& shape) {
+    auto constant = [&](double value) { return torch::full(shape, value).to(tensor_options); };
+    const bool norm = name.find("norm") != std::string::npos;
+    if (EndsWith(name, ".bias")) return constant(0.0);
+    if (norm) return constant(1.0);
+    // As the fixtures do: log-durations of about one (a few frames a token).
+    if (EndsWith(name, "translate")) return constant(-1.0);
+    if (EndsWith(name, "log_scale")) return constant(1.2);
+    std::int64_t fan_in = 1;
+    for (std::size_t i = 1; i < shape.size(); ++i) fan_in *= shape[i];
+    if (name.find("upsampler") != std::string::npos) fan_in = shape[0] * shape[2];  // transposed: (in, out, k)
+    const double std = name.find("embed") != std::string::npos ? std::pow(static_cast<double>(shape[1]), -0.5)
+                                                                  : std::pow(static_cast<double>(fan_in), -0.5);
+    return at::normal(0.0, std, shape, generator).to(tensor_options);
+  };
+  std::shared_ptr<VitsModel> model(new VitsModel());
+  model->config_ = config;
+  model->options_ = options;
+  model->weights_ = Builder(config, weight).Build();
+  return model;
+}
+
+VitsTextEncoding VitsModel::EncodeText(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) const {
+  torch::NoGradGuard no_grad;
+  if (input_ids.dim() != 2) Fail(ErrorCode::kInvalidArgument, "input_ids has shape " + ShapeOf(input_ids) + ", expected (N, T)");
+  if (input_ids.numel() > 0) {
+    const std::int64_t low = input_ids.min().item<std::int64_t>(), high = input_ids.max().item<std::int64_t>();
+    if (low < 0 || high >= config_.vocab_size) {
+      Fail(ErrorCode::kInvalidArgument, "token id " + std::to_string(low < 0 ? low : high) +
+                                            " is outside the model's vocabulary of " + std::to_string(config_.vocab_size));
+    }
+  }
+  const auto float_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  const torch::Tensor ids = input_ids.to(options_.device);
+  const torch::Tensor keep = attention_mask.defined() ? attention_mask.to(options_.device)
+                                                      : torch::ones_like(ids);
+  const torch::Tensor mask = keep.unsqueeze(-1).to(float_options);  // (N, T, 1)
+  const torch::Tensor additive = attention_mask.defined() ? PaddingMask(keep.to(torch::kBool), options_.dtype)
+                                                          : torch::Tensor();
+  torch::Tensor h = torch::embedding(weights_->embed, ids) * std::sqrt(static_cast<double>(config_.hidden_size));
+  h = h * mask;
+  for (const auto& layer : weights_->layers) h = vits::EncoderLayerForward(layer, config_.hidden_act, h, mask, additive);
+  h = h * mask;
+  const torch::Tensor stats = vits::Apply(weights_->project, h.transpose(1, 2)).transpose(1, 2) * mask;
+  return VitsTextEncoding{h, stats.narrow(2, 0, config_.flow_size), stats.narrow(2, config_.flow_size, config_.flow_size)};
+}
+
+VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                                 const VitsSynthesisOptions& options) const {
+  torch::NoGradGuard no_grad;
+  if (input_ids.dim() != 2 || input_ids.size(1) == 0) {
+    Fail(ErrorCode::kInvalidArgument, "input_ids has shape " + ShapeOf(input_ids) + ": nothing to say");
+  }
+  const double rate = options.speaking_rate.value_or(config_.speaking_rate);
+  const double noise_scale = options.noise_scale.value_or(config_.noise_scale);
+  const double noise_scale_duration = options.noise_scale_duration.value_or(config_.noise_scale_duration);
+  if (!(rate > 0) || !std::isfinite(rate)) {
+    Fail(ErrorCode::kInvalidArgument, "speaking rate " + std::to_string(rate) + " is not a positive number");
+  }
+  const std::int64_t n = input_ids.size(0), t = input_ids.size(1);
+  const auto float_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  auto generator = at::detail::createCPUGenerator(options.seed);
+  // Drawn on the CPU in fp32 as the reference's torch.randn draws its duration
+  // noise, then moved; replayed noise replaces the draws.
+  auto noise = [&](const Shape& shape, const torch::Tensor& replay, const char* what) {
+    if (options.noise != nullptr) return CheckedNoise(replay, shape, what, float_options);
+    return torch::randn(shape, generator, torch::kFloat).to(float_options);
+  };
+
+  const VitsTextEncoding text = EncodeText(input_ids, attention_mask);
+  const torch::Tensor hidden = text.hidden.transpose(1, 2);
+  const torch::Tensor input_mask = (attention_mask.defined() ? attention_mask.to(options_.device)
+                                                             : torch::ones({n, t}, torch::kLong).to(options_.device))
+                                       .unsqueeze(1)
+                                       .to(float_options);  // (N, 1, T)
+  torch::Tensor log_duration;
+  if (config_.use_stochastic_duration_prediction) {
+    const torch::Tensor drawn = noise({n, 2, t}, options.noise ? options.noise->duration : torch::Tensor(), "duration");
+    log_duration = vits::StochasticDurations(weights_->stochastic, hidden, input_mask, drawn, noise_scale_duration);
+  } else {
+    log_duration = vits::DeterministicDurations(weights_->deterministic, hidden, input_mask);
+  }
+  const double length_scale = 1.0 / rate;
+  const torch::Tensor duration = torch::ceil(torch::exp(log_duration) * input_mask * length_scale);  // (N, 1, T)
+  const torch::Tensor durations = duration.squeeze(1).to(torch::kLong).cpu();
+  const torch::Tensor predicted = durations.sum(1).clamp_min(1);
+  const std::int64_t frames = predicted.max().item<std::int64_t>();
+
+  // Each frame takes its token's prior (what the reference's one-hot alignment
+  // matrix multiplication selects); frames past a row's end stay zero.
+  torch::Tensor means = torch::zeros({n, config_.flow_size, frames}, float_options);
+  torch::Tensor log_variances = torch::zeros({n, config_.flow_size, frames}, float_options);
+  for (std::int64_t b = 0; b < n; ++b) {
+    const torch::Tensor token_of_frame = torch::repeat_interleave(torch::arange(t, torch::kLong), durations[b]);
+    const std::int64_t length = token_of_frame.size(0);
+    if (length == 0) continue;
+    const torch::Tensor index = token_of_frame.to(options_.device);
+    means[b].narrow(1, 0, length).copy_(text.prior_means[b].index_select(0, index).transpose(0, 1));
+    log_variances[b].narrow(1, 0, length).copy_(text.prior_log_variances[b].index_select(0, index).transpose(0, 1));
+  }
+  const torch::Tensor output_mask =
+      (torch::arange(frames, torch::kLong).unsqueeze(0) < predicted.unsqueeze(1)).unsqueeze(1).to(float_options);
+  const torch::Tensor prior_noise =
+      noise({n, config_.flow_size, frames}, options.noise ? options.noise->prior : torch::Tensor(), "prior");
+  const torch::Tensor prior = means + prior_noise * torch::exp(log_variances) * noise_scale;
+  const torch::Tensor latents = vits::FlowReverse(weights_->flows, prior, output_mask);
+  const torch::Tensor spectrogram = latents * output_mask;
+
+  VitsOutput out;
+  out.waveform = vits::HifiGanForward(weights_->decoder, spectrogram).squeeze(1);
+  out.durations = durations;
+  for (std::int64_t b = 0; b < n; ++b) out.lengths.push_back(predicted[b].item<std::int64_t>() * config_.hop_length());
+  return out;
+}
+
+}  // namespace lingcast::neural

@@ -1,0 +1,92 @@
+// VitsModel: transformers' VitsModel (VITS, as MMS-TTS publishes it) on libtorch.
+//
+// Characters -> text encoder (relative-position transformer) -> per-token
+// durations (stochastic or deterministic predictor) -> the prior expanded to
+// frames and sampled -> the coupling flow in reverse -> HiFi-GAN -> waveform.
+// Loaded from a checkpoint directory as published (config.json,
+// model.safetensors or shards; weight norm stored as weight_g / weight_v or as
+// parametrizations.weight.original0 / original1 is folded at load). Immutable
+// after loading: one model serves any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include "neural/vits_config.h"
+
+namespace lingcast::neural {
+
+struct VitsModelOptions {
+  torch::Device device = torch::kCPU;
+  torch::ScalarType dtype = torch::kFloat;  // kFloat, or kHalf / kBFloat16 on a GPU
+};
+
+// The standard normal draws of one synthesis, to replay exactly what another
+// run (the reference) drew. Shapes: duration (N, 2, T) (stochastic predictor
+// only), prior (N, flow_size, frames).
+struct VitsNoise {
+  torch::Tensor duration;
+  torch::Tensor prior;
+};
+
+struct VitsSynthesisOptions {
+  std::optional<double> speaking_rate;         // default: the config's (durations / rate)
+  std::optional<double> noise_scale;           // default: the config's
+  std::optional<double> noise_scale_duration;  // default: the config's
+  std::uint64_t seed = 0;                      // for the noise, drawn on the CPU as torch.randn draws
+  const VitsNoise* noise = nullptr;            // replayed noise instead of the seed
+};
+
+struct VitsTextEncoding {
+  torch::Tensor hidden;               // (N, T, hidden_size)
+  torch::Tensor prior_means;          // (N, T, flow_size)
+  torch::Tensor prior_log_variances;  // (N, T, flow_size)
+};
+
+struct VitsOutput {
+  torch::Tensor waveform;             // (N, samples) in [-1, 1]; rows padded to the longest
+  torch::Tensor durations;            // (N, T) int64 frames per token; 0 for padding
+  std::vector<std::int64_t> lengths;  // samples of each row (frames * hop_length)
+};
+
+class VitsModel {
+ public:
+  // Throws NeuralError naming the file and tensor for anything missing or wrong.
+  static std::shared_ptr<const VitsModel> Load(const std::string& dir, const VitsModelOptions& options = {});
+
+  // Random weights of `config`'s sizes, scaled so activations stay in range and
+  // tokens last a few frames: for benchmarks at real sizes without a download.
+  static std::shared_ptr<const VitsModel> Random(const VitsConfig& config, const VitsModelOptions& options = {},
+                                                 std::uint64_t seed = 0);
+
+  const VitsConfig& config() const { return config_; }
+  const VitsModelOptions& options() const { return options_; }
+
+  // input_ids (N, T) int64; attention_mask (N, T) 1 for tokens, 0 for padding, or
+  // undefined for none. kInvalidArgument for ids outside the vocabulary.
+  VitsTextEncoding EncodeText(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) const;
+
+  // The whole synthesis. T must be at least 1. kInvalidArgument for a replayed
+  // noise tensor of the wrong shape (naming both shapes).
+  VitsOutput Synthesize(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
+                        const VitsSynthesisOptions& options = {}) const;
+
+  ~VitsModel();
+
+  struct Weights;  // the layers' tensors (vits_layers.h), defined in vits_model.cc
+
+ private:
+  VitsModel();
+
+  VitsConfig config_;
+  VitsModelOptions options_;
+  std::unique_ptr<Weights> weights_;
+};
+
+}  // namespace lingcast::neural

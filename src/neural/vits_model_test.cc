@@ -1,0 +1,269 @@
+// Parity with transformers' VitsModel on the committed tiny random-weight
+// checkpoints (tools/neural/make_vits_fixtures.py): text-encoder outputs within
+// 1e-4 of the reference relative to the tensor's largest magnitude (fp32),
+// durations exactly equal, and the waveform close given the noise the reference
+// drew. Bad checkpoints fail with the file and tensor named.
+#include "neural/vits_model.h"
+
+#include <torch/cuda.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/scratch_dir.h"
+#include "gtest/gtest.h"
+#include "neural/safetensors.h"
+#include "neural/test_util.h"
+
+namespace lingcast::neural {
+namespace {
+
+using lingcast::testing_util::ScratchDir;
+using testing::CopyDir;
+using testing::ExpectError;
+using testing::IdLists;
+using testing::IdsTensor;
+using testing::ReadJsonFile;
+using testing::RelativeError;
+using testing::TestdataDir;
+using testing::WriteSafetensors;
+
+constexpr double kHiddenTolerance = 1e-4;
+// The waveform goes through the flow and every HiFi-GAN layer after the encoder;
+// fp32 rounding grows a little on the way.
+constexpr double kWaveformTolerance = 1e-3;
+
+std::vector<std::vector<std::int64_t>> Rows(const torch::Tensor& t) {
+  std::vector<std::vector<std::int64_t>> rows;
+  for (std::int64_t b = 0; b < t.size(0); ++b) {
+    const torch::Tensor row = t[b].contiguous();
+    rows.emplace_back(row.data_ptr<std::int64_t>(), row.data_ptr<std::int64_t>() + row.numel());
+  }
+  return rows;
+}
+
+class VitsParity : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = TestdataDir(GetParam());
+    model_ = VitsModel::Load(dir_);
+    reference_ = ReadJsonFile(dir_ + "/reference.json");
+    tensors_ = SafetensorsFile::Open(dir_ + "/reference.safetensors");
+  }
+
+  VitsOutput Replay(const nlohmann::json& c) const {
+    const std::string name = c["name"].get<std::string>();
+    VitsNoise noise;
+    if (tensors_->Contains(name + ".duration_noise")) noise.duration = tensors_->Load(name + ".duration_noise");
+    noise.prior = tensors_->Load(name + ".prior_noise");
+    VitsSynthesisOptions options;
+    options.speaking_rate = c["speaking_rate"].get<double>();
+    options.noise_scale = c["noise_scale"].get<double>();
+    options.noise_scale_duration = c["noise_scale_duration"].get<double>();
+    options.noise = &noise;
+    return model_->Synthesize(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]), options);
+  }
+
+  std::string dir_;
+  std::shared_ptr<const VitsModel> model_;
+  nlohmann::json reference_;
+  std::shared_ptr<const SafetensorsFile> tensors_;
+};
+
+TEST_P(VitsParity, TextEncoderMatches) {
+  for (const auto& c : reference_["cases"]) {
+    const std::string name = c["name"].get<std::string>();
+    SCOPED_TRACE(name);
+    const VitsTextEncoding out = model_->EncodeText(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]));
+    EXPECT_LT(RelativeError(out.hidden, tensors_->Load(name + ".hidden")), kHiddenTolerance);
+    EXPECT_LT(RelativeError(out.prior_means, tensors_->Load(name + ".prior_means")), kHiddenTolerance);
+    EXPECT_LT(RelativeError(out.prior_log_variances, tensors_->Load(name + ".prior_log_variances")), kHiddenTolerance);
+  }
+}
+
+TEST_P(VitsParity, DurationsAndWaveformMatchGivenTheSameNoise) {
+  for (const auto& c : reference_["cases"]) {
+    const std::string name = c["name"].get<std::string>();
+    SCOPED_TRACE(name);
+    const VitsOutput out = Replay(c);
+    EXPECT_EQ(Rows(out.durations), IdLists(c["durations"]));
+    EXPECT_EQ(out.lengths, c["sequence_lengths"].get<std::vector<std::int64_t>>());
+    const torch::Tensor expected = tensors_->Load(name + ".waveform");
+    ASSERT_EQ(out.waveform.sizes(), expected.sizes());
+    EXPECT_LT(RelativeError(out.waveform, expected), kWaveformTolerance);
+  }
+}
+
+TEST_P(VitsParity, SameSeedSameWaveformOtherSeedOther) {
+  const auto& c = reference_["cases"][0];
+  const torch::Tensor ids = IdsTensor(c["input_ids"]);
+  VitsSynthesisOptions options;
+  options.seed = 7;
+  const VitsOutput a = model_->Synthesize(ids, {}, options);
+  const VitsOutput b = model_->Synthesize(ids, {}, options);
+  EXPECT_TRUE(torch::equal(a.waveform, b.waveform));
+  options.seed = 8;
+  const VitsOutput other = model_->Synthesize(ids, {}, options);
+  EXPECT_FALSE(a.waveform.sizes() == other.waveform.sizes() && torch::allclose(a.waveform, other.waveform));
+}
+
+TEST_P(VitsParity, SpeakingRateShortensEveryToken) {
+  const torch::Tensor ids = IdsTensor(reference_["cases"][0]["input_ids"]);
+  VitsSynthesisOptions slow, fast;
+  slow.speaking_rate = 0.5;
+  fast.speaking_rate = 2.0;
+  slow.noise_scale_duration = fast.noise_scale_duration = 0.0;  // the same log-durations
+  const VitsOutput a = model_->Synthesize(ids, {}, slow);
+  const VitsOutput b = model_->Synthesize(ids, {}, fast);
+  EXPECT_TRUE(torch::all(a.durations >= b.durations).item<bool>());
+  EXPECT_GT(a.lengths[0], 2 * b.lengths[0]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, VitsParity, ::testing::Values("vits_tiny", "vits_tiny_deterministic"));
+
+TEST(VitsModel, ReplayedNoiseOfTheWrongShapeIsNamed) {
+  const auto model = VitsModel::Load(TestdataDir("vits_tiny"));
+  VitsNoise noise;
+  noise.duration = torch::zeros({1, 2, 3});
+  VitsSynthesisOptions options;
+  options.noise = &noise;
+  ExpectError([&] { model->Synthesize(torch::tensor({{0, 4, 0}}, torch::kLong), {}, options); },
+              ErrorCode::kInvalidArgument, {"prior noise"});
+  noise.duration = torch::zeros({1, 2, 5});
+  ExpectError([&] { model->Synthesize(torch::tensor({{0, 4, 0}}, torch::kLong), {}, options); },
+              ErrorCode::kInvalidArgument, {"duration noise has shape [1, 2, 5]", "[1, 2, 3]"});
+}
+
+TEST(VitsModel, TokenOutsideTheVocabularyIsNamed) {
+  const auto model = VitsModel::Load(TestdataDir("vits_tiny"));
+  ExpectError([&] { model->Synthesize(torch::tensor({{0, 33, 0}}, torch::kLong)); }, ErrorCode::kInvalidArgument,
+              {"token id 33", "vocabulary of 33"});
+  ExpectError([&] { model->Synthesize(torch::zeros({1, 0}, torch::kLong)); }, ErrorCode::kInvalidArgument,
+              {"nothing to say"});
+}
+
+TEST(VitsModel, RandomWeightsSynthesizeAFewFramesPerToken) {
+  VitsConfig config;
+  config.hidden_size = 16;
+  config.num_hidden_layers = 1;
+  config.ffn_dim = 16;
+  config.flow_size = 8;
+  config.upsample_initial_channel = 16;
+  config.upsample_rates = {4, 2};
+  config.upsample_kernel_sizes = {8, 4};
+  config.resblock_kernel_sizes = {3};
+  config.resblock_dilation_sizes = {{1, 3}};
+  config.duration_predictor_filter_channels = 8;
+  const auto model = VitsModel::Random(config);
+  const VitsOutput out = model->Synthesize(torch::randint(0, 38, {1, 21}, torch::kLong));
+  EXPECT_EQ(out.waveform.size(1), out.lengths[0]);
+  EXPECT_TRUE(torch::isfinite(out.waveform).all().item<bool>());
+  EXPECT_GE(out.durations.sum().item<std::int64_t>(), 21);
+}
+
+// --- bad checkpoints --------------------------------------------------------------
+
+class VitsBadCheckpoint : public ::testing::Test {
+ protected:
+  void SetUp() override { CopyDir(TestdataDir("vits_tiny"), scratch_.path()); }
+  std::string dir() const { return scratch_.path(); }
+  std::string File(const std::string& name) const { return scratch_.path() + "/" + name; }
+
+  void RewriteConfig(const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json config = ReadJsonFile(File("config.json"));
+    edit(config);
+    std::ofstream(File("config.json")) << config.dump(2);
+  }
+
+  // Rewrites model.safetensors through `edit` (name -> tensor).
+  void RewriteWeights(const std::function<void(std::map<std::string, torch::Tensor>&)>& edit) {
+    const auto file = SafetensorsFile::Open(File("model.safetensors"));
+    std::map<std::string, torch::Tensor> tensors;
+    for (const auto& name : file->Names()) tensors[name] = file->Load(name).clone();
+    edit(tensors);
+    std::filesystem::remove(File("model.safetensors"));
+    WriteSafetensors(File("model.safetensors"), tensors);
+  }
+
+  ScratchDir scratch_;
+};
+
+TEST_F(VitsBadCheckpoint, NotACheckpoint) {
+  std::filesystem::remove(File("config.json"));
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kNotFound, {dir(), "no config.json"});
+}
+
+TEST_F(VitsBadCheckpoint, WrongArchitecture) {
+  RewriteConfig([](nlohmann::json& c) { c["model_type"] = "marian"; });
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kInvalidArgument, {"config.json", "\"marian\"", "not a VITS"});
+  ExpectError([&] { VitsModel::Load(TestdataDir("marian_tiny")); }, ErrorCode::kInvalidArgument, {"not a VITS"});
+}
+
+TEST_F(VitsBadCheckpoint, BadAndUnsupportedConfigFields) {
+  RewriteConfig([](nlohmann::json& c) { c["hidden_size"] = "big"; });
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kInvalidArgument, {"config.json", "\"hidden_size\"", "\"big\""});
+  RewriteConfig([](nlohmann::json& c) {
+    c["hidden_size"] = 16;
+    c["num_attention_heads"] = 3;
+  });
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kInvalidArgument, {"not divisible by num_attention_heads 3"});
+  RewriteConfig([](nlohmann::json& c) {
+    c["num_attention_heads"] = 2;
+    c["num_speakers"] = 4;
+    c["speaker_embedding_size"] = 8;
+  });
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kUnimplemented, {"num_speakers is 4", "multi-speaker"});
+}
+
+TEST_F(VitsBadCheckpoint, MissingTensorIsNamed) {
+  RewriteWeights([](auto& t) { t.erase("text_encoder.encoder.layers.1.attention.emb_rel_k"); });
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kNotFound, {dir(), "text_encoder.encoder.layers.1.attention.emb_rel_k"});
+}
+
+TEST_F(VitsBadCheckpoint, MissingHalfOfAWeightNormPairIsNamed) {
+  RewriteWeights([](auto& t) { t.erase("flow.flows.1.wavenet.in_layers.0.parametrizations.weight.original1"); });
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kNotFound,
+              {"flow.flows.1.wavenet.in_layers.0.parametrizations.weight.original1"});
+}
+
+TEST_F(VitsBadCheckpoint, WrongShapeIsNamed) {
+  RewriteWeights([](auto& t) { t["decoder.conv_pre.weight"] = torch::zeros({16, 8, 5}); });
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kInvalidArgument,
+              {"model.safetensors", "decoder.conv_pre.weight", "[16, 8, 5]", "[16, 8, 7]"});
+}
+
+TEST_F(VitsBadCheckpoint, TruncatedSafetensors) {
+  std::filesystem::resize_file(File("model.safetensors"), std::filesystem::file_size(File("model.safetensors")) / 2);
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kDataLoss, {"model.safetensors"});
+}
+
+TEST_F(VitsBadCheckpoint, MissingWeightsFile) {
+  std::filesystem::remove(File("model.safetensors"));
+  ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kNotFound, {dir()});
+}
+
+// --- CUDA (skipped without a GPU) --------------------------------------------------
+
+TEST(VitsCuda, HalfPrecisionFollowsTheReference) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = TestdataDir("vits_tiny");
+  const auto reference = ReadJsonFile(dir + "/reference.json");
+  const auto tensors = SafetensorsFile::Open(dir + "/reference.safetensors");
+  for (const auto dtype : {torch::kFloat, torch::kHalf}) {
+    const auto model = VitsModel::Load(dir, {torch::Device(torch::kCUDA), dtype});
+    const auto& c = reference["cases"][0];
+    const VitsTextEncoding text = model->EncodeText(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]));
+    EXPECT_LT(RelativeError(text.hidden.cpu().to(torch::kFloat), tensors->Load("hello.hidden")),
+              dtype == torch::kFloat ? kHiddenTolerance : 3e-2);
+    if (dtype != torch::kFloat) continue;
+    VitsNoise noise{tensors->Load("hello.duration_noise"), tensors->Load("hello.prior_noise")};
+    VitsSynthesisOptions options;
+    options.noise = &noise;
+    const VitsOutput out = model->Synthesize(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]), options);
+    EXPECT_EQ(out.lengths, c["sequence_lengths"].get<std::vector<std::int64_t>>());
+    EXPECT_LT(RelativeError(out.waveform.cpu(), tensors->Load("hello.waveform")), kWaveformTolerance);
+  }
+}
+
+}  // namespace
+}  // namespace lingcast::neural

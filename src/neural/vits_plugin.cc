@@ -1,0 +1,20 @@
+// The VITS entry point of the neural plug-in: VitsTts with libtorch inside.
+#include "neural/vits_plugin.h"
+
+#include "neural/vits_tts.h"
+
+extern "C" __attribute__((visibility("default"))) void lingcast_create_vits_tts(
+    const lingcast::VitsPluginRequest& request, absl::StatusOr<std::unique_ptr<lingcast::TtsEngine>>& result) {
+  lingcast::neural::VitsTtsOptions options;
+  options.model_dir = request.model_dir;
+  options.seed = request.seed;
+  absl::StatusOr<std::unique_ptr<lingcast::neural::VitsTts>> created = lingcast::neural::VitsTts::Create(options);
+  if (!created.ok()) {
+    result = created.status();
+    return;
+  }
+  result = std::unique_ptr<lingcast::TtsEngine>(std::move(*created));
+}
+
+// The app checks the signature it calls against the one defined here.
+static_assert(std::is_same_v<decltype(&lingcast_create_vits_tts), lingcast::CreateVitsTtsFn>);

@@ -1,0 +1,181 @@
+#include "neural/vits_tts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "neural/status_adapter.h"
+
+namespace lingcast::neural {
+namespace {
+
+// The nearest IPA phoneme of an English letter, for the mouth shapes; other
+// characters stand for themselves (phoneme_shapes.h judges unknown symbols by
+// their first letter).
+std::string PhonemeOfCharacter(std::string_view character) {
+  if (character.size() != 1) return std::string(character);
+  const char c = character[0];
+  switch (c) {
+    case 'c': case 'q': return "k";
+    case 'e': return "ɛ";
+    case 'g': return "ɡ";
+    case 'i': return "ɪ";
+    case 'j': return "dʒ";
+    case 'o': return "ɒ";
+    case 'r': return "ɹ";
+    case 'u': return "ʌ";
+    case 'x': return "ks";
+    case 'y': return "j";
+    default: break;
+  }
+  if ((c >= 'a' && c <= 'z')) return std::string(1, c);
+  if (c >= 'A' && c <= 'Z') return PhonemeOfCharacter(std::string(1, static_cast<char>(c - 'A' + 'a')));
+  return "_";  // spaces, punctuation, digits: the mouth rests
+}
+
+bool IsWordCharacter(std::string_view character) {
+  return !(character.size() == 1 && (character[0] == ' ' || character[0] == '\t' || character[0] == '\n'));
+}
+
+std::optional<Language> LanguageOfCode(const std::string& code) {
+  if (code == "eng" || code == "en") return Language::kEn;
+  if (code == "cmn" || code == "zho" || code == "zh") return Language::kZh;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<TokenSpan> TokenTimeline(const std::vector<std::int64_t>& durations, std::int64_t hop_length) {
+  std::vector<TokenSpan> spans;
+  std::int64_t frame = 0;
+  for (const std::int64_t d : durations) {
+    spans.push_back({frame * hop_length, (frame + d) * hop_length});
+    frame += d;
+  }
+  return spans;
+}
+
+PhonemeTrack TrackOf(const VitsEncoding& encoding, const std::vector<TokenSpan>& spans, std::string_view text,
+                     int sample_rate, Language language) {
+  PhonemeTrack track;
+  track.language = language;
+  auto time = [&](std::int64_t sample) { return MediaTime::FromSamples(sample, sample_rate); };
+  bool in_word = false;
+  for (std::size_t i = 0; i < encoding.ids.size() && i < spans.size(); ++i) {
+    if (encoding.source_offset[i] < 0) continue;  // a blank: the character before it lasts through it
+    const std::string_view character = text.substr(static_cast<std::size_t>(encoding.source_offset[i]),
+                                                   static_cast<std::size_t>(encoding.source_length[i]));
+    const MediaTime start = time(spans[i].start);
+    if (track.phonemes.empty() && spans[i].start > 0) track.phonemes.push_back({"_", MediaTime::Zero(), start});
+    track.phonemes.push_back({PhonemeOfCharacter(character), start, time(spans[i].end) - start});
+    if (!IsWordCharacter(character)) {
+      in_word = false;
+      continue;
+    }
+    const int end = encoding.source_offset[i] + encoding.source_length[i];
+    if (in_word) {
+      track.words.back().text_length = end - track.words.back().text_offset;
+    } else {
+      track.words.push_back({start, encoding.source_offset[i], encoding.source_length[i]});
+      in_word = true;
+    }
+  }
+  return track;
+}
+
+class VitsTts::Session : public TtsSession {
+ public:
+  Session(const VitsTts& engine, VoiceSettings settings) : engine_(engine), settings_(std::move(settings)) {}
+
+  absl::StatusOr<SynthesisResult> SynthesizeClause(std::string_view clause, Language language) override {
+    if (cancelled_) return absl::CancelledError("the vits session was cancelled");
+    return engine_.Speak(clause, settings_, language, &cancelled_);
+  }
+  void Cancel() override { cancelled_ = true; }
+  bool cancelled() const override { return cancelled_; }
+
+ private:
+  const VitsTts& engine_;
+  VoiceSettings settings_;
+  std::atomic<bool> cancelled_{false};
+};
+
+absl::StatusOr<std::unique_ptr<VitsTts>> VitsTts::Create(const VitsTtsOptions& options) {
+  auto model = CallNeural("loading " + options.model_dir, [&] { return VitsModel::Load(options.model_dir, options.model); });
+  if (!model.ok()) return model.status();
+  auto tokenizer = CallNeural("loading " + options.model_dir, [&] { return VitsTokenizer::Load(options.model_dir); });
+  if (!tokenizer.ok()) return tokenizer.status();
+  if (tokenizer->vocab_size() > (*model)->config().vocab_size) {
+    return absl::InvalidArgumentError(absl::StrCat(options.model_dir, "/vocab.json has ", tokenizer->vocab_size(),
+                                                   " characters but config.json's vocab_size is ",
+                                                   (*model)->config().vocab_size, ": they are from different models"));
+  }
+  // A checkpoint for a language lingcast does not name still speaks: clauses are
+  // then taken as they come, whatever language they are tagged with.
+  const Language language = LanguageOfCode(tokenizer->language()).value_or(Language::kEn);
+  return std::unique_ptr<VitsTts>(new VitsTts(options, *std::move(model), *std::move(tokenizer), language));
+}
+
+absl::Status VitsTts::CheckSettings(const VoiceSettings& settings, Language language) const {
+  if (absl::Status valid = ValidateVoiceSettings(settings); !valid.ok()) return valid;
+  if (!settings.voice.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("voice \"", settings.voice, "\": a vits checkpoint has one voice (",
+                                                   options_.model_dir, "); leave --voice out"));
+  }
+  if (settings.pitch != 1.0) {
+    return absl::InvalidArgumentError(absl::StrFormat("pitch %g: the vits engine speaks at the checkpoint's pitch only (1)",
+                                                      settings.pitch));
+  }
+  if (LanguageOfCode(tokenizer_.language()) && language != language_) {
+    return absl::InvalidArgumentError(absl::StrCat("the vits checkpoint ", options_.model_dir, " speaks ",
+                                                   tokenizer_.language(), ", not ", std::string(LanguageCode(language))));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SynthesisResult> VitsTts::Synthesize(const SynthesisRequest& request) {
+  if (absl::Status ok = CheckSettings(request, request.language); !ok.ok()) return ok;
+  return Speak(request.text, request, request.language, nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<TtsSession>> VitsTts::OpenSession(const VoiceSettings& settings) {
+  if (absl::Status ok = CheckSettings(settings, settings.language); !ok.ok()) return ok;
+  return std::unique_ptr<TtsSession>(std::make_unique<Session>(*this, settings));
+}
+
+absl::StatusOr<SynthesisResult> VitsTts::Speak(std::string_view text, const VoiceSettings& settings, Language language,
+                                               const std::atomic<bool>* cancel) const {
+  if (absl::Status ok = CheckSettings(settings, language); !ok.ok()) return ok;
+  SynthesisResult result;
+  result.audio.sample_rate = sample_rate();
+  result.track.language = language;
+  const std::string utf8(text);
+  auto encoding = CallNeural("tokenizing", [&] { return tokenizer_.Encode(utf8); });
+  if (!encoding.ok()) return encoding.status();
+  if (encoding->ids.empty()) return result;  // nothing to say
+  auto output = CallNeural("synthesizing", [&] {
+    VitsSynthesisOptions options;
+    options.seed = options_.seed;
+    options.speaking_rate = model_->config().speaking_rate * settings.rate;
+    const torch::Tensor ids = torch::tensor(encoding->ids, torch::kLong).unsqueeze(0);
+    return model_->Synthesize(ids, {}, options);
+  });
+  if (!output.ok()) return output.status();
+  if (cancel != nullptr && *cancel) return absl::CancelledError("the vits session was cancelled");
+
+  const torch::Tensor waveform = output->waveform[0].narrow(0, 0, output->lengths[0]).to(torch::kFloat).cpu().contiguous();
+  const float* samples = waveform.data_ptr<float>();
+  const float gain = static_cast<float>(settings.volume);
+  result.audio.samples.reserve(static_cast<std::size_t>(waveform.numel()));
+  for (std::int64_t i = 0; i < waveform.numel(); ++i) result.audio.samples.push_back(std::clamp(gain * samples[i], -1.0f, 1.0f));
+
+  const torch::Tensor durations = output->durations[0].contiguous();
+  const std::vector<std::int64_t> frames(durations.data_ptr<std::int64_t>(),
+                                         durations.data_ptr<std::int64_t>() + durations.numel());
+  result.track = TrackOf(*encoding, TokenTimeline(frames, model_->config().hop_length()), utf8, sample_rate(), language);
+  FinishPhonemeTrack(result);
+  return result;
+}
+
+}  // namespace lingcast::neural

@@ -1,0 +1,73 @@
+// VitsTts: a VITS (MMS-TTS) checkpoint behind lingcast's TtsEngine interface.
+//
+// One checkpoint speaks one language with one voice (facebook/mms-tts-eng:
+// English). The per-token durations the model predicts become the PhonemeTrack
+// the renderer animates the mouth from: one event per spoken character (letters
+// mapped to the nearest IPA phoneme, spaces and punctuation as pauses), timed
+// from its token's first frame, and one word boundary per run of characters
+// between spaces. The model is loaded once; Synthesize() may be called from
+// several threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "neural/vits_model.h"
+#include "neural/vits_tokenizer.h"
+#include "tts/tts_engine.h"
+
+namespace lingcast::neural {
+
+struct VitsTtsOptions {
+  std::string model_dir;
+  std::uint64_t seed = 0;  // the noise of every synthesis: the same text gives the same audio
+  VitsModelOptions model;
+};
+
+// Start and end (samples) of every token of an encoding, from its durations in
+// frames (hop_length samples each).
+struct TokenSpan {
+  std::int64_t start = 0, end = 0;
+};
+std::vector<TokenSpan> TokenTimeline(const std::vector<std::int64_t>& durations, std::int64_t hop_length);
+
+// The phoneme and word track of one synthesis: `encoding` of `text`, its tokens
+// lasting `spans`.
+PhonemeTrack TrackOf(const VitsEncoding& encoding, const std::vector<TokenSpan>& spans, std::string_view text,
+                     int sample_rate, Language language);
+
+class VitsTts : public TtsEngine {
+ public:
+  // Loads config, weights and tokenizer; every problem is one line naming the file
+  // (NotFound, InvalidArgument, Unimplemented).
+  static absl::StatusOr<std::unique_ptr<VitsTts>> Create(const VitsTtsOptions& options);
+
+  absl::StatusOr<SynthesisResult> Synthesize(const SynthesisRequest& request) override;
+  absl::StatusOr<std::unique_ptr<TtsSession>> OpenSession(const VoiceSettings& settings) override;
+  int sample_rate() const override { return static_cast<int>(model_->config().sampling_rate); }
+  std::string name() const override { return "vits"; }
+
+  // The language the checkpoint speaks (tokenizer_config.json's "language").
+  Language language() const { return language_; }
+
+ private:
+  class Session;
+  VitsTts(VitsTtsOptions options, std::shared_ptr<const VitsModel> model, VitsTokenizer tokenizer, Language language)
+      : options_(std::move(options)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), language_(language) {}
+
+  // InvalidArgument for settings this engine cannot honour (a voice, a pitch).
+  absl::Status CheckSettings(const VoiceSettings& settings, Language language) const;
+  absl::StatusOr<SynthesisResult> Speak(std::string_view text, const VoiceSettings& settings, Language language,
+                                        const std::atomic<bool>* cancel) const;
+
+  VitsTtsOptions options_;
+  std::shared_ptr<const VitsModel> model_;
+  VitsTokenizer tokenizer_;
+  Language language_;
+};
+
+}  // namespace lingcast::neural
