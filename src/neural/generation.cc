@@ -10,10 +10,12 @@ namespace {
 
 // The logits processors transformers applies for Marian: bad words (the pad token)
 // and the forced eos at the last position. `scores` (N, V) is changed in place.
+// `sequences` (N, cur_len) is made only when a model's own processor needs it.
 void ProcessScores(torch::Tensor& scores, std::int64_t cur_len, std::int64_t max_length,
-                   const GenerationOptions& options) {
+                   const GenerationOptions& options, const std::function<torch::Tensor()>& sequences) {
   const double minus_inf = -std::numeric_limits<double>::infinity();
   for (std::int64_t id : options.suppressed_tokens) scores.select(1, id).fill_(minus_inf);
+  if (options.process_scores) options.process_scores(scores, sequences());
   if (options.forced_eos_token_id && cur_len == max_length - 1) {
     scores.fill_(minus_inf);
     scores.select(1, *options.forced_eos_token_id).fill_(0.0);
@@ -39,9 +41,15 @@ std::vector<std::int64_t> ToVector(const torch::Tensor& row) {
   return std::vector<std::int64_t>(data, data + cpu.numel());
 }
 
-// Drops what follows the first eos (the rows are padded to a common length).
-std::vector<std::int64_t> TrimAfterEos(std::vector<std::int64_t> tokens, std::int64_t eos) {
-  for (std::size_t i = 1; i < tokens.size(); ++i) {
+std::vector<std::int64_t> PromptOf(const GenerationOptions& options) {
+  if (options.prompt.empty()) return {options.start_token_id};
+  return options.prompt;
+}
+
+// Drops what follows the first eos after the prompt (the rows are padded to a
+// common length).
+std::vector<std::int64_t> TrimAfterEos(std::vector<std::int64_t> tokens, std::int64_t eos, std::size_t prompt_length) {
+  for (std::size_t i = prompt_length; i < tokens.size(); ++i) {
     if (tokens[i] == eos) {
       tokens.resize(i + 1);
       break;
@@ -56,15 +64,19 @@ std::vector<std::vector<std::int64_t>> GreedySearch(StepDecoder& decoder, std::i
                                                     const GenerationOptions& options) {
   CheckOptions(options);
   torch::NoGradGuard no_grad;
-  const std::int64_t max_length = options.max_new_tokens + 1;
+  const std::vector<std::int64_t> prompt = PromptOf(options);
+  const auto prompt_length = static_cast<std::int64_t>(prompt.size());
+  const std::int64_t max_length = options.max_new_tokens + prompt_length;
   std::vector<torch::Tensor> columns;
-  torch::Tensor last = torch::full({batch}, options.start_token_id, torch::kLong);
+  for (std::int64_t id : prompt) columns.push_back(torch::full({batch}, id, torch::kLong));
+  torch::Tensor last = columns.back();
   torch::Tensor unfinished = torch::ones({batch}, torch::kBool);
-  columns.push_back(last);
-  for (std::int64_t cur_len = 1; cur_len < max_length; ++cur_len) {
+  for (std::int64_t cur_len = prompt_length; cur_len < max_length; ++cur_len) {
     CheckStop(options);
-    torch::Tensor scores = decoder.Step(last).to(torch::kCPU);
-    ProcessScores(scores, cur_len, max_length, options);
+    torch::Tensor scores =
+        (cur_len == prompt_length && prompt_length > 1 ? decoder.Prefill(torch::stack(columns, 1)) : decoder.Step(last))
+            .to(torch::kCPU);
+    ProcessScores(scores, cur_len, max_length, options, [&] { return torch::stack(columns, 1); });
     torch::Tensor next = scores.argmax(1);
     next = torch::where(unfinished, next, torch::full_like(next, options.pad_token_id));
     columns.push_back(next);
@@ -74,7 +86,9 @@ std::vector<std::vector<std::int64_t>> GreedySearch(StepDecoder& decoder, std::i
   }
   torch::Tensor sequences = torch::stack(columns, 1);
   std::vector<std::vector<std::int64_t>> out;
-  for (std::int64_t b = 0; b < batch; ++b) out.push_back(TrimAfterEos(ToVector(sequences[b]), options.eos_token_id));
+  for (std::int64_t b = 0; b < batch; ++b) {
+    out.push_back(TrimAfterEos(ToVector(sequences[b]), options.eos_token_id, prompt.size()));
+  }
   return out;
 }
 
@@ -87,13 +101,15 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
   CheckOptions(options);
   torch::NoGradGuard no_grad;
   const std::int64_t beams = options.num_beams;
-  const std::int64_t max_length = options.max_new_tokens + 1;
+  const std::vector<std::int64_t> prompt = PromptOf(options);
+  const auto prompt_length = static_cast<std::int64_t>(prompt.size());
+  const std::int64_t max_length = options.max_new_tokens + prompt_length;
   const std::int64_t keep = 2 * beams;
   const double kMasked = -1.0e9;
   const auto long_options = torch::TensorOptions().dtype(torch::kLong);
 
   torch::Tensor running = torch::full({batch, beams, max_length}, options.pad_token_id, long_options);
-  running.select(2, 0).fill_(options.start_token_id);
+  for (std::int64_t i = 0; i < prompt_length; ++i) running.select(2, i).fill_(prompt[static_cast<std::size_t>(i)]);
   torch::Tensor running_scores = torch::zeros({batch, beams});
   running_scores.narrow(1, 1, beams - 1).fill_(kMasked);
   torch::Tensor finished_seqs = running.clone();
@@ -111,11 +127,15 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
     return torch::gather(t, 1, idx.expand(shape));
   };
 
-  for (std::int64_t cur_len = 1; cur_len < max_length; ++cur_len) {
+  for (std::int64_t cur_len = prompt_length; cur_len < max_length; ++cur_len) {
     CheckStop(options);
-    torch::Tensor logits = decoder.Step(running.select(2, cur_len - 1).reshape({batch * beams})).to(torch::kCPU);
+    auto so_far = [&] { return running.narrow(2, 0, cur_len).reshape({batch * beams, cur_len}); };
+    torch::Tensor logits = (cur_len == prompt_length && prompt_length > 1
+                                ? decoder.Prefill(so_far())
+                                : decoder.Step(running.select(2, cur_len - 1).reshape({batch * beams})))
+                               .to(torch::kCPU);
     torch::Tensor log_probs = torch::log_softmax(logits, -1);
-    ProcessScores(log_probs, cur_len, max_length, options);
+    ProcessScores(log_probs, cur_len, max_length, options, so_far);
     const std::int64_t vocab = log_probs.size(1);
     torch::Tensor accumulated = (log_probs.view({batch, beams, vocab}) + running_scores.unsqueeze(2)).view({batch, beams * vocab});
 
@@ -136,7 +156,9 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
 
     // Finished candidates among the top num_beams join the kept hypotheses.
     torch::Tensor just_finished = hits.logical_and(top_beams_mask.unsqueeze(0));
-    torch::Tensor finished_candidates = top_scores / std::pow(static_cast<double>(cur_len), options.length_penalty);
+    // Normalized by the length generated after the prompt, this token included.
+    const auto generated = static_cast<double>(cur_len - prompt_length + 1);
+    torch::Tensor finished_candidates = top_scores / std::pow(generated, options.length_penalty);
     torch::Tensor full = is_finished.all(1, true).logical_and(torch::full({batch, 1}, options.early_stopping == EarlyStopping::kWhenFull, torch::kBool));
     finished_candidates = finished_candidates + full.to(torch::kFloat) * kMasked;
     finished_candidates = finished_candidates + improvable.logical_not().to(torch::kFloat) * kMasked;
@@ -152,8 +174,8 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
     // Could a running beam still beat the worst kept hypothesis?
     const std::int64_t next_len = cur_len + 1;
     const double best_length = (options.early_stopping == EarlyStopping::kNever && options.length_penalty > 0)
-                                   ? static_cast<double>(max_length - 1)
-                                   : static_cast<double>(next_len - 1);
+                                   ? static_cast<double>(max_length - prompt_length)
+                                   : static_cast<double>(next_len - prompt_length);
     torch::Tensor best_running = running_scores.narrow(1, 0, 1) / std::pow(best_length, options.length_penalty);
     torch::Tensor worst_finished = torch::where(is_finished, std::get<0>(finished_scores.min(1, true)).expand_as(is_finished),
                                                 torch::full_like(finished_scores, kMasked));
@@ -166,7 +188,7 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
   }
   std::vector<std::vector<std::int64_t>> out;
   for (std::int64_t b = 0; b < batch; ++b) {
-    out.push_back(TrimAfterEos(ToVector(finished_seqs[b][0]), options.eos_token_id));
+    out.push_back(TrimAfterEos(ToVector(finished_seqs[b][0]), options.eos_token_id, prompt.size()));
   }
   return out;
 }

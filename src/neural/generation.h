@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <vector>
@@ -22,7 +23,20 @@ class StepDecoder {
   virtual torch::Tensor Step(const torch::Tensor& tokens) = 0;
   // Keeps rows `rows` (int64 indices into the current rows, repeats allowed).
   virtual void Select(const torch::Tensor& rows) = 0;
+  // Feeds a prompt of several tokens per row (N, T) and returns the logits after
+  // the last (N, V). The default steps one token at a time; a decoder that can
+  // run the prompt in one pass (as the reference does) overrides it.
+  virtual torch::Tensor Prefill(const torch::Tensor& tokens) {
+    torch::Tensor logits;
+    for (std::int64_t t = 0; t < tokens.size(1); ++t) logits = Step(tokens.select(1, t).contiguous());
+    return logits;
+  }
 };
+
+// Changes next-token scores (N, V) float32 on the CPU in place, given each row's
+// tokens so far (N, cur_len), prompt included: a model's own logits processors
+// (Whisper's timestamp rules, suppression at the first step).
+using ScoreProcessor = std::function<void(torch::Tensor& scores, const torch::Tensor& sequences)>;
 
 enum class EarlyStopping {
   kHeuristic,  // transformers' early_stopping=False (the default)
@@ -41,10 +55,15 @@ struct GenerationOptions {
   std::optional<std::int64_t> forced_eos_token_id;  // forced at the last position
   std::vector<std::int64_t> suppressed_tokens;      // never generated (bad words)
   std::stop_token stop;  // checked before every step: kCancelled when requested
+  // The decoder prompt every sequence starts with (Whisper: <|startoftranscript|>,
+  // language, task, ...); empty: {start_token_id}. max_new_tokens counts after it,
+  // and beam scores are normalized by the length generated after it.
+  std::vector<std::int64_t> prompt;
+  ScoreProcessor process_scores;  // applied after suppressed_tokens; may be empty
 };
 
-// Each result starts with the start token and ends with eos (or stops at
-// max_new_tokens). `decoder` must have `batch` rows.
+// Each result starts with the start token (or the prompt) and ends with eos (or
+// stops at max_new_tokens). `decoder` must have `batch` rows.
 std::vector<std::vector<std::int64_t>> GreedySearch(StepDecoder& decoder, std::int64_t batch,
                                                     const GenerationOptions& options);
 // `decoder` must have batch * num_beams rows, each input's beams together.

@@ -79,4 +79,31 @@ torch::Tensor DecoderLayer(const DecoderLayerWeights& w, Activation activation, 
   return LayerNorm(h + FeedForward(h, w.fc1, w.fc2, activation), w.final_norm);
 }
 
+torch::Tensor PreNormEncoderLayer(const EncoderLayerWeights& w, Activation activation, const torch::Tensor& x) {
+  const auto& a = w.self_attn;
+  const torch::Tensor normed = LayerNorm(x, w.self_attn_norm);
+  torch::Tensor q = SplitHeads(Linear(normed, a.q), a.heads);
+  torch::Tensor k = SplitHeads(Linear(normed, a.k), a.heads);
+  torch::Tensor v = SplitHeads(Linear(normed, a.v), a.heads);
+  torch::Tensor h = x + Linear(MergeHeads(Attention(q, k, v, torch::Tensor(), Scale(a))), a.out);
+  return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);
+}
+
+torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                                  KvCache& cache, const CrossKv& cross) {
+  const auto& s = w.self_attn;
+  const std::int64_t past = cache.length();
+  const std::int64_t t = x.size(1);
+  torch::Tensor normed = LayerNorm(x, w.self_attn_norm);
+  cache.Append(SplitHeads(Linear(normed, s.k), s.heads), SplitHeads(Linear(normed, s.v), s.heads));
+  torch::Tensor q = SplitHeads(Linear(normed, s.q), s.heads);
+  torch::Tensor causal = t > 1 ? CausalMask(past, t, x.options()) : torch::Tensor();
+  torch::Tensor h = x + Linear(MergeHeads(Attention(q, cache.keys(), cache.values(), causal, Scale(s))), s.out);
+
+  const auto& c = w.cross_attn;
+  torch::Tensor cq = SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads);
+  h = h + Linear(MergeHeads(Attention(cq, cross.keys, cross.values, torch::Tensor(), Scale(c))), c.out);
+  return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);
+}
+
 }  // namespace lingcast::neural

@@ -72,4 +72,12 @@ CrossKv ProjectCrossKv(const AttentionWeights& w, const torch::Tensor& encoder_o
 torch::Tensor DecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                            KvCache& cache, const CrossKv& cross, const torch::Tensor& cross_mask);
 
+// Pre-norm variants (Whisper): each sublayer normalizes its input and adds its
+// output to the residual stream (x + f(norm(x))); the stack's final layer norm is
+// the model's. The weight structs are the same: `*_norm` is the norm before the
+// sublayer rather than after it.
+torch::Tensor PreNormEncoderLayer(const EncoderLayerWeights& w, Activation activation, const torch::Tensor& x);
+torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                                  KvCache& cache, const CrossKv& cross);
+
 }  // namespace lingcast::neural

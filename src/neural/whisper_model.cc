@@ -1,0 +1,178 @@
+#include "neural/whisper_model.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+
+#include "neural/neural_error.h"
+#include "neural/safetensors.h"
+
+namespace lingcast::neural {
+namespace {
+
+LinearWeights LoadLinear(const WhisperModel::WeightSource& weight, const std::string& prefix, std::int64_t out,
+                         std::int64_t in, bool bias = true) {
+  return LinearWeights{weight(prefix + ".weight", {out, in}), bias ? weight(prefix + ".bias", {out}) : torch::Tensor()};
+}
+
+LayerNormWeights LoadNorm(const WhisperModel::WeightSource& weight, const std::string& prefix, std::int64_t dim) {
+  return LayerNormWeights{weight(prefix + ".weight", {dim}), weight(prefix + ".bias", {dim})};
+}
+
+// Whisper's key projections have no bias.
+AttentionWeights LoadAttention(const WhisperModel::WeightSource& weight, const std::string& prefix, std::int64_t dim,
+                               std::int64_t heads) {
+  return AttentionWeights{LoadLinear(weight, prefix + ".q_proj", dim, dim), LoadLinear(weight, prefix + ".k_proj", dim, dim, false),
+                          LoadLinear(weight, prefix + ".v_proj", dim, dim), LoadLinear(weight, prefix + ".out_proj", dim, dim),
+                          heads};
+}
+
+void CheckTokenIds(const torch::Tensor& ids, std::int64_t vocab) {
+  if (ids.numel() == 0) return;
+  const std::int64_t low = ids.min().item<std::int64_t>();
+  const std::int64_t high = ids.max().item<std::int64_t>();
+  if (low < 0 || high >= vocab) {
+    Fail(ErrorCode::kInvalidArgument,
+         "decoder token id " + std::to_string(low < 0 ? low : high) + " is outside the vocabulary of " + std::to_string(vocab));
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const WhisperModel> WhisperModel::Load(const std::string& dir, const ModelOptions& options) {
+  torch::NoGradGuard no_grad;
+  const WhisperConfig config = LoadWhisperConfig(dir);
+  const Checkpoint checkpoint = Checkpoint::Open(dir);
+  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
+  const WeightSource weight = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
+    return checkpoint.LoadWeight(name, shape, tensor_options);
+  };
+  return Build(config, options, weight, checkpoint.Contains("proj_out.weight"));
+}
+
+std::shared_ptr<const WhisperModel> WhisperModel::Random(const WhisperConfig& config, const ModelOptions& options,
+                                                         std::uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  auto generator = at::detail::createCPUGenerator(seed);
+  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
+  const WeightSource weight = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
+    const bool norm = name.find("layer_norm") != std::string::npos;
+    const bool bias = name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0;
+    if (norm) return (bias ? torch::zeros(shape) : torch::ones(shape)).to(tensor_options);
+    if (bias) return torch::zeros(shape).to(tensor_options);
+    return at::normal(0.0, 0.02, shape, generator).to(tensor_options);
+  };
+  return Build(config, options, weight, false);
+}
+
+std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const ModelOptions& options,
+                                                  const WeightSource& weight, bool has_proj_out) {
+  std::shared_ptr<WhisperModel> model(new WhisperModel());
+  model->config_ = c;
+  model->options_ = options;
+  const std::int64_t d = c.d_model;
+  model->conv1_ = LinearWeights{weight("model.encoder.conv1.weight", {d, c.num_mel_bins, 3}), weight("model.encoder.conv1.bias", {d})};
+  model->conv2_ = LinearWeights{weight("model.encoder.conv2.weight", {d, d, 3}), weight("model.encoder.conv2.bias", {d})};
+  model->encoder_positions_ = weight("model.encoder.embed_positions.weight", {c.max_source_positions, d});
+  for (std::int64_t i = 0; i < c.encoder_layers; ++i) {
+    const std::string p = "model.encoder.layers." + std::to_string(i);
+    model->encoder_layers_.push_back(EncoderLayerWeights{
+        LoadAttention(weight, p + ".self_attn", d, c.encoder_attention_heads), LoadNorm(weight, p + ".self_attn_layer_norm", d),
+        LoadLinear(weight, p + ".fc1", c.encoder_ffn_dim, d), LoadLinear(weight, p + ".fc2", d, c.encoder_ffn_dim),
+        LoadNorm(weight, p + ".final_layer_norm", d)});
+  }
+  model->encoder_norm_ = LoadNorm(weight, "model.encoder.layer_norm", d);
+
+  model->token_embed_ = weight("model.decoder.embed_tokens.weight", {c.vocab_size, d});
+  model->decoder_positions_ = weight("model.decoder.embed_positions.weight", {c.max_target_positions, d});
+  for (std::int64_t i = 0; i < c.decoder_layers; ++i) {
+    const std::string p = "model.decoder.layers." + std::to_string(i);
+    model->decoder_layers_.push_back(DecoderLayerWeights{
+        LoadAttention(weight, p + ".self_attn", d, c.decoder_attention_heads), LoadNorm(weight, p + ".self_attn_layer_norm", d),
+        LoadAttention(weight, p + ".encoder_attn", d, c.decoder_attention_heads),
+        LoadNorm(weight, p + ".encoder_attn_layer_norm", d), LoadLinear(weight, p + ".fc1", c.decoder_ffn_dim, d),
+        LoadLinear(weight, p + ".fc2", d, c.decoder_ffn_dim), LoadNorm(weight, p + ".final_layer_norm", d)});
+  }
+  model->decoder_norm_ = LoadNorm(weight, "model.decoder.layer_norm", d);
+  model->proj_out_ = has_proj_out ? weight("proj_out.weight", {c.vocab_size, d}) : model->token_embed_;
+  return model;
+}
+
+torch::Tensor WhisperModel::Encode(const torch::Tensor& features) const {
+  torch::NoGradGuard no_grad;
+  if (features.dim() != 3 || features.size(1) != config_.num_mel_bins || features.size(2) != input_frames()) {
+    Fail(ErrorCode::kInvalidArgument, "Whisper's encoder takes (batch, " + std::to_string(config_.num_mel_bins) + ", " +
+                                          std::to_string(input_frames()) + ") mel features, not " +
+                                          ShapeString(features.sizes().vec()));
+  }
+  torch::Tensor x = features.to(options_.device, options_.dtype);
+  x = torch::gelu(torch::conv1d(x, conv1_.weight, conv1_.bias, 1, 1));
+  x = torch::gelu(torch::conv1d(x, conv2_.weight, conv2_.bias, 2, 1));
+  x = x.permute({0, 2, 1}) + encoder_positions_;
+  for (const auto& layer : encoder_layers_) x = PreNormEncoderLayer(layer, config_.activation, x);
+  return LayerNorm(x, encoder_norm_);
+}
+
+std::unique_ptr<WhisperDecoderState> WhisperModel::StartDecoder(const torch::Tensor& encoder_out, std::int64_t repeat,
+                                                                std::int64_t capacity) const {
+  torch::NoGradGuard no_grad;
+  if (capacity < 1 || capacity > config_.max_target_positions) {
+    Fail(ErrorCode::kInvalidArgument, "a Whisper decoder holds 1 to " + std::to_string(config_.max_target_positions) +
+                                          " positions, not " + std::to_string(capacity));
+  }
+  std::unique_ptr<WhisperDecoderState> state(new WhisperDecoderState(shared_from_this()));
+  const torch::Tensor encoded = repeat > 1 ? encoder_out.repeat_interleave(repeat, 0) : encoder_out;
+  const std::int64_t heads = config_.decoder_attention_heads;
+  const auto tensor_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  for (const auto& layer : decoder_layers_) {
+    state->cross_.push_back(ProjectCrossKv(layer.cross_attn, encoded));
+    state->caches_.emplace_back();
+    state->caches_.back().Allocate(encoded.size(0), heads, capacity, config_.d_model / heads, tensor_options);
+  }
+  return state;
+}
+
+torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches,
+                                         const std::vector<CrossKv>& cross) const {
+  CheckTokenIds(ids, config_.vocab_size);
+  const std::int64_t past = caches.front().length();
+  const std::int64_t t = ids.size(1);
+  if (past + t > config_.max_target_positions) {
+    Fail(ErrorCode::kInvalidArgument, "an output of " + std::to_string(past + t) +
+                                          " tokens is longer than the model's max_target_positions (" +
+                                          std::to_string(config_.max_target_positions) + ")");
+  }
+  torch::Tensor x = torch::embedding(token_embed_, ids.to(options_.device)) + decoder_positions_.narrow(0, past, t);
+  for (std::size_t i = 0; i < decoder_layers_.size(); ++i) {
+    x = PreNormDecoderLayer(decoder_layers_[i], config_.activation, x, caches[i], cross[i]);
+  }
+  return torch::linear(LayerNorm(x, decoder_norm_), proj_out_);
+}
+
+torch::Tensor WhisperModel::Logits(const torch::Tensor& encoder_out, const torch::Tensor& decoder_input_ids) const {
+  torch::NoGradGuard no_grad;
+  auto state = StartDecoder(encoder_out, 1, decoder_input_ids.size(1));
+  return state->PrefillAll(decoder_input_ids);
+}
+
+torch::Tensor WhisperDecoderState::Step(const torch::Tensor& tokens) {
+  torch::NoGradGuard no_grad;
+  return model_->DecodeTokens(tokens.view({tokens.size(0), 1}), caches_, cross_).select(1, 0).to(torch::kFloat);
+}
+
+torch::Tensor WhisperDecoderState::PrefillAll(const torch::Tensor& tokens) {
+  torch::NoGradGuard no_grad;
+  return model_->DecodeTokens(tokens, caches_, cross_).to(torch::kFloat);
+}
+
+torch::Tensor WhisperDecoderState::Prefill(const torch::Tensor& tokens) {
+  return PrefillAll(tokens).select(1, tokens.size(1) - 1);
+}
+
+void WhisperDecoderState::Select(const torch::Tensor& rows) {
+  const torch::Tensor on_device = rows.to(model_->options_.device);
+  for (auto& cache : caches_) cache.Select(on_device);
+  for (auto& cross : cross_) cross.Select(on_device);
+}
+
+}  // namespace lingcast::neural

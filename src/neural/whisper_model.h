@@ -1,0 +1,94 @@
+// WhisperModel: transformers' WhisperForConditionalGeneration on libtorch.
+//
+// Encoder: two 1-D convolutions with GELU (the second halves the frames), the
+// stored sinusoidal positions, pre-norm transformer layers and a final layer
+// norm. Decoder: token embeddings plus learned positions, pre-norm layers with
+// self-attention (cached) and cross-attention over the encoder output (keys and
+// values projected once), a final layer norm, and the output projection tied to
+// the token embeddings. Loaded from a checkpoint directory as published;
+// immutable after loading, so one model serves any number of decoder states.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include "neural/generation.h"
+#include "neural/marian_model.h"  // ModelOptions
+#include "neural/transformer_layers.h"
+#include "neural/whisper_config.h"
+
+namespace lingcast::neural {
+
+class WhisperDecoderState;
+
+class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
+ public:
+  using WeightSource = std::function<torch::Tensor(const std::string&, const std::vector<std::int64_t>&)>;
+
+  // Throws NeuralError naming the file and tensor for anything missing or wrong.
+  static std::shared_ptr<const WhisperModel> Load(const std::string& dir, const ModelOptions& options = {});
+  // Random weights of `config`'s sizes (normal, std 0.02; layer norms at 1 and 0):
+  // for benchmarks at real sizes without a download.
+  static std::shared_ptr<const WhisperModel> Random(const WhisperConfig& config, const ModelOptions& options = {},
+                                                    std::uint64_t seed = 0);
+
+  const WhisperConfig& config() const { return config_; }
+  const ModelOptions& options() const { return options_; }
+  // Mel frames the encoder takes: 2 * max_source_positions (3000 = 30 s).
+  std::int64_t input_frames() const { return 2 * config_.max_source_positions; }
+
+  // features (B, num_mel_bins, input_frames) -> the encoder's last hidden state
+  // (B, max_source_positions, d_model). kInvalidArgument for another shape.
+  torch::Tensor Encode(const torch::Tensor& features) const;
+
+  // A decoder over `encoder_out`, each row repeated `repeat` times in a row (the
+  // beams), with caches for up to `capacity` positions (at most max_target_positions).
+  std::unique_ptr<WhisperDecoderState> StartDecoder(const torch::Tensor& encoder_out, std::int64_t repeat,
+                                                    std::int64_t capacity) const;
+
+  // Logits (B, T, V) for whole decoder inputs at once (teacher forcing).
+  torch::Tensor Logits(const torch::Tensor& encoder_out, const torch::Tensor& decoder_input_ids) const;
+
+ private:
+  friend class WhisperDecoderState;
+  WhisperModel() = default;
+  static std::shared_ptr<WhisperModel> Build(const WhisperConfig& config, const ModelOptions& options,
+                                             const WeightSource& weight, bool has_proj_out);
+  // ids (N, t) at positions past.. -> logits (N, t, V).
+  torch::Tensor DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches,
+                             const std::vector<CrossKv>& cross) const;
+
+  WhisperConfig config_;
+  ModelOptions options_;
+  LinearWeights conv1_, conv2_;  // weights (out, in, 3)
+  torch::Tensor encoder_positions_, decoder_positions_, token_embed_, proj_out_;
+  LayerNormWeights encoder_norm_, decoder_norm_;
+  std::vector<EncoderLayerWeights> encoder_layers_;
+  std::vector<DecoderLayerWeights> decoder_layers_;
+};
+
+class WhisperDecoderState : public StepDecoder {
+ public:
+  torch::Tensor Step(const torch::Tensor& tokens) override;
+  void Select(const torch::Tensor& rows) override;
+  torch::Tensor Prefill(const torch::Tensor& tokens) override;
+  // Like Prefill, but the logits at every prompt position (N, T, V) float32.
+  torch::Tensor PrefillAll(const torch::Tensor& tokens);
+  std::int64_t length() const { return caches_.front().length(); }
+
+ private:
+  friend class WhisperModel;
+  explicit WhisperDecoderState(std::shared_ptr<const WhisperModel> model) : model_(std::move(model)) {}
+
+  std::shared_ptr<const WhisperModel> model_;
+  std::vector<KvCache> caches_;
+  std::vector<CrossKv> cross_;
+};
+
+}  // namespace lingcast::neural

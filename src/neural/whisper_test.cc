@@ -1,0 +1,238 @@
+// Parity with transformers' Whisper (WhisperForConditionalGeneration, its
+// tokenizer and feature extractor) on the committed tiny random-weight
+// checkpoints (tools/neural/make_whisper_fixtures.py): mel features, hidden
+// states and logits within 1e-4 of the reference relative to the tensor's largest
+// magnitude (fp32), generated token sequences exactly equal; and every kind of
+// broken checkpoint refused with the file and tensor named.
+#include <filesystem>
+#include <fstream>
+
+#include "core/scratch_dir.h"
+#include "gtest/gtest.h"
+#include "neural/safetensors.h"
+#include "neural/test_util.h"
+#include "neural/whisper_features.h"
+#include "neural/whisper_model.h"
+#include "neural/whisper_tokenizer.h"
+#include "neural/whisper_transcriber.h"
+
+namespace lingcast::neural {
+namespace {
+
+using lingcast::testing_util::ScratchDir;
+using testing::ExpectError;
+using testing::ReadJsonFile;
+using testing::RelativeError;
+using testing::TestdataDir;
+
+constexpr double kTolerance = 1e-4;
+
+class WhisperParity : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = TestdataDir(GetParam());
+    transcriber_ = WhisperTranscriber::Load(dir_);
+    reference_ = ReadJsonFile(dir_ + "/reference.json");
+    tensors_ = SafetensorsFile::Open(dir_ + "/reference.safetensors");
+  }
+
+  // The reference's features of input `i`: its first frames, then the padding value.
+  torch::Tensor ReferenceFeatures(std::size_t i) const {
+    const torch::Tensor head = tensors_->Load("mel_head_" + std::to_string(i));
+    torch::Tensor features = torch::full({head.size(0), transcriber_->model().input_frames()},
+                                         reference_["inputs"][i]["mel_padding_value"].get<double>(), torch::kFloat);
+    features.narrow(1, 0, head.size(1)).copy_(head);
+    return features.unsqueeze(0);
+  }
+
+  static WhisperOptions Options(const nlohmann::json& params, std::int64_t max_new_tokens) {
+    WhisperOptions o;
+    o.language = params.value("language", std::string());
+    o.task = params.value("task", std::string("transcribe")) == "translate" ? WhisperTask::kTranslate : WhisperTask::kTranscribe;
+    o.timestamps = params.value("timestamps", false);
+    o.num_beams = params.value("num_beams", 1);
+    o.max_new_tokens = max_new_tokens;
+    return o;
+  }
+
+  std::string dir_;
+  std::shared_ptr<const WhisperTranscriber> transcriber_;
+  nlohmann::json reference_;
+  std::shared_ptr<const SafetensorsFile> tensors_;
+};
+
+TEST_P(WhisperParity, TokenizerEncodesAndDecodesAsTheReference) {
+  for (const auto& c : reference_["tokenizer"]) {
+    const std::string text = c["text"].get<std::string>();
+    const auto ids = c["ids"].get<std::vector<std::int64_t>>();
+    EXPECT_EQ(transcriber_->tokenizer().Encode(text), ids) << text;
+    EXPECT_EQ(transcriber_->tokenizer().Decode(ids), c["decoded"].get<std::string>()) << text;
+    EXPECT_EQ(transcriber_->tokenizer().Decode(ids, /*skip_special=*/false), c["decoded_special"].get<std::string>()) << text;
+  }
+}
+
+TEST_P(WhisperParity, MelFeaturesMatch) {
+  for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
+    const torch::Tensor audio = tensors_->Load("audio_" + std::to_string(i));
+    const torch::Tensor features = transcriber_->features().Compute(audio.data_ptr<float>(), audio.numel());
+    const torch::Tensor expected = ReferenceFeatures(i)[0];
+    ASSERT_EQ(features.sizes(), expected.sizes());
+    EXPECT_LT(RelativeError(features, expected), kTolerance) << "input " << i;
+  }
+}
+
+TEST_P(WhisperParity, EncoderOutputMatches) {
+  const torch::Tensor out = transcriber_->model().Encode(ReferenceFeatures(0));
+  EXPECT_LT(RelativeError(out[0], tensors_->Load("encoder_hidden_0")), kTolerance);
+}
+
+TEST_P(WhisperParity, TeacherForcedLogitsMatchAtOnceAndStepByStep) {
+  for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
+    const auto ids = reference_["inputs"][i]["teacher_forced_ids"].get<std::vector<std::int64_t>>();
+    const torch::Tensor decoder_ids = torch::tensor(ids, torch::kLong).view({1, -1});
+    const torch::Tensor expected = tensors_->Load("teacher_forced_logits_" + std::to_string(i));
+    const torch::Tensor encoded = transcriber_->model().Encode(ReferenceFeatures(i));
+    EXPECT_LT(RelativeError(transcriber_->model().Logits(encoded, decoder_ids)[0], expected), kTolerance) << "input " << i;
+    auto state = transcriber_->model().StartDecoder(encoded, 1, decoder_ids.size(1));
+    for (std::int64_t t = 0; t < decoder_ids.size(1); ++t) {
+      const torch::Tensor logits = state->Step(decoder_ids.select(1, t));
+      EXPECT_LT(RelativeError(logits[0], expected[t]), kTolerance) << "input " << i << " position " << t;
+    }
+  }
+}
+
+TEST_P(WhisperParity, LanguageProbabilitiesMatch) {
+  for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
+    const auto& entry = reference_["inputs"][i];
+    const auto detected = transcriber_->DetectLanguage(transcriber_->model().Encode(ReferenceFeatures(i)));
+    ASSERT_EQ(detected.size(), entry["language_probs"].size());
+    for (const auto& [code, p] : detected) EXPECT_NEAR(p, entry["language_probs"][code].get<double>(), 1e-5) << code;
+    EXPECT_EQ(transcriber_->special().languages.at(detected.front().first), entry["detected_language_id"].get<std::int64_t>());
+  }
+}
+
+TEST_P(WhisperParity, GeneratedSequencesMatchForEveryRun) {
+  const auto max_new_tokens = reference_["max_new_tokens"].get<std::int64_t>();
+  for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
+    const auto& entry = reference_["inputs"][i];
+    const torch::Tensor features = ReferenceFeatures(i);
+    for (const auto& run : entry["generate"]) {
+      const WhisperResult result = transcriber_->TranscribeFeatures(features, Options(run["params"], max_new_tokens));
+      EXPECT_EQ(result.sequence, run["sequence"].get<std::vector<std::int64_t>>()) << "input " << i << " " << run["params"];
+      EXPECT_EQ(result.text, run["text"].get<std::string>()) << run["params"];
+      EXPECT_NEAR(result.no_speech_probability, entry["no_speech_prob"].get<double>(), 1e-5);
+    }
+  }
+}
+
+TEST_P(WhisperParity, AudioInAllTheWayGivesTheReferenceSequence) {
+  const auto& entry = reference_["inputs"][0];
+  const auto& run = entry["generate"][0];
+  const torch::Tensor audio = tensors_->Load("audio_0");
+  const WhisperResult result = transcriber_->Transcribe(audio.data_ptr<float>(), audio.numel(),
+                                                        Options(run["params"], reference_["max_new_tokens"].get<std::int64_t>()));
+  EXPECT_EQ(result.sequence, run["sequence"].get<std::vector<std::int64_t>>());
+  EXPECT_EQ(result.language, run["params"]["language"].get<std::string>());
+}
+
+INSTANTIATE_TEST_SUITE_P(TinyCheckpoints, WhisperParity, ::testing::Values("whisper_tiny", "whisper_tiny_v3"));
+
+TEST(WhisperFeatures, MelFilterBankHasSlaneyAreaNormalizedTriangles) {
+  const WhisperFeatures features(WhisperFeatureOptions{});
+  const torch::Tensor bank = features.mel_filters();
+  ASSERT_EQ(bank.sizes(), (std::vector<std::int64_t>{201, 80}));
+  // Every filter is a non-negative triangle, none empty; the 8 kHz top edge and
+  // the 0 Hz bottom edge carry no weight.
+  EXPECT_GE(bank.min().item<double>(), 0.0);
+  EXPECT_GT(std::get<0>(bank.max(0)).min().item<double>(), 0.0);
+  EXPECT_EQ(bank[0].abs().sum().item<double>(), 0.0);
+  EXPECT_LT(bank[200].abs().sum().item<double>(), 1e-6);
+  // Above 1 kHz the filters widen: the last one spans far more bins than the first.
+  EXPECT_GT((bank.select(1, 79) > 0).sum().item<std::int64_t>(), 4 * (bank.select(1, 0) > 0).sum().item<std::int64_t>());
+}
+
+TEST(WhisperFeatures, SilenceIsTheFloorEverywhere) {
+  const WhisperFeatures features(WhisperFeatureOptions{128});
+  const torch::Tensor mel = features.Compute(nullptr, 0);
+  ASSERT_EQ(mel.sizes(), (std::vector<std::int64_t>{128, 3000}));
+  // log10(1e-10) = -10, scaled: (-10 + 4) / 4.
+  EXPECT_NEAR(mel.min().item<double>(), -1.5, 1e-6);
+  EXPECT_NEAR(mel.max().item<double>(), -1.5, 1e-6);
+}
+
+TEST(WhisperTranscriber, UnknownLanguageAndTooLongAudioAreRefused) {
+  auto transcriber = WhisperTranscriber::Load(TestdataDir("whisper_tiny"));
+  WhisperOptions options;
+  options.language = "xx";
+  ExpectError([&] { transcriber->Transcribe(nullptr, 0, options); }, ErrorCode::kInvalidArgument, {"\"xx\"", "language"});
+  std::vector<float> long_audio(16000 * 31, 0.0f);
+  ExpectError([&] { transcriber->Transcribe(long_audio.data(), static_cast<std::int64_t>(long_audio.size()), {}); },
+              ErrorCode::kInvalidArgument, {"496000 samples", "window"});
+  ExpectError([&] { transcriber->model().Encode(torch::zeros({1, 80, 100})); }, ErrorCode::kInvalidArgument,
+              {"(batch, 80, 3000)", "[1, 80, 100]"});
+}
+
+TEST(WhisperTranscriber, NotACheckpointDirectory) {
+  ScratchDir dir;
+  ExpectError([&] { WhisperTranscriber::Load(dir.path()); }, ErrorCode::kNotFound, {dir.path()});
+}
+
+TEST(WhisperTranscriber, AMarianCheckpointIsTheWrongArchitecture) {
+  ExpectError([&] { WhisperModel::Load(TestdataDir("marian_tiny")); }, ErrorCode::kInvalidArgument,
+              {"config.json", "\"marian\"", "not a Whisper checkpoint"});
+}
+
+class BrokenWhisperCheckpoint : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::CopyDir(TestdataDir("whisper_tiny"), dir_.path()); }
+
+  void EditWeights(const std::function<void(std::map<std::string, torch::Tensor>&)>& edit) {
+    std::map<std::string, torch::Tensor> tensors;
+    {
+      auto file = SafetensorsFile::Open(dir_.File("model.safetensors"));
+      for (const auto& name : file->Names()) tensors[name] = file->Load(name).clone();
+    }
+    edit(tensors);
+    testing::WriteSafetensors(dir_.File("model.safetensors"), tensors);
+  }
+
+  ScratchDir dir_;
+};
+
+TEST_F(BrokenWhisperCheckpoint, MissingTokenizerNamesTheFilesItNeeds) {
+  for (const char* name : {"vocab.json", "merges.txt"}) std::filesystem::remove(dir_.File(name));
+  ExpectError([&] { WhisperTranscriber::Load(dir_.path()); }, ErrorCode::kNotFound,
+              {dir_.path(), "vocab.json + merges.txt", "tokenizer.json"});
+}
+
+TEST_F(BrokenWhisperCheckpoint, MissingTensorNamesCheckpointAndTensor) {
+  EditWeights([](auto& t) { t.erase("model.decoder.layers.1.encoder_attn.v_proj.weight"); });
+  ExpectError([&] { WhisperTranscriber::Load(dir_.path()); }, ErrorCode::kNotFound,
+              {dir_.path(), "model.decoder.layers.1.encoder_attn.v_proj.weight"});
+}
+
+TEST_F(BrokenWhisperCheckpoint, WrongShapeNamesTensorAndBothShapes) {
+  EditWeights([](auto& t) { t["model.encoder.conv1.weight"] = torch::zeros({32, 128, 3}); });
+  ExpectError([&] { WhisperTranscriber::Load(dir_.path()); }, ErrorCode::kInvalidArgument,
+              {"model.safetensors", "model.encoder.conv1.weight", "[32, 128, 3]", "[32, 80, 3]"});
+}
+
+TEST_F(BrokenWhisperCheckpoint, TruncatedSafetensorsNamesTheFile) {
+  const std::string path = dir_.File("model.safetensors");
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  ExpectError([&] { WhisperTranscriber::Load(dir_.path()); }, ErrorCode::kDataLoss, {path});
+}
+
+TEST_F(BrokenWhisperCheckpoint, TokenizerFromAnotherModelIsRefused) {
+  nlohmann::json config = ReadJsonFile(dir_.File("config.json"));
+  config["vocab_size"] = 1000;
+  std::ofstream(dir_.File("config.json"), std::ios::trunc) << config.dump(1);
+  EditWeights([](auto& t) {
+    t["model.decoder.embed_tokens.weight"] = t["model.decoder.embed_tokens.weight"].narrow(0, 0, 1000).contiguous();
+  });
+  ExpectError([&] { WhisperTranscriber::Load(dir_.path()); }, ErrorCode::kInvalidArgument,
+              {"vocab_size is 1000", "different models"});
+}
+
+}  // namespace
+}  // namespace lingcast::neural
