@@ -21,7 +21,7 @@ constexpr int kPadded = 2 * kWindow;  // autocorrelation without wrap-around
 constexpr int kMinLag = 40;           // 400 Hz
 constexpr int kMaxLag = 200;          // 80 Hz: longer lags leave too little of the 32 ms window
 constexpr float kVoiced = 0.6f;       // periodicity of a voiced frame
-constexpr float kClosedMinLowRatio = 0.4f;
+constexpr float kClosedMinLowRatio = 0.5f;
 
 // In-place radix-2 FFT (size a power of two).
 void Fft(std::vector<std::complex<float>>& a) {
@@ -49,6 +49,74 @@ void Fft(std::vector<std::complex<float>>& a) {
 }
 
 float ToDb(double power) { return static_cast<float>(10.0 * std::log10(std::max(power, 1e-12))); }
+
+// Spectral-shape bands, equally wide on the mel scale from 100 to 6000 Hz.
+float Mel(float hz) { return 2595.0f * std::log10(1.0f + hz / 700.0f); }
+int BandOf(float hz) {
+  static const float low = Mel(100.0f), high = Mel(6000.0f);
+  const float mel = Mel(hz);
+  if (mel < low || mel >= high) return -1;
+  return static_cast<int>((mel - low) / (high - low) * kShapeBands);
+}
+
+struct Formants {
+  float f1 = 0, f2 = 0;
+};
+
+// The first two formants from an LPC envelope: Levinson-Durbin on the
+// autocorrelation `r` (lags 0..kLpcOrder + 1 at least) of the pre-emphasized
+// frame (pre-emphasis 0.9 applied here, on r), then the envelope's first peak
+// in 200-1100 Hz and the next one at least 200 Hz above it, up to 3500 Hz. Zero
+// where there is none.
+constexpr int kLpcOrder = 16;
+
+Formants LpcFormants(const std::vector<float>& r) {
+  constexpr double kPreEmphasis = 0.9;
+  std::array<double, kLpcOrder + 1> rp{};
+  for (int k = 0; k <= kLpcOrder; ++k) {
+    const double before = r[static_cast<size_t>(k == 0 ? 1 : k - 1)], after = r[static_cast<size_t>(k + 1)];
+    rp[static_cast<size_t>(k)] =
+        (1 + kPreEmphasis * kPreEmphasis) * r[static_cast<size_t>(k)] - kPreEmphasis * (before + after);
+  }
+  rp[0] *= 1.0001;  // a little white noise keeps the recursion stable
+  std::array<double, kLpcOrder + 1> a{}, previous{};
+  a[0] = 1;
+  double error = rp[0];
+  for (int i = 1; i <= kLpcOrder && error > 0; ++i) {
+    double acc = rp[static_cast<size_t>(i)];
+    for (int j = 1; j < i; ++j) acc += a[static_cast<size_t>(j)] * rp[static_cast<size_t>(i - j)];
+    const double k = -acc / error;
+    previous = a;
+    for (int j = 1; j < i; ++j) a[static_cast<size_t>(j)] += k * previous[static_cast<size_t>(i - j)];
+    a[static_cast<size_t>(i)] = k;
+    error *= 1 - k * k;
+  }
+  // The envelope 1/|A|^2 every 25 Hz from 150 to 3500 Hz.
+  constexpr int kFirst = 150, kStep = 25, kPoints = (3500 - kFirst) / kStep + 1;
+  std::array<double, kPoints> envelope{};
+  for (int n = 0; n < kPoints; ++n) {
+    const double omega = 2 * std::numbers::pi * (kFirst + n * kStep) / AudioVisemeOptions::kSampleRate;
+    double re = 0, im = 0;
+    for (int j = 0; j <= kLpcOrder; ++j) {
+      re += a[static_cast<size_t>(j)] * std::cos(omega * j);
+      im -= a[static_cast<size_t>(j)] * std::sin(omega * j);
+    }
+    envelope[static_cast<size_t>(n)] = 1.0 / std::max(re * re + im * im, 1e-12);
+  }
+  Formants formants;
+  for (int n = 1; n + 1 < kPoints; ++n) {
+    const auto i = static_cast<size_t>(n);
+    if (envelope[i] < envelope[i - 1] || envelope[i] < envelope[i + 1]) continue;
+    const auto hz = static_cast<float>(kFirst + n * kStep);
+    if (formants.f1 == 0) {
+      if (hz >= 200 && hz <= 1100) formants.f1 = hz;
+    } else if (hz >= formants.f1 + 200) {
+      formants.f2 = hz;
+      break;
+    }
+  }
+  return formants;
+}
 
 // The most likely shape under the fitted linear (softmax) model. Closed lips
 // (A) let out only a nasal murmur, energy mostly under 350 Hz: sound with more
@@ -78,15 +146,19 @@ Viseme FittedShape(const std::array<float, kShapeModelInputs>& inputs, float low
 
 std::array<float, kShapeModelInputs> ShapeModelInputs(const AudioFrameFeatures& now,
                                                       const AudioFrameFeatures& before) {
+  constexpr size_t kOwn = kShapeModelInputs / 2;
   auto own = [](const AudioFrameFeatures& f) {
-    return std::array<float, 8>{(f.level_db - f.peak_db) / 10.0f, f.f1_hz / 1000.0f, f.f2_hz / 1000.0f, f.low_ratio,
-                                f.high_ratio, f.zcr, f.tilt_db / 10.0f, f.periodicity};
+    std::array<float, kOwn> values{(f.level_db - f.peak_db) / 10.0f, f.f1_hz / 1000.0f, f.f2_hz / 1000.0f,
+                                   f.low_ratio, f.high_ratio, f.zcr, f.tilt_db / 10.0f, f.periodicity,
+                                   f.lpc_f1_hz / 1000.0f, f.lpc_f2_hz / 1000.0f};
+    for (size_t b = 0; b < kShapeBands; ++b) values[10 + b] = f.band_db[b] / 10.0f;
+    return values;
   };
-  const std::array<float, 8> a = own(now), b = own(before);
+  const std::array<float, kOwn> a = own(now), b = own(before);
   std::array<float, kShapeModelInputs> inputs{};
-  for (size_t i = 0; i < 8; ++i) {
+  for (size_t i = 0; i < kOwn; ++i) {
     inputs[i] = a[i];
-    inputs[i + 8] = a[i] - b[i];
+    inputs[i + kOwn] = a[i] - b[i];
   }
   return inputs;
 }
@@ -152,8 +224,7 @@ struct AudioVisemeTracker::State {
 
   // Boersma's correction: the frame's autocorrelation over the window's, so a
   // periodic signal scores near 1 at its period whatever the window does.
-  float Periodicity(const std::vector<std::complex<float>>& windowed) {
-    const std::vector<float> r = Autocorrelation(windowed);
+  float Periodicity(const std::vector<float>& r) const {
     float best = 0;
     for (int lag = kMinLag + 1; lag < kMaxLag; ++lag) {
       const auto i = static_cast<size_t>(lag);
@@ -188,9 +259,16 @@ struct AudioVisemeTracker::State {
     f.level_db = ToDb(energy / (kWindow / 2.0));  // Hann's mean square is 1/2... of its sum
     // Only frames that could pass a gate need it (it costs two 1024-point FFTs).
     const bool could_pass = f.level_db > -85.0f && f.level_db > floor_db + options.gate_db / 2 - 1;
-    f.periodicity = could_pass ? Periodicity(fft) : 0.0f;
+    if (could_pass) {
+      const std::vector<float> r = Autocorrelation(fft);
+      f.periodicity = Periodicity(r);
+      const Formants formants = LpcFormants(r);
+      f.lpc_f1_hz = formants.f1;
+      f.lpc_f2_hz = formants.f2;
+    }
 
     Fft(fft);
+    std::array<double, kShapeBands> bands{};
     double upper = 0, lower = 0;
     double total = 0, low = 0, high = 0, f1_power = 0, f1_moment = 0, f2_power = 0, f2_moment = 0;
     for (int bin = 1; bin < kWindow / 2; ++bin) {
@@ -198,6 +276,8 @@ struct AudioVisemeTracker::State {
       const double p = std::norm(fft[static_cast<size_t>(bin)]);
       if (hz < 80) continue;
       total += p;
+      const int band = BandOf(hz);
+      if (band >= 0) bands[static_cast<size_t>(band)] += p;
       if (hz < 350) low += p;
       if (hz >= 3500) high += p;
       if (hz >= 250 && hz < 1000) lower += p;
@@ -216,6 +296,7 @@ struct AudioVisemeTracker::State {
     f.tilt_db = ToDb(upper + 1e-9) - ToDb(lower + 1e-9);
     f.f1_hz = f1_power > 0 ? static_cast<float>(f1_moment / f1_power) : 0;
     f.f2_hz = f2_power > 0 ? static_cast<float>(f2_moment / f2_power) : 0;
+    for (size_t b = 0; b < bands.size(); ++b) f.band_db[b] = ToDb(bands[b] + 1e-9) - ToDb(total + 1e-9);
 
     // Noise floor: drops at once, creeps up 3 dB/s (speech never drags it far).
     // Digital silence (under -85 dBFS: padding, muted input) says nothing about

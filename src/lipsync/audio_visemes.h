@@ -38,6 +38,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -63,6 +64,8 @@ struct AudioVisemeOptions {
   bool fitted_shapes = true;
 };
 
+inline constexpr size_t kShapeBands = 12;  // spectral-shape bands, mel-spaced 100-6000 Hz
+
 // Per-frame features, exposed for tests and tuning tools.
 struct AudioFrameFeatures {
   float level_db = -120;    // window energy, dBFS
@@ -76,11 +79,16 @@ struct AudioFrameFeatures {
   float zcr = 0;            // zero crossings per sample
   float tilt_db = 0;        // energy 1-3 kHz over 250-1000 Hz: low for rounded and open back vowels
   float periodicity = 0;    // normalized autocorrelation peak at 2.5-12.5 ms lags (pitch 80-400 Hz)
+  float lpc_f1_hz = 0;      // first two formants from an LPC (order 16) envelope; 0: none found
+  float lpc_f2_hz = 0;      //   (computed only for frames loud enough to be speech)
+  std::array<float, kShapeBands> band_db{};  // each band's energy over the frame's (80-8000 Hz), dB
 };
 
-// The shape model's inputs for a frame: its own features and their change
-// since two frames (20 ms) before, scaled to similar ranges. Causal.
-inline constexpr int kShapeModelInputs = 16;
+// The shape model's inputs for a frame: its own features (level under the
+// peak, band centroids, band shares, zero crossings, tilt, periodicity, LPC
+// formants, the 12 band levels) and their change since two frames (20 ms)
+// before, scaled to similar ranges. Causal.
+inline constexpr int kShapeModelInputs = 2 * (10 + static_cast<int>(kShapeBands));
 std::array<float, kShapeModelInputs> ShapeModelInputs(const AudioFrameFeatures& now,
                                                       const AudioFrameFeatures& before);
 
