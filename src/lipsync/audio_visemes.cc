@@ -21,7 +21,7 @@ constexpr int kPadded = 2 * kWindow;  // autocorrelation without wrap-around
 constexpr int kMinLag = 40;           // 400 Hz
 constexpr int kMaxLag = 200;          // 80 Hz: longer lags leave too little of the 32 ms window
 constexpr float kVoiced = 0.6f;       // periodicity of a voiced frame
-constexpr float kClosedMinLowRatio = 0.5f;
+constexpr float kClosedMinLowRatio = 0.7f;
 
 // In-place radix-2 FFT (size a power of two).
 void Fft(std::vector<std::complex<float>>& a) {

@@ -29,6 +29,14 @@ const std::vector<std::string>& SampleSentences(Language language) {
       "Would you like to see the other colours? Let me show you.",
       "Good morning! Thank you all for joining our show.",
       "The price is only ninety nine dollars, with free shipping.",
+      "Pick your favourite flavour: mango, lemon or blueberry.",
+      "Our shoes are made of soft brown leather.",
+      "Who wants a coupon? Comment now and I will pick three of you.",
+      "This phone case fits the new model perfectly.",
+      "Hold the bottle upside down and shake it for a moment.",
+      "Remember to follow us so you never miss a deal.",
+      "The wool is warm, light and very smooth.",
+      "Only forty boxes are left, so hurry up.",
   };
   static const std::vector<std::string> zh = {
       "大家好，欢迎来到直播间。",
@@ -37,6 +45,14 @@ const std::vector<std::string>& SampleSentences(Language language) {
       "这件夹克只要九十九元，包邮。",
       "我们马上开始抽奖，不要走开。",
       "谢谢大家的支持，明天见。",
+      "这双鞋是真皮的，穿起来很舒服。",
+      "芒果味和柠檬味都卖得很好。",
+      "想要优惠券的朋友在评论区扣一。",
+      "这个手机壳非常薄，手感很好。",
+      "买一送一，活动只到今晚十二点。",
+      "我们的羊毛衫又轻又暖和。",
+      "库存只剩四十件了，抓紧时间。",
+      "欢迎新朋友，喜欢主播的点点关注。",
   };
   return language == Language::kZh ? zh : en;
 }

@@ -24,8 +24,8 @@ struct SpokenSample {
 absl::StatusOr<SpokenSample> SpeakForLipSync(EspeakEngine& engine, const std::string& text, Language language);
 
 // Sentences of live-commerce speech used by the tests and the benchmark. The
-// audio-only tracker's thresholds were tuned on SampleSentences; the held-out
-// ones were written after that and are never used for tuning.
+// audio-only tracker's shape model is fitted on SampleSentences (the hand rules
+// were tuned on their first 6); the held-out ones are never used for fitting.
 const std::vector<std::string>& SampleSentences(Language language);
 const std::vector<std::string>& HeldOutSentences(Language language);
 std::vector<std::string> AllSentences(Language language);  // sample, then held-out
