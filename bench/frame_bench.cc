@@ -9,7 +9,7 @@
 // shared machine wall time includes waiting for cores others are using, and
 // the load average printed before and after says how busy the machine was.
 // Prints figures; never fails on time.
-//   frame_bench [FRAMES] [THREADS]
+//   frame_bench [FRAMES] [THREADS] [WxH]   (WxH: only that size, e.g. 1920x1080)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -59,6 +59,11 @@ int main(int argc, char** argv) {
   using namespace lingcast::compose;
   const int frames = argc > 1 ? std::max(100, std::atoi(argv[1])) : 200;
   const int threads = argc > 2 ? std::max(0, std::atoi(argv[2])) : 0;
+  int only_width = 0, only_height = 0;
+  if (argc > 3 && std::sscanf(argv[3], "%dx%d", &only_width, &only_height) != 2) {
+    std::fprintf(stderr, "frame_bench: size '%s' is not WIDTHxHEIGHT (e.g. 1920x1080)\n", argv[3]);
+    return 2;
+  }
 
   // Speech: every shape in turn, 90 ms each, so each frame differs from the last;
   // blinks every 0.5-1.5 s so a 200-frame run has several.
@@ -118,6 +123,7 @@ int main(int argc, char** argv) {
   std::printf("%-10s %-17s %7s | %8s %8s %8s | %8s %8s %8s | %12s\n", "size", "case", "threads", "p50 ms",
               "p99 ms", "mean ms", "cpu mean", "cpu p50", "cpu p99", "p99 vs base");
   for (auto [w, h] : {std::pair{640, 360}, std::pair{1280, 720}, std::pair{1920, 1080}, std::pair{3840, 2160}}) {
+    if (only_width != 0 && (w != only_width || h != only_height)) continue;
     auto run = [&](Case kind, int* used_threads) -> Figures {
       CompositorOptions options;
       options.width = w;
