@@ -137,6 +137,8 @@ class FirstPositionCapture : public StepDecoder {
 }  // namespace
 
 std::shared_ptr<const WhisperTranscriber> WhisperTranscriber::Load(const std::string& dir, const ModelOptions& options) {
+  // The config first: a checkpoint of another architecture is named as such.
+  LoadWhisperConfig(dir);
   WhisperTokenizer tokenizer = WhisperTokenizer::Load(dir);
   std::shared_ptr<const WhisperModel> model = WhisperModel::Load(dir, options);
   const WhisperConfig& c = model->config();

@@ -1,0 +1,150 @@
+// WhisperAsrModel / WhisperAsrSession (the AsrEngine adapter) on the tiny
+// checkpoint: a session's final is what the transcriber hears in the same audio;
+// partials are re-decoded only after enough new audio; bad input is refused.
+#include "neural/whisper_asr.h"
+
+#include "gtest/gtest.h"
+#include "neural/safetensors.h"
+#include "neural/test_util.h"
+
+namespace lingcast::neural {
+namespace {
+
+using testing::TestdataDir;
+
+AudioBuffer Mono16k(const float* samples, std::size_t count) {
+  AudioBuffer buffer;
+  buffer.sample_rate = kAsrSampleRate;
+  buffer.channels = 1;
+  buffer.samples.assign(samples, samples + count);
+  return buffer;
+}
+
+class WhisperAsr : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.model_dir = TestdataDir("whisper_tiny");
+    options_.language = "en";
+    auto model = WhisperAsrModel::Load(options_);
+    ASSERT_TRUE(model.ok()) << model.status();
+    model_ = *model;
+    audio_ = SafetensorsFile::Open(options_.model_dir + "/reference.safetensors")->Load("audio_0").contiguous();
+  }
+  const float* samples() const { return audio_.data_ptr<float>(); }
+  std::size_t count() const { return static_cast<std::size_t>(audio_.numel()); }
+
+  WhisperAsrOptions options_;
+  std::shared_ptr<WhisperAsrModel> model_;
+  torch::Tensor audio_;
+};
+
+TEST_F(WhisperAsr, FinalIsWhatTheTranscriberHearsWithWordsInsideTheUtterance) {
+  auto session = *model_->NewSession();
+  const MediaTime start = MediaTime::Millis(2000);
+  for (std::size_t at = 0; at < count(); at += 1600) {
+    ASSERT_TRUE(session->AcceptAudio(Mono16k(samples() + at, std::min<std::size_t>(1600, count() - at)),
+                                     at == 0 ? start : session->position()).ok());
+  }
+  const absl::StatusOr<AsrHypothesis> final = session->Finish();
+  ASSERT_TRUE(final.ok()) << final.status();
+  WhisperOptions o;
+  o.language = "en";
+  const WhisperResult direct = model_->transcriber().Transcribe(samples(), static_cast<std::int64_t>(count()), o);
+  ASSERT_FALSE(final->text.empty());
+  EXPECT_TRUE(final->final);
+  // The same words, joined by single spaces.
+  std::string joined;
+  for (const auto& w : final->words) joined += (joined.empty() ? "" : " ") + w.text;
+  EXPECT_EQ(final->text, joined);
+  EXPECT_NE(direct.text.find(final->words.front().text), std::string::npos);
+  EXPECT_EQ(final->start, start);
+  EXPECT_EQ(final->end, start + MediaTime::FromSamples(static_cast<std::int64_t>(count()), kAsrSampleRate));
+  MediaTime previous = final->start;
+  for (const auto& w : final->words) {
+    EXPECT_GE(w.start, previous);
+    EXPECT_GE(w.end, w.start);
+    EXPECT_LE(w.end, final->end);
+    previous = w.end;
+  }
+  // The session is ready for the next utterance: nothing is open.
+  EXPECT_FALSE(session->Partial().has_value());
+}
+
+TEST_F(WhisperAsr, PartialIsDecodedAgainOnlyAfterTheIntervalOfNewAudio) {
+  options_.partial_interval = MediaTime::Millis(1000);
+  auto session = std::make_unique<WhisperAsrSession>(options_, std::shared_ptr<const WhisperTranscriber>(
+                                                                    model_, &model_->transcriber()));
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), 16000), MediaTime::Zero()).ok());
+  const std::optional<AsrHypothesis> first = session->Partial();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(first->final);
+  EXPECT_EQ(first->end, MediaTime::Millis(1000));
+  // Half a second more: the last partial stands.
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples() + 16000, 8000)).ok());
+  const std::optional<AsrHypothesis> cached = session->Partial();
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_EQ(cached->end, MediaTime::Millis(1000));
+  // A full interval after the last decode: decoded again, up to the new end.
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples() + 24000, 8000)).ok());
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), 8000)).ok());
+  const std::optional<AsrHypothesis> fresh = session->Partial();
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(fresh->end, MediaTime::Millis(2500));
+}
+
+TEST_F(WhisperAsr, UtteranceLongerThanAWindowIsDecodedWindowByWindow) {
+  auto session = *model_->NewSession();
+  std::vector<float> long_audio(static_cast<std::size_t>(31 * kAsrSampleRate), 0.0f);
+  std::copy(samples(), samples() + count(), long_audio.begin());
+  std::copy(samples(), samples() + count(), long_audio.end() - static_cast<std::ptrdiff_t>(count()));
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(long_audio.data(), long_audio.size()), MediaTime::Zero()).ok());
+  const absl::StatusOr<AsrHypothesis> final = session->Finish();
+  ASSERT_TRUE(final.ok()) << final.status();
+  EXPECT_FALSE(final->text.empty());
+  EXPECT_EQ(final->end, MediaTime::Millis(31000));
+}
+
+TEST_F(WhisperAsr, EmptyUtteranceGivesAnEmptyFinal) {
+  auto session = *model_->NewSession();
+  const absl::StatusOr<AsrHypothesis> final = session->Finish();
+  ASSERT_TRUE(final.ok());
+  EXPECT_TRUE(final->final);
+  EXPECT_TRUE(final->text.empty());
+  EXPECT_TRUE(final->words.empty());
+}
+
+TEST_F(WhisperAsr, BadAudioIsRefusedAndNothingIsLost) {
+  auto session = *model_->NewSession();
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), 1600), MediaTime::Millis(1000)).ok());
+  AudioBuffer stereo = Mono16k(samples(), 1600);
+  stereo.channels = 2;
+  const absl::Status wrong_format = session->AcceptAudio(stereo, session->position());
+  EXPECT_EQ(wrong_format.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong_format.message().find("2 channel"), std::string::npos) << wrong_format;
+  const absl::Status backwards = session->AcceptAudio(Mono16k(samples(), 1600), MediaTime::Millis(500));
+  EXPECT_EQ(backwards.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(session->position(), MediaTime::Millis(1100));
+}
+
+TEST(WhisperAsrModel, ProblemsAreOneLineNamingWhatIsWrong) {
+  WhisperAsrOptions options;
+  options.model_dir = TestdataDir("no-such-checkpoint");
+  absl::StatusOr<std::shared_ptr<WhisperAsrModel>> missing = WhisperAsrModel::Load(options);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("no-such-checkpoint"), std::string::npos) << missing.status();
+
+  options.model_dir = TestdataDir("whisper_tiny");
+  options.language = "xx";
+  absl::StatusOr<std::shared_ptr<WhisperAsrModel>> language = WhisperAsrModel::Load(options);
+  EXPECT_EQ(language.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(language.status().message().find("<|xx|>"), std::string::npos) << language.status();
+
+  options.model_dir = TestdataDir("marian_tiny");
+  options.language = "";
+  absl::StatusOr<std::shared_ptr<WhisperAsrModel>> marian = WhisperAsrModel::Load(options);
+  EXPECT_EQ(marian.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(marian.status().message().find("not a Whisper checkpoint"), std::string::npos) << marian.status();
+}
+
+}  // namespace
+}  // namespace lingcast::neural

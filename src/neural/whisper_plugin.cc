@@ -1,0 +1,21 @@
+// The entry point behind whisper_plugin.h: WhisperAsrModel with libtorch inside.
+#include "neural/whisper_plugin.h"
+
+#include "neural/whisper_asr.h"
+
+extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_asr(
+    const lingcast::WhisperPluginRequest& request, absl::StatusOr<std::shared_ptr<lingcast::AsrModel>>& result) {
+  lingcast::neural::WhisperAsrOptions options;
+  options.model_dir = request.model_dir;
+  options.language = request.language;
+  options.task = request.translate ? lingcast::neural::WhisperTask::kTranslate : lingcast::neural::WhisperTask::kTranscribe;
+  absl::StatusOr<std::shared_ptr<lingcast::neural::WhisperAsrModel>> created = lingcast::neural::WhisperAsrModel::Load(options);
+  if (!created.ok()) {
+    result = created.status();
+    return;
+  }
+  result = std::shared_ptr<lingcast::AsrModel>(*std::move(created));
+}
+
+// The app checks the signature it calls against the one defined here.
+static_assert(std::is_same_v<decltype(&lingcast_create_whisper_asr), lingcast::CreateWhisperAsrFn>);

@@ -1,0 +1,27 @@
+// The Whisper engine as an entry point of the neural plug-in
+// (liblingcast_neural_plugin.so; marian_plugin.h says why lingcast does not link
+// libtorch). This header is what both sides agree on and includes nothing from
+// libtorch.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "asr/asr_engine.h"
+
+namespace lingcast {
+
+struct WhisperPluginRequest {
+  std::string model_dir;
+  std::string language;    // "zh", "en", ...; empty: detected per utterance
+  bool translate = false;  // English text whatever the language spoken
+};
+
+// The plug-in's entry point, exported with C linkage under this name. The model
+// (and every session it makes) needs the plug-in loaded while it lives.
+inline constexpr char kCreateWhisperAsrSymbol[] = "lingcast_create_whisper_asr";
+using CreateWhisperAsrFn = void (*)(const WhisperPluginRequest& request,
+                                    absl::StatusOr<std::shared_ptr<AsrModel>>& result);
+
+}  // namespace lingcast
