@@ -31,6 +31,11 @@ void LiveCommand::Register(CLI::App& app) {
   c.add_option("--engine", engines_, "Fallback translators for off-script speech: tm, llm, none")->capture_default_str();
   c.add_option("--llm-endpoint", options_.llm.endpoint, "OpenAI-compatible server for --engine llm");
   c.add_option("--llm-model", options_.llm.model, "Model name for --engine llm");
+  c.add_option("--control", options_.control_path,
+               "Operator corrections while live, from a file or FIFO, or - for stdin: line N = TEXT, "
+               "term SOURCE = TEXT, tm SOURCE = TEXT");
+  c.add_option("--corrections", options_.corrections_path,
+               "Corrections file: applied at the start, and every --control correction is kept there");
   c.add_option("--size", size_, "Frame size WIDTHxHEIGHT")->capture_default_str();
   c.add_option("--fps", options_.fps, "Frames per second")->capture_default_str();
   c.add_option("--voice-zh", options_.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
@@ -41,6 +46,7 @@ void LiveCommand::Register(CLI::App& app) {
       ->capture_default_str();
   c.add_option("--max-speedup", options_.max_speedup, "Fastest rate the speedup policy uses (x the normal rate)")
       ->capture_default_str();
+  c.add_flag("--pip", options_.picture_in_picture, "Show the source's video in a corner (--in: a media file with video)");
   c.add_flag("--passthrough", options_.passthrough, "Mix the host's voice under the avatar's (ducked while it speaks)");
   c.add_option("--clock", clock_, "realtime, or simulated: as fast as the CPU allows, identical results")
       ->capture_default_str();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "core/status.h"
 
 namespace lingcast {
@@ -105,14 +106,102 @@ absl::Status LiveHear::Send(std::vector<FollowEvent> events, MediaTime watermark
 
 // --- LiveTranslate ------------------------------------------------------------
 
-LiveTranslate::LiveTranslate(TranslationStack& stack, Language from, Language to)
-    : Stage("translate"), stack_(stack), from_(from), to_(to) {}
+LiveTranslate::LiveTranslate(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
+                             LiveControl* control, Logger& logger)
+    : Stage("translate"),
+      stack_(stack),
+      from_(from),
+      to_(to),
+      lines_(std::move(lines)),
+      control_(control),
+      logger_(logger) {
+  // Corrections of earlier shows (--corrections) that name a script line.
+  if (stack_.corrections) {
+    for (const Correction& c : stack_.corrections->corrections()) {
+      if (c.kind != Correction::Kind::kLine || c.from != from_ || c.to != to_) continue;
+      for (const FollowerLine& line : lines_) {
+        if (line.source == c.source) corrected_lines_[c.source] = c.target;
+      }
+    }
+  }
+}
+
+void LiveTranslate::ApplyControl() {
+  if (control_ == nullptr) return;
+  for (ControlInput& input : control_->Take()) {
+    absl::Status applied = input.command.ok() ? Apply(*input.command) : input.command.status();
+    if (applied.ok()) {
+      corrections_applied_.fetch_add(1);
+      logger_.Info("live", "correction applied", {{"at", input.where}, {"command", input.command->text}});
+    } else {
+      corrections_rejected_.fetch_add(1);
+      logger_.Warn("live", "correction not applied",
+                   {{"at", input.where}, {"reason", std::string(applied.message())}});
+    }
+  }
+}
+
+absl::Status LiveTranslate::Apply(const ControlCommand& command) {
+  Correction correction;
+  correction.from = from_;
+  correction.to = to_;
+  correction.target = command.target;
+  switch (command.kind) {
+    case ControlCommand::Kind::kLine: {
+      auto line = std::find_if(lines_.begin(), lines_.end(),
+                               [&](const FollowerLine& l) { return l.line_number == command.line_number; });
+      if (line == lines_.end()) {
+        return absl::NotFoundError(absl::StrCat("line ", command.line_number, " is not a script line in ",
+                                                std::string(LanguageCode(from_))));
+      }
+      correction.source = line->source;
+      LC_RETURN_IF_ERROR(Keep(correction));
+      corrected_lines_[line->source] = command.target;
+      return absl::OkStatus();
+    }
+    case ControlCommand::Kind::kTerm:
+      correction.kind = Correction::Kind::kTerm;
+      correction.source = command.source;
+      return Keep(correction);
+    case ControlCommand::Kind::kMemory:
+      correction.source = command.source;
+      return Keep(correction);
+  }
+  return absl::InternalError("unknown control command");
+}
+
+absl::Status LiveTranslate::Keep(const Correction& correction) {
+  if (correction.kind == Correction::Kind::kTerm && stack_.glossary == nullptr) {
+    return absl::FailedPreconditionError("a term correction needs a glossary (--glossary)");
+  }
+  if (stack_.corrections && stack_.memory != nullptr) {
+    // Recorded first: a correction that cannot be kept changes nothing.
+    return stack_.corrections->Record(correction, *stack_.memory, stack_.glossary.get());
+  }
+  if (correction.kind == Correction::Kind::kTerm) {
+    GlossaryTerm term;
+    term.origin = "correction";
+    (correction.from == Language::kZh ? term.zh : term.en) = correction.source;
+    (correction.to == Language::kZh ? term.zh : term.en) = correction.target;
+    stack_.glossary->Put(std::move(term));
+  } else if (stack_.memory != nullptr) {
+    stack_.memory->Put(TmEntry{correction.source, correction.target, correction.from, correction.to, "correction"});
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Flow> LiveTranslate::Process() {
   auto packet = in.Pop();
   if (!packet) return Flow::kFinished;
+  ApplyControl();
   if (packet->value.line) {
     HeardLine& line = *packet->value.line;
+    if (line.line_number) {
+      if (auto corrected = corrected_lines_.find(line.source_text); corrected != corrected_lines_.end()) {
+        line.translation = corrected->second;
+        line.engine = "correction";
+      }
+    }
     if (line.translation.empty() && !line.line_number && stack_.chain != nullptr && !line.source_text.empty()) {
       TranslationRequest request;
       request.source = line.source_text;

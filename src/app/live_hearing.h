@@ -5,12 +5,16 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "app/live_control.h"
 #include "app/live_messages.h"
 #include "app/speech_follower.h"
 #include "app/translation_setup.h"
+#include "core/logger.h"
 #include "graph/stage.h"
 
 namespace lingcast {
@@ -71,19 +75,36 @@ class LiveHear : public Stage {
 // script's lines carry their own). A line no engine could translate (no memory
 // match, the LLM down) stays untranslated: subtitles only, and failures() counts
 // it. Without engines (a null chain) every off-script line is subtitles only.
+// It also applies the operator's corrections (live_control.h) on its own thread,
+// the only one that touches the memory and the glossary while the job runs.
 class LiveTranslate : public Stage {
  public:
-  LiveTranslate(TranslationStack& stack, Language from, Language to);
+  // `control` may be null (no --control); it must outlive the stage.
+  LiveTranslate(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
+                LiveControl* control, Logger& logger);
   In<LiveEvent> in{this, "in"};
   Out<LiveEvent> out{this, "out"};
   absl::StatusOr<Flow> Process() override;
   int64_t failures() const { return failures_.load(); }
+  int64_t corrections_applied() const { return corrections_applied_.load(); }
+  int64_t corrections_rejected() const { return corrections_rejected_.load(); }
 
  private:
+  void ApplyControl();
+  absl::Status Apply(const ControlCommand& command);
+  absl::Status Keep(const Correction& correction);  // in the memory or glossary, and the corrections file
+
   TranslationStack& stack_;
   const Language from_, to_;
+  const std::vector<FollowerLine> lines_;
+  LiveControl* const control_;
+  Logger& logger_;
+  // Script lines whose translation was corrected: source as written -> translation.
+  std::map<std::string, std::string> corrected_lines_;
   std::vector<TranslatedLine> context_;
   std::atomic<int64_t> failures_{0};
+  std::atomic<int64_t> corrections_applied_{0};
+  std::atomic<int64_t> corrections_rejected_{0};
 };
 
 }  // namespace lingcast

@@ -80,6 +80,15 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
   }
 
+  // The host's picture, checked with the input: before any model loads.
+  std::unique_ptr<compose::PictureInPicture> picture_in_picture;
+  if (options.picture_in_picture) {
+    compose::PictureInPictureOptions pip;
+    pip.delay = LivePlayoutOptions{}.host_delay;  // in step with the host's voice when passed through
+    LC_ASSIGN_OR_RETURN(picture_in_picture,
+                        compose::PictureInPicture::Open(options.input, options.width, options.height, pip));
+  }
+
   // What the host is expected to say.
   std::vector<FollowerLine> lines;
   if (!options.script_path.empty()) {
@@ -108,6 +117,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   translation.memory_paths.insert(translation.memory_paths.end(), options.memory_paths.begin(),
                                   options.memory_paths.end());
   translation.glossary_path = options.glossary_path;
+  translation.corrections_path = options.corrections_path;
   translation.engines = options.engines;
   if (translation.memory_paths.empty()) {
     // Without a script or --tm there is no memory to look in: off-script speech
@@ -122,6 +132,10 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   SimulatedClock simulated_clock;
   Clock& clock = simulated ? static_cast<Clock&>(simulated_clock) : static_cast<Clock&>(system_clock);
   LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(translation, system_clock, logger));
+  std::unique_ptr<LiveControl> control;
+  if (!options.control_path.empty()) {
+    LC_ASSIGN_OR_RETURN(control, LiveControl::Open(options.control_path));
+  }
   if (translation.engines.empty()) stack.chain.reset();  // subtitles only off script
 
   EspeakOptions tts_options;
@@ -164,7 +178,8 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   ingest_options.origin_from_timeline = simulated || (file.has_value() && !network_source);
   auto& ingest = pipeline.Add(std::make_unique<LiveIngest>(read, ingest_options, stop));
   auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(follower), lines));
-  auto& translate = pipeline.Add(std::make_unique<LiveTranslate>(stack, options.source, options.target));
+  auto& translate = pipeline.Add(
+      std::make_unique<LiveTranslate>(stack, options.source, options.target, lines, control.get(), logger));
   LiveVoiceOptions voice_options;
   voice_options.language = options.target;
   voice_options.voice = options.target == Language::kZh ? options.voice_zh : options.voice_en;
@@ -188,7 +203,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   playout_options.animation.seed = options.seed;
   auto& playout = pipeline.Add(std::make_unique<LivePlayout>(playout_options, std::move(compositor),
                                                              std::make_unique<AvatarRenderer>(), *outputs, monitor,
-                                                             stop));
+                                                             stop, std::move(picture_in_picture)));
   pipeline.Connect(ingest.out, hear.in, kAudioQueue);
   if (options.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);
   pipeline.Connect(hear.out, translate.in, kEventQueue);
@@ -261,6 +276,8 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   extra["clock"] = simulated ? "simulated" : "realtime";
   extra["lag_policy"] = LagPolicyName(options.lag_policy);
   extra["untranslated_off_script"] = translate.failures();
+  extra["corrections_applied"] = translate.corrections_applied();
+  extra["corrections_rejected"] = translate.corrections_rejected();
   extra["stopped_by_signal"] = signals.received() != 0;
   int64_t congestion_drops = 0;
   nlohmann::json outputs_json = nlohmann::json::array();

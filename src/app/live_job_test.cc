@@ -11,6 +11,10 @@
 #include "core/scratch_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "compose/geometry.h"
+#include "compose/media_background.h"
+#include "core/status.h"
+#include "output/output_set.h"
 #include "output/rtmp_test_server.h"
 #include "tts/test_engine.h"
 
@@ -215,6 +219,36 @@ TEST_F(LiveJobTest, InputThatEndsMidWordStillFinishesTheLineInFlight) {
   EXPECT_TRUE(std::filesystem::exists(Options().outputs[0]));
 }
 
+TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
+  LiveOptions options = Options();
+  options.control_path = dir_.File("control.txt");
+  options.corrections_path = dir_.File("corrections.tsv");
+  std::ofstream(options.control_path) << "line 4 = 点击下面的链接马上买\nline 2 = 不是这一行\nline 99 = 没有\nterm x = y\n";
+  const std::string pcm =
+      HostPcm({{"Click the link below to buy it now."}, {"Thank you all for watching the show tonight."}});
+  absl::StatusOr<nlohmann::json> report = Run(options, pcm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(Lines(*report), (std::vector<int>{4, 7}));
+  EXPECT_EQ((*report)["utterances"][0]["translation"], "点击下面的链接马上买");
+  EXPECT_EQ((*report)["utterances"][0]["engine"], "correction");
+  EXPECT_EQ((*report)["utterances"][1]["translation"], "感谢大家今晚收看节目");
+  // Line 99 does not exist and a term needs a glossary: counted, the show goes on.
+  EXPECT_EQ((*report)["summary"]["corrections_applied"], 2);
+  EXPECT_EQ((*report)["summary"]["corrections_rejected"], 2);
+  std::ifstream kept(options.corrections_path);
+  std::stringstream kept_text;
+  kept_text << kept.rdbuf();
+  EXPECT_THAT(kept_text.str(), HasSubstr("line\ten\tzh\tClick the link below to buy it now\t点击下面的链接马上买"));
+
+  // The next show starts with them, without --control.
+  options.control_path.clear();
+  options.outputs = {dir_.File("next.mp4")};
+  report = Run(options, pcm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ((*report)["utterances"][0]["translation"], "点击下面的链接马上买");
+  EXPECT_EQ((*report)["summary"]["corrections_applied"], 0);
+}
+
 TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
   using testing_util::RtmpTestServer;
   if (!RtmpTestServer::Available()) GTEST_SKIP() << RtmpTestServer::kMissing;
@@ -259,6 +293,82 @@ TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
   EXPECT_EQ(s["outputs"][1]["error"], "");
   EXPECT_GE(last_connection, 1);
   EXPECT_GT(packets_after, 100);
+}
+
+// A host recording with video: a solid colour per second (red, green, blue, ...)
+// and the show's voice, as an MP4.
+const std::vector<compose::Rgba> kSecondColors = {{230, 20, 20, 255}, {20, 230, 20, 255}, {20, 20, 230, 255},
+                                                  {230, 230, 20, 255}, {20, 230, 230, 255}, {230, 20, 230, 255}};
+
+absl::Status WriteHostVideo(const std::string& path, const std::string& pcm) {
+  SimulatedClock clock;
+  VideoEncoderOptions video;
+  video.width = 160;
+  video.height = 90;
+  video.fps_num = 10;
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = 16000;
+  LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(path));
+  OutputSetOptions options;
+  options.srt_sidecars = false;
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<OutputSet> out, OutputSet::Open({spec}, video, audio, options, clock));
+  const size_t samples = pcm.size() / 2;
+  for (int64_t frame = 0; static_cast<size_t>(frame) * 1600 < samples; ++frame) {
+    const compose::Rgba c = kSecondColors[static_cast<size_t>(frame / 10) % kSecondColors.size()];
+    VideoFrame picture;
+    picture.Allocate(160, 90);
+    for (size_t i = 0; i < picture.rgba.size(); i += 4) {
+      picture.rgba[i] = c.r;
+      picture.rgba[i + 1] = c.g;
+      picture.rgba[i + 2] = c.b;
+      picture.rgba[i + 3] = 255;
+    }
+    LC_RETURN_IF_ERROR(out->WriteVideo(picture, frame));
+    AudioBuffer chunk{16000, 1, {}};
+    for (size_t i = static_cast<size_t>(frame) * 1600; i < std::min(samples, static_cast<size_t>(frame + 1) * 1600); ++i) {
+      chunk.samples.push_back(static_cast<int16_t>(static_cast<uint8_t>(pcm[2 * i]) | static_cast<uint8_t>(pcm[2 * i + 1]) << 8) /
+                              32768.0f);
+    }
+    LC_RETURN_IF_ERROR(out->WriteAudio(chunk));
+  }
+  return out->Finish();
+}
+
+TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
+  LiveOptions options = Options();
+  options.input = dir_.File("host.mp4");
+  options.picture_in_picture = true;
+  ASSERT_TRUE(WriteHostVideo(options.input, HostPcm({{"Click the link below to buy it now."}})).ok());
+  absl::StatusOr<nlohmann::json> report = Run(options, "");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
+  // The output's inset (top right of 320x180) shows the host's colour of that
+  // second, 100 ms behind (in step with the host voice pass-through).
+  absl::StatusOr<std::unique_ptr<compose::VideoBackground>> video =
+      compose::VideoBackground::Open(options.outputs[0], 320, 180, compose::BackgroundFit::kStretch);
+  ASSERT_TRUE(video.ok()) << video.status();
+  for (int second = 0; second < 3; ++second) {
+    absl::StatusOr<const VideoFrame*> frame = (*video)->FrameAt(MediaTime::Millis(1000 * second + 600));
+    ASSERT_TRUE(frame.ok()) << frame.status();
+    const uint8_t* inset = (*frame)->Row(25) + 4 * 270;  // inside the inset (x 225..315, y 5..56)
+    const compose::Rgba want = kSecondColors[static_cast<size_t>(second)];
+    EXPECT_NEAR(inset[0], want.r, 40) << "second " << second;
+    EXPECT_NEAR(inset[1], want.g, 40) << "second " << second;
+    EXPECT_NEAR(inset[2], want.b, 40) << "second " << second;
+    const uint8_t* studio = (*frame)->Row(25) + 4 * 20;  // the studio background, left
+    EXPECT_GT(std::abs(studio[0] - static_cast<int>(want.r)) + std::abs(studio[1] - static_cast<int>(want.g)) +
+                  std::abs(studio[2] - static_cast<int>(want.b)),
+              60);
+  }
+
+  // Sources without a picture say so before anything is written.
+  LiveOptions no_video = Options();
+  no_video.outputs = {dir_.File("none.mp4")};
+  no_video.picture_in_picture = true;
+  report = Run(no_video, HostPcm({{"Hello."}}));
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("--pip"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("none.mp4")));
 }
 
 TEST_F(LiveJobTest, AScriptInAnotherLanguageIsRefusedBeforeAnythingIsWritten) {

@@ -1,5 +1,7 @@
 #include "app/live_options.h"
 
+#include "audio/audio_decoder.h"
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -48,6 +50,14 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
     return absl::InvalidArgumentError(
         "--source zh: there is no embedded Mandarin recognizer (Debian ships only pocketsphinx's en-us model); "
         "live hears English hosts today");
+  }
+  if (options.picture_in_picture && (options.input == "-" || AudioFileReader::IsUrl(options.input))) {
+    return absl::InvalidArgumentError(
+        "--pip shows the video of a media file given as --in; stdin and network sources are audio only here");
+  }
+  if (options.control_path == "-" && options.input == "-") {
+    return absl::InvalidArgumentError(
+        "--control - reads stdin, which --in - uses for the host's audio: give --control a file or FIFO");
   }
   if (options.fps < 1 || options.fps > 120) {
     return absl::InvalidArgumentError(absl::StrCat("--fps ", options.fps, " is outside 1..120"));

@@ -40,6 +40,8 @@ struct LiveOptions {
   std::string glossary_path;          // --glossary
   std::vector<std::string> engines = {"tm"};  // --engine: fallback translators for off-script speech
   LlmConfig llm;                      // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
+  std::string control_path;           // --control PATH|-: the operator's corrections (live_control.h); empty: none
+  std::string corrections_path;       // --corrections FILE: corrections of earlier shows, and where new ones are kept
 
   int width = 1280;                   // --size WxH
   int height = 720;
@@ -57,6 +59,7 @@ struct LiveOptions {
   bool passthrough = false;           // --passthrough: the host's voice under the avatar's
   double passthrough_gain_db = -6;    // host voice level while the avatar is silent
   double duck_db = -20;               // ...and while the avatar speaks
+  bool picture_in_picture = false;    // --pip: the source's video in a corner (--in must be a file with video)
 
   LiveClock clock = LiveClock::kRealtime;  // --clock realtime|simulated
   std::string report_path;            // --report FILE.json

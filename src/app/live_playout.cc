@@ -29,11 +29,13 @@ int64_t SampleAt(MediaTime t, int rate) { return t.micros() * rate / 1'000'000; 
 
 LivePlayout::LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
                          std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
-                         const std::atomic<bool>& stopping)
+                         const std::atomic<bool>& stopping,
+                         std::unique_ptr<compose::PictureInPicture> picture_in_picture)
     : Stage("playout"),
       options_(std::move(options)),
       compositor_(std::move(compositor)),
       avatar_(std::move(avatar)),
+      picture_in_picture_(std::move(picture_in_picture)),
       outputs_(outputs),
       monitor_(monitor),
       stopping_(stopping) {}
@@ -199,6 +201,7 @@ absl::Status LivePlayout::DrawFrame(MediaTime t) {
   state_ = animator.StateAt(t);
   const SubtitleCue* cue = cue_ && cue_->start <= t && t < cue_->end ? &*cue_ : nullptr;
   LC_RETURN_IF_ERROR(compositor_->Compose(t, cue, frame_));
+  if (picture_in_picture_) LC_RETURN_IF_ERROR(picture_in_picture_->DrawOver(t, frame_));
   return outputs_.WriteVideo(frame_, tick_);
 }
 

@@ -28,6 +28,7 @@
 #include "avatar/animator.h"
 #include "avatar/avatar_renderer.h"
 #include "compose/compositor.h"
+#include "compose/picture_in_picture.h"
 #include "core/clock.h"
 #include "graph/stage.h"
 #include "output/output_set.h"
@@ -57,7 +58,8 @@ class LivePlayout : public Stage {
  public:
   LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
               std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
-              const std::atomic<bool>& stopping);
+              const std::atomic<bool>& stopping,
+              std::unique_ptr<compose::PictureInPicture> picture_in_picture = nullptr);
   In<VoiceEvent> in{this, "in"};
   In<AudioBuffer> host{this, "host"};  // optional: the host's voice, 16 kHz
   absl::Status Open() override;
@@ -81,6 +83,7 @@ class LivePlayout : public Stage {
   const LivePlayoutOptions options_;
   std::unique_ptr<compose::Compositor> compositor_;
   std::unique_ptr<AvatarRenderer> avatar_;
+  std::unique_ptr<compose::PictureInPicture> picture_in_picture_;  // null: none
   OutputSet& outputs_;
   LiveMonitor& monitor_;
   const std::atomic<bool>& stopping_;

@@ -1,0 +1,152 @@
+#include "app/live_control.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "text/utf8.h"
+
+namespace lingcast {
+
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+constexpr auto kFollowInterval = std::chrono::milliseconds(200);  // a file that has not grown
+
+std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
+
+}  // namespace
+
+absl::StatusOr<ControlCommand> ParseControlCommand(const std::string& text) {
+  const std::string line = Trim(text);
+  const size_t space = line.find_first_of(" \t");
+  const std::string verb = absl::AsciiStrToLower(line.substr(0, space));
+  const size_t equals = line.find('=');
+  if (verb != "line" && verb != "term" && verb != "tm") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown command \"", verb, "\" (use line N = TEXT, term SOURCE = TEXT or tm SOURCE = TEXT)"));
+  }
+  if (space == std::string::npos || equals == std::string::npos || equals < space) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", line, "\": expected ", verb, verb == "line" ? " N" : " SOURCE", " = TEXT"));
+  }
+  ControlCommand command;
+  command.text = line;
+  const std::string left = Trim(line.substr(space, equals - space));
+  command.target = Trim(line.substr(equals + 1));
+  if (left.empty() || command.target.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", line, "\": both sides of = must have text"));
+  }
+  if (!ValidateUtf8(command.target).ok() || !ValidateUtf8(left).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", line, "\" is not valid UTF-8"));
+  }
+  if (verb == "line") {
+    command.kind = ControlCommand::Kind::kLine;
+    if (!absl::SimpleAtoi(left, &command.line_number) || command.line_number < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", line, "\": \"", left, "\" is not a line number"));
+    }
+  } else {
+    command.kind = verb == "term" ? ControlCommand::Kind::kTerm : ControlCommand::Kind::kMemory;
+    command.source = left;
+  }
+  return command;
+}
+
+absl::StatusOr<std::unique_ptr<LiveControl>> LiveControl::Open(const std::string& path) {
+  if (path == "-") return std::unique_ptr<LiveControl>(new LiveControl("stdin", STDIN_FILENO, false, false));
+  // Non-blocking: opening a FIFO must not wait for its writer.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    const std::string message = absl::StrCat("--control ", path, ": ", std::strerror(error));
+    if (error == ENOENT) return absl::NotFoundError(message);
+    if (error == EACCES) return absl::PermissionDeniedError(message);
+    return absl::InvalidArgumentError(message);
+  }
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("--control ", path, " is a directory, not a file or FIFO"));
+  }
+  return std::unique_ptr<LiveControl>(new LiveControl(path, fd, true, true));
+}
+
+LiveControl::LiveControl(std::string path, int fd, bool owns_fd, bool follow_at_eof)
+    : path_(std::move(path)), fd_(fd), owns_fd_(owns_fd), follow_at_eof_(follow_at_eof) {
+  // What is there already applies before the show starts.
+  if (follow_at_eof_) ReadAvailable();
+  reader_ = std::thread([this] { ReadLoop(); });
+}
+
+LiveControl::~LiveControl() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  reader_.join();
+  if (owns_fd_) close(fd_);
+}
+
+std::vector<ControlInput> LiveControl::Take() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(pending_, {});
+}
+
+void LiveControl::AddLines(const char* data, size_t size) {
+  partial_.append(data, size);
+  std::vector<ControlInput> lines;
+  for (size_t newline; (newline = partial_.find('\n')) != std::string::npos;) {
+    std::string line = partial_.substr(0, newline);
+    partial_.erase(0, newline + 1);
+    ++line_number_;
+    const std::string trimmed = Trim(line);
+    if (trimmed.empty() || trimmed[0] == '#') continue;
+    lines.push_back({ParseControlCommand(trimmed), absl::StrCat(path_, ":", line_number_)});
+  }
+  if (lines.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (ControlInput& line : lines) pending_.push_back(std::move(line));
+}
+
+void LiveControl::ReadAvailable() {
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(fd_, buffer, sizeof(buffer));
+    if (n <= 0) return;
+    AddLines(buffer, static_cast<size_t>(n));
+  }
+}
+
+void LiveControl::ReadLoop() {
+  char buffer[4096];
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(kPollInterval.count()));
+    if (ready < 0 && errno != EINTR) return;
+    if (ready <= 0) continue;
+    const ssize_t n = read(fd_, buffer, sizeof(buffer));
+    if (n > 0) {
+      AddLines(buffer, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    // The end, for now: stdin is done for good; a file may grow, a FIFO may get
+    // a new writer, so look again a little later.
+    if (!follow_at_eof_) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wake_.wait_for(lock, kFollowInterval, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopping_; })) return;
+  }
+}
+
+}  // namespace lingcast

@@ -1,0 +1,81 @@
+// Corrections an operator makes while `lingcast live` runs (`--control`): one
+// command per line, read from stdin or from a file or FIFO the operator writes to.
+//
+//   line N = TEXT      script line N is translated TEXT from now on
+//   term SOURCE = TEXT the glossary translates SOURCE as TEXT (needs --glossary)
+//   tm SOURCE = TEXT   the memory translates SOURCE as TEXT (off-script speech)
+//   # ...              a comment; blank lines are ignored
+//
+// Commands already in a control file when the job starts apply before the first
+// line is heard (so a show's corrections can be replayed); later ones apply to
+// the next line decided after they arrive. With --corrections FILE every
+// applied command is also kept there (mt/corrections.h), for the next show.
+// A command that cannot apply (a typo, an unknown line) is logged and counted;
+// it never stops the show.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+
+namespace lingcast {
+
+struct ControlCommand {
+  enum class Kind { kLine, kTerm, kMemory };
+  Kind kind = Kind::kLine;
+  int line_number = 0;   // kLine: the script line (1-based, as reports give it)
+  std::string source;    // kTerm, kMemory
+  std::string target;
+  std::string text;      // the command as typed, for messages
+};
+
+// InvalidArgument with a one-line reason for anything that is not a command.
+absl::StatusOr<ControlCommand> ParseControlCommand(const std::string& text);
+
+// What the reader hands over: a command, or the reason a line was not one.
+struct ControlInput {
+  absl::StatusOr<ControlCommand> command;
+  std::string where;  // "PATH:LINE" or "stdin:LINE"
+};
+
+class LiveControl {
+ public:
+  // `path`: "-" reads stdin (file descriptor 0); else a regular file (read to its
+  // end now, then followed as it grows) or a FIFO. NotFound / PermissionDenied
+  // naming the path when it cannot be opened.
+  static absl::StatusOr<std::unique_ptr<LiveControl>> Open(const std::string& path);
+  ~LiveControl();  // stops the reader
+  LiveControl(const LiveControl&) = delete;
+  LiveControl& operator=(const LiveControl&) = delete;
+
+  // Everything read since the last call, in order.
+  std::vector<ControlInput> Take();
+
+ private:
+  LiveControl(std::string path, int fd, bool owns_fd, bool follow_at_eof);
+  void ReadAvailable();  // reads what is there now, without blocking
+  void ReadLoop();
+  void AddLines(const char* data, size_t size);
+
+  const std::string path_;
+  const int fd_;
+  const bool owns_fd_;
+  const bool follow_at_eof_;  // a regular file or FIFO: wait for more; stdin: its end is the end
+  std::string partial_;       // the reader's: a line not yet ended
+  int line_number_ = 0;       // the reader's
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<ControlInput> pending_ ABSL_GUARDED_BY(mu_);
+
+  std::thread reader_;  // last: started when everything above exists
+};
+
+}  // namespace lingcast

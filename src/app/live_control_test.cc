@@ -1,0 +1,108 @@
+#include "app/live_control.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "core/scratch_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::ScratchDir;
+
+TEST(ParseControlCommandTest, ReadsTheThreeCommands) {
+  absl::StatusOr<ControlCommand> line = ParseControlCommand("  line 4 = 点击下面的链接 ");
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(line->kind, ControlCommand::Kind::kLine);
+  EXPECT_EQ(line->line_number, 4);
+  EXPECT_EQ(line->target, "点击下面的链接");
+
+  absl::StatusOr<ControlCommand> term = ParseControlCommand("term Lumi Glow = 露米光");
+  ASSERT_TRUE(term.ok()) << term.status();
+  EXPECT_EQ(term->kind, ControlCommand::Kind::kTerm);
+  EXPECT_EQ(term->source, "Lumi Glow");
+  EXPECT_EQ(term->target, "露米光");
+
+  absl::StatusOr<ControlCommand> memory = ParseControlCommand("TM see you tomorrow = 明天见");
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  EXPECT_EQ(memory->kind, ControlCommand::Kind::kMemory);
+  EXPECT_EQ(memory->source, "see you tomorrow");
+}
+
+TEST(ParseControlCommandTest, AnythingElseIsOneClearLine) {
+  EXPECT_THAT(std::string(ParseControlCommand("fix 4 = x").status().message()), HasSubstr("unknown command \"fix\""));
+  EXPECT_THAT(std::string(ParseControlCommand("line 4 x").status().message()), HasSubstr("expected line N = TEXT"));
+  EXPECT_THAT(std::string(ParseControlCommand("line four = x").status().message()),
+              HasSubstr("\"four\" is not a line number"));
+  EXPECT_THAT(std::string(ParseControlCommand("line 0 = x").status().message()), HasSubstr("not a line number"));
+  EXPECT_THAT(std::string(ParseControlCommand("term = x").status().message()), HasSubstr("both sides"));
+  EXPECT_THAT(std::string(ParseControlCommand("term").status().message()), HasSubstr("expected term SOURCE = TEXT"));
+  EXPECT_THAT(std::string(ParseControlCommand("tm hello =  ").status().message()), HasSubstr("both sides"));
+  EXPECT_THAT(std::string(ParseControlCommand("tm hello = \xff").status().message()), HasSubstr("UTF-8"));
+}
+
+TEST(LiveControlTest, WhatAFileHoldsAtTheStartIsReadyAtOnce) {
+  ScratchDir dir;
+  std::ofstream(dir.File("control.txt")) << "# corrections for tonight\n\nline 2 = 第二行\nfix it\ntm a b = 甲乙\n";
+  absl::StatusOr<std::unique_ptr<LiveControl>> control = LiveControl::Open(dir.File("control.txt"));
+  ASSERT_TRUE(control.ok()) << control.status();
+  std::vector<ControlInput> inputs = (*control)->Take();
+  ASSERT_EQ(inputs.size(), 3u);
+  ASSERT_TRUE(inputs[0].command.ok());
+  EXPECT_EQ(inputs[0].command->line_number, 2);
+  EXPECT_EQ(inputs[0].where, dir.File("control.txt") + ":3");
+  EXPECT_FALSE(inputs[1].command.ok());
+  EXPECT_EQ(inputs[1].where, dir.File("control.txt") + ":4");
+  ASSERT_TRUE(inputs[2].command.ok());
+  EXPECT_EQ(inputs[2].command->source, "a b");
+  EXPECT_TRUE((*control)->Take().empty());
+}
+
+TEST(LiveControlTest, AFifoIsFollowedAsTheOperatorWrites) {
+  ScratchDir dir;
+  const std::string fifo = dir.File("control.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<std::unique_ptr<LiveControl>> control = LiveControl::Open(fifo);  // no writer yet: must not block
+  ASSERT_TRUE(control.ok()) << control.status();
+  const int writer = open(fifo.c_str(), O_WRONLY);
+  ASSERT_GE(writer, 0);
+  const std::string text = "line 7 = 谢谢\nline 8 = 再";  // the second line is not ended yet
+  ASSERT_EQ(write(writer, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  std::vector<ControlInput> inputs;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (inputs.empty() && std::chrono::steady_clock::now() < deadline) {
+    inputs = (*control)->Take();
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs[0].command->line_number, 7);
+  ASSERT_EQ(write(writer, "见\n", 4), 4);
+  close(writer);  // the operator's tool exits; a new one may open the FIFO later
+  inputs.clear();
+  while (inputs.empty() && std::chrono::steady_clock::now() < deadline) {
+    inputs = (*control)->Take();
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs[0].command->target, "再见");
+}
+
+TEST(LiveControlTest, AMissingFileOrADirectoryIsNamed) {
+  ScratchDir dir;
+  absl::StatusOr<std::unique_ptr<LiveControl>> missing = LiveControl::Open(dir.File("nope.txt"));
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(missing.status().message()), HasSubstr("nope.txt"));
+  absl::StatusOr<std::unique_ptr<LiveControl>> directory = LiveControl::Open(dir.path());
+  EXPECT_THAT(std::string(directory.status().message()), HasSubstr("is a directory"));
+}
+
+}  // namespace
+}  // namespace lingcast
