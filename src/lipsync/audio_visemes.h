@@ -15,8 +15,9 @@
 //     (two thirds of the gate for hissing frames: quiet fricative onsets; half
 //     of it for voiced frames: a soft vowel onset in a noisy room). From rest
 //     the mouth opens only on sound a mouth makes: voicing, a clear hiss, or
-//     sound 20 dB over the floor with energy above 350 Hz -- not a hum (all
-//     below 350 Hz, no pitch) or a breath (a weak diffuse hiss);
+//     sound 20 dB over the floor (or 8 dB over the frame before) with energy
+//     above 350 Hz -- not a hum (mostly below 350 Hz, no clear pitch) or a
+//     breath (a weak diffuse hiss);
 //   * band energies: low 80-350 Hz, F1 band 250-1000 Hz, F2 band 900-2800 Hz,
 //     high 3500-8000 Hz; centroids of the F1 and F2 bands (formant-ish);
 //     spectral tilt (1-3 kHz over 250-1000 Hz); zero-crossing rate.
