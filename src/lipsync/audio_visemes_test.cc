@@ -84,6 +84,28 @@ TEST(AudioVisemesTest, HumAfterDigitalSilenceAndBreathKeepTheMouthClosed) {
   EXPECT_NEAR(first_open.start.micros(), voice.micros(), 34000) << first_open.start.ToString();
 }
 
+// The shape model's formant inputs: on a steady synthetic vowel with formant
+// bumps at 500 and 1500 Hz, the LPC envelope's peaks land near them, and the
+// periodicity of its 120 Hz voice is high.
+TEST(AudioVisemesTest, FormantsAndPeriodicityOfASteadyVowel) {
+  SignalBuilder b;
+  b.Noise(MediaTime::Millis(300), -70, 1);
+  b.Vowel(MediaTime::Millis(400), 120, -20, 500, 1500);
+  absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+  ASSERT_TRUE(tracker.ok());
+  tracker->EnableFeaturesLog();
+  ASSERT_TRUE(tracker->Push(b.audio()).ok());
+  tracker->Flush();
+  const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
+  ASSERT_GT(log.size(), 60u);
+  for (size_t k = 40; k < 60; ++k) {  // 400-600 ms: inside the vowel, away from its edges
+    EXPECT_NEAR(log[k].lpc_f1_hz, 500, 150) << "frame " << k;
+    EXPECT_NEAR(log[k].lpc_f2_hz, 1500, 200) << "frame " << k;
+    EXPECT_GT(log[k].periodicity, 0.8f) << "frame " << k;
+  }
+  EXPECT_LT(log[10].periodicity, 0.6f) << "noise is not voiced";
+}
+
 class SpeechTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -84,7 +84,7 @@ void SignalBuilder::Hiss(MediaTime duration, float dbfs) {
   audio_.samples.insert(audio_.samples.end(), piece.begin(), piece.end());
 }
 
-void SignalBuilder::Vowel(MediaTime duration, float pitch_hz, float dbfs) {
+void SignalBuilder::Vowel(MediaTime duration, float pitch_hz, float dbfs, float f1_hz, float f2_hz) {
   std::vector<float> piece(Samples(duration));
   const int harmonics = static_cast<int>(4000.0f / pitch_hz);
   for (size_t i = 0; i < piece.size(); ++i) {
@@ -93,8 +93,8 @@ void SignalBuilder::Vowel(MediaTime duration, float pitch_hz, float dbfs) {
     for (int h = 1; h <= harmonics; ++h) {
       const double hz = pitch_hz * h;
       // Two formant bumps over a falling source spectrum.
-      const double gain = (1.0 / h) * (1.0 + 4.0 / (1.0 + std::pow((hz - 700.0) / 120.0, 2)) +
-                                       3.0 / (1.0 + std::pow((hz - 1200.0) / 150.0, 2)));
+      const double gain = (1.0 / h) * (1.0 + 4.0 / (1.0 + std::pow((hz - f1_hz) / 120.0, 2)) +
+                                       3.0 / (1.0 + std::pow((hz - f2_hz) / 150.0, 2)));
       x += gain * std::sin(2 * std::numbers::pi * hz * t);
     }
     // 10 ms fade in and out, as a voice starts and stops.

@@ -17,7 +17,8 @@ class SignalBuilder {
   void Hum(MediaTime duration, float dbfs);                   // 60 Hz with 2nd-4th harmonics
   void Breath(MediaTime duration, float dbfs);                // noise low-passed around 1-3 kHz, swelling
   void Hiss(MediaTime duration, float dbfs);                  // noise high-passed (an /s/)
-  void Vowel(MediaTime duration, float pitch_hz, float dbfs); // harmonics shaped by formants near 700/1200 Hz
+  // Harmonics of pitch_hz shaped by two formant bumps (default: an open /a/-like 700 and 1200 Hz).
+  void Vowel(MediaTime duration, float pitch_hz, float dbfs, float f1_hz = 700, float f2_hz = 1200);
 
   MediaTime now() const { return audio_.duration(); }
   const AudioBuffer& audio() const { return audio_; }
