@@ -3,6 +3,10 @@
 // (VAD -> pocketsphinx in script mode -> ScriptFollower) decides each utterance.
 // Prints line accuracy on the scripted lines, how many ad-libs were called off
 // script, the median commit point, and the processing time per hypothesis.
+// Two shows: the first is the one the follower was developed on; the second
+// (other lines, other ad-libs) was written afterwards and held out, to see
+// whether what works on the first is general. Each runs twice: with the
+// acoustic check of uncertain utterances (the default) and without it.
 //
 //   build/bench/follow_bench
 #include <algorithm>
@@ -20,7 +24,13 @@
 namespace lingcast {
 namespace {
 
-const std::vector<std::pair<std::string, std::string>> kLines = {
+struct Show {
+  const char* name;
+  std::vector<std::pair<std::string, std::string>> lines;
+  std::vector<std::string> adlibs;
+};
+
+const Show kDevelopmentShow = {"development show (face cream)", {
     {"Welcome to the live room everyone", "欢迎大家来到直播间"},
     {"Today we have a very special face cream for you", "今天给大家带来一款特别的面霜"},
     {"It keeps your skin soft for the whole day", "它能让你的皮肤一整天都保持柔软"},
@@ -31,13 +41,30 @@ const std::vector<std::pair<std::string, std::string>> kLines = {
     {"We only have two hundred left in stock", "库存只剩两百件了"},
     {"Shipping is free to every city", "全国包邮"},
     {"Do not forget to follow our channel", "别忘了关注我们的频道"},
-};
-const std::vector<std::string> kAdLibs = {
+}, {
     "Wow so many of you are here tonight",
     "My cat just jumped on the table, sorry about that",
     "The weather outside is terrible, I almost missed my bus",
     "Let me read some of your comments",
-};
+}};
+
+const Show kHeldOutShow = {"held-out show (headphones)", {
+    {"Good evening and thank you for joining us", "晚上好，感谢大家的到来"},
+    {"Tonight I want to show you these wireless headphones", "今晚我想给大家看看这款无线耳机"},
+    {"The battery lasts for thirty hours", "电池可以用三十个小时"},
+    {"They fold up small enough for your pocket", "折叠起来可以放进口袋"},
+    {"The sound is clear even on a noisy train", "即使在嘈杂的火车上声音也很清晰"},
+    {"You can choose white or dark blue", "可以选白色或深蓝色"},
+    {"Every order comes with a travel case", "每个订单都送一个收纳盒"},
+    {"The first fifty buyers get a gift", "前五十位买家有礼品"},
+    {"Add them to your cart before midnight", "午夜之前加入购物车"},
+    {"See you at the same time next week", "下周同一时间再见"},
+}, {
+    "Hold on, somebody is knocking at the door",
+    "I had noodles for lunch and they were amazing",
+    "Can everyone hear me clearly now",
+    "My little brother is watching the stream too",
+}};
 
 struct Utterance {
   std::string text;
@@ -74,55 +101,37 @@ double Percentile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
 }
 
-int Run() {
-  const std::string script = (std::filesystem::temp_directory_path() / "lingcast_follow_bench.script").string();
-  {
-    std::ofstream out(script);
-    for (const auto& [en, zh] : kLines) out << "en: " << en << " | zh: " << zh << "\n";
-  }
-  // The show: lines in order, line 6 skipped, line 3 said twice, an ad-lib every few lines.
-  std::vector<Utterance> show;
-  size_t adlib = 0;
-  for (int i = 0; i < static_cast<int>(kLines.size()); ++i) {
-    if (i == 5) continue;
-    show.push_back({kLines[static_cast<size_t>(i)].first, i + 1});
-    if (i == 2) show.push_back({kLines[2].first, 3});
-    if (i % 3 == 1 && adlib < kAdLibs.size()) show.push_back({kAdLibs[adlib++], 0});
-  }
-  while (adlib < kAdLibs.size()) show.push_back({kAdLibs[adlib++], 0});
+struct Figures {
+  int scripted = 0, scripted_right = 0, adlibs = 0, adlibs_off = 0, rescued = 0;
+  std::vector<double> commit_points, hypothesis_ms, check_ms;
+};
 
-  absl::StatusOr<AudioBuffer> audio = Speak(show);
-  if (!audio.ok()) {
-    std::fprintf(stderr, "follow_bench: %s\n", std::string(audio.status().message()).c_str());
-    return 1;
-  }
+// Follows `audio` (the show `said`) with `script`; prints a table when `verbose`.
+absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& audio, const std::vector<Utterance>& said,
+                               bool acoustic_check, bool verbose) {
   size_t position = 0;
   AudioSource read = [&](AudioBuffer& chunk) -> absl::StatusOr<bool> {
-    if (position >= audio->samples.size()) return false;
-    const size_t take = std::min<size_t>(1600, audio->samples.size() - position);
+    if (position >= audio.samples.size()) return false;
+    const size_t take = std::min<size_t>(1600, audio.samples.size() - position);
     chunk = AudioBuffer{16000, 1,
-                        std::vector<float>(audio->samples.begin() + static_cast<std::ptrdiff_t>(position),
-                                           audio->samples.begin() + static_cast<std::ptrdiff_t>(position + take))};
+                        std::vector<float>(audio.samples.begin() + static_cast<std::ptrdiff_t>(position),
+                                           audio.samples.begin() + static_cast<std::ptrdiff_t>(position + take))};
     position += take;
     return true;
   };
   FollowCommandOptions options;
   options.script_path = script;
+  if (!acoustic_check) options.follower.acoustic_candidates = 0;
   Logger logger(LogLevel::kError);
   std::vector<FollowRecord> records;
-  absl::StatusOr<FollowSummary> summary =
-      RunFollow(options, read, [&](const FollowRecord& r) { records.push_back(r); }, logger);
-  std::filesystem::remove(script);
-  if (!summary.ok()) {
-    std::fprintf(stderr, "follow_bench: %s\n", std::string(summary.status().message()).c_str());
-    return 1;
-  }
-
+  LC_ASSIGN_OR_RETURN(FollowSummary summary,
+                      RunFollow(options, read, [&](const FollowRecord& r) { records.push_back(r); }, logger));
+  Figures figures;
+  figures.hypothesis_ms = summary.hypothesis_ms;
+  figures.check_ms = summary.acoustic_check_ms;
   // Each record belongs to the utterance its speech overlaps most.
-  int scripted = 0, scripted_right = 0, adlibs = 0, adlibs_off = 0;
-  std::vector<double> commit_points;
-  std::printf("%-52s  %-6s %s\n", "said", "truth", "decided [heard]");
-  for (const Utterance& u : show) {
+  if (verbose) std::printf("%-52s  %-6s %s\n", "said", "truth", "decided [heard]");
+  for (const Utterance& u : said) {
     std::vector<const FollowRecord*> mine;
     for (const FollowRecord& record : records) {
       const double a = std::max(u.start_s, record.utterance_start.seconds());
@@ -133,41 +142,100 @@ int Run() {
     }
     std::string decided;
     for (const FollowRecord* record : mine) {
+      const FollowDecision& d = record->decision;
       decided += (decided.empty() ? "" : ", ") +
-                 (record->decision.off_script ? std::string("off script")
-                                              : "line " + std::to_string(record->decision.line_number)) +
+                 (d.off_script ? std::string("off script") : "line " + std::to_string(d.line_number)) +
+                 (d.acoustic_gap ? " (by the audio, gap " + std::to_string(*d.acoustic_gap).substr(0, 4) + ")" : "") +
                  " [" + record->source_text + "]";
     }
-    std::printf("%-52s  %-6s %s\n", u.text.substr(0, 52).c_str(),
-                u.line_number ? std::to_string(u.line_number).c_str() : "ad-lib",
-                decided.empty() ? "(nothing)" : decided.c_str());
+    if (verbose) {
+      std::printf("%-52s  %-6s %s\n", u.text.substr(0, 52).c_str(),
+                  u.line_number ? std::to_string(u.line_number).c_str() : "ad-lib",
+                  decided.empty() ? "(nothing)" : decided.c_str());
+    }
     if (u.line_number) {
-      ++scripted;
+      ++figures.scripted;
       for (const FollowRecord* record : mine) {
         if (!record->decision.off_script && record->decision.line_number == u.line_number) {
-          ++scripted_right;
-          if (record->decision.commit_point) commit_points.push_back(*record->decision.commit_point);
+          ++figures.scripted_right;
+          if (record->decision.acoustic_gap) ++figures.rescued;
+          if (record->decision.commit_point) figures.commit_points.push_back(*record->decision.commit_point);
           break;
         }
       }
     } else {
-      ++adlibs;
+      ++figures.adlibs;
       const bool all_off = !mine.empty() && std::all_of(mine.begin(), mine.end(), [](const FollowRecord* record) {
         return record->decision.off_script;
       });
-      if (all_off) ++adlibs_off;
+      if (all_off) ++figures.adlibs_off;
     }
   }
-  std::printf("\nutterances said %zu, decisions %zu\n", show.size(), records.size());
-  std::printf("scripted lines followed right: %d of %d (%.0f%%)\n", scripted_right, scripted,
-              100.0 * scripted_right / std::max(1, scripted));
-  std::printf("ad-libs called off script:     %d of %d (%.0f%%)\n", adlibs_off, adlibs,
-              100.0 * adlibs_off / std::max(1, adlibs));
-  std::printf("commit point (fraction of the line heard), median of the right ones: %.2f\n",
-              Percentile(commit_points, 0.5));
-  std::printf("processing per hypothesis: p50 %.1f ms, p95 %.1f ms (%zu hypotheses)\n",
-              Percentile(summary->hypothesis_ms, 0.5), Percentile(summary->hypothesis_ms, 0.95),
-              summary->hypothesis_ms.size());
+  return figures;
+}
+
+void Print(const char* what, const Figures& f) {
+  std::printf("  %-28s lines %2d/%-2d (%3.0f%%, %d by the audio)  ad-libs off script %d/%d (%3.0f%%)  "
+              "commit point median %.2f  per hypothesis p50 %.1f ms p95 %.1f ms (%zu)\n",
+              what, f.scripted_right, f.scripted, 100.0 * f.scripted_right / std::max(1, f.scripted), f.rescued,
+              f.adlibs_off, f.adlibs, 100.0 * f.adlibs_off / std::max(1, f.adlibs), Percentile(f.commit_points, 0.5),
+              Percentile(f.hypothesis_ms, 0.5), Percentile(f.hypothesis_ms, 0.95), f.hypothesis_ms.size());
+  if (!f.check_ms.empty()) {
+    std::printf("  %-28s acoustic checks %zu, CPU p50 %.1f ms p95 %.1f ms\n", "", f.check_ms.size(),
+                Percentile(f.check_ms, 0.5), Percentile(f.check_ms, 0.95));
+  }
+}
+
+absl::Status RunShow(const Show& spec, Figures& total_with, Figures& total_without) {
+  const std::string script = (std::filesystem::temp_directory_path() / "lingcast_follow_bench.script").string();
+  {
+    std::ofstream out(script);
+    for (const auto& [en, zh] : spec.lines) out << "en: " << en << " | zh: " << zh << "\n";
+  }
+  // The show: lines in order, line 6 skipped, line 3 said twice, an ad-lib every few lines.
+  std::vector<Utterance> show;
+  size_t adlib = 0;
+  for (int i = 0; i < static_cast<int>(spec.lines.size()); ++i) {
+    if (i == 5) continue;
+    show.push_back({spec.lines[static_cast<size_t>(i)].first, i + 1});
+    if (i == 2) show.push_back({spec.lines[2].first, 3});
+    if (i % 3 == 1 && adlib < spec.adlibs.size()) show.push_back({spec.adlibs[adlib++], 0});
+  }
+  while (adlib < spec.adlibs.size()) show.push_back({spec.adlibs[adlib++], 0});
+  LC_ASSIGN_OR_RETURN(const AudioBuffer audio, Speak(show));
+  std::printf("\n== %s\n", spec.name);
+  absl::StatusOr<Figures> with = Follow(script, audio, show, /*acoustic_check=*/true, /*verbose=*/true);
+  absl::StatusOr<Figures> without = with.ok() ? Follow(script, audio, show, false, false) : with;
+  std::filesystem::remove(script);
+  LC_RETURN_IF_ERROR(with.status());
+  LC_RETURN_IF_ERROR(without.status());
+  std::printf("\n");
+  Print("with the acoustic check", *with);
+  Print("words only (reference)", *without);
+  for (auto [from, to] : {std::pair{&*with, &total_with}, std::pair{&*without, &total_without}}) {
+    to->scripted += from->scripted;
+    to->scripted_right += from->scripted_right;
+    to->adlibs += from->adlibs;
+    to->adlibs_off += from->adlibs_off;
+    to->rescued += from->rescued;
+    to->commit_points.insert(to->commit_points.end(), from->commit_points.begin(), from->commit_points.end());
+    to->hypothesis_ms.insert(to->hypothesis_ms.end(), from->hypothesis_ms.begin(), from->hypothesis_ms.end());
+    to->check_ms.insert(to->check_ms.end(), from->check_ms.begin(), from->check_ms.end());
+  }
+  return absl::OkStatus();
+}
+
+int Run() {
+  Figures with, without;
+  for (const Show* show : {&kDevelopmentShow, &kHeldOutShow}) {
+    if (absl::Status status = RunShow(*show, with, without); !status.ok()) {
+      std::fprintf(stderr, "follow_bench: %s\n", std::string(status.message()).c_str());
+      return 1;
+    }
+  }
+  std::printf("\n== both shows\n");
+  Print("with the acoustic check", with);
+  Print("words only (reference)", without);
   return 0;
 }
 

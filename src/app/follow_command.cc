@@ -175,6 +175,7 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
     // and translating off-script speech.
     if (hypothesis) summary.hypothesis_ms.push_back(MillisSince(start));
   }
+  summary.acoustic_check_ms = hearing.acoustic_check_cpu_ms();
   return summary;
 }
 

@@ -61,6 +61,8 @@ struct FollowSummary {
   // Processing time of each hypothesis (reading the partial or final from the
   // recognizer, following it, translating off-script speech), in milliseconds.
   std::vector<double> hypothesis_ms;
+  // CPU time of each acoustic check of an utterance (part of its final's hypothesis_ms).
+  std::vector<double> acoustic_check_ms;
   std::vector<FollowRecord> records;
 };
 

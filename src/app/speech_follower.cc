@@ -1,10 +1,24 @@
 #include "app/speech_follower.h"
 
+#include <time.h>
+
 #include <utility>
 
+#include "absl/strings/str_join.h"
+#include "asr/script_lm.h"
 #include "core/status.h"
 
 namespace lingcast {
+namespace {
+
+// The check's cost in CPU time: on a shared machine wall time mostly measures waiting.
+double ThreadCpuMillis() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+}  // namespace
 
 absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std::vector<FollowerLine> lines,
                                                       const SpeechFollowerOptions& options) {
@@ -61,7 +75,29 @@ void SpeechFollower::Handle(RecognizerEvent event, std::vector<FollowEvent>& out
       const AsrHypothesis& final = event.hypothesis;
       std::vector<FollowDecision> decisions;
       if (has_script()) {
-        decisions = follower_.OnFinal(final.text, final.end);
+        // Words that match no line get a second look: the utterance's audio
+        // scored against the closest lines (two decodes, only for such utterances).
+        auto check = [this](const std::vector<int>& candidates) -> std::optional<AcousticMatch> {
+          // Each line whole, and without its first word or two: the VAD may
+          // open the utterance after the line's start.
+          constexpr size_t kMaxSkippedWords = 2, kMinWordsLeft = 3;
+          std::vector<std::string> alternatives;
+          std::vector<int> line_of;
+          for (int line : candidates) {
+            const FollowerLine& l = follower_.lines()[static_cast<size_t>(line)];
+            const std::vector<std::string> words = AsrWordsOf(l.spoken.empty() ? l.source : l.spoken);
+            for (size_t skip = 0; skip <= kMaxSkippedWords && (skip == 0 || words.size() >= skip + kMinWordsLeft); ++skip) {
+              alternatives.push_back(absl::StrJoin(words.begin() + static_cast<std::ptrdiff_t>(skip), words.end(), " "));
+              line_of.push_back(line);
+            }
+          }
+          const double cpu_start = ThreadCpuMillis();
+          absl::StatusOr<AlternativesScore> score = recognizer_.ScoreLastUtterance(alternatives);
+          acoustic_check_cpu_ms_.push_back(ThreadCpuMillis() - cpu_start);
+          if (!score.ok() || score->best < 0) return std::nullopt;
+          return AcousticMatch{line_of[static_cast<size_t>(score->best)], score->gap};
+        };
+        decisions = follower_.OnFinal(final.text, final.end, check);
       } else if (!final.text.empty()) {
         FollowDecision off;
         off.off_script = true;

@@ -54,6 +54,9 @@ class SpeechFollower {
   bool in_speech() const { return recognizer_.in_speech(); }
   bool has_script() const { return !follower_.lines().empty(); }
   const ScriptFollower& follower() const { return follower_; }
+  // CPU time of each acoustic check so far (AsrSession::ScoreAlternatives, run
+  // at the endpoint of utterances whose words match no line).
+  const std::vector<double>& acoustic_check_cpu_ms() const { return acoustic_check_cpu_ms_; }
 
  private:
   SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower);
@@ -63,6 +66,7 @@ class SpeechFollower {
   StreamingRecognizer recognizer_;
   ScriptFollower follower_;
   int64_t utterance_ = -1;
+  std::vector<double> acoustic_check_cpu_ms_;
   MediaTime utterance_start_;
 };
 

@@ -46,6 +46,17 @@ struct AsrHypothesis {
   Language language = Language::kEn;
 };
 
+// How well the last utterance's audio fits a few given word sequences
+// (AsrSession::ScoreAlternatives): the audio is decoded again constrained to
+// them, and once with nothing but a loop of phones (anything the acoustic
+// model can say). The gap between the two is a per-frame log-likelihood ratio:
+// near 0 when one of the sequences is what was said, large when none is.
+struct AlternativesScore {
+  int best = -1;     // index of the sequence that fits best; -1: none could be aligned
+  double gap = 0;    // nats per frame the best sequence loses against the phone loop (>= 0 mostly)
+  int frames = 0;    // 10 ms frames scored
+};
+
 class AsrSession {
  public:
   virtual ~AsrSession() = default;
@@ -67,6 +78,16 @@ class AsrSession {
   // confidences. An utterance with no speech (or no audio at all) gives a final
   // with empty text and no words. The session is then ready for the next one.
   virtual absl::StatusOr<AsrHypothesis> Finish() = 0;
+
+  // Scores the last finished utterance against `alternatives` (each a
+  // sentence of recognizer words, as asr/script_lm.h's AsrWordsOf writes them).
+  // Words the recognizer does not know drop their alternative. Unimplemented
+  // for engines that cannot; FailedPrecondition when no utterance was finished
+  // (or it was too long to keep). Costs two decodes of the utterance.
+  virtual absl::StatusOr<AlternativesScore> ScoreAlternatives(const std::vector<std::string>& alternatives) {
+    (void)alternatives;
+    return absl::UnimplementedError("this recognizer cannot score alternatives");
+  }
 
   // One past the last sample fed, on the input timeline.
   virtual MediaTime position() const = 0;

@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "asr/letter_to_sound.h"
 #include "asr/script_lm.h"
@@ -115,6 +116,11 @@ class TempFile {
 };
 
 constexpr char kSearchName[] = "lingcast";
+constexpr char kAlternativesSearch[] = "lingcast-alternatives";
+constexpr char kPhoneLoopSearch[] = "lingcast-phone-loop";
+// Search scores are log-probabilities in logmath units shifted right by this
+// (pocketsphinx's SENSCR_SHIFT, hmm.h), so that they fit 16-bit senone scores.
+constexpr int kSenoneScoreShift = 10;
 constexpr int kFramesPerSecond = 100;  // pocketsphinx's default -frate
 constexpr size_t kMaxRedecodeSamples = 60 * kAsrSampleRate;
 
@@ -355,6 +361,7 @@ class PocketsphinxSession : public AsrSession {
     result.language = Language::kEn;
     if (!utterance_open_) {
       result.start = result.end = position();
+      last_utterance_pcm_.clear();
       return result;
     }
     result.start = utterance_start_;
@@ -390,7 +397,70 @@ class PocketsphinxSession : public AsrSession {
       result.words.push_back(std::move(out));
     }
     result.text = absl::StrJoin(texts, " ");
+    last_utterance_pcm_ = std::move(utterance_pcm_);
+    utterance_pcm_.clear();
     return result;
+  }
+
+  // A second look at the last utterance when its words were uncertain: the
+  // audio decoded as one block with its own cepstral mean, once constrained to a
+  // grammar of the alternatives and once with a free loop of phones. Both
+  // alignments see the same features, so the difference of their acoustic
+  // scores per frame is a likelihood ratio: how much the best alternative costs
+  // over whatever the acoustic model would have preferred.
+  absl::StatusOr<AlternativesScore> ScoreAlternatives(const std::vector<std::string>& alternatives) override {
+    if (utterance_open_) return absl::FailedPreconditionError("an utterance is open: score alternatives after Finish()");
+    if (last_utterance_pcm_.empty()) {
+      return absl::FailedPreconditionError("no finished utterance (of at most a minute) to score alternatives against");
+    }
+    ps_decoder_t* ps = decoder_;
+    std::vector<std::string> rules;  // the alternatives the dictionary can say, normalized
+    std::vector<int> rule_alternative;
+    for (size_t i = 0; i < alternatives.size(); ++i) {
+      std::vector<std::string> words = absl::StrSplit(alternatives[i], ' ', absl::SkipEmpty());
+      const bool known = !words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& word) {
+        return LookupWord(ps, word).has_value();
+      });
+      if (!known) continue;
+      rules.push_back(absl::StrJoin(words, " "));
+      rule_alternative.push_back(static_cast<int>(i));
+    }
+    AlternativesScore score;
+    if (rules.empty()) return score;
+    std::string grammar = "#JSGF V1.0;\ngrammar lingcast;\npublic <utterance> = ";
+    for (size_t i = 0; i < rules.size(); ++i) absl::StrAppend(&grammar, i ? " | " : "", "( ", rules[i], " )");
+    absl::StrAppend(&grammar, " ;\n");
+    if (ps_set_jsgf_string(ps, kAlternativesSearch, grammar.c_str()) < 0) {
+      return absl::InternalError("pocketsphinx rejected the grammar of the alternatives");
+    }
+    // Context-independent phones (about 40 HMMs a frame): a loop of every
+    // triphone costs seconds per utterance, and the reference need not be the
+    // best possible, only the same for every candidate.
+    if (ps_set_search(ps, kPhoneLoopSearch) < 0) {
+      cmd_ln_set_boolean_r(ps_get_config(ps), "-allphone_ci", TRUE);
+      if (ps_set_allphone(ps, kPhoneLoopSearch, nullptr) < 0) {
+        ps_set_search(ps, kSearchName);
+        return absl::InternalError("pocketsphinx could not set up its phone-loop search");
+      }
+    }
+    cmn_t* cmn = ps_get_feat(ps)->cmn_struct;
+    const std::vector<mfcc_t> running(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
+    const absl::StatusOr<Alignment> constrained = Align(kAlternativesSearch);
+    const absl::StatusOr<Alignment> free = Align(kPhoneLoopSearch);
+    std::copy(running.begin(), running.end(), cmn->cmn_mean);
+    const bool restored = ps_set_search(ps, kSearchName) >= 0;
+    LC_RETURN_IF_ERROR(constrained.status());
+    LC_RETURN_IF_ERROR(free.status());
+    if (!restored) return absl::InternalError("pocketsphinx could not go back to its language-model search");
+    if (!constrained->aligned || !free->aligned || free->frames <= 0) return score;
+    const auto rule = std::find(rules.begin(), rules.end(), constrained->words);
+    if (rule == rules.end()) return score;  // the grammar's end was not reached
+    score.best = rule_alternative[static_cast<size_t>(rule - rules.begin())];
+    score.frames = free->frames;
+    const double nats_per_unit = logmath_log_to_ln(ps_get_logmath(ps), 1) * (1 << kSenoneScoreShift);
+    score.gap = static_cast<double>(free->acoustic - constrained->acoustic) * nats_per_unit /
+                static_cast<double>(free->frames);
+    return score;
   }
 
   // Streaming, pocketsphinx normalizes each utterance with the cepstral mean of
@@ -420,9 +490,43 @@ class PocketsphinxSession : public AsrSession {
                     ps_process_raw(ps, utterance_pcm_.data(), utterance_pcm_.size(), FALSE, TRUE) >= 0 &&
                     ps_end_utt(ps) >= 0;
     std::copy(running.begin(), running.end(), cmn->cmn_mean);
-    utterance_pcm_.clear();
     if (!ok) return absl::InternalError("pocketsphinx failed to decode the utterance again");
     return true;
+  }
+
+  struct Alignment {
+    bool aligned = false;
+    std::string words;     // the path's words, fillers left out
+    int64_t acoustic = 0;  // summed over the path, in search score units
+    int frames = 0;
+  };
+
+  // Decodes the last utterance as one block with `search` (the caller restores
+  // the search and the running cepstral mean afterwards).
+  absl::StatusOr<Alignment> Align(const char* search) {
+    ps_decoder_t* ps = decoder_;
+    if (ps_set_search(ps, search) < 0 || ps_start_utt(ps) < 0 ||
+        ps_process_raw(ps, last_utterance_pcm_.data(), last_utterance_pcm_.size(), FALSE, TRUE) < 0 ||
+        ps_end_utt(ps) < 0) {
+      return absl::InternalError("pocketsphinx failed to decode the utterance against the alternatives");
+    }
+    // The front end counts these frames too: word times of later utterances count from them.
+    stream_frames_ += ps_get_n_frames(ps);
+    Alignment alignment;
+    alignment.frames = ps_get_n_frames(ps);
+    int32 path_score = 0;
+    if (ps_get_hyp(ps, &path_score) == nullptr) return alignment;
+    std::vector<std::string> words;
+    for (ps_seg_t* seg = ps_seg_iter(ps); seg != nullptr; seg = ps_seg_next(seg)) {
+      int32 acoustic = 0, language = 0, backoff = 0;
+      ps_seg_prob(seg, &acoustic, &language, &backoff);
+      alignment.acoustic += acoustic;
+      const char* word = ps_seg_word(seg);
+      if (!IsFiller(word)) words.push_back(BaseWord(word));
+      alignment.aligned = true;
+    }
+    alignment.words = absl::StrJoin(words, " ");
+    return alignment;
   }
 
   MediaTime position() const override {
@@ -443,6 +547,7 @@ class PocketsphinxSession : public AsrSession {
   std::vector<int16> pcm_;
   const float redecode_channel_shift_;
   std::vector<int16> utterance_pcm_;     // the open utterance, for RedecodeIfTheChannelMoved()
+  std::vector<int16> last_utterance_pcm_;  // the last finished one, for ScoreAlternatives()
   bool utterance_too_long_to_redecode_ = false;
   std::vector<mfcc_t> decoded_with_cmn_;  // the cepstral mean it is being normalized with
 };

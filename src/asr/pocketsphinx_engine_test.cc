@@ -217,6 +217,38 @@ TEST_F(PocketsphinxTest, PartialsWhileSpeechContinues) {
   EXPECT_EQ((*session)->Partial(), std::nullopt);  // the utterance is closed
 }
 
+// The second look at an utterance: its audio against a few sentences. The
+// sentence said wins and costs little against a free phone loop; sentences
+// not said either cannot be aligned at all or cost much more per frame.
+TEST_F(PocketsphinxTest, ScoreAlternativesFindsTheSentenceSaid) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ((*session)->ScoreAlternatives({"concord returned"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);  // nothing finished yet
+  ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
+  ASSERT_TRUE((*session)->Finish().ok());
+  const std::vector<std::string> said_second = {"thank you for watching and see you tomorrow night",
+                                                "concord returned to its place amidst the tents",
+                                                "remember to follow the channel for more deals"};
+  absl::StatusOr<AlternativesScore> right = (*session)->ScoreAlternatives(said_second);
+  ASSERT_TRUE(right.ok()) << right.status();
+  EXPECT_EQ(right->best, 1);
+  EXPECT_GT(right->frames, 200);
+  absl::StatusOr<AlternativesScore> wrong = (*session)->ScoreAlternatives({said_second[0], said_second[2]});
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  EXPECT_TRUE(wrong->best < 0 || wrong->gap > right->gap + 0.3) << wrong->gap;
+  // A word the dictionary lacks drops its sentence; none left is no answer.
+  absl::StatusOr<AlternativesScore> unknown = (*session)->ScoreAlternatives({"qxzzy blorf"});
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_EQ(unknown->best, -1);
+  // The session goes on normally: the next utterance is recognized as before.
+  ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
+  absl::StatusOr<AsrHypothesis> again = (*session)->Finish();
+  ASSERT_TRUE(again.ok());
+  EXPECT_LT(CountWordErrors(kLibri.transcript, again->text).rate(), kFreeWerBoundLibri) << again->text;
+}
+
 TEST_F(PocketsphinxTest, SilenceGivesAnEmptyFinal) {
   const AsrHypothesis hyp = Recognize(FreeModel(), AudioBuffer::Silence(MediaTime::Seconds(2), kAsrSampleRate));
   EXPECT_TRUE(hyp.final);

@@ -72,6 +72,12 @@ class StreamingRecognizer {
   // End of input: closes an open utterance (its final is the last event).
   absl::StatusOr<std::vector<RecognizerEvent>> Flush();
 
+  // The session's AsrSession::ScoreAlternatives for the utterance whose final
+  // came last (call it right after that final, before more audio is pushed).
+  absl::StatusOr<AlternativesScore> ScoreLastUtterance(const std::vector<std::string>& alternatives) {
+    return session_->ScoreAlternatives(alternatives);
+  }
+
   // The end of the audio pushed so far.
   MediaTime position() const;
   bool in_speech() const { return in_speech_; }

@@ -147,7 +147,7 @@ std::optional<ScriptFollower::Alignment> ScriptFollower::FindFragment(const std:
 }
 
 std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& all_heard, MediaTime time,
-                                                   bool final) {
+                                                   bool final, const AcousticCheck& check) {
   std::vector<FollowDecision> decisions;
   while (true) {
     const size_t from = std::min(static_cast<size_t>(consumed_), all_heard.size());
@@ -201,9 +201,11 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
     int best_line = -1;
     double best_score = -1, best_similarity = 0, second_score = -1;
     const int next = last_committed_ ? *last_committed_ + 1 : 0;
+    std::vector<std::pair<double, int>> ranked;  // (score, line), for the acoustic check
     for (int i = 0; i < static_cast<int>(lines_.size()); ++i) {
       const double similarity = TokenSimilarity(heard, line_tokens_[static_cast<size_t>(i)]);
       const double score = similarity + (i == next ? config_.next_line_bonus : 0.0);
+      ranked.emplace_back(score, i);
       if (score > best_score) {
         second_score = best_score;
         best_score = score;
@@ -229,6 +231,13 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
       decisions.back().commit_point =
           static_cast<double>(fragment->offset + fragment->line_tokens_matched) / static_cast<double>(length);
       committed_ = fragment;
+    } else if (std::optional<AcousticMatch> heard_line = consumed_ == 0 ? CheckAcoustically(ranked, check)
+                                                                        : std::nullopt) {
+      Alignment best;
+      best.line = heard_line->line;
+      best.quality = TokenSimilarity(heard, line_tokens_[static_cast<size_t>(heard_line->line)]);
+      decisions.push_back(Commit(best, heard, time, true));
+      decisions.back().acoustic_gap = heard_line->gap;
     } else {
       FollowDecision off;
       off.off_script = true;
@@ -247,9 +256,32 @@ std::vector<FollowDecision> ScriptFollower::OnPartial(const std::string& text, M
   return Decide(Tokens(text), heard_until, /*final=*/false);
 }
 
-std::vector<FollowDecision> ScriptFollower::OnFinal(const std::string& text, MediaTime end) {
+std::optional<AcousticMatch> ScriptFollower::CheckAcoustically(std::vector<std::pair<double, int>> ranked,
+                                                               const AcousticCheck& check) const {
+  if (!check || config_.acoustic_candidates <= 0 || ranked.empty()) return std::nullopt;
+  // The closest lines by their words, and the line expected next whatever its
+  // words: a line whose words were mostly lost has nothing else to go on.
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<int> candidates;
+  const int next = last_committed_ ? *last_committed_ + 1 : 0;
+  if (next < static_cast<int>(lines_.size())) candidates.push_back(next);
+  for (const auto& [score, line] : ranked) {
+    if (static_cast<int>(candidates.size()) >= config_.acoustic_candidates) break;
+    if (line != next) candidates.push_back(line);
+  }
+  std::optional<AcousticMatch> match = check(candidates);
+  if (!match || match->line < 0 || match->line >= static_cast<int>(lines_.size()) ||
+      match->gap > config_.acoustic_max_gap) {
+    return std::nullopt;
+  }
+  return match;
+}
+
+std::vector<FollowDecision> ScriptFollower::OnFinal(const std::string& text, MediaTime end, const AcousticCheck& check) {
   const std::vector<uint32_t> heard = Tokens(text);
-  std::vector<FollowDecision> decisions = Decide(heard, end, /*final=*/true);
+  std::vector<FollowDecision> decisions = Decide(heard, end, /*final=*/true, check);
   unfinished_.reset();
   if (committed_) {
     // Remember how far the line got, in case the next utterance goes on with it.

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -52,7 +53,27 @@ struct FollowerConfig {
   // many words matching a stretch this well.
   int min_fragment_tokens = 4;
   double fragment_quality = 0.8;
+  // Words the recognizer dropped or misheard can leave a scripted line looking
+  // off script. Before calling an utterance off script, the audio is checked
+  // against this many of the closest lines (OnFinal's AcousticCheck); the best
+  // is taken when it costs at most `acoustic_max_gap` nats per frame over a
+  // free loop of context-independent phones. Measured gaps of lines that were
+  // said: 1.0-1.5 on espeak-ng speech (bench/follow_bench), -0.4 on a real
+  // recording (LibriSpeech); lines that were not said mostly cannot be aligned
+  // at all (the search beam drops them before the line's end). 0 candidates
+  // turns the check off.
+  int acoustic_candidates = 3;
+  double acoustic_max_gap = 2.0;
 };
+
+// What the audio of an utterance says about a few candidate lines: the one it
+// fits best and how far (nats per 10 ms frame) that is from the best any
+// sequence of phones could do. Computed by the recognizer (SpeechFollower).
+struct AcousticMatch {
+  int line = -1;    // index into the follower's lines
+  double gap = 0;
+};
+using AcousticCheck = std::function<std::optional<AcousticMatch>(const std::vector<int>& candidate_lines)>;
 
 // A decision about (part of) one utterance.
 struct FollowDecision {
@@ -63,6 +84,7 @@ struct FollowDecision {
   MediaTime commit_time;          // input time of the last audio heard when committed
   std::optional<double> commit_point;  // fraction of the line heard at the commit (null off script)
   bool at_endpoint = false;       // decided only at the final hypothesis
+  std::optional<double> acoustic_gap;  // set when the audio, not the words, decided it (AcousticMatch::gap)
   std::string heard;              // the recognized words the decision is based on
   std::string translation;        // the line's translation (empty off script)
 };
@@ -80,7 +102,9 @@ class ScriptFollower {
   // needs decided: a line not committed before (at_endpoint), or an off-script
   // decision for words that matched no line. Empty when every word was already
   // part of a committed line.
-  std::vector<FollowDecision> OnFinal(const std::string& text, MediaTime end);
+  // `check`, when given, is asked about the closest lines before words that
+  // match no line are called off script.
+  std::vector<FollowDecision> OnFinal(const std::string& text, MediaTime end, const AcousticCheck& check = nullptr);
 
   const std::vector<FollowerLine>& lines() const { return lines_; }
   std::optional<int> last_line() const { return last_committed_; }
@@ -99,9 +123,12 @@ class ScriptFollower {
     int tokens = 0;  // how much of the line has been heard
   };
 
-  std::vector<FollowDecision> Decide(const std::vector<uint32_t>& heard, MediaTime time, bool final);
+  std::vector<FollowDecision> Decide(const std::vector<uint32_t>& heard, MediaTime time, bool final,
+                                     const AcousticCheck& check = nullptr);
   Alignment AlignPrefix(int line, const std::vector<uint32_t>& heard, int offset = 0) const;
   std::optional<Alignment> FindFragment(const std::vector<uint32_t>& heard) const;
+  std::optional<AcousticMatch> CheckAcoustically(std::vector<std::pair<double, int>> ranked,
+                                                 const AcousticCheck& check) const;
   std::vector<uint32_t> Tokens(const std::string& text);
   FollowDecision Commit(const Alignment& best, const std::vector<uint32_t>& heard, MediaTime time, bool final);
 

@@ -140,6 +140,61 @@ TEST(ScriptFollowerTest, OnlyAFinalStillFindsTheLine) {
   EXPECT_TRUE(d[0].at_endpoint);
 }
 
+// Words that match no line get a second look from the recognizer (the
+// AcousticCheck SpeechFollower gives): the line the audio fits within the gap
+// is taken; a worse fit, or none, leaves the utterance off script.
+TEST(ScriptFollowerTest, TheAudioDecidesWhatTheWordsCannot) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "welcome to the live room everyone").decisions.size(), 1u);
+  std::vector<int> asked;
+  auto fits = [&](double gap) {
+    return [&asked, gap](const std::vector<int>& candidates) -> std::optional<AcousticMatch> {
+      asked = candidates;
+      return AcousticMatch{1, gap};
+    };
+  };
+  // "today we have a very special cream for you", mostly lost by the recognizer.
+  std::vector<FollowDecision> decided = follower.OnFinal("to the for you", MediaTime::Seconds(5), fits(0.1));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_FALSE(decided[0].off_script);
+  EXPECT_EQ(decided[0].line_number, 2);
+  EXPECT_TRUE(decided[0].at_endpoint);
+  ASSERT_TRUE(decided[0].acoustic_gap.has_value());
+  EXPECT_DOUBLE_EQ(*decided[0].acoustic_gap, 0.1);
+  EXPECT_EQ(decided[0].translation, "今天给大家带来一款特别的面霜");
+  // The line expected next is always a candidate, the closest lines after it.
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(asked[0], 1);
+
+  asked.clear();
+  decided = follower.OnFinal("my cat jumped on the table", MediaTime::Seconds(9), fits(0.9));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_TRUE(decided[0].off_script);  // fits, but far worse than free phones
+  EXPECT_FALSE(asked.empty());
+  EXPECT_EQ(asked[0], 2);  // still the line after the last committed one
+
+  decided = follower.OnFinal("my cat jumped on the table", MediaTime::Seconds(12),
+                             [](const std::vector<int>&) { return std::nullopt; });
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_TRUE(decided[0].off_script);  // the audio fits no candidate at all
+}
+
+TEST(ScriptFollowerTest, NoAcousticCheckWhenTheWordsDecide) {
+  FollowerConfig config;
+  ScriptFollower follower(Lines(), config);
+  int asked = 0;
+  auto check = [&](const std::vector<int>&) -> std::optional<AcousticMatch> {
+    ++asked;
+    return std::nullopt;
+  };
+  EXPECT_EQ(follower.OnFinal("click the link below to buy it now", MediaTime::Seconds(3), check).size(), 1u);
+  EXPECT_EQ(asked, 0);
+  config.acoustic_candidates = 0;  // off
+  ScriptFollower off(Lines(), config);
+  EXPECT_TRUE(off.OnFinal("to the for you", MediaTime::Seconds(3), check)[0].off_script);
+  EXPECT_EQ(asked, 0);
+}
+
 TEST(ScriptFollowerTest, SilenceDecidesNothing) {
   ScriptFollower follower(Lines());
   EXPECT_TRUE(follower.OnPartial("", MediaTime::Seconds(1)).empty());
