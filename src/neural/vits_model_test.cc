@@ -30,8 +30,8 @@ using testing::WriteSafetensors;
 
 constexpr double kHiddenTolerance = 1e-4;
 // The waveform goes through the flow and every HiFi-GAN layer after the encoder;
-// fp32 rounding grows a little on the way.
-constexpr double kWaveformTolerance = 1e-3;
+// fp32 rounding grows a little on the way (measured: at most 5e-5).
+constexpr double kWaveformTolerance = 5e-4;
 
 std::vector<std::vector<std::int64_t>> Rows(const torch::Tensor& t) {
   std::vector<std::vector<std::int64_t>> rows;
