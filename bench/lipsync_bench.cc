@@ -434,7 +434,7 @@ void Fit(EspeakEngine& engine) {
     z[j][kIn] = 1.0;
   }
   std::array<std::array<double, kIn + 1>, kVisemeCount> w{};  // X stays all zero and is never chosen
-  for (int iteration = 0; iteration < 3000; ++iteration) {
+  for (int iteration = 0; iteration < 6000; ++iteration) {
     std::array<std::array<double, kIn + 1>, kVisemeCount> gradient{};
     for (size_t j = 0; j < n; ++j) {
       std::array<double, kVisemeCount> p{};
@@ -451,7 +451,7 @@ void Fit(EspeakEngine& engine) {
       }
     }
     for (int v = 0; v < kVisemeCount - 1; ++v) {
-      for (int i = 0; i <= kIn; ++i) w[v][i] -= 0.5 * (gradient[v][i] + (i < kIn ? 0.001 * w[v][i] : 0.0));
+      for (int i = 0; i <= kIn; ++i) w[v][i] -= 0.5 * (gradient[v][i] + (i < kIn ? 0.0001 * w[v][i] : 0.0));
     }
   }
   std::fprintf(stderr, "fitted on %zu speech frames of %zu tuning sentences\n", n,
