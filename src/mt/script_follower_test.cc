@@ -167,7 +167,7 @@ TEST(ScriptFollowerTest, TheAudioDecidesWhatTheWordsCannot) {
   EXPECT_EQ(asked[0], 1);
 
   asked.clear();
-  decided = follower.OnFinal("my cat jumped on the table", MediaTime::Seconds(9), fits(0.9));
+  decided = follower.OnFinal("my cat jumped on the table", MediaTime::Seconds(9), fits(2.5));
   ASSERT_EQ(decided.size(), 1u);
   EXPECT_TRUE(decided[0].off_script);  // fits, but far worse than free phones
   EXPECT_FALSE(asked.empty());
