@@ -322,6 +322,12 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
   }
   const double length_scale = 1.0 / rate;
   const torch::Tensor duration = torch::ceil(torch::exp(log_duration) * input_mask * length_scale);  // (N, 1, T)
+  // A model in half precision can overflow here; a non-finite duration must not
+  // become a frame count.
+  if (!torch::isfinite(duration).all().item<bool>() || duration.max().item<double>() > 1e5) {
+    Fail(ErrorCode::kInternal, "the duration predictor gave a non-finite or absurd duration (max " +
+                                   std::to_string(duration.max().item<double>()) + " frames): the weights or dtype are unsuitable");
+  }
   const torch::Tensor durations = duration.squeeze(1).to(torch::kLong).cpu();
   const torch::Tensor predicted = durations.sum(1).clamp_min(1);
   const std::int64_t frames = predicted.max().item<std::int64_t>();

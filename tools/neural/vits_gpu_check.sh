@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# On the GPU machine (PyTorch, CUDA and transformers; none of lingcast's Debian
+# packages): builds src/neural alone (LINGCAST_NEURAL_ONLY), runs the VITS tests
+# (CPU parity and the CUDA test), times transformers' VitsModel on random weights
+# at facebook/mms-tts-eng's size (fp16 and fp32), then bench/vits_bench beside it
+# in the same call. Logs land in OUT_DIR.
+#
+#   tools/neural/vits_gpu_check.sh OUT_DIR
+set -uo pipefail
+out="${1:?usage: vits_gpu_check.sh OUT_DIR}"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+export PYTHONUNBUFFERED=1
+build=/tmp/lingcast_neural_build
+prefix="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON -DLINGCAST_WERROR=OFF \
+         -DCMAKE_PREFIX_PATH="$prefix" && ninja -C "$build" vits_bench neural_test; } >"$out/build.log" 2>&1; then
+  grep -E "error" "$out/build.log" | head -20
+  [[ -x "$build/bench/vits_bench" ]] || exit 1
+fi
+echo "build warnings: $(grep -c 'warning:' "$out/build.log")"
+if [[ -x "$build/src/neural/neural_test" ]]; then
+  "$build/src/neural/neural_test" --gtest_filter='*Vits*' 2>&1 | tee "$out/test.log" |
+    grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|actual" | head -30
+fi
+nvidia-smi --query-gpu=name,memory.used --format=csv,noheader
+python3 tools/neural/make_vits_fixtures.py --bench "$out/vits_reference.json" 2>&1 | grep -E "reference|versions"
+"$build/bench/vits_bench" "$out/vits_reference.json" 2>&1 | tee "$out/bench.log"
