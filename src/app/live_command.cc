@@ -38,6 +38,12 @@ void LiveCommand::Register(CLI::App& app) {
                "Corrections file: applied at the start, and every --control correction is kept there");
   c.add_option("--size", size_, "Frame size WIDTHxHEIGHT")->capture_default_str();
   c.add_option("--fps", options_.fps, "Frames per second")->capture_default_str();
+  c.add_option("--avatar", options_.avatar_path, "Avatar rig (JSON, docs/avatar-format.md); default: the built-in presenter");
+  c.add_option("--background", options_.background, "studio, a colour #RRGGBB, or an image or video file")
+      ->capture_default_str();
+  c.add_option("--background-fit", options_.background_fit, "cover, contain or stretch")->capture_default_str();
+  c.add_option("--subtitle-style", options_.subtitle_style, "outline, box or shadow")->capture_default_str();
+  c.add_option("--title", options_.title, "Lower-third title \"NAME|SUBTITLE\" for the first seconds");
   c.add_option("--voice-zh", options_.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
   c.add_option("--voice-en", options_.voice_en, "espeak-ng voice for English (default en-us)");
   c.add_option("--rate", options_.rate, "The avatar's speaking rate (0.5-2)")->capture_default_str();

@@ -16,6 +16,7 @@
 #include "app/live_report.h"
 #include "app/live_voice.h"
 #include "app/speech_follower.h"
+#include "app/studio.h"
 #include "app/translation_setup.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
@@ -80,6 +81,18 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
   }
 
+  // The look, checked with the input: before any model loads.
+  StudioLook look;
+  look.width = options.width;
+  look.height = options.height;
+  look.avatar_path = options.avatar_path;
+  look.background = options.background;
+  look.background_fit = options.background_fit;
+  look.subtitle_style = options.subtitle_style;
+  look.title = options.title;
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
+  LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
+
   // The host's picture, checked with the input: before any model loads.
   std::unique_ptr<compose::PictureInPicture> picture_in_picture;
   if (options.picture_in_picture) {
@@ -138,22 +151,10 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   }
   if (translation.engines.empty()) stack.chain.reset();  // subtitles only off script
 
-  EspeakOptions tts_options;
-  if (!options.voice_en.empty()) tts_options.default_voice_en = options.voice_en;
-  if (!options.voice_zh.empty()) tts_options.default_voice_zh = options.voice_zh;
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, EspeakEngine::Create(tts_options));
-
-  compose::CompositorOptions compose_options;
-  compose_options.width = options.width;
-  compose_options.height = options.height;
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, MakeStudioVoice(options.voice_zh, options.voice_en));
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
 
-  VideoEncoderOptions video;
-  video.width = options.width;
-  video.height = options.height;
-  video.fps_num = options.fps;
-  video.preset = options.preset;
-  video.crf = options.crf;
+  VideoEncoderOptions video = StudioVideoOptions(look, options.fps, options.preset, options.crf, 0);
   bool network = false;
   for (const OutputSpec& spec : specs) network |= spec.kind == OutputSpec::kRtmp || spec.kind == OutputSpec::kSrt;
   if (network) video.bitrate = static_cast<int64_t>(options.bitrate_kbps) * 1000;
@@ -202,7 +203,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   playout_options.duck_db = options.duck_db;
   playout_options.animation.seed = options.seed;
   auto& playout = pipeline.Add(std::make_unique<LivePlayout>(playout_options, std::move(compositor),
-                                                             std::make_unique<AvatarRenderer>(), *outputs, monitor,
+                                                             std::make_unique<AvatarRenderer>(rig), *outputs, monitor,
                                                              stop, std::move(picture_in_picture)));
   pipeline.Connect(ingest.out, hear.in, kAudioQueue);
   if (options.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);

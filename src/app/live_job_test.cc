@@ -74,7 +74,7 @@ class LiveJobTest : public ::testing::Test {
 
   LiveOptions Options() {
     LiveOptions options;
-    options.input = "-";
+    options.input.assign(1, '-');  // stdin; assign(): GCC 12's -Wrestrict misfires on = "-" here
     options.outputs = {dir_.File("out.mp4")};
     options.script_path = dir_.File("show.script");
     std::ofstream(options.script_path) << kScript;
@@ -369,6 +369,37 @@ TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("--pip"));
   EXPECT_FALSE(std::filesystem::exists(dir_.File("none.mp4")));
+}
+
+TEST_F(LiveJobTest, TheLookTakesTheSameFlagsAsRender) {
+  LiveOptions options = Options();
+  options.background = "#203040";
+  options.subtitle_style = "box";
+  options.title = "Lin|Live from Hangzhou";
+  options.avatar_path = LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber/pngtuber.json";
+  absl::StatusOr<nlohmann::json> report = Run(options, HostPcm({{"Click the link below to buy it now."}}));
+  ASSERT_TRUE(report.ok()) << report.status();
+  absl::StatusOr<std::unique_ptr<compose::VideoBackground>> video =
+      compose::VideoBackground::Open(options.outputs[0], 320, 180, compose::BackgroundFit::kStretch);
+  ASSERT_TRUE(video.ok()) << video.status();
+  absl::StatusOr<const VideoFrame*> frame = (*video)->FrameAt(MediaTime::Seconds(2));
+  ASSERT_TRUE(frame.ok()) << frame.status();
+  const uint8_t* corner = (*frame)->Row(4) + 4 * 4;
+  EXPECT_NEAR(corner[0], 0x20, 12);
+  EXPECT_NEAR(corner[1], 0x30, 12);
+  EXPECT_NEAR(corner[2], 0x40, 12);
+
+  // A bad look is refused before anything is written.
+  for (auto bad : std::vector<std::function<void(LiveOptions&)>>{
+           [](LiveOptions& o) { o.background = "#12345"; }, [](LiveOptions& o) { o.subtitle_style = "neon"; },
+           [this](LiveOptions& o) { o.avatar_path = dir_.File("missing.json"); }}) {
+    LiveOptions wrong = Options();
+    wrong.outputs = {dir_.File("wrong.mp4")};
+    bad(wrong);
+    report = Run(wrong, HostPcm({{"Hello."}}));
+    EXPECT_FALSE(report.ok());
+    EXPECT_FALSE(std::filesystem::exists(dir_.File("wrong.mp4"))) << report.status();
+  }
 }
 
 TEST_F(LiveJobTest, AScriptInAnotherLanguageIsRefusedBeforeAnythingIsWritten) {

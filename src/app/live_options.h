@@ -49,6 +49,12 @@ struct LiveOptions {
   std::string voice_zh;               // --voice-zh (empty: cmn-latn-pinyin)
   std::string voice_en;               // --voice-en (empty: en-us)
   double rate = 1.0;                  // --rate: the avatar's normal speaking rate
+  // The look, as `render` takes it (app/studio.h).
+  std::string avatar_path;                 // --avatar RIG.json (empty: the built-in presenter)
+  std::string background = "studio";       // --background studio|#RRGGBB|FILE (image or video)
+  std::string background_fit = "cover";    // --background-fit cover|contain|stretch
+  std::string subtitle_style = "outline";  // --subtitle-style outline|box|shadow
+  std::string title;                       // --title "NAME|SUBTITLE": a lower third for the first seconds
 
   LagPolicy lag_policy = LagPolicy::kSpeedUp;       // --lag-policy speedup|shorten|skip
   MediaTime max_lag = MediaTime::Seconds(4);        // --max-lag SECONDS

@@ -1,0 +1,49 @@
+// The studio both pipelines share: how the show looks (avatar rig, background,
+// subtitle style, lower-third title), how the avatar sounds (espeak-ng voices)
+// and how it is encoded. `render` and `live` take the same flags for these and
+// build them here, so a look made for one works in the other.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "avatar/rig.h"
+#include "compose/compositor.h"
+#include "core/media_time.h"
+#include "output/encoder_options.h"
+#include "tts/espeak_engine.h"
+
+namespace lingcast {
+
+struct StudioLook {
+  int width = 1280;                        // --size WxH
+  int height = 720;
+  std::string avatar_path;                 // --avatar RIG.json (empty: the built-in presenter)
+  std::string background = "studio";       // --background studio|#RRGGBB|FILE (image or video)
+  std::string background_fit = "cover";    // --background-fit cover|contain|stretch
+  std::string subtitle_style = "outline";  // --subtitle-style outline|box|shadow
+  bool highlight_words = false;            // --highlight-words
+  std::string title;                       // --title "NAME|SUBTITLE" (empty: none)
+};
+
+// When a --title is on screen: from just after the start, long enough to read twice.
+inline constexpr MediaTime kStudioTitleStart = MediaTime::Millis(400);
+inline constexpr MediaTime kStudioTitleDuration = MediaTime::Seconds(6);
+
+// The rig of --avatar, read and checked (errors name the file and JSON path), or
+// the built-in presenter.
+absl::StatusOr<std::shared_ptr<const rig::Rig>> LoadStudioAvatar(const StudioLook& look);
+
+// The compositor's settings for `look`; InvalidArgument naming the flag for a bad
+// background, fit, style or title.
+absl::StatusOr<compose::CompositorOptions> StudioCompositorOptions(const StudioLook& look);
+
+// espeak-ng with the voices of --voice-zh / --voice-en (empty: the defaults).
+absl::StatusOr<std::unique_ptr<EspeakEngine>> MakeStudioVoice(const std::string& voice_zh, const std::string& voice_en);
+
+// x264 settings (--size, --fps, --preset, --crf, --encoder-threads).
+VideoEncoderOptions StudioVideoOptions(const StudioLook& look, int fps, const std::string& preset, int crf,
+                                       int encoder_threads);
+
+}  // namespace lingcast
