@@ -1,5 +1,7 @@
 #include "mt/match_text.h"
 
+#include "absl/container/inlined_vector.h"
+
 #include <algorithm>
 
 #include "text/utf8.h"
@@ -77,21 +79,30 @@ int TokenEditDistance(const std::vector<uint32_t>& a, const std::vector<uint32_t
   if (std::abs(n - m) > max_distance) return max_distance + 1;
   if (n == 0) return m;
   if (m == 0) return n;
-  std::vector<int> previous(m + 1), current(m + 1);
-  for (int j = 0; j <= m; ++j) previous[j] = j;
+  // Only cells within `band` of the diagonal can lie on a path of cost <=
+  // band (Ukkonen): the rest count as band + 1. A lookup's bound is a few
+  // tokens, so a row costs a few cells instead of the whole line.
+  const int band = std::min(max_distance, std::max(n, m));
+  const int beyond = band + 1;
+  // On the stack for lines up to 128 tokens: a lookup verifies thousands of candidates.
+  absl::InlinedVector<int, 129> previous(static_cast<size_t>(m) + 1, beyond), current(static_cast<size_t>(m) + 1, beyond);
+  for (int j = 0; j <= std::min(m, band); ++j) previous[static_cast<size_t>(j)] = j;
   for (int i = 1; i <= n; ++i) {
-    current[0] = i;
-    int row_min = current[0];
-    for (int j = 1; j <= m; ++j) {
-      const int substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({substitute, previous[j] + 1, current[j - 1] + 1});
-      row_min = std::min(row_min, current[j]);
+    const int from = std::max(1, i - band), to = std::min(m, i + band);
+    current[static_cast<size_t>(from - 1)] = from == 1 && i <= band ? i : beyond;
+    int row_min = current[static_cast<size_t>(from - 1)];
+    for (int j = from; j <= to; ++j) {
+      const size_t jj = static_cast<size_t>(j);
+      const int substitute = previous[jj - 1] + (a[static_cast<size_t>(i - 1)] == b[jj - 1] ? 0 : 1);
+      current[jj] = std::min({substitute, previous[jj] + 1, current[jj - 1] + 1, beyond});
+      row_min = std::min(row_min, current[jj]);
     }
+    if (to < m) current[static_cast<size_t>(to) + 1] = beyond;
     // Every later row is at least this row's minimum: stop once it is too far.
     if (row_min > max_distance) return max_distance + 1;
     std::swap(previous, current);
   }
-  return previous[m];
+  return std::min(previous[static_cast<size_t>(m)], beyond);
 }
 
 double TokenSimilarity(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {

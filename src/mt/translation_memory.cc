@@ -1,6 +1,7 @@
 #include "mt/translation_memory.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -125,8 +126,10 @@ TranslationMemory::AddResult TranslationMemory::AddLocked(TmEntry entry, bool re
     return MatchKey(old.pair.target) == MatchKey(entry.target) ? AddResult::kDuplicate : AddResult::kConflict;
   }
   const uint32_t index = static_cast<uint32_t>(direction.entries.size());
-  Entry stored{std::move(entry), InternTokens(tokens)};
-  for (uint64_t gram : Grams(stored.tokens)) direction.by_gram[gram].push_back(index);
+  Entry stored{std::move(entry), InternTokens(tokens), 0};
+  const std::vector<uint64_t> grams = Grams(stored.tokens);
+  stored.unique_grams = static_cast<int>(grams.size());
+  for (uint64_t gram : grams) direction.by_gram[gram].push_back(index);
   direction.by_key.emplace(std::move(key), index);
   direction.entries.push_back(std::move(stored));
   return AddResult::kAdded;
@@ -243,50 +246,23 @@ absl::Status TranslationMemory::LoadFile(const std::string& path, Language from,
 void TranslationMemory::FuzzySearch(const Direction& direction, const std::vector<uint32_t>& query,
                                     uint32_t exact_index, double min_score, size_t max_results,
                                     std::vector<TmMatch>& matches) const {
-  // Candidates share token pairs with the query. Each edit destroys at most two
-  // of the query's pairs, so a candidate at distance d still shares at least
-  // (pairs - 2d) of them. A match is at most query/min_score tokens long (the
-  // length filter below), which bounds d, so every match shares `required` pairs:
-  // the (required - 1) most common ones (stock phrases in thousands of lines) can
-  // be left out of the count, and each match still shares one pair counted.
+  // The q-gram count filter: each edit destroys at most two token pairs of
+  // either line, so a line at distance d from the query shares at least
+  // max(pairs of the query, pairs of the line) - 2d distinct pairs with it. A
+  // match scoring s is at most query/s tokens long and d <= (1 - s) * that, so
+  // the score needed (min_score, or what beats the worst result kept) bounds
+  // how few pairs a candidate may share; it rises as results come in.
   const std::vector<uint64_t> query_grams = Grams(query);
   const int unique_grams = static_cast<int>(query_grams.size());
   const double n = static_cast<double>(query.size());
-  const int max_distance_any = static_cast<int>((1.0 - min_score) * n / std::max(min_score, 1e-3) + 1e-9);
-  const int required = unique_grams - 2 * max_distance_any;
-  struct GramPostings {
-    const std::vector<uint32_t>* entries;
-  };
-  std::vector<GramPostings> postings;
+  std::vector<const std::vector<uint32_t>*> postings;
   for (uint64_t gram : query_grams) {
     auto it = direction.by_gram.find(gram);
-    if (it != direction.by_gram.end()) postings.push_back({&it->second});
+    if (it != direction.by_gram.end()) postings.push_back(&it->second);
   }
-  std::sort(postings.begin(), postings.end(),
-            [](const GramPostings& a, const GramPostings& b) { return a.entries->size() < b.entries->size(); });
-  int skipped = 0;
-  for (; skipped + 1 < required && !postings.empty(); ++skipped) postings.pop_back();
-  // A dense counter per entry: far cheaper than a hash map at 100,000 entries.
-  std::vector<uint16_t> shared(direction.entries.size(), 0);
-  std::vector<uint32_t> touched;
-  for (const GramPostings& gram : postings) {
-    for (uint32_t index : *gram.entries) {
-      if (shared[index]++ == 0) touched.push_back(index);
-    }
-  }
-  // Most shared pairs first (a counting sort: counts are small). A candidate
-  // sharing c pairs is at least (pairs - c)/2 edits away, which bounds its score:
-  // once even the longest possible match in a bucket cannot reach what the results
-  // need, no later bucket can either.
-  std::vector<std::vector<uint32_t>> by_shared(static_cast<size_t>(unique_grams) + 1);
-  for (uint32_t index : touched) {
-    if (index == exact_index) continue;
-    const size_t length = direction.entries[index].tokens.size();
-    const size_t longest = std::max(length, query.size());
-    const size_t difference = length > query.size() ? length - query.size() : query.size() - length;
-    if (1.0 - static_cast<double>(difference) / static_cast<double>(longest) < min_score) continue;
-    by_shared[std::min<size_t>(shared[index], static_cast<size_t>(unique_grams))].push_back(index);
-  }
+  if (postings.empty()) return;
+  std::sort(postings.begin(), postings.end(), [](const auto* a, const auto* b) { return a->size() < b->size(); });
+
   auto needed = [&] {
     // The score a new match must reach: min_score, or beat the worst kept result.
     if (matches.size() < max_results) return min_score;
@@ -295,27 +271,95 @@ void TranslationMemory::FuzzySearch(const Direction& direction, const std::vecto
     return std::max(min_score, worst + 1e-12);
   };
   double need = needed();
-  const double longest_possible = n / std::max(min_score, 1e-3) + 1;
-  for (int shared_pairs = unique_grams; shared_pairs >= 1; --shared_pairs) {
-    // It shares at most shared_pairs + skipped of the query's pairs.
+  std::vector<uint32_t> verified;  // entries already considered (the seed's)
+  // Verifies one candidate that shares at most `shared_at_most` pairs: bounds
+  // first (length, pairs), then a banded edit distance that stops at the bound.
+  auto consider = [&](uint32_t index, int shared_at_most) {
+    if (index == exact_index) return;
+    const Entry& entry = direction.entries[index];
+    const int m = static_cast<int>(entry.tokens.size());
+    const double longest = std::max(n, static_cast<double>(m));
+    const int pairs = std::max(unique_grams, entry.unique_grams);
+    const int lower_distance = std::max(std::abs(m - static_cast<int>(query.size())),
+                                        (pairs - shared_at_most + 1) / 2);
+    if (1.0 - static_cast<double>(lower_distance) / longest < need) return;
+    const int max_distance = static_cast<int>((1.0 - need) * longest + 1e-9);
+    const int distance = TokenEditDistance(query, entry.tokens, max_distance);
+    if (distance > max_distance) return;
+    const double score = 1.0 - static_cast<double>(distance) / longest;
+    if (score < need) return;
+    matches.push_back(TmMatch{entry.pair, score, false});
+    if (matches.size() > max_results) {
+      auto worst = std::min_element(matches.begin(), matches.end(),
+                                    [](const TmMatch& a, const TmMatch& b) { return a.score < b.score; });
+      matches.erase(worst);
+    }
+    need = needed();
+  };
+
+  // A dense counter per entry: far cheaper than a hash map at 100,000 entries.
+  std::vector<uint16_t> shared(direction.entries.size(), 0);
+  std::vector<uint32_t> touched;
+  auto count = [&](const std::vector<uint32_t>& entries) {
+    for (uint32_t index : entries) {
+      if (shared[index]++ == 0) touched.push_back(index);
+    }
+  };
+
+  // The seed: the rarest pairs alone (a line number, a product name) usually
+  // point at the best match. Verifying the few entries that share most of them
+  // raises the score needed before the common pairs are counted, and with it
+  // every bound below.
+  constexpr size_t kSeedPostings = 4096;
+  const size_t seed_candidates = 8 + 2 * max_results;
+  size_t seed_lists = 0, seed_postings = 0;
+  while (seed_lists < postings.size() &&
+         (seed_lists == 0 || seed_postings + postings[seed_lists]->size() <= kSeedPostings)) {
+    seed_postings += postings[seed_lists]->size();
+    count(*postings[seed_lists++]);
+  }
+  if (seed_lists < postings.size()) {
+    std::vector<uint32_t> seed = touched;
+    const size_t keep = std::min(seed.size(), seed_candidates);
+    std::partial_sort(seed.begin(), seed.begin() + static_cast<std::ptrdiff_t>(keep), seed.end(),
+                      [&](uint32_t a, uint32_t b) { return shared[a] != shared[b] ? shared[a] > shared[b] : a < b; });
+    seed.resize(keep);
+    const int uncounted = static_cast<int>(postings.size() - seed_lists);
+    for (uint32_t index : seed) consider(index, shared[index] + uncounted);
+    verified = std::move(seed);
+    std::sort(verified.begin(), verified.end());
+  }
+
+  // The filter proper, at the score now needed: the longest line that can
+  // still match, the most edits it may have, and so the fewest pairs it must
+  // share. The most common pairs beyond (that number - 1) need not be
+  // counted: every match still shares one of the pairs counted.
+  auto longest_match = [&] { return std::floor(n / std::max(need, 1e-3) + 1e-9); };
+  const int max_edits = static_cast<int>((1.0 - need) * longest_match() + 1e-9);
+  const int required = unique_grams - 2 * max_edits;
+  size_t counted = postings.size();
+  while (required >= 2 && counted > seed_lists && static_cast<int>(postings.size() - counted) < required - 1) {
+    --counted;
+  }
+  for (size_t i = seed_lists; i < counted; ++i) count(*postings[i]);
+  const int skipped = static_cast<int>(postings.size() - counted);
+
+  // Most shared pairs first (a counting sort: counts are small). A candidate
+  // sharing c counted pairs shares at most c + skipped, so it is at least
+  // (pairs - c - skipped) / 2 edits away: once even the longest line that can
+  // still match cannot reach the score needed from a bucket, no later one can.
+  std::vector<std::vector<uint32_t>> by_shared(static_cast<size_t>(unique_grams) + 1);
+  const int fewest = std::max(1, required - skipped);
+  for (uint32_t index : touched) {
+    if (shared[index] < fewest) continue;
+    by_shared[std::min<size_t>(shared[index], static_cast<size_t>(unique_grams))].push_back(index);
+  }
+  for (int shared_pairs = unique_grams; shared_pairs >= fewest; --shared_pairs) {
     const int lower_distance = std::max(0, (unique_grams - shared_pairs - skipped + 1) / 2);
-    if (1.0 - static_cast<double>(lower_distance) / longest_possible < need) break;
+    if (1.0 - static_cast<double>(lower_distance) / std::max(longest_match(), 1.0) < need) break;
     for (uint32_t index : by_shared[static_cast<size_t>(shared_pairs)]) {
-      const Entry& entry = direction.entries[index];
-      const double longest = static_cast<double>(std::max(entry.tokens.size(), query.size()));
-      if (1.0 - static_cast<double>(lower_distance) / longest < need) continue;
-      const int max_distance = static_cast<int>((1.0 - need) * longest + 1e-9);
-      const int distance = TokenEditDistance(query, entry.tokens, max_distance);
-      if (distance > max_distance) continue;
-      const double score = 1.0 - static_cast<double>(distance) / longest;
-      if (score < need) continue;
-      matches.push_back(TmMatch{entry.pair, score, false});
-      if (matches.size() > max_results) {
-        auto worst = std::min_element(matches.begin(), matches.end(),
-                                      [](const TmMatch& a, const TmMatch& b) { return a.score < b.score; });
-        matches.erase(worst);
-      }
-      need = needed();
+      if (std::binary_search(verified.begin(), verified.end(), index)) continue;
+      consider(index, shared_pairs + skipped);
     }
   }
 }
@@ -338,16 +382,7 @@ std::vector<TmMatch> TranslationMemory::Search(std::string_view source, Language
   }
 
   const std::vector<uint32_t> query = LookupTokens(tokens);
-  // Most lookups are a line heard slightly wrong: a first pass at a high score
-  // counts only the rarest token pairs and is enough whenever it fills the
-  // results (every match at that score or better is found, so the best are too).
-  constexpr double kClosePass = 0.9;
-  if (min_score < kClosePass) {
-    std::vector<TmMatch> close = matches;
-    FuzzySearch(direction, query, exact_index, kClosePass, max_results, close);
-    if (close.size() >= max_results) matches = std::move(close);
-  }
-  if (matches.size() < max_results) FuzzySearch(direction, query, exact_index, min_score, max_results, matches);
+  FuzzySearch(direction, query, exact_index, min_score, max_results, matches);
   std::stable_sort(matches.begin(), matches.end(),
                    [](const TmMatch& a, const TmMatch& b) { return a.score > b.score; });
   if (matches.size() > max_results) matches.resize(max_results);

@@ -97,6 +97,7 @@ class TranslationMemory {
   struct Entry {
     TmEntry pair;
     std::vector<uint32_t> tokens;
+    int unique_grams = 0;  // distinct token pairs (the count filter's bound)
   };
   struct Direction {
     std::vector<Entry> entries;

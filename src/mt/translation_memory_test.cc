@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt/match_text.h"
+#include "text/utf8.h"
 
 namespace lingcast {
 namespace {
@@ -249,6 +250,72 @@ TEST(TranslationMemoryTest, IndexFindsWhatALinearScanFinds) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// Search (the best few, not only the best) against a scan of every entry, on
+// lines built like a show's (stock phrases shared by thousands of lines, so the
+// token-pair index has long lists) and queries with 1-6 tokens changed: the
+// scores found must be exactly the best scores the scan finds.
+TEST(TranslationMemoryTest, SearchFindsTheBestScoresALinearScanFinds) {
+  std::mt19937 rng(11);
+  const std::vector<std::string> openers = {"家人们", "宝宝们", "今天", "现在"};
+  const std::vector<std::string> items = {"这款面霜", "这条裙子", "这个口红", "这双鞋"};
+  const std::vector<std::string> claims = {"真的很好用", "质量特别好", "颜色很正", "库存不多了"};
+  const std::vector<std::string> deals = {"只要九十九元", "买一送一", "打八折", "包邮到家"};
+  auto pick = [&](const std::vector<std::string>& pool) { return pool[rng() % pool.size()]; };
+  TranslationMemory tm;
+  std::vector<std::string> lines;  // those the memory kept (a repeated source is kept once)
+  for (int i = 0; i < 4000; ++i) {
+    const std::string line = pick(openers) + pick(items) + pick(claims) + pick(deals) + "编号" + std::to_string(rng() % 500);
+    if (tm.Add(Pair(line, std::to_string(i))) == TranslationMemory::AddResult::kAdded) lines.push_back(line);
+  }
+  std::map<std::string, uint32_t> ids;
+  auto to_ids = [&](const std::string& text) {
+    std::vector<uint32_t> out;
+    for (const std::string& t : MatchTokens(text)) out.push_back(ids.try_emplace(t, static_cast<uint32_t>(ids.size())).first->second);
+    return out;
+  };
+  std::vector<std::vector<uint32_t>> line_ids;
+  for (const std::string& line : lines) line_ids.push_back(to_ids(line));
+  int compared = 0;
+  for (double threshold : {0.6, 0.7, 0.8, 0.9}) {
+    for (int q = 0; q < 40; ++q) {
+      // A line with some characters replaced, dropped or added.
+      std::u32string chars;
+      for (const CodePoint& c : DecodeUtf8(lines[rng() % lines.size()])) chars.push_back(c.value);
+      const int edits = 1 + static_cast<int>(rng() % 6);
+      for (int e = 0; e < edits && chars.size() > 2; ++e) {
+        const size_t at = rng() % chars.size();
+        const char32_t filler = static_cast<char32_t>(0x55EF + rng() % 5);  // 嗯... a CJK neighbour
+        switch (rng() % 3) {
+          case 0: chars[at] = filler; break;
+          case 1: chars.erase(at, 1); break;
+          default: chars.insert(chars.begin() + static_cast<std::ptrdiff_t>(at), filler); break;
+        }
+      }
+      const std::string query = EncodeUtf8(chars);
+      const std::vector<uint32_t> query_ids = to_ids(query);
+      std::vector<double> scan;
+      for (const std::vector<uint32_t>& line : line_ids) {
+        const double s = TokenSimilarity(query_ids, line);
+        if (s >= threshold) scan.push_back(s);
+      }
+      std::sort(scan.rbegin(), scan.rend());
+      constexpr size_t kResults = 5;
+      if (scan.size() > kResults) scan.resize(kResults);
+      const std::vector<TmMatch> found = tm.Search(query, Language::kZh, Language::kEn, threshold, kResults);
+      ASSERT_EQ(found.size(), scan.size()) << query << " at " << threshold;
+      for (size_t i = 0; i < found.size(); ++i) EXPECT_NEAR(found[i].score, scan[i], 1e-9) << query << " #" << i;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 160);
 }
 
 }  // namespace
