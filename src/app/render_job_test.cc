@@ -91,5 +91,27 @@ TEST_F(RenderJobTest, RendersWithColourBackgroundBoxHighlightAndTitle) {
   EXPECT_TRUE(fs::exists(o.output_path));
 }
 
+// The script's `@title` and `@title off` go through the whole pipeline (the
+// video stage's lower third; its frames are checked in render_stages_test);
+// a bad `@title` stops the render before any output exists, naming the line.
+TEST_F(RenderJobTest, ScriptTitlesRenderAndABadOneWritesNothing) {
+  std::ofstream(dir_ / "s.script") << "@title Li Na|Host\nzh: 大家好 | en: Hello everyone\n@title off\n"
+                                       "en: Thank you! | zh: 谢谢！\n@title Wang Wei\n";
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  absl::StatusOr<RenderSummary> summary = RunRender(Options(), logger, signals);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->lines, 2);
+  EXPECT_TRUE(fs::exists(Options().output_path));
+
+  fs::remove(Options().output_path);
+  std::ofstream(dir_ / "s.script") << "hi\n@title A|B|C\nbye\n";
+  summary = RunRender(Options(), logger, signals);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(summary.status().message().find("s.script:2:"), std::string::npos) << summary.status();
+  EXPECT_FALSE(fs::exists(Options().output_path));
+}
+
 }  // namespace
 }  // namespace lingcast
