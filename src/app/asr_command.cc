@@ -8,11 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "app/neural_plugin.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
 #include "audio/raw_pcm_reader.h"
 #include "core/status.h"
 #include "media/language.h"
+#include "neural/whisper_plugin.h"
 #include "nlohmann/json.hpp"
 
 namespace lingcast {
@@ -94,6 +96,55 @@ class AsrPrinter {
   std::string last_partial_text_;
 };
 
+// A model or session made by the neural plug-in keeps the plug-in loaded.
+class PluginAsrSession : public AsrSession {
+ public:
+  PluginAsrSession(std::shared_ptr<void> library, std::unique_ptr<AsrSession> inner)
+      : library_(std::move(library)), inner_(std::move(inner)) {}
+  ~PluginAsrSession() override { inner_.reset(); }
+  using AsrSession::AcceptAudio;
+  absl::Status AcceptAudio(const AudioBuffer& pcm16k, MediaTime pts) override { return inner_->AcceptAudio(pcm16k, pts); }
+  std::optional<AsrHypothesis> Partial() override { return inner_->Partial(); }
+  absl::StatusOr<AsrHypothesis> Finish() override { return inner_->Finish(); }
+  MediaTime position() const override { return inner_->position(); }
+
+ private:
+  std::shared_ptr<void> library_;
+  std::unique_ptr<AsrSession> inner_;
+};
+
+class PluginAsrModel : public AsrModel {
+ public:
+  PluginAsrModel(std::shared_ptr<void> library, std::shared_ptr<AsrModel> inner)
+      : library_(std::move(library)), inner_(std::move(inner)) {}
+  ~PluginAsrModel() override { inner_.reset(); }
+  absl::StatusOr<std::unique_ptr<AsrSession>> NewSession() const override {
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, inner_->NewSession());
+    return std::unique_ptr<AsrSession>(std::make_unique<PluginAsrSession>(library_, std::move(session)));
+  }
+  Language language() const override { return inner_->language(); }
+  std::string name() const override { return inner_->name(); }
+
+ private:
+  std::shared_ptr<void> library_;
+  std::shared_ptr<AsrModel> inner_;
+};
+
+// --engine whisper: a Whisper checkpoint on libtorch, from the neural plug-in
+// (app/neural_plugin.h, neural/whisper_plugin.h).
+absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptions& options) {
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("whisper"));
+  LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create, plugin.Find<CreateWhisperAsrFn>(kCreateWhisperAsrSymbol));
+  WhisperPluginRequest request;
+  request.model_dir = options.model_dir;
+  request.language = options.language == "auto" ? "" : options.language;
+  request.translate = options.task == "translate";
+  absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
+  create(request, model);
+  if (!model.ok()) return model.status();
+  return std::shared_ptr<AsrModel>(std::make_shared<PluginAsrModel>(plugin.handle(), *std::move(model)));
+}
+
 }  // namespace
 
 std::string FormatAsrTime(MediaTime time) {
@@ -105,7 +156,20 @@ std::string FormatAsrTime(MediaTime time) {
 
 absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin_stream, std::ostream& out,
                            Logger& logger) {
-  LC_ASSIGN_OR_RETURN(const Language language, ParseLanguage(options.language));
+  if (options.engine != "pocketsphinx" && options.engine != "whisper") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --engine \"", options.engine, "\" (use pocketsphinx or whisper)"));
+  }
+  const bool whisper = options.engine == "whisper";
+  Language language = Language::kEn;
+  if (!whisper || options.language != "auto") {
+    LC_ASSIGN_OR_RETURN(language, ParseLanguage(options.language));
+  }
+  if (whisper && options.task != "transcribe" && options.task != "translate") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --task \"", options.task, "\" (use transcribe or translate)"));
+  }
+  if (whisper && options.model_dir.empty()) {
+    return absl::InvalidArgumentError("the whisper engine needs a checkpoint directory: give --model DIR (docs/models.md)");
+  }
   if (options.input.empty()) return absl::InvalidArgumentError("no input: give a media file, or - for raw PCM on stdin");
 
   // The input first: a bad file fails before a model loads.
@@ -120,12 +184,17 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
     read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
   }
 
-  PocketsphinxOptions engine_options;
-  engine_options.language = language;
-  engine_options.script_path = options.script_path;
-  engine_options.debug_log = options.debug_log;
-  engine_options.logger = &logger;
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<PocketsphinxModel> model, PocketsphinxModel::Load(engine_options));
+  std::shared_ptr<AsrModel> model;
+  if (whisper) {
+    LC_ASSIGN_OR_RETURN(model, LoadWhisperModel(options));
+  } else {
+    PocketsphinxOptions engine_options;
+    engine_options.language = language;
+    engine_options.script_path = options.script_path;
+    engine_options.debug_log = options.debug_log;
+    engine_options.logger = &logger;
+    LC_ASSIGN_OR_RETURN(model, PocketsphinxModel::Load(engine_options));
+  }
   LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, model->NewSession());
   LC_ASSIGN_OR_RETURN(VoiceActivityDetector vad, VoiceActivityDetector::Create(options.vad));
   AsrPrinter printer(options, std::move(session), out);

@@ -18,7 +18,10 @@ namespace lingcast {
 
 struct AsrCommandOptions {
   std::string input;  // a media file, or "-" for raw s16le 16 kHz mono on `stdin_stream`
-  std::string language = "en";
+  std::string language = "en";  // whisper: also "auto" (detected per utterance)
+  std::string engine = "pocketsphinx";  // or "whisper" (a checkpoint in model_dir, through the neural plug-in)
+  std::string model_dir;                // --model: the Whisper checkpoint (docs/models.md)
+  std::string task = "transcribe";      // whisper: "translate" gives English text whatever is spoken
   std::string script_path;  // script mode when set
   bool json = false;
   // A partial is considered after every this much speech audio, and printed only
@@ -37,8 +40,9 @@ struct AsrCommandOptions {
 // end of the last one, or of the last word if that is later; a partial ends where
 // the audio heard so far ends, hangover included), on the input's timeline. Utterances where nothing was recognized print nothing, so
 // silence prints nothing at all.
-// Errors (exit 2): an unknown language, Mandarin (no model yet), a missing or
-// unreadable input, a bad script; each one line naming what is wrong.
+// Errors (exit 2): an unknown language or engine, Mandarin on pocketsphinx (no
+// model yet), a missing or unreadable input, a bad script, a bad Whisper
+// checkpoint; each one line naming what is wrong.
 absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin_stream, std::ostream& out,
                            Logger& logger);
 

@@ -121,7 +121,13 @@ int Main(int argc, char** argv) {
       "asr", "Recognize speech (partial and final hypotheses with times) in a media file or raw PCM on stdin");
   AsrCommandOptions asr_options;
   asr_cmd->add_option("input", asr_options.input, "Media file, or - for raw s16le 16 kHz mono on stdin")->required();
-  asr_cmd->add_option("--lang", asr_options.language, "Language spoken (en; zh has no model yet)")->capture_default_str();
+  asr_cmd->add_option("--lang,--language", asr_options.language,
+                      "Language spoken: en, zh (whisper only), or auto (whisper: detected per utterance)")
+      ->capture_default_str();
+  asr_cmd->add_option("--engine", asr_options.engine, "pocketsphinx, or whisper (a Whisper checkpoint, --model)")
+      ->capture_default_str();
+  asr_cmd->add_option("--model", asr_options.model_dir, "Whisper checkpoint directory for --engine whisper (docs/models.md)");
+  asr_cmd->add_option("--task", asr_options.task, "whisper: transcribe, or translate (English text)")->capture_default_str();
   asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
   asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
 

@@ -1,0 +1,88 @@
+// `lingcast asr --engine whisper`: the Whisper engine comes from the neural
+// plug-in opened at run time (lingcast itself does not link libtorch). The tiny
+// random-weight checkpoint hears nonsense, but through the whole path: raw PCM,
+// VAD, the plug-in, the session, the printed finals; bad options are one line.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gtest/gtest.h"
+#include "subprocess.h"
+
+namespace lingcast::e2e {
+namespace {
+
+const std::string kModel = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/whisper_tiny";
+
+// Half a second of silence, two seconds of a loud sweep with bursts, a second of
+// silence: raw s16le 16 kHz mono.
+std::string TestPcm() {
+  std::vector<double> samples(16000 / 2, 0.0);
+  for (int i = 0; i < 32000; ++i) {
+    const double t = i / 16000.0;
+    const double sweep = 0.3 * std::sin(2 * M_PI * (200 + 900 * t) * t);
+    const double bursts = std::sin(2 * M_PI * 3 * t) > 0.2 ? 0.2 * std::sin(2 * M_PI * 1500 * t) : 0.0;
+    samples.push_back(sweep + bursts);
+  }
+  samples.resize(samples.size() + 16000, 0.0);
+  std::string pcm;
+  for (double s : samples) {
+    const auto v = static_cast<std::int16_t>(std::lround(s * 32767.0));
+    pcm += static_cast<char>(v & 0xFF);
+    pcm += static_cast<char>((v >> 8) & 0xFF);
+  }
+  return pcm;
+}
+
+TEST(WhisperCli, RecognizesRawPcmThroughThePlugin) {
+  RunOptions options;
+  options.stdin_text = TestPcm();
+  const RunResult r = RunLingcast({"asr", "-", "--engine", "whisper", "--model", kModel, "--language", "en", "--json"}, options);
+  if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
+    GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int finals = 0;
+  std::size_t start = 0;
+  while (start < r.out.size()) {
+    const std::size_t end = r.out.find('\n', start);
+    const nlohmann::json line = nlohmann::json::parse(r.out.substr(start, end - start));
+    start = end == std::string::npos ? r.out.size() : end + 1;
+    EXPECT_EQ(line["language"], "en");
+    if (line["type"] != "final") continue;
+    ++finals;
+    EXPECT_FALSE(line["text"].get<std::string>().empty());
+    EXPECT_GE(line["start_ms"].get<int>(), 300);
+    EXPECT_LE(line["end_ms"].get<int>(), 3500);
+    EXPECT_FALSE(line["words"].empty());
+  }
+  EXPECT_EQ(finals, 1) << r.out;
+}
+
+TEST(WhisperCli, BadOptionsAreOneClearLine) {
+  // Nothing on stdin: each of these stops before reading it.
+  RunOptions options;
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"asr", "-", "--engine", "whisper"}, "--model DIR"},
+           {{"asr", "-", "--engine", "whisper", "--model", kModel, "--task", "summarize"}, "summarize"},
+           {{"asr", "-", "--engine", "whispr", "--model", kModel}, "whispr"},
+           {{"asr", "-", "--engine", "whisper", "--model", kModel + "/no-such-dir"}, "no-such-dir"},
+           {{"asr", "-", "--engine", "whisper", "--model", kModel, "--language", "xx"}, "xx"},
+       }) {
+    const RunResult r = RunLingcast(c.args, options);
+    if (r.err.find("built without neural engines") != std::string::npos) GTEST_SKIP() << "no neural engines in this build";
+    EXPECT_EQ(r.exit_code, 2) << c.args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace lingcast::e2e
