@@ -23,6 +23,8 @@ model.safetensors, the tokenizer files, and the reference outputs:
 
 Runs on any machine with torch and transformers (CPU is enough):
   python3 tools/neural/make_whisper_fixtures.py --out src/neural/testdata
+With --bench it only times transformers at whisper-small size (GPU when present;
+tools/neural/whisper_gpu_check.sh runs it beside bench/neural_bench_whisper.cc).
 """
 import argparse
 import collections
@@ -260,11 +262,62 @@ def make_checkpoint(out, name, mel_bins, num_languages, tokenizer_files, seed, a
     print(f"{name}: {size / 1e6:.2f} MB", flush=True)
 
 
+def bench_reference():
+    """transformers at whisper-small size (random weights), fp16 and fp32, SDPA, on
+    the GPU when there is one: the encoder on a 30 s window, and generate() of
+    exactly 32 tokens after the 4-token prompt (<|endoftext|> suppressed), median
+    of 20 runs. The figures bench/neural_bench_whisper.cc is compared with."""
+    import time
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    config = WhisperConfig(d_model=768, encoder_layers=12, decoder_layers=12, encoder_attention_heads=12,
+                           decoder_attention_heads=12, encoder_ffn_dim=3072, decoder_ffn_dim=3072, vocab_size=51865,
+                           num_mel_bins=80, decoder_start_token_id=50258, eos_token_id=50257, pad_token_id=50257)
+    features = torch.rand(1, 80, 3000) * 2 - 1
+    results = {}
+    for dtype in ([torch.float16, torch.float32] if device == "cuda" else [torch.float32]):
+        model = WhisperForConditionalGeneration(config).to(device, dtype).eval()
+        model.config._attn_implementation = "sdpa"
+        model.generation_config = GenerationConfig(
+            decoder_start_token_id=50258, eos_token_id=50257, pad_token_id=50257, suppress_tokens=[50257],
+            lang_to_id={"<|en|>": 50259}, task_to_id={"transcribe": 50359, "translate": 50358},
+            no_timestamps_token_id=50363, is_multilingual=True, max_length=448)
+        x = features.to(device, dtype)
+
+        def median_ms(f, runs=20 if device == "cuda" else 2):
+            f()
+            times = []
+            for _ in range(runs):
+                if device == "cuda":
+                    torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                f()
+                if device == "cuda":
+                    torch.cuda.synchronize()
+                times.append((time.perf_counter() - t0) * 1e3)
+            return sorted(times)[len(times) // 2]
+
+        with torch.no_grad():
+            encoder = median_ms(lambda: model.model.encoder(x))
+            out = model.generate(x, language="en", task="transcribe", max_new_tokens=32)
+            assert out.shape[-1] >= 32, out.shape
+            generate = median_ms(lambda: model.generate(x, language="en", task="transcribe", max_new_tokens=32))
+        name = str(dtype).replace("torch.", "")
+        results[name] = {"encoder_ms": encoder, "generate_ms": generate, "decode_ms": generate - encoder}
+        print(f"reference transformers whisper-small size (random), {device} {name}, sdpa: encoder {encoder:.2f} ms, "
+              f"generate 32 tokens {generate:.1f} ms (decode ~{generate - encoder:.1f} ms)", flush=True)
+    return results
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
+    parser.add_argument("--bench", action="store_true", help="only time transformers at whisper-small size")
     args = parser.parse_args()
     print("versions: torch", torch.__version__, "transformers", transformers.__version__)
+    if args.bench:
+        with open(os.path.join(args.out, "reference_speed_whisper.json"), "w") as f:
+            json.dump(bench_reference(), f, indent=1)
+        return 0
     runs = [
         {"language": "en"},
         {"language": "zh"},

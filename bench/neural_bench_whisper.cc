@@ -1,0 +1,100 @@
+// neural_bench_whisper: Whisper speed on libtorch.
+//
+//   build/bench/neural_bench_whisper            (CUDA when available, else CPU)
+//   LINGCAST_NEURAL_BENCH_DEVICE=cpu build/bench/neural_bench_whisper
+//
+// Random weights at whisper-small size (d_model 768, 12+12 layers, 12 heads, FFN
+// 3072, vocabulary 51865, 80 mel bins), one 30 s window of random features:
+//   encoder    the encoder on the window
+//   decode 32  greedy decoding of exactly 32 tokens after the 4-token prompt
+//              (<|endoftext|> suppressed), the encoder not included
+//   generate   encoder + decode 32, what transformers' generate() times
+// The reference (transformers, fp16, SDPA, same sizes and inputs) is timed by
+// tools/neural/make_whisper_fixtures.py --bench in the same device call
+// (tools/neural/whisper_gpu_check.sh prints both and their ratio). Prints
+// figures; never fails on time.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <torch/cuda.h>
+#include <torch/types.h>
+#include <torch/version.h>
+
+#include "neural/whisper_model.h"
+
+namespace {
+
+using lingcast::neural::GenerationOptions;
+using lingcast::neural::ModelOptions;
+using lingcast::neural::WhisperConfig;
+using lingcast::neural::WhisperModel;
+
+template <typename F>
+double MedianMs(F&& f, int runs, bool cuda) {
+  f();  // warm-up
+  if (cuda) torch::cuda::synchronize();
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    if (cuda) torch::cuda::synchronize();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  torch::NoGradGuard no_grad;
+  const char* device_env = std::getenv("LINGCAST_NEURAL_BENCH_DEVICE");
+  const bool cuda = device_env != nullptr ? std::string(device_env) == "cuda" : torch::cuda::is_available();
+  std::printf("neural_bench_whisper: libtorch %s, device %s, %d CPU threads\n", TORCH_VERSION, cuda ? "cuda" : "cpu",
+              torch::get_num_threads());
+
+  WhisperConfig small;
+  small.d_model = 768;
+  small.encoder_layers = small.decoder_layers = 12;
+  small.encoder_attention_heads = small.decoder_attention_heads = 12;
+  small.encoder_ffn_dim = small.decoder_ffn_dim = 3072;
+  small.vocab_size = 51865;
+  std::vector<std::pair<ModelOptions, const char*>> variants;
+  if (cuda) {
+    variants.push_back({ModelOptions{torch::kCUDA, torch::kHalf}, "cuda fp16"});
+    variants.push_back({ModelOptions{torch::kCUDA, torch::kFloat}, "cuda fp32"});
+  } else {
+    variants.push_back({ModelOptions{torch::kCPU, torch::kFloat}, "cpu fp32"});
+  }
+  const torch::Tensor features = torch::rand({1, 80, 3000}) * 2.0 - 1.0;
+  for (const auto& [options, label] : variants) {
+    auto model = WhisperModel::Random(small, options, 1);
+    GenerationOptions g;
+    g.prompt = {50258, 50259, 50359, 50363};  // sot, <|en|>, transcribe, notimestamps
+    g.eos_token_id = g.pad_token_id = 50257;
+    g.suppressed_tokens = {50257};
+    g.max_new_tokens = 32;
+    const int runs = cuda ? 20 : 2;
+    torch::Tensor encoded;
+    const double encoder_ms = MedianMs([&] { encoded = model->Encode(features); }, runs, cuda);
+    const double decode_ms = MedianMs(
+        [&] {
+          auto state = model->StartDecoder(encoded, 1, 4 + 32);
+          lingcast::neural::GreedySearch(*state, 1, g);
+        },
+        runs, cuda);
+    const double generate_ms = MedianMs(
+        [&] {
+          auto state = model->StartDecoder(model->Encode(features), 1, 4 + 32);
+          lingcast::neural::GreedySearch(*state, 1, g);
+        },
+        runs, cuda);
+    std::printf("whisper-small size (random), %s: encoder %.2f ms, decode 32 tokens %.1f ms, generate %.1f ms\n", label,
+                encoder_ms, decode_ms, generate_ms);
+  }
+  return 0;
+}
