@@ -113,6 +113,8 @@ void PrintRun(const char* title, const nlohmann::json& report, double host_secon
               static_cast<long long>(s["subtitles_only"].get<int64_t>()));
   std::printf("  compute latency       p50 %.0f ms  p95 %.0f ms  p99 %.0f ms\n", s["compute_latency_ms"]["p50"].get<double>(),
               s["compute_latency_ms"]["p95"].get<double>(), s["compute_latency_ms"]["p99"].get<double>());
+  std::printf("  queue wait            p50 %.0f ms  p95 %.0f ms (for the line before: the lag policy's)\n",
+              s["queue_wait_ms"]["p50"].get<double>(), s["queue_wait_ms"]["p95"].get<double>());
   std::printf("  EndOffset             p50 %.0f ms  p95 %.0f ms\n", s["end_offset_ms"]["p50"].get<double>(),
               s["end_offset_ms"]["p95"].get<double>());
   std::printf("  StartOffset           p50 %.0f ms\n", s["start_offset_ms"]["p50"].get<double>());
@@ -127,12 +129,12 @@ void PrintRun(const char* title, const nlohmann::json& report, double host_secon
                 o["bitrate"].get<double>() / 1000, static_cast<long long>(o["reconnects"].get<int64_t>()),
                 o["error"].get<std::string>().c_str());
   }
-  std::printf("  %-44s %6s %6s %9s %9s\n", "utterance", "commit", "decided", "compute", "EndOffset");
+  std::printf("  %-44s %6s %6s %9s %9s %9s\n", "utterance", "commit", "decided", "compute", "wait", "EndOffset");
   for (const auto& u : report["utterances"]) {
     auto ms = [](const nlohmann::json& v) { return v.is_null() ? -1.0 : v.get<double>(); };
-    std::printf("  %-44.44s %6.2f %6.1fs %7.0fms %7.0fms\n", u["source_text"].get<std::string>().c_str(),
+    std::printf("  %-44.44s %6.2f %6.1fs %7.0fms %7.0fms %7.0fms\n", u["source_text"].get<std::string>().c_str(),
                 u["commit_point"].is_null() ? -1.0 : u["commit_point"].get<double>(), ms(u["decided_at_ms"]) / 1000,
-                ms(u["compute_latency_ms"]), ms(u["end_offset_ms"]));
+                ms(u["compute_latency_ms"]), ms(u["queue_wait_ms"]), ms(u["end_offset_ms"]));
   }
   for (const auto& [boundary, stage] : report["stage_latency"].items()) {
     std::printf("  stage %-16s p50 %6.1f ms  p95 %6.1f ms  max %6.1f ms\n", boundary.c_str(),

@@ -61,6 +61,9 @@ struct SpokenLine {
   bool skipped = false;   // too stale under the lag policy: subtitles only
   MediaTime planned_start;  // where the voice stage expects it to start on the output
   bool follows_gap = true;  // false: start right after the previous line (shorten policy)
+  // The playout's: the first frame at which it could have started had the avatar
+  // been free (decided, and arrived at the playout).
+  std::optional<MediaTime> ready_at;
 };
 
 struct VoiceEvent {

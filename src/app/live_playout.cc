@@ -128,6 +128,9 @@ void LivePlayout::ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime e
 }
 
 void LivePlayout::StartNextLines(MediaTime t) {
+  for (SpokenLine& queued : queue_) {
+    if (!queued.ready_at && queued.line.decided_at <= t) queued.ready_at = t;
+  }
   while (!playing_ && !queue_.empty()) {
     SpokenLine& next = queue_.front();
     if (next.line.decided_at > t) return;  // not decided yet at this frame
@@ -149,7 +152,10 @@ void LivePlayout::StartNextLines(MediaTime t) {
     ShowCue(next, t, t + duration + options_.subtitle_linger);
     // The mouth follows this speech from its first sample at t.
     for (const VisemeCue& v : next.visemes.cues) visemes_.cues.push_back(VisemeCue{v.start + t, v.end + t, v.shape});
-    monitor_.SpeechStarted(next.line.id, t, clock().Now() - next.line.trigger_origin);
+    // The wait for the line before (and its pause) is the lag policy's business,
+    // not computing: it is reported apart.
+    const MediaTime queue_wait = t - next.ready_at.value_or(t);
+    monitor_.SpeechStarted(next.line.id, t, clock().Now() - next.line.trigger_origin - queue_wait, queue_wait);
     playing_ = Playing{std::move(next), 0};
     queue_.pop_front();
   }

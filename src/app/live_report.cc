@@ -61,12 +61,13 @@ void LiveMonitor::UtteranceEnd(const UtteranceEnded& ended) {
   }
 }
 
-void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency) {
+void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency, MediaTime queue_wait) {
   absl::MutexLock lock(&mu_);
   LiveLineRecord& record = records_[id];
   record.spoken = true;
   record.speech_start = at;
   record.compute_latency = compute_latency;
+  record.queue_wait = queue_wait;
 }
 
 void LiveMonitor::SpeechEnded(int64_t id, MediaTime at) {
@@ -95,7 +96,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
   const std::vector<LiveLineRecord> lines = records();
   const LiveCounters c = counters();
   nlohmann::json utterances = nlohmann::json::array();
-  std::vector<double> compute, start_offsets, end_offsets, commit_points;
+  std::vector<double> compute, waits, start_offsets, end_offsets, commit_points;
   int64_t spoken = 0, skipped = 0, subtitles_only = 0, off_script = 0;
   for (const LiveLineRecord& r : lines) {
     const HeardLine& l = r.line;
@@ -121,6 +122,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
     u["start_offset_ms"] = OptionalMillis(r.start_offset());
     u["end_offset_ms"] = OptionalMillis(r.end_offset());
     u["compute_latency_ms"] = OptionalMillis(r.compute_latency);
+    u["queue_wait_ms"] = OptionalMillis(r.queue_wait);
     utterances.push_back(std::move(u));
 
     if (!l.line_number) ++off_script;
@@ -128,6 +130,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
     if (r.spoken) ++spoken;
     if (!r.spoken && !r.skipped) ++subtitles_only;
     if (r.compute_latency) compute.push_back(Millis(*r.compute_latency));
+    if (r.queue_wait) waits.push_back(Millis(*r.queue_wait));
     if (auto s = r.start_offset()) start_offsets.push_back(Millis(*s));
     if (auto e = r.end_offset()) end_offsets.push_back(Millis(*e));
     if (l.commit_point) commit_points.push_back(*l.commit_point);
@@ -139,6 +142,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
   summary["subtitles_only"] = subtitles_only;
   summary["off_script"] = off_script;
   summary["compute_latency_ms"] = PercentilesJson(ComputePercentiles(compute));
+  summary["queue_wait_ms"] = PercentilesJson(ComputePercentiles(waits));
   summary["start_offset_ms"] = PercentilesJson(ComputePercentiles(start_offsets));
   summary["end_offset_ms"] = PercentilesJson(ComputePercentiles(end_offsets));
   summary["commit_point"] = PercentilesJson(ComputePercentiles(commit_points));

@@ -7,7 +7,10 @@
 //   end_offset_ms       its speech ends on the output  - the host's utterance ends
 //   compute_latency_ms  the first sample of its speech written to the outputs - the
 //                       moment the audio that decided it arrived (the VAD endpoint,
-//                       or the earlier partial that committed a script line)
+//                       or the earlier partial that committed a script line), less
+//                       the queue wait
+//   queue_wait_ms       how long the line, ready, waited for the avatar to finish
+//                       the line before it and pause (the lag policy bounds it)
 // (the SimulEval StartOffset / EndOffset, and DESIGN.md's compute latency).
 #pragma once
 
@@ -33,6 +36,7 @@ struct LiveLineRecord {
   std::optional<MediaTime> speech_start;    // on the output timeline
   std::optional<MediaTime> speech_end;
   std::optional<MediaTime> compute_latency;
+  std::optional<MediaTime> queue_wait;
 
   std::optional<MediaTime> start_offset() const;
   std::optional<MediaTime> end_offset() const;
@@ -61,7 +65,7 @@ class LiveMonitor {
  public:
   void LineQueued(const SpokenLine& line);
   void UtteranceEnd(const UtteranceEnded& ended);
-  void SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency);
+  void SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency, MediaTime queue_wait);
   void SpeechEnded(int64_t id, MediaTime at);
   void UpdateCounters(const LiveCounters& counters);
 

@@ -168,7 +168,7 @@ TEST(LiveReportTest, OffsetsComeFromTheHostAndOutputTimes) {
   spoken.line.utterance_start = MediaTime::Millis(1000);
   spoken.line.commit_point = 0.4;
   monitor.LineQueued(spoken);
-  monitor.SpeechStarted(0, MediaTime::Millis(2100), MediaTime::Millis(35));
+  monitor.SpeechStarted(0, MediaTime::Millis(2100), MediaTime::Millis(35), MediaTime::Millis(400));
   monitor.UtteranceEnd(UtteranceEnded{3, MediaTime::Millis(1000), MediaTime::Millis(2600), "click the link below"});
   monitor.SpeechEnded(0, MediaTime::Millis(3900));
   const nlohmann::json report = monitor.Report({}, {{"peak_rss_mb", 12.5}});
@@ -178,8 +178,10 @@ TEST(LiveReportTest, OffsetsComeFromTheHostAndOutputTimes) {
   EXPECT_EQ(u["start_offset_ms"], 1100.0);
   EXPECT_EQ(u["end_offset_ms"], 1300.0);
   EXPECT_EQ(u["compute_latency_ms"], 35.0);
+  EXPECT_EQ(u["queue_wait_ms"], 400.0);
   const nlohmann::json& s = report["summary"];
   EXPECT_EQ(s["compute_latency_ms"]["p50"], 35.0);
+  EXPECT_EQ(s["queue_wait_ms"]["p50"], 400.0);
   EXPECT_EQ(s["end_offset_ms"]["p95"], 1300.0);
   EXPECT_EQ(s["commit_point"]["p50"], 0.4);
   EXPECT_EQ(s["peak_rss_mb"], 12.5);
