@@ -8,12 +8,12 @@
 
 #include "audio/audio_decoder.h"
 #include "audio/resampler.h"
-#include "core/scratch_dir.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "compose/geometry.h"
 #include "compose/media_background.h"
+#include "core/scratch_dir.h"
 #include "core/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "output/output_set.h"
 #include "output/rtmp_test_server.h"
 #include "tts/test_engine.h"
@@ -403,6 +403,62 @@ TEST_F(LiveJobTest, TheLookTakesTheSameFlagsAsRender) {
     EXPECT_FALSE(report.ok());
     EXPECT_FALSE(std::filesystem::exists(dir_.File("wrong.mp4"))) << report.status();
   }
+}
+
+// A WAV file: `format` 1 (integer PCM) or 3 (float), any rate, channels and width.
+void WriteWav(const std::string& path, int format, int rate, int channels, int bits, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
+  out.write("RIFF", 4);
+  u32(static_cast<uint32_t>(36 + data.size()));
+  out.write("WAVEfmt ", 8);
+  u32(16);
+  u16(static_cast<uint16_t>(format));
+  u16(static_cast<uint16_t>(channels));
+  u32(static_cast<uint32_t>(rate));
+  u32(static_cast<uint32_t>(rate * channels * bits / 8));
+  u16(static_cast<uint16_t>(channels * bits / 8));
+  u16(static_cast<uint16_t>(bits));
+  out.write("data", 4);
+  u32(static_cast<uint32_t>(data.size()));
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+TEST_F(LiveJobTest, AnotherSampleFormatIsConvertedAndAnUnknownCodecIsNamed) {
+  // The show as 44.1 kHz stereo 32-bit integer PCM.
+  const std::string pcm = HostPcm({{"Click the link below to buy it now."}});
+  std::vector<float> host;
+  for (size_t i = 0; i + 1 < pcm.size(); i += 2) {
+    host.push_back(static_cast<int16_t>(static_cast<uint8_t>(pcm[i]) | static_cast<uint8_t>(pcm[i + 1]) << 8) / 32768.0f);
+  }
+  absl::StatusOr<Resampler> resampler = Resampler::Create(16000, 44100);
+  ASSERT_TRUE(resampler.ok());
+  std::vector<float> resampled;
+  ASSERT_TRUE(resampler->Push(host, resampled).ok());
+  ASSERT_TRUE(resampler->Flush(resampled).ok());
+  std::string data;
+  for (float v : resampled) {
+    const int32_t sample = static_cast<int32_t>(std::clamp(v, -1.0f, 1.0f) * 2147483000.0f);
+    for (int channel = 0; channel < 2; ++channel) data.append(reinterpret_cast<const char*>(&sample), 4);
+  }
+  LiveOptions options = Options();
+  options.input = dir_.File("host_44k_s32_stereo.wav");
+  WriteWav(options.input, 1, 44100, 2, 32, data);
+  absl::StatusOr<nlohmann::json> report = Run(options, "");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
+  EXPECT_NEAR((*report)["summary"]["host_seconds"].get<double>(), static_cast<double>(host.size()) / 16000, 0.05);
+
+  // A codec libav does not know in a WAV: one line naming the file, nothing written.
+  LiveOptions unknown = Options();
+  unknown.outputs = {dir_.File("unknown.mp4")};
+  unknown.input = dir_.File("odd_codec.wav");
+  WriteWav(unknown.input, 0x7777, 16000, 1, 16, std::string(32000, '\x11'));
+  report = Run(unknown, "");
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("odd_codec.wav"));
+  EXPECT_FALSE(std::filesystem::exists(unknown.outputs[0]));
 }
 
 TEST_F(LiveJobTest, AScriptInAnotherLanguageIsRefusedBeforeAnythingIsWritten) {
