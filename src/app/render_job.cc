@@ -11,6 +11,7 @@
 #include "app/render_plan.h"
 #include "app/render_stages.h"
 #include "app/signals.h"
+#include "app/studio.h"
 #include "core/clock.h"
 #include "core/process_stats.h"
 #include "core/status.h"
@@ -29,9 +30,8 @@ namespace {
 // neither starts nor ends mid-word.
 constexpr MediaTime kLeadIn = MediaTime::Millis(400);
 constexpr MediaTime kTail = MediaTime::Millis(600);
-// --title: the lower third slides in at the end of the lead-in and stays 6 s.
-constexpr MediaTime kTitleStart = MediaTime::Millis(400);
-constexpr MediaTime kTitleDuration = MediaTime::Seconds(6);
+// --title: the lower third slides in at the end of the lead-in (app/studio.h).
+static_assert(kStudioTitleStart == kLeadIn);
 
 // Queue sizes between the render stages. Speech packets are small (a line of
 // audio); frames are big, so only a few are in flight.
@@ -66,11 +66,17 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   const auto wall_start = std::chrono::steady_clock::now();
   LC_RETURN_IF_ERROR(ValidateRenderOptions(options));
   LC_ASSIGN_OR_RETURN(Script script, ParseScriptFile(options.script_path));
-  // --avatar: a rig file is read and checked before any slow work starts.
-  std::shared_ptr<const rig::Rig> rig = rig::BuiltInPresenter();
-  if (!options.avatar_path.empty()) {
-    LC_ASSIGN_OR_RETURN(rig, rig::LoadRig(options.avatar_path));
-  }
+  // The look (--avatar's rig file first) is read and checked before any slow work starts.
+  StudioLook look;
+  look.width = options.width;
+  look.height = options.height;
+  look.avatar_path = options.avatar_path;
+  look.background = options.background;
+  look.background_fit = options.background_fit;
+  look.subtitle_style = options.subtitle_style;
+  look.highlight_words = options.highlight_words;
+  look.title = options.title;
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
   // Every output is checked before any slow work: a bad file path fails now.
   std::vector<OutputSpec> specs;
   for (const std::string& out : AllOutputs(options)) {
@@ -88,34 +94,12 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   plan.insert(plan.begin(), PlannedPause{kLeadIn});
   plan.push_back(PlannedPause{kTail});
 
-  EspeakOptions tts_options;
-  if (!options.voice_en.empty()) tts_options.default_voice_en = options.voice_en;
-  if (!options.voice_zh.empty()) tts_options.default_voice_zh = options.voice_zh;
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, EspeakEngine::Create(tts_options));
-
-  compose::CompositorOptions compose_options;
-  compose_options.width = options.width;
-  compose_options.height = options.height;
-  LC_ASSIGN_OR_RETURN(compose::BackgroundFit fit, compose::ParseBackgroundFit(options.background_fit));
-  LC_ASSIGN_OR_RETURN(compose_options.background_source, compose::ParseBackgroundArgument(options.background, fit));
-  LC_ASSIGN_OR_RETURN(compose_options.subtitles.look, compose::ParseSubtitleLook(options.subtitle_style));
-  compose_options.highlight_words = options.highlight_words;
-  if (!options.title.empty()) {
-    // From just after the lead-in, for long enough to read twice.
-    LC_ASSIGN_OR_RETURN(compose::LowerThird title,
-                        compose::ParseLowerThird(options.title, kTitleStart, kTitleStart + kTitleDuration));
-    compose_options.titles.push_back(std::move(title));
-  }
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, MakeStudioVoice(options.voice_zh, options.voice_en));
+  LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
   auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));
 
-  VideoEncoderOptions video;
-  video.width = options.width;
-  video.height = options.height;
-  video.fps_num = options.fps;
-  video.preset = options.preset;
-  video.crf = options.crf;
-  video.threads = options.encoder_threads;
+  VideoEncoderOptions video = StudioVideoOptions(look, options.fps, options.preset, options.crf, options.encoder_threads);
   AudioEncoderOptions audio;
   audio.input_sample_rate = tts->sample_rate();
   bool live = options.realtime;
