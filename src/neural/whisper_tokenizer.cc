@@ -6,7 +6,6 @@
 #include <fstream>
 #include <limits>
 #include <regex>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -67,7 +66,7 @@ CodePoints DecodeUtf8(const std::string& s) {
     const auto b = static_cast<unsigned char>(s[i]);
     int extra = b < 0x80 ? 0 : (b >> 5) == 6 ? 1 : (b >> 4) == 14 ? 2 : (b >> 3) == 30 ? 3 : -1;
     char32_t cp = extra == 0 ? b : extra == 1 ? (b & 0x1F) : extra == 2 ? (b & 0x0F) : (b & 0x07);
-    bool valid = extra >= 0 && i + static_cast<std::size_t>(extra) < s.size() + 0;
+    bool valid = extra >= 0;
     for (int k = 1; valid && k <= extra; ++k) {
       if (i + static_cast<std::size_t>(k) >= s.size()) {
         valid = false;
