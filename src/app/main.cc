@@ -114,6 +114,9 @@ int Main(int argc, char** argv) {
   tts_cmd->add_option("--rate", tts_options.rate, "Relative speaking rate (0-4]")->capture_default_str();
   tts_cmd->add_option("--pitch", tts_options.pitch, "Relative pitch (0-4]")->capture_default_str();
   tts_cmd->add_option("--volume", tts_options.volume, "Relative volume [0-4]")->capture_default_str();
+  tts_cmd->add_option("--engine", tts_options.engine, "espeak, or vits (a VITS / MMS-TTS checkpoint, --model)")
+      ->capture_default_str();
+  tts_cmd->add_option("--model", tts_options.model_dir, "VITS checkpoint directory for --engine vits (docs/models.md)");
   tts_cmd->add_flag("--json", tts_json, "Print a JSON summary on stdout");
 
   // --- asr ------------------------------------------------------------------
@@ -243,7 +246,7 @@ int Main(int argc, char** argv) {
     tts_options.read_stdin = tts_text.empty() || (tts_text.size() == 1 && tts_text[0] == "-");
     for (const std::string& piece : tts_text) tts_options.text += (tts_options.text.empty() ? "" : " ") + piece;
     tts_options.progress = !tts_json && StderrIsTerminal();
-    absl::StatusOr<std::unique_ptr<EspeakEngine>> engine = EspeakEngine::Create();
+    absl::StatusOr<std::unique_ptr<TtsEngine>> engine = MakeTtsEngine(tts_options);
     if (!engine.ok()) return Report(engine.status());
     absl::StatusOr<TtsSummary> summary = RunTtsCommand(**engine, tts_options, std::cin, logger, &signals);
     if (!summary.ok()) return Report(summary.status());

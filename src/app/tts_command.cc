@@ -8,13 +8,16 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "app/neural_plugin.h"
 #include "app/progress.h"
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "core/atomic_file.h"
+#include "neural/vits_plugin.h"
 #include "text/language_detect.h"
 #include "text/sanitize.h"
 #include "text/utf8.h"
+#include "tts/espeak_engine.h"
 #include "tts/tts_stream.h"
 
 namespace lingcast {
@@ -177,7 +180,49 @@ class CancelOnSignal {
   SignalWatcher* signals_;
 };
 
+// An engine from the neural plug-in, keeping the library loaded while it lives.
+class PluginTtsEngine : public TtsEngine {
+ public:
+  PluginTtsEngine(std::shared_ptr<void> library, std::unique_ptr<TtsEngine> inner)
+      : library_(std::move(library)), inner_(std::move(inner)) {}
+  ~PluginTtsEngine() override { inner_.reset(); }
+  absl::StatusOr<SynthesisResult> Synthesize(const SynthesisRequest& request) override {
+    return inner_->Synthesize(request);
+  }
+  absl::StatusOr<std::unique_ptr<TtsSession>> OpenSession(const VoiceSettings& settings) override {
+    return inner_->OpenSession(settings);
+  }
+  int sample_rate() const override { return inner_->sample_rate(); }
+  std::string name() const override { return inner_->name(); }
+
+ private:
+  std::shared_ptr<void> library_;
+  std::unique_ptr<TtsEngine> inner_;
+};
+
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options) {
+  const std::string engine = absl::AsciiStrToLower(options.engine);
+  if (engine == "espeak" || engine == "espeak-ng") {
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, EspeakEngine::Create());
+    return std::unique_ptr<TtsEngine>(std::move(espeak));
+  }
+  if (engine != "vits") {
+    return absl::InvalidArgumentError(absl::StrFormat("unknown --engine '%s' (use espeak or vits)", options.engine));
+  }
+  if (options.model_dir.empty()) {
+    return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
+  }
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("vits"));
+  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Find<CreateVitsTtsFn>(kCreateVitsTtsSymbol));
+  VitsPluginRequest request;
+  request.model_dir = options.model_dir;
+  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
+  create(request, created);
+  if (!created.ok()) return created.status();
+  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+}
 
 absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOptions& options, std::istream& input,
                                          Logger& logger, SignalWatcher* signals) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <istream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,14 @@ struct TtsCommandOptions {
   std::string voice;               // empty: the language's default voice
   double rate = 1.0, pitch = 1.0, volume = 1.0;
   bool progress = false;           // draw a progress line on stderr
+  std::string engine = "espeak";   // espeak, or vits (a VITS / MMS-TTS checkpoint, --model)
+  std::string model_dir;           // --engine vits: the checkpoint directory (docs/models.md)
 };
+
+// The engine `options.engine` names: espeak-ng, or a VITS checkpoint from the
+// neural plug-in (app/neural_plugin.h). InvalidArgument for an unknown engine or a
+// vits engine without --model; the plug-in's error (naming the file) otherwise.
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options);
 
 struct TtsSummary {
   std::string output;

@@ -140,5 +140,32 @@ TEST_F(StageCliTest, TranslatesWithTheMarianPlugin) {
   EXPECT_NE(bad.err.find("no-such-model"), std::string::npos) << bad.err;
 }
 
+// The vits engine comes from the same plug-in: the tiny random-weight checkpoint
+// speaks (noise, but through the whole path: tokenizer, durations, flow, HiFi-GAN,
+// WAV and a timeline timed by the predicted durations).
+TEST_F(StageCliTest, SpeaksWithTheVitsPlugin) {
+  const std::string model = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/vits_tiny";
+  const RunResult r = RunLingcast({"tts", "Hello big world.", "--lang", "en", "--engine", "vits", "--model", model, "-o",
+                                   Path("vits.wav"), "--timeline", Path("vits.json"), "--json"});
+  if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
+    GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(nlohmann::json::parse(r.out)["duration_s"].get<double>(), 0.0);
+  const nlohmann::json timeline = nlohmann::json::parse(std::ifstream(Path("vits.json")));
+  EXPECT_EQ(timeline["sample_rate"], 16000);
+  ASSERT_EQ(timeline["words"].size(), 3u) << timeline.dump();
+  EXPECT_EQ(timeline["words"][1]["text"], "big");
+  EXPECT_LT(timeline["words"][1]["start_ms"].get<double>(), timeline["words"][2]["start_ms"].get<double>());
+
+  const RunResult no_model = RunLingcast({"tts", "hello", "--engine", "vits", "-o", Path("x.wav")});
+  EXPECT_EQ(no_model.exit_code, 2) << no_model.err;
+  EXPECT_NE(no_model.err.find("--model"), std::string::npos) << no_model.err;
+  const RunResult bad = RunLingcast({"tts", "hello", "--engine", "vits", "--model", Path("no-such-model"), "-o", Path("x.wav")});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("no-such-model"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(Path("x.wav")));
+}
+
 }  // namespace
 }  // namespace lingcast::e2e
