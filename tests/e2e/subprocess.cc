@@ -1,11 +1,14 @@
 #include "subprocess.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstring>
 
 namespace lingcast::e2e {
@@ -38,29 +41,43 @@ RunResult RunLingcast(const std::vector<std::string>& args, const RunOptions& op
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(in_pipe[0]);
-  // The child's stdin: the given text, then end of file (inputs are small, well
-  // under the pipe's buffer, so this cannot block).
+  // The child's stdin (the given text, then end of file) is written as the child
+  // reads it, while its output is read: audio on stdin is larger than a pipe's
+  // buffer. A child that exits without reading all of it closes the pipe: the
+  // write fails with EPIPE instead of killing this process.
+  signal(SIGPIPE, SIG_IGN);
   size_t written = 0;
-  while (written < options.stdin_text.size()) {
-    const ssize_t n = write(in_pipe[1], options.stdin_text.data() + written, options.stdin_text.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
+  int stdin_fd = in_pipe[1];
+  if (options.stdin_text.empty()) {
+    close(stdin_fd);
+    stdin_fd = -1;
+  } else {
+    fcntl(stdin_fd, F_SETFL, fcntl(stdin_fd, F_GETFL) | O_NONBLOCK);  // partial writes, never a wait
   }
-  close(in_pipe[1]);
   RunResult result;
   bool signalled = false;
-  std::array<pollfd, 2> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}}};
-  int open_fds = 2;
+  std::array<pollfd, 3> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {stdin_fd, POLLOUT, 0}}};
+  int open_outputs = 2;
   char buffer[4096];
-  while (open_fds > 0) {
+  while (open_outputs > 0) {
     if (poll(fds.data(), fds.size(), -1) < 0) break;
-    for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t n = write(fds[2].fd, options.stdin_text.data() + written,
+                              std::min<size_t>(options.stdin_text.size() - written, 65536));
+      if (n > 0) written += static_cast<size_t>(n);
+      const bool again = n < 0 && (errno == EAGAIN || errno == EINTR);
+      if ((n <= 0 && !again) || written == options.stdin_text.size()) {
+        close(fds[2].fd);
+        fds[2].fd = -1;
+      }
+    }
+    for (size_t i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = read(fds[i].fd, buffer, sizeof(buffer));
       if (n <= 0) {
         close(fds[i].fd);
         fds[i].fd = -1;
-        --open_fds;
+        --open_outputs;
         continue;
       }
       (i == 0 ? result.out : result.err).append(buffer, static_cast<size_t>(n));
@@ -71,6 +88,7 @@ RunResult RunLingcast(const std::vector<std::string>& args, const RunOptions& op
       }
     }
   }
+  if (fds[2].fd >= 0) close(fds[2].fd);
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
