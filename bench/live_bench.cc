@@ -152,9 +152,14 @@ int Main(int argc, char** argv) {
     return 2;
   }
   setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "lingcast_live_bench";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  // A directory of its own: two runs at once (a soak and a real-time run) must
+  // not delete each other's outputs.
+  std::string pattern = (std::filesystem::temp_directory_path() / "lingcast_live_bench_XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const std::filesystem::path dir = pattern;
   const std::string script = (dir / "show.script").string();
   {
     std::ofstream out(script);
