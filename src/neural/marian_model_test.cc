@@ -6,10 +6,8 @@
 
 #include <torch/cuda.h>
 
-#include <filesystem>
 #include <fstream>
 
-#include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
@@ -17,7 +15,7 @@
 namespace lingcast::neural {
 namespace {
 
-using lingcast::testing_util::ScratchDir;
+using testing::ScratchDir;
 using testing::ExpectError;
 using testing::IdLists;
 using testing::IdsTensor;

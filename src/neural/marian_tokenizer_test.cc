@@ -1,9 +1,7 @@
 #include "neural/marian_tokenizer.h"
 
-#include <filesystem>
 #include <fstream>
 
-#include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "neural/test_util.h"
 
@@ -53,17 +51,17 @@ TEST_F(MarianTokenizerParity, SpecialIdsComeFromVocabJson) {
 }
 
 TEST(MarianTokenizer, MissingFilesAreNamed) {
-  lingcast::testing_util::ScratchDir dir;
+  testing::ScratchDir dir;
   ExpectError([&] { MarianTokenizer::Load(dir.path()); }, ErrorCode::kNotFound, {dir.path(), "source.spm"});
-  std::filesystem::copy_file(TestdataDir("marian_tiny") + "/source.spm", dir.File("source.spm"));
-  std::filesystem::copy_file(TestdataDir("marian_tiny") + "/target.spm", dir.File("target.spm"));
+  testing::CopyFile(TestdataDir("marian_tiny") + "/source.spm", dir.File("source.spm"));
+  testing::CopyFile(TestdataDir("marian_tiny") + "/target.spm", dir.File("target.spm"));
   ExpectError([&] { MarianTokenizer::Load(dir.path()); }, ErrorCode::kNotFound, {dir.path(), "vocab.json"});
   std::ofstream(dir.File("vocab.json")) << R"({"</s>": 0, "<unk>": 1})";
   ExpectError([&] { MarianTokenizer::Load(dir.path()); }, ErrorCode::kInvalidArgument, {"vocab.json", "<pad>"});
 }
 
 TEST(MarianTokenizer, CorruptSentencePieceModelIsNamed) {
-  lingcast::testing_util::ScratchDir dir;
+  testing::ScratchDir dir;
   testing::CopyDir(TestdataDir("marian_tiny"), dir.path());
   std::ofstream(dir.File("target.spm"), std::ios::trunc) << "not a model";
   ExpectError([&] { MarianTokenizer::Load(dir.path()); }, ErrorCode::kInvalidArgument,

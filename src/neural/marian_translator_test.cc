@@ -1,15 +1,13 @@
 #include "neural/marian_translator.h"
 
-#include <filesystem>
 
-#include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "neural/test_util.h"
 
 namespace lingcast::neural {
 namespace {
 
-using lingcast::testing_util::ScratchDir;
+using testing::ScratchDir;
 using testing::ReadJsonFile;
 using testing::TestdataDir;
 
@@ -63,7 +61,7 @@ TEST(MarianTranslator, DirectionMustAgreeWithTheCheckpoint) {
 TEST(MarianTranslator, MissingTokenizerIsNamed) {
   ScratchDir dir;
   testing::CopyDir(TestdataDir("marian_tiny"), dir.path());
-  std::filesystem::remove(dir.File("source.spm"));
+  testing::RemoveFile(dir.File("source.spm"));
   auto translator = MarianTranslator::Create(TinyOptions(dir.path()));
   ASSERT_EQ(translator.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(translator.status().message().find("source.spm"), std::string::npos) << translator.status();
@@ -72,7 +70,7 @@ TEST(MarianTranslator, MissingTokenizerIsNamed) {
 TEST(MarianTranslator, TruncatedWeightsAreBadInputNamingTheFile) {
   ScratchDir dir;
   testing::CopyDir(TestdataDir("marian_tiny"), dir.path());
-  std::filesystem::resize_file(dir.File("model.safetensors"), std::filesystem::file_size(dir.File("model.safetensors")) / 2);
+  testing::TruncateFile(dir.File("model.safetensors"), testing::FileSize(dir.File("model.safetensors")) / 2);
   auto translator = MarianTranslator::Create(TinyOptions(dir.path()));
   ASSERT_EQ(translator.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(translator.status().message().find("model.safetensors"), std::string::npos) << translator.status();

@@ -1,9 +1,7 @@
 #include "neural/safetensors.h"
 
-#include <filesystem>
 #include <fstream>
 
-#include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "neural/neural_error.h"
 #include "neural/test_util.h"
@@ -11,7 +9,7 @@
 namespace lingcast::neural {
 namespace {
 
-using lingcast::testing_util::ScratchDir;
+using testing::ScratchDir;
 using testing::ExpectError;
 using testing::TestdataDir;
 using testing::WriteRawSafetensors;
@@ -67,8 +65,8 @@ TEST(SafetensorsFile, MisalignedTensorIsCopiedWithTheRightValues) {
 TEST(SafetensorsFile, TruncatedFileNamesFileAndTensor) {
   ScratchDir dir;
   WriteSafetensors(dir.File("t.safetensors"), {{"a", torch::ones({4})}, {"b", torch::ones({8})}});
-  const auto size = std::filesystem::file_size(dir.File("t.safetensors"));
-  std::filesystem::resize_file(dir.File("t.safetensors"), size - 4);
+  const auto size = testing::FileSize(dir.File("t.safetensors"));
+  testing::TruncateFile(dir.File("t.safetensors"), size - 4);
   ExpectError([&] { SafetensorsFile::Open(dir.File("t.safetensors")); }, ErrorCode::kDataLoss,
               {"t.safetensors", "'b'", "truncated"});
 }
@@ -120,7 +118,7 @@ TEST(Checkpoint, ShardedCheckpointHasEveryTensorOfTheIndex) {
   const auto index = testing::ReadJsonFile(dir + "/model.safetensors.index.json");
   ASSERT_EQ(checkpoint.Names().size(), index["weight_map"].size());
   for (const auto& [name, shard] : index["weight_map"].items()) {
-    EXPECT_EQ(std::filesystem::path(checkpoint.FileOf(name)).filename(), shard.get<std::string>());
+    EXPECT_EQ(testing::BaseName(checkpoint.FileOf(name)), shard.get<std::string>());
     EXPECT_GT(checkpoint.Load(name).numel(), 0) << name;
   }
 }
@@ -130,7 +128,7 @@ TEST(Checkpoint, IndexNamingAMissingShardIsNotFound) {
   testing::CopyDir(TestdataDir("marian_tiny_sharded"), dir.path());
   const auto index = testing::ReadJsonFile(dir.File("model.safetensors.index.json"));
   const std::string shard = index["weight_map"]["final_logits_bias"].get<std::string>();
-  std::filesystem::remove(dir.File(shard));
+  testing::RemoveFile(dir.File(shard));
   ExpectError([&] { Checkpoint::Open(dir.path()); }, ErrorCode::kNotFound,
               {"model.safetensors.index.json", shard, "missing"});
 }

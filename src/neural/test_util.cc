@@ -1,7 +1,16 @@
 #include "neural/test_util.h"
 
-#include <filesystem>
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 namespace lingcast::neural::testing {
@@ -20,10 +29,14 @@ std::string DTypeName(torch::ScalarType type) {
   }
 }
 
+[[noreturn]] void FailOn(const std::string& what, const std::string& path) {
+  throw std::runtime_error(what + " " + path + ": " + ::strerror(errno));
+}
+
 }  // namespace
 
 std::string TestdataDir(const std::string& name) {
-  return (std::filesystem::path(LINGCAST_SOURCE_DIR) / "src" / "neural" / "testdata" / name).string();
+  return std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/" + name;
 }
 
 nlohmann::json ReadJsonFile(const std::string& path) {
@@ -66,10 +79,61 @@ void WriteSafetensors(const std::string& path, const std::map<std::string, torch
   WriteRawSafetensors(path, text, data);
 }
 
+void CopyFile(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) FailOn("cannot open", from);
+  std::ofstream out(to, std::ios::binary | std::ios::trunc);
+  if (!out) FailOn("cannot create", to);
+  out << in.rdbuf();
+  if (!out.flush()) FailOn("cannot write", to);
+}
+
 void CopyDir(const std::string& from, const std::string& to) {
-  for (const auto& entry : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(entry.path(), std::filesystem::path(to) / entry.path().filename());
+  const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(from.c_str()), &::closedir);
+  if (!dir) FailOn("cannot list", from);
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string name = entry->d_name;
+    struct stat info {};
+    if (::stat((from + "/" + name).c_str(), &info) != 0) FailOn("cannot stat", from + "/" + name);
+    if (S_ISREG(info.st_mode)) CopyFile(from + "/" + name, to + "/" + name);
   }
+}
+
+void RemoveFile(const std::string& path) {
+  if (::unlink(path.c_str()) != 0) FailOn("cannot remove", path);
+}
+
+std::int64_t FileSize(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) FailOn("cannot stat", path);
+  return info.st_size;
+}
+
+void TruncateFile(const std::string& path, std::int64_t size) {
+  if (::truncate(path.c_str(), size) != 0) FailOn("cannot truncate", path);
+}
+
+std::string BaseName(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+ScratchDir::ScratchDir() {
+  std::string pattern = ::testing::TempDir();
+  if (pattern.empty() || pattern.back() != '/') pattern += '/';
+  pattern += "lingcast_XXXXXX";
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back('\0');
+  const char* made = ::mkdtemp(buffer.data());
+  EXPECT_NE(made, nullptr) << "mkdtemp " << pattern << ": " << ::strerror(errno);
+  path_ = made ? made : "";
+}
+
+ScratchDir::~ScratchDir() {
+  if (path_.empty()) return;
+  // Depth-first, so a directory is empty when its turn comes.
+  ::nftw(path_.c_str(), [](const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }, 16,
+         FTW_DEPTH | FTW_PHYS);
 }
 
 double RelativeError(const torch::Tensor& actual, const torch::Tensor& expected) {

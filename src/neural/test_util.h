@@ -31,8 +31,34 @@ void WriteSafetensors(const std::string& path, const std::map<std::string, torch
 // Writes a file from a raw header (any text) and raw data bytes.
 void WriteRawSafetensors(const std::string& path, const std::string& header, const std::string& data);
 
-// Copies every file of `from` into `to` (which exists).
+// File helpers on POSIX calls rather than std::filesystem: pip's libtorch (the GPU
+// machine's) exports broken copies of some libstdc++ std::filesystem functions, and
+// tests that called them segfaulted there. Each one throws std::runtime_error naming
+// the path on failure.
+void CopyFile(const std::string& from, const std::string& to);
+// Copies every regular file of `from` into `to` (which exists).
 void CopyDir(const std::string& from, const std::string& to);
+void RemoveFile(const std::string& path);
+std::int64_t FileSize(const std::string& path);
+void TruncateFile(const std::string& path, std::int64_t size);
+// The last component of `path`.
+std::string BaseName(const std::string& path);
+
+// A fresh directory under GoogleTest's temp dir, removed with its contents; the
+// POSIX twin of core/scratch_dir.h (which uses std::filesystem, see above).
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // max |a - b| / max(max |b|, 1): the tensor-wide relative error the parity tests bound.
 double RelativeError(const torch::Tensor& actual, const torch::Tensor& expected);

@@ -7,10 +7,8 @@
 
 #include <torch/cuda.h>
 
-#include <filesystem>
 #include <fstream>
 
-#include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
@@ -18,7 +16,7 @@
 namespace lingcast::neural {
 namespace {
 
-using lingcast::testing_util::ScratchDir;
+using testing::ScratchDir;
 using testing::CopyDir;
 using testing::ExpectError;
 using testing::IdLists;
@@ -181,7 +179,7 @@ class VitsBadCheckpoint : public ::testing::Test {
     std::map<std::string, torch::Tensor> tensors;
     for (const auto& name : file->Names()) tensors[name] = file->Load(name).clone();
     edit(tensors);
-    std::filesystem::remove(File("model.safetensors"));
+    testing::RemoveFile(File("model.safetensors"));
     WriteSafetensors(File("model.safetensors"), tensors);
   }
 
@@ -189,7 +187,7 @@ class VitsBadCheckpoint : public ::testing::Test {
 };
 
 TEST_F(VitsBadCheckpoint, NotACheckpoint) {
-  std::filesystem::remove(File("config.json"));
+  testing::RemoveFile(File("config.json"));
   ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kNotFound, {dir(), "no config.json"});
 }
 
@@ -233,12 +231,12 @@ TEST_F(VitsBadCheckpoint, WrongShapeIsNamed) {
 }
 
 TEST_F(VitsBadCheckpoint, TruncatedSafetensors) {
-  std::filesystem::resize_file(File("model.safetensors"), std::filesystem::file_size(File("model.safetensors")) / 2);
+  testing::TruncateFile(File("model.safetensors"), testing::FileSize(File("model.safetensors")) / 2);
   ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kDataLoss, {"model.safetensors"});
 }
 
 TEST_F(VitsBadCheckpoint, MissingWeightsFile) {
-  std::filesystem::remove(File("model.safetensors"));
+  testing::RemoveFile(File("model.safetensors"));
   ExpectError([&] { VitsModel::Load(dir()); }, ErrorCode::kNotFound, {dir()});
 }
 

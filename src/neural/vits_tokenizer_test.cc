@@ -3,17 +3,15 @@
 // character token pointing at the bytes it came from.
 #include "neural/vits_tokenizer.h"
 
-#include <filesystem>
 #include <fstream>
 
-#include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "neural/test_util.h"
 
 namespace lingcast::neural {
 namespace {
 
-using lingcast::testing_util::ScratchDir;
+using testing::ScratchDir;
 using testing::CopyDir;
 using testing::ExpectError;
 using testing::ReadJsonFile;
@@ -54,12 +52,12 @@ class VitsTokenizerFiles : public ::testing::Test {
 };
 
 TEST_F(VitsTokenizerFiles, MissingVocabularyIsNamed) {
-  std::filesystem::remove(File("vocab.json"));
+  testing::RemoveFile(File("vocab.json"));
   ExpectError([&] { VitsTokenizer::Load(scratch_.path()); }, ErrorCode::kNotFound, {File("vocab.json"), "missing"});
 }
 
 TEST_F(VitsTokenizerFiles, MissingSettingsAreNamed) {
-  std::filesystem::remove(File("tokenizer_config.json"));
+  testing::RemoveFile(File("tokenizer_config.json"));
   ExpectError([&] { VitsTokenizer::Load(scratch_.path()); }, ErrorCode::kNotFound, {File("tokenizer_config.json")});
 }
 

@@ -9,7 +9,6 @@
 
 #include <fstream>
 
-#include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
@@ -21,7 +20,7 @@
 namespace lingcast::neural {
 namespace {
 
-using lingcast::testing_util::ScratchDir;
+using testing::ScratchDir;
 using testing::ExpectError;
 using testing::ReadJsonFile;
 using testing::RelativeError;
