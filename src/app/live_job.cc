@@ -82,14 +82,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   }
 
   // The look, checked with the input: before any model loads.
-  StudioLook look;
-  look.width = options.width;
-  look.height = options.height;
-  look.avatar_path = options.avatar_path;
-  look.background = options.background;
-  look.background_fit = options.background_fit;
-  look.subtitle_style = options.subtitle_style;
-  look.title = options.title;
+  const StudioLook look = StudioLookOf(options);
   LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
   LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
 

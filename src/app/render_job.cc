@@ -67,15 +67,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   LC_RETURN_IF_ERROR(ValidateRenderOptions(options));
   LC_ASSIGN_OR_RETURN(Script script, ParseScriptFile(options.script_path));
   // The look (--avatar's rig file first) is read and checked before any slow work starts.
-  StudioLook look;
-  look.width = options.width;
-  look.height = options.height;
-  look.avatar_path = options.avatar_path;
-  look.background = options.background;
-  look.background_fit = options.background_fit;
-  look.subtitle_style = options.subtitle_style;
-  look.highlight_words = options.highlight_words;
-  look.title = options.title;
+  const StudioLook look = StudioLookOf(options);
   LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
   // Every output is checked before any slow work: a bad file path fails now.
   std::vector<OutputSpec> specs;

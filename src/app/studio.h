@@ -27,6 +27,21 @@ struct StudioLook {
   std::string title;                       // --title "NAME|SUBTITLE" (empty: none)
 };
 
+// The look of a command's options (RenderOptions, LiveOptions: the same flags).
+template <typename Options>
+StudioLook StudioLookOf(const Options& options) {
+  StudioLook look;
+  look.width = options.width;
+  look.height = options.height;
+  look.avatar_path = options.avatar_path;
+  look.background = options.background;
+  look.background_fit = options.background_fit;
+  look.subtitle_style = options.subtitle_style;
+  if constexpr (requires { options.highlight_words; }) look.highlight_words = options.highlight_words;
+  look.title = options.title;
+  return look;
+}
+
 // When a --title is on screen: from just after the start, long enough to read twice.
 inline constexpr MediaTime kStudioTitleStart = MediaTime::Millis(400);
 inline constexpr MediaTime kStudioTitleDuration = MediaTime::Seconds(6);
