@@ -39,7 +39,7 @@ asan: deps
 tsan: deps
 	@cmake -S . -B build-tsan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLINGCAST_TSAN=ON >/dev/null
 	@cmake --build build-tsan -j $(JOBS)
-	@ctest --test-dir build-tsan --output-on-failure -j $(JOBS)
+	@TSAN_OPTIONS="suppressions=$(CURDIR)/tools/sanitizers/tsan.supp" ctest --test-dir build-tsan --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan build-tsan out
