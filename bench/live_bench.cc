@@ -130,7 +130,12 @@ void PrintRun(const char* title, const nlohmann::json& report, double host_secon
                 o["error"].get<std::string>().c_str());
   }
   std::printf("  %-44s %6s %6s %9s %9s %9s\n", "utterance", "commit", "decided", "compute", "wait", "EndOffset");
+  constexpr size_t kMostRowsShown = 40;  // a soak has hundreds: its summary says enough
+  if (report["utterances"].size() > kMostRowsShown) {
+    std::printf("  (%zu utterances: the table is left out)\n", report["utterances"].size());
+  }
   for (const auto& u : report["utterances"]) {
+    if (report["utterances"].size() > kMostRowsShown) break;
     auto ms = [](const nlohmann::json& v) { return v.is_null() ? -1.0 : v.get<double>(); };
     std::printf("  %-44.44s %6.2f %6.1fs %7.0fms %7.0fms %7.0fms\n", u["source_text"].get<std::string>().c_str(),
                 u["commit_point"].is_null() ? -1.0 : u["commit_point"].get<double>(), ms(u["decided_at_ms"]) / 1000,
