@@ -279,6 +279,31 @@ std::optional<AcousticMatch> ScriptFollower::CheckAcoustically(std::vector<std::
   return match;
 }
 
+std::vector<FollowDecision> ScriptFollower::OnEndpoint(const std::string& text, MediaTime end) {
+  const State before{last_committed_, consumed_, committed_, unfinished_};
+  std::vector<FollowDecision> decisions = Decide(Tokens(text), end, /*final=*/true);
+  const bool sure = !decisions.empty() && std::all_of(decisions.begin(), decisions.end(), [&](const FollowDecision& d) {
+    return !d.off_script && d.confidence >= config_.commit_quality;
+  });
+  if (!sure) {
+    last_committed_ = before.last_committed;
+    consumed_ = before.consumed;
+    committed_ = before.committed;
+    unfinished_ = before.unfinished;
+    return {};
+  }
+  if (!committed_) {
+    // A line matched whole: it is on its way, and the final hypothesis is
+    // followed against it as it would be after a partial's commit.
+    const FollowDecision& last = decisions.back();
+    Alignment line;
+    line.line = *last.line;
+    line.quality = last.confidence;
+    committed_ = line;
+  }
+  return decisions;
+}
+
 std::vector<FollowDecision> ScriptFollower::OnFinal(const std::string& text, MediaTime end, const AcousticCheck& check) {
   const std::vector<uint32_t> heard = Tokens(text);
   std::vector<FollowDecision> decisions = Decide(heard, end, /*final=*/true, check);

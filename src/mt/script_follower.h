@@ -106,6 +106,16 @@ class ScriptFollower {
   // match no line are called off script.
   std::vector<FollowDecision> OnFinal(const std::string& text, MediaTime end, const AcousticCheck& check = nullptr);
 
+  // The utterance's audio has ended but its final hypothesis is still being
+  // computed (a recognizer's second pass, then maybe the acoustic check): `text`
+  // is the streaming hypothesis of the whole utterance. Commits the lines those
+  // words already decide at the bar a partial must clear (`commit_quality`), so
+  // a line decided at the endpoint need not wait for the final pass. Never calls
+  // anything off script (the final pass or the acoustic check may still find a
+  // line): when the words decide nothing for sure, nothing changes and OnFinal
+  // decides as if this had not been called. OnFinal must follow, as always.
+  std::vector<FollowDecision> OnEndpoint(const std::string& text, MediaTime end);
+
   const std::vector<FollowerLine>& lines() const { return lines_; }
   std::optional<int> last_line() const { return last_committed_; }
 
@@ -143,6 +153,13 @@ class ScriptFollower {
   int consumed_ = 0;                    // heard tokens already part of committed lines
   std::optional<Alignment> committed_;  // the line committed for heard[consumed_..], if any
   std::optional<Progress> unfinished_;  // the last line committed, when its end was not heard
+  // OnEndpoint's decisions are taken back when one of them is not sure enough.
+  struct State {
+    std::optional<int> last_committed;
+    int consumed = 0;
+    std::optional<Alignment> committed;
+    std::optional<Progress> unfinished;
+  };
 };
 
 }  // namespace lingcast

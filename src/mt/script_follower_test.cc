@@ -140,6 +140,60 @@ TEST(ScriptFollowerTest, OnlyAFinalStillFindsTheLine) {
   EXPECT_TRUE(d[0].at_endpoint);
 }
 
+// At the VAD endpoint the streaming hypothesis may already decide a line: it is
+// committed then, and the final hypothesis only confirms it.
+TEST(ScriptFollowerTest, TheEndpointCommitsALineTheWordsAlreadyDecide) {
+  ScriptFollower follower(Lines());
+  std::vector<FollowDecision> early = follower.OnEndpoint("thank you", MediaTime::Seconds(1));
+  ASSERT_EQ(early.size(), 1u);
+  EXPECT_EQ(early[0].line, 6);
+  EXPECT_TRUE(early[0].at_endpoint);
+  EXPECT_EQ(early[0].commit_point, 1.0);
+  EXPECT_EQ(early[0].translation, "谢谢");
+  // The final pass heard the same line (a word more or less): nothing new.
+  EXPECT_TRUE(follower.OnFinal("thank you", MediaTime::Seconds(1)).empty());
+  // The next line follows as usual.
+  Spoken next = Speak(follower, "Do not forget to follow our channel", MediaTime::Seconds(2));
+  ASSERT_EQ(next.decisions.size(), 1u);
+  EXPECT_EQ(next.decisions[0].line, 7);
+}
+
+TEST(ScriptFollowerTest, TheEndpointLeavesUnsureWordsToTheFinal) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "welcome to the live room everyone").decisions.size(), 1u);
+  // Words that match no line: not called off script yet (the final pass and
+  // the acoustic check may still find the line), and nothing changes.
+  EXPECT_TRUE(follower.OnEndpoint("to the for you", MediaTime::Seconds(5)).empty());
+  std::vector<FollowDecision> decided = follower.OnFinal(
+      "to the for you", MediaTime::Seconds(5),
+      [](const std::vector<int>&) -> std::optional<AcousticMatch> { return AcousticMatch{1, 0.1}; });
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_EQ(decided[0].line_number, 2);
+  // A whole line heard only roughly (similarity under commit_quality, over
+  // final_quality) waits for the final too, which still takes it.
+  EXPECT_TRUE(follower.OnEndpoint("this dress comes in red", MediaTime::Seconds(9)).empty());
+  decided = follower.OnFinal("this dress comes in red and in black", MediaTime::Seconds(9));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_EQ(decided[0].line, 2);
+  // Off-script words are decided by the final alone.
+  EXPECT_TRUE(follower.OnEndpoint("my cat jumped on the table", MediaTime::Seconds(12)).empty());
+  decided = follower.OnFinal("my cat jumped on the table", MediaTime::Seconds(12));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_TRUE(decided[0].off_script);
+}
+
+// A line committed by a partial is not committed again at the endpoint; words
+// after its end are the next decision.
+TEST(ScriptFollowerTest, TheEndpointGoesOnAfterALinePartialsCommitted) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(follower.OnPartial("today we have a very special", MediaTime::Seconds(1)).size(), 1u);
+  std::vector<FollowDecision> early =
+      follower.OnEndpoint("today we have a very special cream for you thank you", MediaTime::Seconds(3));
+  ASSERT_EQ(early.size(), 1u);
+  EXPECT_EQ(early[0].line, 6);
+  EXPECT_TRUE(follower.OnFinal("today we have a very special cream for you thank you", MediaTime::Seconds(3)).empty());
+}
+
 // Words that match no line get a second look from the recognizer (the
 // AcousticCheck SpeechFollower gives): the line the audio fits within the gap
 // is taken; a worse fit, or none, leaves the utterance off script.
