@@ -12,6 +12,7 @@
 // called at any time while audio arrives.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,10 @@ struct AsrHypothesis {
   MediaTime end;
   std::vector<AsrWord> words;  // finals only; start/end increasing, inside [start, end]
   Language language = Language::kEn;
+  // Bytes at the start of `text` the engine has settled: every later partial of
+  // the utterance and its final start with them (the rest is a guess that may
+  // still change). 0: the engine promises nothing.
+  std::size_t stable_prefix_chars = 0;
 };
 
 // How well the last utterance's audio fits a few given word sequences
