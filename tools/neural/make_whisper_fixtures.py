@@ -24,7 +24,7 @@ model.safetensors, the tokenizer files, and the reference outputs:
 Runs on any machine with torch and transformers (CPU is enough):
   python3 tools/neural/make_whisper_fixtures.py --out src/neural/testdata
 With --bench it only times transformers at whisper-small size (GPU when present;
-tools/neural/whisper_gpu_check.sh runs it beside bench/neural_bench_whisper.cc).
+tools/neural/gpu_all.sh runs it beside bench/neural_bench_whisper.cc).
 """
 import argparse
 import collections
