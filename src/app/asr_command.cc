@@ -75,6 +75,7 @@ class AsrPrinter {
                            {"start_ms", hyp.start.millis()},
                            {"end_ms", hyp.end.millis()},
                            {"language", std::string(LanguageCode(hyp.language))}};
+    if (!hyp.final) line["stable_chars"] = hyp.stable_prefix_chars;  // text[0, n) will not change
     if (hyp.final) {
       nlohmann::json words = nlohmann::json::array();
       for (const AsrWord& word : hyp.words) {
@@ -132,13 +133,14 @@ class PluginAsrModel : public AsrModel {
 
 // --engine whisper: a Whisper checkpoint on libtorch, from the neural plug-in
 // (app/neural_plugin.h, neural/whisper_plugin.h).
-absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptions& options) {
+absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptions& options, Logger& logger) {
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("whisper"));
   LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create, plugin.Find<CreateWhisperAsrFn>(kCreateWhisperAsrSymbol));
   WhisperPluginRequest request;
   request.model_dir = options.model_dir;
   request.language = options.language == "auto" ? "" : options.language;
   request.translate = options.task == "translate";
+  request.logger = &logger;  // --log-level debug: each partial decode's time
   absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
   create(request, model);
   if (!model.ok()) return model.status();
@@ -186,7 +188,7 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
 
   std::shared_ptr<AsrModel> model;
   if (whisper) {
-    LC_ASSIGN_OR_RETURN(model, LoadWhisperModel(options));
+    LC_ASSIGN_OR_RETURN(model, LoadWhisperModel(options, logger));
   } else {
     PocketsphinxOptions engine_options;
     engine_options.language = language;

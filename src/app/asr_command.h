@@ -35,6 +35,8 @@ struct AsrCommandOptions {
 //   text: "[00:01.20-00:04.50] partial: ask not what"
 //         "[00:01.20-00:04.50] final: ask not what your country can do for you"
 //   json: {"type":"partial"|"final","text":...,"start_ms":...,"end_ms":...,"language":"en"}
+//         partials add "stable_chars": the bytes of text that will not change
+//         (whisper's committed words; 0 from pocketsphinx)
 //         finals add "words":[{"word":...,"start_ms":...,"end_ms":...,"confidence":...}]
 // Times are the utterance's speech as the VAD found it (first voiced frame to the
 // end of the last one, or of the last word if that is later; a partial ends where

@@ -4,11 +4,13 @@
 // libtorch.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "asr/asr_engine.h"
+#include "core/logger.h"
 
 namespace lingcast {
 
@@ -16,6 +18,12 @@ struct WhisperPluginRequest {
   std::string model_dir;
   std::string language;    // "zh", "en", ...; empty: detected per utterance
   bool translate = false;  // English text whatever the language spoken
+  // Streaming (neural/whisper_streaming.h): LocalAgreement-n, a decode at most
+  // once per this much new audio, and the window length that drops committed audio.
+  int agreement = 2;
+  std::int64_t min_partial_interval_ms = 500;
+  std::int64_t trim_after_ms = 20000;
+  Logger* logger = nullptr;  // debug: each partial decode's time; may be null
 };
 
 // The plug-in's entry point, exported with C linkage under this name. The model
