@@ -105,6 +105,59 @@ int TokenEditDistance(const std::vector<uint32_t>& a, const std::vector<uint32_t
   return std::min(previous[static_cast<size_t>(m)], beyond);
 }
 
+QueryEditDistance::QueryEditDistance(const std::vector<uint32_t>& query) : query_(query) {
+  if (query_.empty() || query_.size() > 64) return;
+  // At most half full, so a probe ends after a slot or two.
+  slot_bits_ = 7;
+  const size_t slots = size_t{1} << slot_bits_;
+  slot_token_.assign(slots, kEmptySlot);
+  slot_mask_.assign(slots, 0);
+  for (size_t i = 0; i < query_.size(); ++i) {
+    uint32_t slot = (query_[i] * 0x9E3779B1u) >> (32 - slot_bits_);
+    while (slot_token_[slot] != kEmptySlot && slot_token_[slot] != query_[i]) slot = (slot + 1) & (slots - 1);
+    slot_token_[slot] = query_[i];
+    slot_mask_[slot] |= uint64_t{1} << i;
+  }
+}
+
+uint64_t QueryEditDistance::Match(uint32_t token) const {
+  const uint32_t mask = (uint32_t{1} << slot_bits_) - 1;
+  for (uint32_t slot = (token * 0x9E3779B1u) >> (32 - slot_bits_);; slot = (slot + 1) & mask) {
+    if (slot_token_[slot] == token) return slot_mask_[slot];
+    if (slot_token_[slot] == kEmptySlot) return 0;
+  }
+}
+
+int QueryEditDistance::Distance(const uint32_t* line, int length, int max_distance) const {
+  const int n = static_cast<int>(query_.size());
+  if (std::abs(n - length) > max_distance) return max_distance + 1;
+  if (n == 0) return length;
+  if (n > 64) return TokenEditDistance(query_, std::vector<uint32_t>(line, line + length), max_distance);
+  // Column j of the table, as the differences down it: bit i of `plus` / `minus`
+  // says D[i+1][j] - D[i][j] is +1 / -1. The first column is 0..n (all +1).
+  const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  const uint64_t last = uint64_t{1} << (n - 1);
+  uint64_t plus = all, minus = 0;
+  int score = n;  // D[n][j]
+  for (int j = 0; j < length; ++j) {
+    const uint64_t equal = Match(line[j]);
+    const uint64_t vertical = equal | minus;
+    const uint64_t diagonal = (((equal & plus) + plus) ^ plus) | equal;
+    uint64_t horizontal_plus = minus | ~(diagonal | plus);
+    uint64_t horizontal_minus = plus & diagonal;
+    if (horizontal_plus & last) ++score;
+    if (horizontal_minus & last) --score;
+    // The top row is 0, 1, 2 ...: a +1 enters from above every column.
+    horizontal_plus = (horizontal_plus << 1) | 1;
+    horizontal_minus <<= 1;
+    plus = (horizontal_minus | ~(vertical | horizontal_plus)) & all;
+    minus = horizontal_plus & vertical & all;
+    // Each remaining token lowers the last row by at most one.
+    if (score - (length - 1 - j) > max_distance) return max_distance + 1;
+  }
+  return score;
+}
+
 double TokenSimilarity(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
   const size_t longest = std::max(a.size(), b.size());
   if (longest == 0) return 1.0;

@@ -28,6 +28,30 @@ std::string MatchKey(std::string_view text);
 int TokenEditDistance(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
                       int max_distance = 1 << 30);
 
+// Edit distances from one fixed sequence (a lookup's query) to many others: a
+// machine word holds a whole column of the distance table (Myers' bit-parallel
+// algorithm, global form), so a line costs a few word operations per token instead
+// of a row of cells. Queries longer than 64 tokens fall back to TokenEditDistance.
+// Exact: Distance equals TokenEditDistance for every input.
+class QueryEditDistance {
+ public:
+  explicit QueryEditDistance(const std::vector<uint32_t>& query);
+
+  // The distance from the query to `line` (`length` tokens); some value >
+  // `max_distance` as soon as the distance is known to exceed it.
+  int Distance(const uint32_t* line, int length, int max_distance) const;
+
+ private:
+  uint64_t Match(uint32_t token) const;  // the query positions holding `token`
+
+  std::vector<uint32_t> query_;
+  // A small open-addressed table: token -> bit mask of its positions in the query.
+  static constexpr uint32_t kEmptySlot = 0xFFFFFFFFu;
+  std::vector<uint32_t> slot_token_;
+  std::vector<uint64_t> slot_mask_;
+  uint32_t slot_bits_ = 0;
+};
+
 // 1 - distance / max(|a|, |b|), in [0, 1]; 1 for two empty sequences.
 double TokenSimilarity(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b);
 

@@ -1,5 +1,7 @@
 #include "mt/match_text.h"
 
+#include <random>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -41,6 +43,52 @@ TEST(TokenSimilarityTest, IsOneMinusDistanceOverLongest) {
   EXPECT_DOUBLE_EQ(TokenSimilarity({1, 2, 3, 4}, {1, 2, 3, 5}), 0.75);
   EXPECT_DOUBLE_EQ(TokenSimilarity({}, {}), 1.0);
   EXPECT_DOUBLE_EQ(TokenSimilarity({1}, {}), 0.0);
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// The bit-parallel distance against the table, on random sequences over a small
+// alphabet (many repeats), of every length up to past one machine word.
+TEST(QueryEditDistanceTest, EqualsTheTableOnRandomSequences) {
+  std::mt19937 rng(3);
+  int compared = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    auto random_tokens = [&](int length) {
+      std::vector<uint32_t> tokens;
+      for (int i = 0; i < length; ++i) tokens.push_back(static_cast<uint32_t>(rng() % (1 + trial % 6)));
+      return tokens;
+    };
+    const std::vector<uint32_t> query = random_tokens(static_cast<int>(rng() % 80));
+    const std::vector<uint32_t> line = random_tokens(static_cast<int>(rng() % 80));
+    const QueryEditDistance distance_to(query);
+    const int exact = TokenEditDistance(query, line);
+    EXPECT_EQ(distance_to.Distance(line.data(), static_cast<int>(line.size()), 1 << 30), exact)
+        << query.size() << " x " << line.size();
+    // Bounded: the distance when within the bound, something past it otherwise.
+    const int bound = static_cast<int>(rng() % 20);
+    const int bounded = distance_to.Distance(line.data(), static_cast<int>(line.size()), bound);
+    if (exact <= bound) {
+      EXPECT_EQ(bounded, exact);
+    } else {
+      EXPECT_GT(bounded, bound);
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 3000);
+}
+
+TEST(QueryEditDistanceTest, SixtyFourTokensFitOneWord) {
+  std::vector<uint32_t> query(64), line(64);
+  for (uint32_t i = 0; i < 64; ++i) query[i] = line[i] = i;
+  line[0] = 1000;
+  line[63] = 1001;
+  EXPECT_EQ(QueryEditDistance(query).Distance(line.data(), 64, 64), 2);
+  line.push_back(63);
+  EXPECT_EQ(QueryEditDistance(query).Distance(line.data(), 65, 64), 2);
 }
 
 }  // namespace

@@ -117,21 +117,23 @@ TranslationMemory::AddResult TranslationMemory::AddLocked(TmEntry entry, bool re
   for (const std::string& token : tokens) absl::StrAppend(&key, key.empty() ? "" : " ", token);
   auto existing = direction.by_key.find(key);
   if (existing != direction.by_key.end()) {
-    Entry& old = direction.entries[existing->second];
-    if (existing_origin != nullptr) *existing_origin = old.pair.origin;
+    TmEntry& old = direction.entries[existing->second];
+    if (existing_origin != nullptr) *existing_origin = old.origin;
     if (replace) {
-      old.pair = std::move(entry);
+      old = std::move(entry);
       return AddResult::kAdded;
     }
-    return MatchKey(old.pair.target) == MatchKey(entry.target) ? AddResult::kDuplicate : AddResult::kConflict;
+    return MatchKey(old.target) == MatchKey(entry.target) ? AddResult::kDuplicate : AddResult::kConflict;
   }
   const uint32_t index = static_cast<uint32_t>(direction.entries.size());
-  Entry stored{std::move(entry), InternTokens(tokens), 0};
-  const std::vector<uint64_t> grams = Grams(stored.tokens);
-  stored.unique_grams = static_cast<int>(grams.size());
+  const std::vector<uint32_t> ids = InternTokens(tokens);
+  const std::vector<uint64_t> grams = Grams(ids);
+  direction.tokens.insert(direction.tokens.end(), ids.begin(), ids.end());
+  direction.token_start.push_back(static_cast<uint32_t>(direction.tokens.size()));
+  direction.unique_grams.push_back(static_cast<int>(grams.size()));
   for (uint64_t gram : grams) direction.by_gram[gram].push_back(index);
   direction.by_key.emplace(std::move(key), index);
-  direction.entries.push_back(std::move(stored));
+  direction.entries.push_back(std::move(entry));
   return AddResult::kAdded;
 }
 
@@ -247,13 +249,15 @@ void TranslationMemory::FuzzySearch(const Direction& direction, const std::vecto
                                     uint32_t exact_index, double min_score, size_t max_results,
                                     std::vector<TmMatch>& matches) const {
   // The q-gram count filter: each edit destroys at most two token pairs of
-  // either line, so a line at distance d from the query shares at least
-  // max(pairs of the query, pairs of the line) - 2d distinct pairs with it. A
-  // match scoring s is at most query/s tokens long and d <= (1 - s) * that, so
-  // the score needed (min_score, or what beats the worst result kept) bounds
-  // how few pairs a candidate may share; it rises as results come in.
+  // either line (an insertion only one), so a line at distance d from the
+  // query shares at least max(pairs of the query, pairs of the line) - 2d
+  // distinct pairs with it. A match scoring s is at most query/s tokens long
+  // and d <= (1 - s) * that, so the score needed (min_score, or what beats the
+  // worst result kept) bounds how few pairs a candidate may share; it rises as
+  // results come in.
   const std::vector<uint64_t> query_grams = Grams(query);
   const int unique_grams = static_cast<int>(query_grams.size());
+  const int query_length = static_cast<int>(query.size());
   const double n = static_cast<double>(query.size());
   std::vector<const std::vector<uint32_t>*> postings;
   for (uint64_t gram : query_grams) {
@@ -271,24 +275,36 @@ void TranslationMemory::FuzzySearch(const Direction& direction, const std::vecto
     return std::max(min_score, worst + 1e-12);
   };
   double need = needed();
+  // The fewest edits between the query and a line of `length` tokens with
+  // `line_pairs` distinct pairs, of which it shares at most `shared` with the
+  // query. Past the length difference, a line longer than the query took at
+  // least (length - query) insertions, which destroy one query pair each, not
+  // two (and the other way round for a shorter line).
+  auto fewest_edits = [&](int length, int line_pairs, int shared) {
+    int lost = std::max(unique_grams, line_pairs) - shared;
+    if (query_length >= 2 && length >= 2) {
+      if (length > query_length) lost = std::max(lost, unique_grams + (length - query_length) - shared);
+      if (length < query_length) lost = std::max(lost, line_pairs + (query_length - length) - shared);
+    }
+    return std::max(std::abs(length - query_length), (lost + 1) / 2);
+  };
+  const QueryEditDistance distance_to(query);
   std::vector<uint32_t> verified;  // entries already considered (the seed's)
   // Verifies one candidate that shares at most `shared_at_most` pairs: bounds
-  // first (length, pairs), then a banded edit distance that stops at the bound.
+  // first (length, pairs), then the edit distance, stopped at the bound.
   auto consider = [&](uint32_t index, int shared_at_most) {
     if (index == exact_index) return;
-    const Entry& entry = direction.entries[index];
-    const int m = static_cast<int>(entry.tokens.size());
+    const uint32_t start = direction.token_start[index];
+    const int m = static_cast<int>(direction.token_start[index + 1] - start);
     const double longest = std::max(n, static_cast<double>(m));
-    const int pairs = std::max(unique_grams, entry.unique_grams);
-    const int lower_distance = std::max(std::abs(m - static_cast<int>(query.size())),
-                                        (pairs - shared_at_most + 1) / 2);
+    const int lower_distance = fewest_edits(m, direction.unique_grams[index], shared_at_most);
     if (1.0 - static_cast<double>(lower_distance) / longest < need) return;
     const int max_distance = static_cast<int>((1.0 - need) * longest + 1e-9);
-    const int distance = TokenEditDistance(query, entry.tokens, max_distance);
+    const int distance = distance_to.Distance(direction.tokens.data() + start, m, max_distance);
     if (distance > max_distance) return;
     const double score = 1.0 - static_cast<double>(distance) / longest;
     if (score < need) return;
-    matches.push_back(TmMatch{entry.pair, score, false});
+    matches.push_back(TmMatch{direction.entries[index], score, false});
     if (matches.size() > max_results) {
       auto worst = std::min_element(matches.begin(), matches.end(),
                                     [](const TmMatch& a, const TmMatch& b) { return a.score < b.score; });
@@ -348,8 +364,10 @@ void TranslationMemory::FuzzySearch(const Direction& direction, const std::vecto
   // sharing c counted pairs shares at most c + skipped, so it is at least
   // (pairs - c - skipped) / 2 edits away: once even the longest line that can
   // still match cannot reach the score needed from a bucket, no later one can.
-  std::vector<std::vector<uint32_t>> by_shared(static_cast<size_t>(unique_grams) + 1);
+  // Loose counts let thousands of lines through when several words were
+  // misheard; each then costs a few word operations per token (QueryEditDistance).
   const int fewest = std::max(1, required - skipped);
+  std::vector<std::vector<uint32_t>> by_shared(static_cast<size_t>(unique_grams) + 1);
   for (uint32_t index : touched) {
     if (shared[index] < fewest) continue;
     by_shared[std::min<size_t>(shared[index], static_cast<size_t>(unique_grams))].push_back(index);
@@ -377,7 +395,7 @@ std::vector<TmMatch> TranslationMemory::Search(std::string_view source, Language
   uint32_t exact_index = kNoToken;
   if (auto it = direction.by_key.find(key); it != direction.by_key.end()) {
     exact_index = it->second;
-    matches.push_back(TmMatch{direction.entries[it->second].pair, 1.0, true});
+    matches.push_back(TmMatch{direction.entries[it->second], 1.0, true});
     if (max_results == 1) return matches;
   }
 

@@ -94,15 +94,17 @@ class TranslationMemory {
   size_t size() const;
 
  private:
-  struct Entry {
-    TmEntry pair;
-    std::vector<uint32_t> tokens;
-    int unique_grams = 0;  // distinct token pairs (the count filter's bound)
-  };
   struct Direction {
-    std::vector<Entry> entries;
+    std::vector<TmEntry> entries;
+    // What a fuzzy lookup reads of each of thousands of candidates, packed apart
+    // from the pairs' strings: entry i's tokens are tokens[token_start[i] ..
+    // token_start[i + 1]), and it has unique_grams[i] distinct token pairs (the
+    // count filter's bound).
+    std::vector<uint32_t> tokens;
+    std::vector<uint32_t> token_start{0};
+    std::vector<int> unique_grams;
     absl::flat_hash_map<std::string, uint32_t> by_key;            // match key -> entry
-    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> by_gram;  // token pair -> entries
+    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> by_gram;  // token pair -> entries (ascending)
   };
 
   static int DirectionIndex(Language from, Language to);

@@ -320,3 +320,80 @@ TEST(TranslationMemoryTest, SearchFindsTheBestScoresALinearScanFinds) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// English (a token per word) on random lines of 1 to 90 words over a small
+// vocabulary, so the index's lists are long, lines repeat words, and lines
+// longer than a machine word (64 tokens) take the table's path. Queries are
+// lines with words replaced, dropped or added; Search's best three must score
+// exactly what a scan of every line finds.
+TEST(TranslationMemoryTest, RandomEnglishLinesMatchALinearScan) {
+  std::mt19937 rng(23);
+  const std::vector<std::string> words = {"the", "price", "today", "is", "only", "ninety", "nine", "yuan", "buy",
+                                          "one", "get", "free", "shipping", "red", "black", "dress", "cream", "now"};
+  auto random_line = [&] {
+    std::vector<std::string> line;
+    const int length = 1 + static_cast<int>(rng() % (rng() % 4 == 0 ? 90 : 16));
+    for (int i = 0; i < length; ++i) line.push_back(words[rng() % words.size()]);
+    return line;
+  };
+  auto join = [](const std::vector<std::string>& line) {
+    std::string text;
+    for (const std::string& word : line) text += (text.empty() ? "" : " ") + word;
+    return text;
+  };
+  TranslationMemory tm;
+  std::vector<std::vector<std::string>> lines;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::string> line = random_line();
+    if (tm.Add(Pair(join(line), std::to_string(i), Language::kEn, Language::kZh)) ==
+        TranslationMemory::AddResult::kAdded) {
+      lines.push_back(std::move(line));
+    }
+  }
+  std::map<std::string, uint32_t> ids;
+  auto to_ids = [&](const std::vector<std::string>& line) {
+    std::vector<uint32_t> out;
+    for (const std::string& w : line) out.push_back(ids.try_emplace(w, static_cast<uint32_t>(ids.size())).first->second);
+    return out;
+  };
+  std::vector<std::vector<uint32_t>> line_ids;
+  for (const auto& line : lines) line_ids.push_back(to_ids(line));
+  int compared = 0;
+  for (double threshold : {0.7, 0.8, 0.9}) {
+    for (int q = 0; q < 60; ++q) {
+      std::vector<std::string> query = lines[rng() % lines.size()];
+      const int edits = static_cast<int>(rng() % 5);
+      for (int e = 0; e < edits && query.size() > 1; ++e) {
+        const size_t at = rng() % query.size();
+        switch (rng() % 3) {
+          case 0: query[at] = words[rng() % words.size()]; break;
+          case 1: query.erase(query.begin() + static_cast<std::ptrdiff_t>(at)); break;
+          default: query.insert(query.begin() + static_cast<std::ptrdiff_t>(at), "uh"); break;
+        }
+      }
+      const std::vector<uint32_t> query_ids = to_ids(query);
+      std::vector<double> scan;
+      for (const std::vector<uint32_t>& line : line_ids) {
+        const double s = TokenSimilarity(query_ids, line);
+        if (s >= threshold) scan.push_back(s);
+      }
+      std::sort(scan.rbegin(), scan.rend());
+      constexpr size_t kResults = 3;
+      if (scan.size() > kResults) scan.resize(kResults);
+      const std::vector<TmMatch> found = tm.Search(join(query), Language::kEn, Language::kZh, threshold, kResults);
+      // The index finds lines sharing a word pair with the query, which every
+      // match of 3 or more words at 0.7 or more does (TranslationMemory).
+      if (query.size() < 3) continue;
+      ASSERT_EQ(found.size(), scan.size()) << join(query) << " at " << threshold;
+      for (size_t i = 0; i < found.size(); ++i) EXPECT_NEAR(found[i].score, scan[i], 1e-9) << join(query) << " #" << i;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 150);
+}
+
+}  // namespace
+}  // namespace lingcast
