@@ -8,7 +8,9 @@
 //    2048, vocabulary 65001), greedy, 64 new tokens for every input (eos is
 //    suppressed so every run decodes the same length), batch 1 and 16.
 // The reference (transformers' generate on the same sizes) is timed by
-// tools/neural/make_marian_fixtures.py on the same machine; src/neural/README.md
+// tools/neural/make_marian_fixtures.py in the same call (tools/neural/gpu_all.sh);
+// each size is timed by the default path (on CUDA: static caches and a CUDA
+// graph) and the eager one. src/neural/README.md
 // puts the two side by side. Prints figures; never fails on time.
 #include <chrono>
 #include <cstdio>
@@ -86,8 +88,12 @@ int main() {
     for (std::int64_t batch : {1, 16}) {
       const torch::Tensor ids = torch::randint(5, 60000, {batch, 24}, torch::kLong);
       const Timing t = TimeGenerate(*model, ids, generation, cuda ? 5 : 2);
-      std::printf("opus-mt base size (random), %s, batch %2lld: %8.1f ms/run, %8.0f tokens/s\n", label,
-                  static_cast<long long>(batch), t.seconds_per_run * 1e3, t.tokens_per_second);
+      GenerationOptions eager_options = generation;
+      eager_options.path = lingcast::neural::DecodePath::kEager;
+      const Timing eager = TimeGenerate(*model, ids, eager_options, cuda ? 5 : 2);
+      std::printf("opus-mt base size (random), %s, batch %2lld: %8.1f ms/run, %8.0f tokens/s (%s; eager %8.0f tokens/s)\n",
+                  label, static_cast<long long>(batch), t.seconds_per_run * 1e3, t.tokens_per_second,
+                  cuda ? "static + cuda graph" : "eager", eager.tokens_per_second);
     }
   }
   return 0;

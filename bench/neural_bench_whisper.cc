@@ -9,9 +9,12 @@
 //   decode 32  greedy decoding of exactly 32 tokens after the 4-token prompt
 //              (<|endoftext|> suppressed), the encoder not included
 //   generate   encoder + decode 32, what transformers' generate() times
+// each by the default path (on CUDA: static caches, on-device logits processors,
+// the step replayed from a CUDA graph) and by the eager one (caches grown step by
+// step, scores to the host every step).
 // The reference (transformers, fp16, SDPA, same sizes and inputs) is timed by
 // tools/neural/make_whisper_fixtures.py --bench in the same device call
-// (tools/neural/whisper_gpu_check.sh prints both and their ratio). Prints
+// (tools/neural/gpu_all.sh prints both). Prints
 // figures; never fails on time.
 #include <algorithm>
 #include <chrono>
@@ -81,20 +84,18 @@ int main() {
     const int runs = cuda ? 20 : 2;
     torch::Tensor encoded;
     const double encoder_ms = MedianMs([&] { encoded = model->Encode(features); }, runs, cuda);
-    const double decode_ms = MedianMs(
-        [&] {
-          auto state = model->StartDecoder(encoded, 1, 4 + 32);
-          lingcast::neural::GreedySearch(*state, 1, g);
-        },
-        runs, cuda);
-    const double generate_ms = MedianMs(
-        [&] {
-          auto state = model->StartDecoder(model->Encode(features), 1, 4 + 32);
-          lingcast::neural::GreedySearch(*state, 1, g);
-        },
-        runs, cuda);
-    std::printf("whisper-small size (random), %s: encoder %.2f ms, decode 32 tokens %.1f ms, generate %.1f ms\n", label,
-                encoder_ms, decode_ms, generate_ms);
+    // The default path (static caches and a CUDA graph on CUDA), then the eager one.
+    lingcast::neural::StaticSearchReport report;
+    const double decode_ms = MedianMs([&] { model->Generate(encoded, g, &report); }, runs, cuda);
+    const double generate_ms = MedianMs([&] { model->Generate(model->Encode(features), g); }, runs, cuda);
+    GenerationOptions eager = g;
+    eager.path = lingcast::neural::DecodePath::kEager;
+    const double eager_decode_ms = MedianMs([&] { model->Generate(encoded, eager); }, runs, cuda);
+    const double eager_generate_ms = MedianMs([&] { model->Generate(model->Encode(features), eager); }, runs, cuda);
+    std::printf("whisper-small size (random), %s: encoder %.2f ms, decode 32 tokens %.1f ms, generate %.1f ms "
+                "(%s; eager: decode %.1f ms, generate %.1f ms)\n",
+                label, encoder_ms, decode_ms, generate_ms,
+                report.cuda_graph ? "cuda graph" : (cuda ? "static, no graph" : "eager"), eager_decode_ms, eager_generate_ms);
   }
   return 0;
 }

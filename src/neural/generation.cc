@@ -1,8 +1,12 @@
 #include "neural/generation.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
 
+#include "neural/cuda_graph.h"
 #include "neural/neural_error.h"
 
 namespace lingcast::neural {
@@ -11,10 +15,13 @@ namespace {
 // The logits processors transformers applies for Marian: bad words (the pad token)
 // and the forced eos at the last position. `scores` (N, V) is changed in place.
 // `sequences` (N, cur_len) is made only when a model's own processor needs it.
-void ProcessScores(torch::Tensor& scores, std::int64_t cur_len, std::int64_t max_length,
+void ProcessScores(torch::Tensor& scores, std::int64_t cur_len, std::int64_t prompt_length, std::int64_t max_length,
                    const GenerationOptions& options, const std::function<torch::Tensor()>& sequences) {
   const double minus_inf = -std::numeric_limits<double>::infinity();
   for (std::int64_t id : options.suppressed_tokens) scores.select(1, id).fill_(minus_inf);
+  if (cur_len == prompt_length) {
+    for (std::int64_t id : options.begin_suppressed_tokens) scores.select(1, id).fill_(minus_inf);
+  }
   if (options.process_scores) options.process_scores(scores, sequences());
   if (options.forced_eos_token_id && cur_len == max_length - 1) {
     scores.fill_(minus_inf);
@@ -76,7 +83,7 @@ std::vector<std::vector<std::int64_t>> GreedySearch(StepDecoder& decoder, std::i
     torch::Tensor scores =
         (cur_len == prompt_length && prompt_length > 1 ? decoder.Prefill(torch::stack(columns, 1)) : decoder.Step(last))
             .to(torch::kCPU);
-    ProcessScores(scores, cur_len, max_length, options, [&] { return torch::stack(columns, 1); });
+    ProcessScores(scores, cur_len, prompt_length, max_length, options, [&] { return torch::stack(columns, 1); });
     torch::Tensor next = scores.argmax(1);
     next = torch::where(unfinished, next, torch::full_like(next, options.pad_token_id));
     columns.push_back(next);
@@ -135,7 +142,7 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
                                 : decoder.Step(running.select(2, cur_len - 1).reshape({batch * beams})))
                                .to(torch::kCPU);
     torch::Tensor log_probs = torch::log_softmax(logits, -1);
-    ProcessScores(log_probs, cur_len, max_length, options, so_far);
+    ProcessScores(log_probs, cur_len, prompt_length, max_length, options, so_far);
     const std::int64_t vocab = log_probs.size(1);
     torch::Tensor accumulated = (log_probs.view({batch, beams, vocab}) + running_scores.unsqueeze(2)).view({batch, beams * vocab});
 
@@ -190,6 +197,122 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
   for (std::int64_t b = 0; b < batch; ++b) {
     out.push_back(TrimAfterEos(ToVector(finished_seqs[b][0]), options.eos_token_id, prompt.size()));
   }
+  return out;
+}
+
+bool UseStaticPath(const GenerationOptions& options, const torch::Device& device) {
+  if (options.num_beams != 1 || options.process_scores) return false;
+  switch (options.path) {
+    case DecodePath::kEager:
+      return false;
+    case DecodePath::kStatic:
+      return true;
+    case DecodePath::kAuto:
+      return device.is_cuda();
+  }
+  return false;
+}
+
+std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& decoder, std::int64_t batch,
+                                                          const GenerationOptions& options, StaticSearchReport* report) {
+  CheckOptions(options);
+  if (options.num_beams != 1 || options.process_scores) {
+    Fail(ErrorCode::kInvalidArgument, "the static decoding path is greedy with on-device logits processors only "
+                                      "(num_beams 1, no process_scores): use DecodePath::kEager");
+  }
+  torch::NoGradGuard no_grad;
+  StaticSearchReport stats;
+  const std::vector<std::int64_t> prompt = PromptOf(options);
+  const auto prompt_length = static_cast<std::int64_t>(prompt.size());
+  const std::int64_t max_length = options.max_new_tokens + prompt_length;
+  // Every token but the last is fed to the decoder.
+  if (max_length - 1 > decoder.capacity()) {
+    Fail(ErrorCode::kInvalidArgument, "the decoder holds " + std::to_string(decoder.capacity()) +
+                                          " positions; the prompt and max_new_tokens need " + std::to_string(max_length - 1));
+  }
+  const torch::Device device = decoder.device();
+  const auto long_options = torch::TensorOptions().dtype(torch::kLong).device(device);
+  SideStreamScope side_stream(device);
+
+  // The state every step reads and writes in place: the graph replays on it.
+  torch::Tensor tokens = torch::full({batch, max_length}, options.pad_token_id, long_options);
+  tokens.narrow(1, 0, prompt_length).copy_(torch::tensor(prompt, torch::kLong).view({1, prompt_length}).expand({batch, prompt_length}));
+  torch::Tensor unfinished = torch::ones({batch}, long_options.dtype(torch::kBool));
+  torch::Tensor position = torch::full({1}, prompt_length - 1, long_options);  // of the newest token
+
+  torch::Tensor logits = decoder.Forward(tokens.narrow(1, 0, prompt_length), torch::arange(prompt_length, long_options))
+                             .select(1, prompt_length - 1);
+  ++stats.steps;
+  // The logits processors as additive masks (1, V): 0 where allowed, -inf where not.
+  const std::int64_t vocab = logits.size(1);
+  const double minus_inf = -std::numeric_limits<double>::infinity();
+  const auto float_options = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  auto mask_of = [&](const std::vector<std::int64_t>& ids) {
+    torch::Tensor mask = torch::zeros({1, vocab}, float_options);
+    if (!ids.empty()) mask.index_fill_(1, torch::tensor(ids, torch::kLong).to(device), minus_inf);
+    return mask;
+  };
+  const torch::Tensor suppress = mask_of(options.suppressed_tokens);
+  std::vector<std::int64_t> at_begin = options.suppressed_tokens;
+  at_begin.insert(at_begin.end(), options.begin_suppressed_tokens.begin(), options.begin_suppressed_tokens.end());
+  const torch::Tensor suppress_at_begin = mask_of(at_begin);
+  torch::Tensor force_eos;
+  if (options.forced_eos_token_id) {
+    force_eos = torch::full({1, vocab}, minus_inf, float_options);
+    force_eos.select(1, *options.forced_eos_token_id).fill_(0.0);
+  }
+  // Picks each row's next token from `step_logits` (N, V) and advances.
+  auto choose = [&](const torch::Tensor& step_logits, const torch::Tensor& mask) {
+    torch::Tensor next = (step_logits + mask).argmax(1);
+    next.masked_fill_(unfinished.logical_not(), options.pad_token_id);
+    tokens.index_copy_(1, position + 1, next.view({batch, 1}));
+    unfinished.logical_and_(next.ne(options.eos_token_id));
+    position.add_(1);
+  };
+  auto step = [&](const torch::Tensor& mask) {
+    choose(decoder.Forward(tokens.index_select(1, position), position).select(1, 0), mask);
+  };
+  auto last_mask = [&](std::int64_t cur_len, const torch::Tensor& usual) {
+    return (force_eos.defined() && cur_len == max_length - 1) ? force_eos : usual;
+  };
+
+  choose(logits, last_mask(prompt_length, suppress_at_begin));
+  StepGraph graph;
+  bool try_graph = options.cuda_graphs && StepGraph::Supported(device);
+  // Eos is checked every few steps: each check waits for the device, and the
+  // steps past everyone's eos only write pad tokens, trimmed below.
+  constexpr std::int64_t kCheckEvery = 8;
+  std::int64_t cur_len = prompt_length + 1;
+  for (; cur_len < max_length; ++cur_len) {
+    if ((cur_len - prompt_length) % kCheckEvery == 1) {
+      ++stats.host_syncs;
+      if (!unfinished.any().item<bool>()) break;
+    }
+    CheckStop(options);
+    const torch::Tensor mask = last_mask(cur_len, suppress);
+    if (mask.is_same(suppress) && try_graph && !graph.captured()) {
+      std::string why;
+      if (!graph.Capture([&] { step(suppress); }, why)) {
+        std::fprintf(stderr, "lingcast neural: CUDA graph capture of the decode step failed (%s); decoding eagerly\n",
+                     why.c_str());
+        try_graph = false;
+      }
+    }
+    if (mask.is_same(suppress) && graph.captured()) {
+      graph.Replay();
+    } else {
+      step(mask);
+    }
+    ++stats.steps;
+  }
+  stats.cuda_graph = graph.captured();
+  const torch::Tensor sequences = tokens.narrow(1, 0, std::min(cur_len, max_length)).to(torch::kCPU);
+  ++stats.host_syncs;
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    out.push_back(TrimAfterEos(ToVector(sequences[b]), options.eos_token_id, prompt.size()));
+  }
+  if (report != nullptr) *report = stats;
   return out;
 }
 

@@ -44,6 +44,14 @@ enum class EarlyStopping {
   kNever,      // early_stopping="never"
 };
 
+// How greedy search runs (beam search is always eager).
+enum class DecodePath {
+  kAuto,    // static on CUDA, eager elsewhere
+  kEager,   // caches grown step by step; scores come to the host every step
+  kStatic,  // static caches and on-device logits processors (StaticGreedySearch);
+            // CUDA graphs on CUDA. Needs no process_scores.
+};
+
 struct GenerationOptions {
   std::int64_t max_new_tokens = 256;
   std::int64_t num_beams = 1;
@@ -54,18 +62,58 @@ struct GenerationOptions {
   std::int64_t pad_token_id = 0;    // fills a finished row (greedy)
   std::optional<std::int64_t> forced_eos_token_id;  // forced at the last position
   std::vector<std::int64_t> suppressed_tokens;      // never generated (bad words)
+  // Suppressed at the first position after the prompt only (Whisper's
+  // begin_suppress_tokens, SuppressTokensAtBeginLogitsProcessor).
+  std::vector<std::int64_t> begin_suppressed_tokens;
   std::stop_token stop;  // checked before every step: kCancelled when requested
   // The decoder prompt every sequence starts with (Whisper: <|startoftranscript|>,
   // language, task, ...); empty: {start_token_id}. max_new_tokens counts after it,
   // and beam scores are normalized by the length generated after it.
   std::vector<std::int64_t> prompt;
   ScoreProcessor process_scores;  // applied after suppressed_tokens; may be empty
+  DecodePath path = DecodePath::kAuto;
+  bool cuda_graphs = true;  // static path on CUDA: replay the decode step as a CUDA graph
+};
+
+// A decoder at static shapes (transformer_layers.h's StaticKvCache): the caches are
+// preallocated and written in place at positions held on the device, so a call
+// depends on the shapes of its inputs alone and never waits for the host: what a
+// CUDA graph captures and replays.
+class StaticStepDecoder {
+ public:
+  virtual ~StaticStepDecoder() = default;
+  // Feeds tokens (N, t) int64 at `positions` (t int64), both on device(), and
+  // returns their logits (N, t, V) float32.
+  virtual torch::Tensor Forward(const torch::Tensor& tokens, const torch::Tensor& positions) = 0;
+  virtual torch::Device device() const = 0;
+  // Positions the caches hold.
+  virtual std::int64_t capacity() const = 0;
+};
+
+// Whether greedy search under `options` takes the static path on `device`.
+bool UseStaticPath(const GenerationOptions& options, const torch::Device& device);
+
+// What a static-path search did (for tests and benchmarks).
+struct StaticSearchReport {
+  bool cuda_graph = false;     // the steps were replayed from a CUDA graph
+  std::int64_t steps = 0;      // decoder calls, the prompt's included
+  std::int64_t host_syncs = 0; // waits for the device (the eos checks)
 };
 
 // Each result starts with the start token (or the prompt) and ends with eos (or
 // stops at max_new_tokens). `decoder` must have `batch` rows.
 std::vector<std::vector<std::int64_t>> GreedySearch(StepDecoder& decoder, std::int64_t batch,
                                                     const GenerationOptions& options);
+// Greedy search on the device: the logits processors as additive masks, argmax
+// and the eos bookkeeping on the device, the host checking for eos only every
+// few steps; on CUDA (with options.cuda_graphs) the step after the prompt is
+// captured once as a CUDA graph and replayed (eagerly, with a line on stderr,
+// if capture fails). Gives GreedySearch's sequences. kInvalidArgument for
+// options it cannot run (beams, a host-side process_scores, more positions than
+// the decoder holds). `decoder` must have `batch` rows.
+std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& decoder, std::int64_t batch,
+                                                          const GenerationOptions& options,
+                                                          StaticSearchReport* report = nullptr);
 // `decoder` must have batch * num_beams rows, each input's beams together.
 std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int64_t batch,
                                                   const GenerationOptions& options);

@@ -119,6 +119,8 @@ std::shared_ptr<MarianModel> MarianModel::Build(const MarianConfig& c, const Mod
         LoadNorm(weight, p + ".encoder_attn_layer_norm", d), LoadLinear(weight, p + ".fc1", c.decoder_ffn_dim, d),
         LoadLinear(weight, p + ".fc2", d, c.decoder_ffn_dim), LoadNorm(weight, p + ".final_layer_norm", d)});
   }
+  for (auto& layer : model->encoder_layers_) FuseQkv(layer.self_attn);
+  for (auto& layer : model->decoder_layers_) FuseQkv(layer.self_attn);
   return model;
 }
 
@@ -162,6 +164,29 @@ std::unique_ptr<MarianDecoderState> MarianModel::StartDecoder(const torch::Tenso
     state->cross_.push_back(ProjectCrossKv(layer.cross_attn, encoded));
     state->caches_.emplace_back();
     state->caches_.back().Allocate(encoded.size(0), heads, capacity, config_.d_model / heads, tensor_options);
+  }
+  return state;
+}
+
+std::unique_ptr<MarianStaticDecoder> MarianModel::StartStaticDecoder(const torch::Tensor& encoder_out,
+                                                                    const torch::Tensor& attention_mask,
+                                                                    std::int64_t capacity) const {
+  torch::NoGradGuard no_grad;
+  if (capacity < 1 || capacity > config_.max_position_embeddings) {
+    Fail(ErrorCode::kInvalidArgument, "a Marian decoder holds 1 to " + std::to_string(config_.max_position_embeddings) +
+                                          " positions (max_position_embeddings), not " + std::to_string(capacity));
+  }
+  std::unique_ptr<MarianStaticDecoder> state(new MarianStaticDecoder(shared_from_this()));
+  state->cross_mask_ = PaddingMask(attention_mask.to(options_.device).to(torch::kBool), options_.dtype);
+  // Rounded up to a multiple of 16 (within the position table): the fused
+  // attention kernels take key lengths and masks aligned so without padding them.
+  capacity = std::min((capacity + 15) / 16 * 16, config_.max_position_embeddings);
+  const std::int64_t heads = config_.decoder_attention_heads;
+  const auto tensor_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  for (const auto& layer : decoder_layers_) {
+    state->cross_.push_back(ProjectCrossKv(layer.cross_attn, encoder_out));
+    state->caches_.emplace_back();
+    state->caches_.back().Allocate(encoder_out.size(0), heads, capacity, config_.d_model / heads, tensor_options);
   }
   return state;
 }
@@ -211,7 +236,12 @@ std::vector<std::vector<std::int64_t>> MarianModel::Generate(const torch::Tensor
   }
   const torch::Tensor encoded = Encode(input_ids, attention_mask);
   const std::int64_t beams = std::max<std::int64_t>(o.num_beams, 1);
-  auto state = StartDecoder(encoded, attention_mask, beams, std::max<std::int64_t>(o.max_new_tokens, 1));
+  const std::int64_t capacity = std::max<std::int64_t>(o.max_new_tokens, 1);
+  if (UseStaticPath(o, options_.device)) {
+    auto state = StartStaticDecoder(encoded, attention_mask, capacity);
+    return StaticGreedySearch(*state, input_ids.size(0), o);
+  }
+  auto state = StartDecoder(encoded, attention_mask, beams, capacity);
   if (beams == 1) return GreedySearch(*state, input_ids.size(0), o);
   return BeamSearch(*state, input_ids.size(0), o);
 }
@@ -220,6 +250,22 @@ torch::Tensor MarianDecoderState::Step(const torch::Tensor& tokens) {
   torch::NoGradGuard no_grad;
   torch::Tensor ids = tokens.view({tokens.size(0), 1});
   return model_->DecodeStep(ids, caches_, cross_, cross_mask_).select(1, 0).to(torch::kFloat);
+}
+
+torch::Tensor MarianStaticDecoder::Forward(const torch::Tensor& tokens, const torch::Tensor& positions) {
+  torch::NoGradGuard no_grad;
+  const MarianModel& m = *model_;
+  // No token-id check here: it would wait for the device, and greedy search feeds
+  // only argmax results and the (checked) prompt.
+  torch::Tensor x = torch::embedding(m.decoder_embed_, tokens);
+  if (m.embed_scale_ != 1.0) x = x * m.embed_scale_;
+  x = x + m.positions_.index_select(0, positions);
+  const torch::Tensor self_mask = PositionMask(positions, capacity(), m.options_.dtype);
+  for (std::size_t i = 0; i < m.decoder_layers_.size(); ++i) {
+    x = DecoderLayer(m.decoder_layers_[i], m.config_.activation, x, caches_[i], positions, self_mask, cross_[i],
+                     cross_mask_);
+  }
+  return (torch::linear(x, m.lm_head_) + m.final_logits_bias_).to(torch::kFloat);
 }
 
 void MarianDecoderState::Select(const torch::Tensor& rows) {

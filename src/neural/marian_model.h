@@ -28,6 +28,7 @@ struct ModelOptions {
 };
 
 class MarianDecoderState;
+class MarianStaticDecoder;
 
 class MarianModel : public std::enable_shared_from_this<MarianModel> {
  public:
@@ -55,18 +56,27 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
                                                    const torch::Tensor& attention_mask, std::int64_t repeat,
                                                    std::int64_t capacity) const;
 
+  // The static-shape decoder of greedy search on the device (StaticGreedySearch):
+  // one row per input, caches for `capacity` positions (at most
+  // max_position_embeddings).
+  std::unique_ptr<MarianStaticDecoder> StartStaticDecoder(const torch::Tensor& encoder_out,
+                                                          const torch::Tensor& attention_mask,
+                                                          std::int64_t capacity) const;
+
   // Logits (B, T, V) for whole decoder inputs at once (teacher forcing).
   torch::Tensor Logits(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                        const torch::Tensor& decoder_input_ids) const;
 
   // Encodes and decodes a batch; sequences start with the decoder start token.
   // Options default from the config (beams, length penalty, bad words, forced eos).
+  // Greedy search takes the static path where UseStaticPath says so (CUDA by default).
   std::vector<std::vector<std::int64_t>> Generate(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                                   const GenerationOptions& options) const;
   GenerationOptions DefaultGenerationOptions() const;
 
  private:
   friend class MarianDecoderState;
+  friend class MarianStaticDecoder;
   MarianModel() = default;
   static std::shared_ptr<MarianModel> Build(const MarianConfig& config, const ModelOptions& options,
                                             const WeightSource& weight, const std::string& encoder_embedding,
@@ -96,6 +106,22 @@ class MarianDecoderState : public StepDecoder {
 
   std::shared_ptr<const MarianModel> model_;
   std::vector<KvCache> caches_;
+  std::vector<CrossKv> cross_;
+  torch::Tensor cross_mask_;
+};
+
+class MarianStaticDecoder : public StaticStepDecoder {
+ public:
+  torch::Tensor Forward(const torch::Tensor& tokens, const torch::Tensor& positions) override;
+  torch::Device device() const override { return model_->options_.device; }
+  std::int64_t capacity() const override { return caches_.front().capacity(); }
+
+ private:
+  friend class MarianModel;
+  explicit MarianStaticDecoder(std::shared_ptr<const MarianModel> model) : model_(std::move(model)) {}
+
+  std::shared_ptr<const MarianModel> model_;
+  std::vector<StaticKvCache> caches_;
   std::vector<CrossKv> cross_;
   torch::Tensor cross_mask_;
 };

@@ -7,6 +7,7 @@
 #include <torch/cuda.h>
 
 #include <fstream>
+#include <limits>
 
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
@@ -96,6 +97,39 @@ TEST_P(MarianParity, GeneratedSequencesMatchForEverySearch) {
   }
 }
 
+// The static path (caches preallocated and written in place, positions and
+// logits processors on the device: what a CUDA graph replays) on the CPU: the
+// same logits through the caches and the same greedy sequences.
+TEST_P(MarianParity, StaticDecoderStepByStepMatchesTeacherForcing) {
+  const torch::Tensor decoder_ids = IdsTensor(reference_["teacher_forced_decoder_input_ids"]);
+  auto state = model_->StartStaticDecoder(model_->Encode(input_ids_, attention_mask_), attention_mask_,
+                                          decoder_ids.size(1) + 3);
+  const torch::Tensor expected = tensors_->Load("teacher_forced_logits");
+  for (std::int64_t t = 0; t < decoder_ids.size(1); ++t) {
+    const torch::Tensor logits = state->Forward(decoder_ids.narrow(1, t, 1), torch::full({1}, t, torch::kLong));
+    EXPECT_LT(RelativeError(logits.select(1, 0), expected.select(1, t)), kTolerance) << "position " << t;
+  }
+}
+
+TEST_P(MarianParity, StaticPathGivesTheSameGreedySequences) {
+  int greedy_runs = 0;
+  for (const auto& [run, entry] : reference_["generate"].items()) {
+    GenerationOptions options = Options(entry["params"]);
+    if (options.num_beams != 1) continue;
+    ++greedy_runs;
+    options.path = DecodePath::kStatic;
+    EXPECT_EQ(model_->Generate(input_ids_, attention_mask_, options), IdLists(entry["batch"])) << run << " (batch)";
+    const auto singles = IdLists(entry["single"]);
+    for (std::int64_t i = 0; i < input_ids_.size(0); ++i) {
+      const std::int64_t length = attention_mask_[i].sum().item<std::int64_t>();
+      const torch::Tensor ids = input_ids_.narrow(0, i, 1).narrow(1, 0, length);
+      const torch::Tensor mask = attention_mask_.narrow(0, i, 1).narrow(1, 0, length);
+      EXPECT_EQ(model_->Generate(ids, mask, options).at(0), singles[i]) << run << " (input " << i << " alone)";
+    }
+  }
+  EXPECT_GT(greedy_runs, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(TinyCheckpoints, MarianParity, ::testing::Values("marian_tiny", "marian_tiny_sharded"));
 
 // The same checkpoint on a GPU: fp32 as exact as on the CPU; fp16 and bf16 within
@@ -124,6 +158,47 @@ TEST_P(MarianOnGpu, MatchesTheReference) {
     GenerationOptions o = model->DefaultGenerationOptions();
     o.max_new_tokens = reference["max_new_tokens"].get<std::int64_t>();
     EXPECT_EQ(model->Generate(ids, mask, o), IdLists(reference["generate"]["greedy"]["batch"]));
+  }
+}
+
+// Greedy search replayed from a CUDA graph against the eager path on the same
+// GPU: exactly the same tokens in fp32; in fp16 and bf16 every token the graph
+// path picks is within the dtype's tolerance of the eager logits' best.
+TEST_P(MarianOnGpu, CudaGraphPathMatchesTheEagerPath) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CUDA graph test runs on the GPU machine";
+  const std::string dir = TestdataDir("marian_tiny");
+  auto model = MarianModel::Load(dir, ModelOptions{torch::kCUDA, GetParam().dtype});
+  const auto reference = ReadJsonFile(dir + "/reference.json");
+  const torch::Tensor ids = IdsTensor(reference["input_ids"]);
+  const torch::Tensor mask = IdsTensor(reference["attention_mask"]);
+  GenerationOptions o = model->DefaultGenerationOptions();
+  o.max_new_tokens = reference["max_new_tokens"].get<std::int64_t>();
+  o.path = DecodePath::kEager;
+  const auto eager = model->Generate(ids, mask, o);
+  o.path = DecodePath::kStatic;
+  auto state = model->StartStaticDecoder(model->Encode(ids, mask), mask, o.max_new_tokens);
+  StaticSearchReport report;
+  const auto graphed = StaticGreedySearch(*state, ids.size(0), o, &report);
+  EXPECT_TRUE(report.cuda_graph) << "the decode step was not captured (see the log line above)";
+  EXPECT_LE(report.host_syncs, 2 + (o.max_new_tokens + 7) / 8);
+  if (GetParam().dtype == torch::kFloat) {
+    EXPECT_EQ(graphed, eager);
+    return;
+  }
+  ASSERT_EQ(graphed.size(), eager.size());
+  for (std::size_t b = 0; b < graphed.size(); ++b) {
+    const auto& seq = graphed[b];
+    const auto row = static_cast<std::int64_t>(b);
+    const std::int64_t length = mask[row].sum().item<std::int64_t>();
+    const auto fed = static_cast<std::int64_t>(seq.size()) - 1;
+    const torch::Tensor decoder_ids = torch::tensor(seq, torch::kLong).narrow(0, 0, fed).view({1, fed});
+    torch::Tensor logits = model->Logits(ids.narrow(0, row, 1).narrow(1, 0, length), mask.narrow(0, row, 1).narrow(1, 0, length),
+                                         decoder_ids)[0].to(torch::kFloat);
+    for (std::int64_t id : o.suppressed_tokens) logits.select(1, id).fill_(-std::numeric_limits<float>::infinity());
+    // The last position of a full-length output is the forced eos, not a choice.
+    const std::int64_t checked = fed == o.max_new_tokens && o.forced_eos_token_id ? fed - 1 : fed;
+    testing::ExpectNearArgmax(logits.narrow(0, 0, checked), std::vector<std::int64_t>(seq.begin() + 1, seq.begin() + 1 + checked),
+                              GetParam().tolerance, "row " + std::to_string(b));
   }
 }
 

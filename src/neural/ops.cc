@@ -2,9 +2,19 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include <torch/version.h>
+
 #include "neural/neural_error.h"
+
+// scaled_dot_product_attention (fused flash / memory-efficient kernels on CUDA)
+// with an explicit scale exists from libtorch 2.1; Debian's 1.13 computes the
+// same function with two matrix products.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+#define LINGCAST_HAVE_SDPA 1
+#endif
 
 namespace lingcast::neural {
 
@@ -65,9 +75,14 @@ torch::Tensor MergeHeads(const torch::Tensor& x) {
 
 torch::Tensor Attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                         const torch::Tensor& additive_mask, double scale) {
+#ifdef LINGCAST_HAVE_SDPA
+  return at::scaled_dot_product_attention(q, k, v, additive_mask.defined() ? std::optional<at::Tensor>(additive_mask) : std::nullopt,
+                                          0.0, false, scale);
+#else
   torch::Tensor scores = torch::matmul(q * scale, k.transpose(-1, -2));
   if (additive_mask.defined()) scores = scores + additive_mask;
   return torch::matmul(torch::softmax(scores, -1), v);
+#endif
 }
 
 namespace {
@@ -96,6 +111,14 @@ torch::Tensor CausalMask(std::int64_t past, std::int64_t t, const torch::TensorO
   torch::Tensor mask = torch::full({t, past + t}, Lowest(options.dtype().toScalarType()), options);
   mask = torch::triu(mask, past + 1);
   return mask.view({1, 1, t, past + t});
+}
+
+torch::Tensor PositionMask(const torch::Tensor& positions, std::int64_t capacity, torch::ScalarType dtype) {
+  const std::int64_t t = positions.size(0);
+  const torch::Tensor keys = torch::arange(capacity, positions.options()).view({1, capacity});
+  torch::Tensor mask = torch::zeros({t, capacity}, positions.options().dtype(dtype));
+  mask.masked_fill_(keys.gt(positions.view({t, 1})), Lowest(dtype));
+  return mask.view({1, 1, t, capacity});
 }
 
 }  // namespace lingcast::neural

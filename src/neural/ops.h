@@ -52,5 +52,9 @@ torch::Tensor Attention(const torch::Tensor& q, const torch::Tensor& k, const to
 torch::Tensor PaddingMask(const torch::Tensor& keep, torch::ScalarType dtype);
 // Causal additive mask (1, 1, t, past + t) for t new positions after `past` cached ones.
 torch::Tensor CausalMask(std::int64_t past, std::int64_t t, const torch::TensorOptions& options);
+// The static-shape twin: additive mask (1, 1, t, capacity) in `dtype` on `positions`'
+// device, where query i (at positions[i], int64 on the device) sees keys 0 ..
+// positions[i]. Computed on the device: nothing waits for the host.
+torch::Tensor PositionMask(const torch::Tensor& positions, std::int64_t capacity, torch::ScalarType dtype);
 
 }  // namespace lingcast::neural

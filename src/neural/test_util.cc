@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <memory>
@@ -141,6 +142,22 @@ double RelativeError(const torch::Tensor& actual, const torch::Tensor& expected)
   const torch::Tensor b = expected.to(torch::kCPU, torch::kDouble);
   const double scale = std::max(b.abs().max().item<double>(), 1.0);
   return (a - b).abs().max().item<double>() / scale;
+}
+
+void ExpectNearArgmax(const torch::Tensor& logits, const std::vector<std::int64_t>& chosen, double tolerance,
+                      const std::string& what) {
+  const torch::Tensor cpu = logits.to(torch::kCPU).to(torch::kFloat);
+  ASSERT_EQ(cpu.size(0), static_cast<std::int64_t>(chosen.size())) << what;
+  // Masked entries are -inf: the scale is that of the finite logits.
+  const double scale = std::max(cpu.masked_fill(cpu.isinf(), 0).abs().max().item<double>(), 1.0);
+  for (std::size_t t = 0; t < chosen.size(); ++t) {
+    const torch::Tensor row = cpu[static_cast<std::int64_t>(t)];
+    const double best = row.max().item<double>();
+    const double picked = row[chosen[t]].item<double>();
+    EXPECT_LE(best - picked, tolerance * scale) << what << ": position " << t << " picked " << chosen[t] << " ("
+                                                << picked << ") where the best is " << row.argmax().item<std::int64_t>()
+                                                << " (" << best << ")";
+  }
 }
 
 }  // namespace lingcast::neural::testing

@@ -63,6 +63,12 @@ class ScratchDir {
 // max |a - b| / max(max |b|, 1): the tensor-wide relative error the parity tests bound.
 double RelativeError(const torch::Tensor& actual, const torch::Tensor& expected);
 
+// Expects each token of `chosen` (T) to be within `tolerance` (relative to the
+// largest |logit|) of the best of its row of `logits` (T, V): what a lower-
+// precision decode may pick instead of the exact argmax. Rows already masked.
+void ExpectNearArgmax(const torch::Tensor& logits, const std::vector<std::int64_t>& chosen, double tolerance,
+                      const std::string& what);
+
 // Runs `f`; expects a NeuralError of `code` whose message holds every one of `parts`.
 template <typename F>
 void ExpectError(F&& f, ErrorCode code, const std::vector<std::string>& parts) {

@@ -1,5 +1,6 @@
 #include "neural/transformer_layers.h"
 
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -18,7 +19,72 @@ torch::Tensor FeedForward(const torch::Tensor& x, const LinearWeights& fc1, cons
   return Linear(Activate(Linear(x, fc1), activation), fc2);
 }
 
+// q, k and v of `x`, split into heads (N, H, T, Dh).
+std::array<torch::Tensor, 3> ProjectQkv(const AttentionWeights& a, const torch::Tensor& x) {
+  if (a.qkv.weight.defined()) {
+    const std::vector<torch::Tensor> parts = Linear(x, a.qkv).chunk(3, -1);
+    return {SplitHeads(parts[0], a.heads), SplitHeads(parts[1], a.heads), SplitHeads(parts[2], a.heads)};
+  }
+  return {SplitHeads(Linear(x, a.q), a.heads), SplitHeads(Linear(x, a.k), a.heads), SplitHeads(Linear(x, a.v), a.heads)};
+}
+
+// Self-attention of t new positions after the cached ones (N, t, D) -> (N, t, D).
+torch::Tensor SelfAttend(const AttentionWeights& s, const torch::Tensor& x, KvCache& cache) {
+  const std::int64_t past = cache.length();
+  const std::int64_t t = x.size(1);
+  auto [q, k, v] = ProjectQkv(s, x);
+  cache.Append(k, v);
+  // One new position attends to everything cached: no mask needed.
+  const torch::Tensor causal = t > 1 ? CausalMask(past, t, x.options()) : torch::Tensor();
+  return Linear(MergeHeads(Attention(q, cache.keys(), cache.values(), causal, Scale(s))), s.out);
+}
+
+torch::Tensor SelfAttend(const AttentionWeights& s, const torch::Tensor& x, StaticKvCache& cache,
+                         const torch::Tensor& positions, const torch::Tensor& self_mask) {
+  auto [q, k, v] = ProjectQkv(s, x);
+  cache.Write(k, v, positions);
+  return Linear(MergeHeads(Attention(q, cache.keys(), cache.values(), self_mask, Scale(s))), s.out);
+}
+
+// A post-norm decoder layer around `self_attend` (x -> its self-attention output).
+template <typename SelfAttendFn>
+torch::Tensor PostNormDecoder(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                              SelfAttendFn&& self_attend, const CrossKv& cross, const torch::Tensor& cross_mask) {
+  torch::Tensor h = LayerNorm(x + self_attend(x), w.self_attn_norm);
+  const auto& c = w.cross_attn;
+  torch::Tensor cq = SplitHeads(Linear(h, c.q), c.heads);
+  torch::Tensor crossed = Linear(MergeHeads(Attention(cq, cross.keys, cross.values, cross_mask, Scale(c))), c.out);
+  h = LayerNorm(h + crossed, w.cross_attn_norm);
+  return LayerNorm(h + FeedForward(h, w.fc1, w.fc2, activation), w.final_norm);
+}
+
+template <typename SelfAttendFn>
+torch::Tensor PreNormDecoder(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                             SelfAttendFn&& self_attend, const CrossKv& cross) {
+  torch::Tensor h = x + self_attend(LayerNorm(x, w.self_attn_norm));
+  const auto& c = w.cross_attn;
+  torch::Tensor cq = SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads);
+  h = h + Linear(MergeHeads(Attention(cq, cross.keys, cross.values, torch::Tensor(), Scale(c))), c.out);
+  return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);
+}
+
 }  // namespace
+
+void FuseQkv(AttentionWeights& w) {
+  const std::int64_t d = w.q.weight.size(0);
+  auto bias_of = [&](const LinearWeights& l) {
+    return l.bias.defined() ? l.bias : torch::zeros({l.weight.size(0)}, l.weight.options());
+  };
+  w.qkv.weight = torch::cat({w.q.weight, w.k.weight, w.v.weight}, 0);
+  const bool any_bias = w.q.bias.defined() || w.k.bias.defined() || w.v.bias.defined();
+  if (any_bias) w.qkv.bias = torch::cat({bias_of(w.q), bias_of(w.k), bias_of(w.v)}, 0);
+  LinearWeights* parts[] = {&w.q, &w.k, &w.v};
+  for (std::int64_t i = 0; i < 3; ++i) {
+    LinearWeights& part = *parts[i];
+    part.weight = w.qkv.weight.narrow(0, i * d, d);
+    if (part.bias.defined()) part.bias = w.qkv.bias.narrow(0, i * d, d);
+  }
+}
 
 void KvCache::Allocate(std::int64_t rows, std::int64_t heads, std::int64_t capacity, std::int64_t head_dim,
                        const torch::TensorOptions& options) {
@@ -44,12 +110,22 @@ void KvCache::Select(const torch::Tensor& rows) {
   values_ = values_.index_select(0, rows);
 }
 
+void StaticKvCache::Allocate(std::int64_t rows, std::int64_t heads, std::int64_t capacity, std::int64_t head_dim,
+                             const torch::TensorOptions& options) {
+  // Zeros, not garbage: masked positions get weight 0, and 0 * NaN would be NaN.
+  keys_ = torch::zeros({rows, heads, capacity, head_dim}, options);
+  values_ = torch::zeros({rows, heads, capacity, head_dim}, options);
+}
+
+void StaticKvCache::Write(const torch::Tensor& keys, const torch::Tensor& values, const torch::Tensor& positions) {
+  keys_.index_copy_(2, positions, keys);
+  values_.index_copy_(2, positions, values);
+}
+
 torch::Tensor EncoderLayer(const EncoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                            const torch::Tensor& padding_mask) {
   const auto& a = w.self_attn;
-  torch::Tensor q = SplitHeads(Linear(x, a.q), a.heads);
-  torch::Tensor k = SplitHeads(Linear(x, a.k), a.heads);
-  torch::Tensor v = SplitHeads(Linear(x, a.v), a.heads);
+  auto [q, k, v] = ProjectQkv(a, x);
   torch::Tensor attended = Linear(MergeHeads(Attention(q, k, v, padding_mask, Scale(a))), a.out);
   torch::Tensor h = LayerNorm(x + attended, w.self_attn_norm);
   return LayerNorm(h + FeedForward(h, w.fc1, w.fc2, activation), w.final_norm);
@@ -62,48 +138,37 @@ CrossKv ProjectCrossKv(const AttentionWeights& w, const torch::Tensor& encoder_o
 
 torch::Tensor DecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                            KvCache& cache, const CrossKv& cross, const torch::Tensor& cross_mask) {
-  const auto& s = w.self_attn;
-  const std::int64_t past = cache.length();
-  const std::int64_t t = x.size(1);
-  cache.Append(SplitHeads(Linear(x, s.k), s.heads), SplitHeads(Linear(x, s.v), s.heads));
-  torch::Tensor q = SplitHeads(Linear(x, s.q), s.heads);
-  // One new position attends to everything cached: no mask needed.
-  torch::Tensor causal = t > 1 ? CausalMask(past, t, x.options()) : torch::Tensor();
-  torch::Tensor h = Linear(MergeHeads(Attention(q, cache.keys(), cache.values(), causal, Scale(s))), s.out);
-  h = LayerNorm(x + h, w.self_attn_norm);
+  return PostNormDecoder(
+      w, activation, x, [&](const torch::Tensor& in) { return SelfAttend(w.self_attn, in, cache); }, cross, cross_mask);
+}
 
-  const auto& c = w.cross_attn;
-  torch::Tensor cq = SplitHeads(Linear(h, c.q), c.heads);
-  torch::Tensor crossed = Linear(MergeHeads(Attention(cq, cross.keys, cross.values, cross_mask, Scale(c))), c.out);
-  h = LayerNorm(h + crossed, w.cross_attn_norm);
-  return LayerNorm(h + FeedForward(h, w.fc1, w.fc2, activation), w.final_norm);
+torch::Tensor DecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                           StaticKvCache& cache, const torch::Tensor& positions, const torch::Tensor& self_mask,
+                           const CrossKv& cross, const torch::Tensor& cross_mask) {
+  return PostNormDecoder(
+      w, activation, x, [&](const torch::Tensor& in) { return SelfAttend(w.self_attn, in, cache, positions, self_mask); },
+      cross, cross_mask);
 }
 
 torch::Tensor PreNormEncoderLayer(const EncoderLayerWeights& w, Activation activation, const torch::Tensor& x) {
   const auto& a = w.self_attn;
-  const torch::Tensor normed = LayerNorm(x, w.self_attn_norm);
-  torch::Tensor q = SplitHeads(Linear(normed, a.q), a.heads);
-  torch::Tensor k = SplitHeads(Linear(normed, a.k), a.heads);
-  torch::Tensor v = SplitHeads(Linear(normed, a.v), a.heads);
+  auto [q, k, v] = ProjectQkv(a, LayerNorm(x, w.self_attn_norm));
   torch::Tensor h = x + Linear(MergeHeads(Attention(q, k, v, torch::Tensor(), Scale(a))), a.out);
   return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);
 }
 
 torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                                   KvCache& cache, const CrossKv& cross) {
-  const auto& s = w.self_attn;
-  const std::int64_t past = cache.length();
-  const std::int64_t t = x.size(1);
-  torch::Tensor normed = LayerNorm(x, w.self_attn_norm);
-  cache.Append(SplitHeads(Linear(normed, s.k), s.heads), SplitHeads(Linear(normed, s.v), s.heads));
-  torch::Tensor q = SplitHeads(Linear(normed, s.q), s.heads);
-  torch::Tensor causal = t > 1 ? CausalMask(past, t, x.options()) : torch::Tensor();
-  torch::Tensor h = x + Linear(MergeHeads(Attention(q, cache.keys(), cache.values(), causal, Scale(s))), s.out);
+  return PreNormDecoder(
+      w, activation, x, [&](const torch::Tensor& in) { return SelfAttend(w.self_attn, in, cache); }, cross);
+}
 
-  const auto& c = w.cross_attn;
-  torch::Tensor cq = SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads);
-  h = h + Linear(MergeHeads(Attention(cq, cross.keys, cross.values, torch::Tensor(), Scale(c))), c.out);
-  return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);
+torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                                  StaticKvCache& cache, const torch::Tensor& positions, const torch::Tensor& self_mask,
+                                  const CrossKv& cross) {
+  return PreNormDecoder(
+      w, activation, x, [&](const torch::Tensor& in) { return SelfAttend(w.self_attn, in, cache, positions, self_mask); },
+      cross);
 }
 
 }  // namespace lingcast::neural

@@ -15,7 +15,15 @@ namespace lingcast::neural {
 struct AttentionWeights {
   LinearWeights q, k, v, out;
   std::int64_t heads = 1;
+  // q, k and v as one (3 * D, D) projection when FuseQkv made it (one matrix
+  // product instead of three); q, k and v are then views into it.
+  LinearWeights qkv;
 };
+
+// Joins `w`'s q, k and v projections into `w.qkv` (a missing bias counts as
+// zeros: Whisper's keys have none) and makes q, k, v views into it, so the fused
+// weights take no more memory than the three did.
+void FuseQkv(AttentionWeights& w);
 
 struct EncoderLayerWeights {
   AttentionWeights self_attn;
@@ -52,6 +60,24 @@ class KvCache {
   std::int64_t length_ = 0;
 };
 
+// The static-shape twin of KvCache, for a decode step a CUDA graph can replay:
+// zeros up to `capacity` positions, written in place at positions held in a
+// device tensor, and read whole (positions past the current one are masked by
+// PositionMask, so their zeros get no weight). Nothing reads back to the host.
+class StaticKvCache {
+ public:
+  void Allocate(std::int64_t rows, std::int64_t heads, std::int64_t capacity, std::int64_t head_dim,
+                const torch::TensorOptions& options);
+  // Writes (N, H, t, Dh) keys and values at `positions` (t int64, on the device).
+  void Write(const torch::Tensor& keys, const torch::Tensor& values, const torch::Tensor& positions);
+  const torch::Tensor& keys() const { return keys_; }
+  const torch::Tensor& values() const { return values_; }
+  std::int64_t capacity() const { return keys_.size(2); }
+
+ private:
+  torch::Tensor keys_, values_;
+};
+
 // Cross-attention keys and values: projected from the encoder output once.
 struct CrossKv {
   torch::Tensor keys, values;  // (N, H, S, Dh)
@@ -72,6 +98,13 @@ CrossKv ProjectCrossKv(const AttentionWeights& w, const torch::Tensor& encoder_o
 torch::Tensor DecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                            KvCache& cache, const CrossKv& cross, const torch::Tensor& cross_mask);
 
+// The same at static shapes: x (N, t, D) at `positions` (t int64 on the device);
+// keys and values are written into `cache` in place; `self_mask` is
+// PositionMask(positions, cache.capacity(), dtype).
+torch::Tensor DecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                           StaticKvCache& cache, const torch::Tensor& positions, const torch::Tensor& self_mask,
+                           const CrossKv& cross, const torch::Tensor& cross_mask);
+
 // Pre-norm variants (Whisper): each sublayer normalizes its input and adds its
 // output to the residual stream (x + f(norm(x))); the stack's final layer norm is
 // the model's. The weight structs are the same: `*_norm` is the norm before the
@@ -79,5 +112,8 @@ torch::Tensor DecoderLayer(const DecoderLayerWeights& w, Activation activation, 
 torch::Tensor PreNormEncoderLayer(const EncoderLayerWeights& w, Activation activation, const torch::Tensor& x);
 torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                                   KvCache& cache, const CrossKv& cross);
+torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                                  StaticKvCache& cache, const torch::Tensor& positions, const torch::Tensor& self_mask,
+                                  const CrossKv& cross);
 
 }  // namespace lingcast::neural

@@ -37,6 +37,53 @@ void CheckTokenIds(const torch::Tensor& ids, std::int64_t vocab) {
   }
 }
 
+// Keeps the logits after the prompt token at `position` (the no-speech
+// probability reads those after <|startoftranscript|>).
+class PromptLogitsCapture : public StepDecoder {
+ public:
+  PromptLogitsCapture(WhisperDecoderState& inner, std::int64_t position) : inner_(inner), position_(position) {}
+  torch::Tensor Step(const torch::Tensor& tokens) override {
+    torch::Tensor logits = inner_.Step(tokens);
+    if (fed_++ == position_) kept_ = logits;
+    return logits;
+  }
+  void Select(const torch::Tensor& rows) override { inner_.Select(rows); }
+  torch::Tensor Prefill(const torch::Tensor& tokens) override {
+    const torch::Tensor all = inner_.PrefillAll(tokens);
+    if (position_ >= fed_ && position_ < fed_ + tokens.size(1)) kept_ = all.select(1, position_ - fed_);
+    fed_ += tokens.size(1);
+    return all.select(1, tokens.size(1) - 1);
+  }
+  const torch::Tensor& kept() const { return kept_; }
+
+ private:
+  WhisperDecoderState& inner_;
+  const std::int64_t position_;
+  std::int64_t fed_ = 0;
+  torch::Tensor kept_;
+};
+
+class StaticPromptLogitsCapture : public StaticStepDecoder {
+ public:
+  StaticPromptLogitsCapture(StaticStepDecoder& inner, std::int64_t position) : inner_(inner), position_(position) {}
+  torch::Tensor Forward(const torch::Tensor& tokens, const torch::Tensor& positions) override {
+    torch::Tensor logits = inner_.Forward(tokens, positions);
+    // The first call feeds the whole prompt from position 0, before any graph capture.
+    if (first_call_ && position_ >= 0 && position_ < tokens.size(1)) kept_ = logits.select(1, position_).clone();
+    first_call_ = false;
+    return logits;
+  }
+  torch::Device device() const override { return inner_.device(); }
+  std::int64_t capacity() const override { return inner_.capacity(); }
+  const torch::Tensor& kept() const { return kept_; }
+
+ private:
+  StaticStepDecoder& inner_;
+  const std::int64_t position_;
+  bool first_call_ = true;
+  torch::Tensor kept_;
+};
+
 }  // namespace
 
 std::shared_ptr<const WhisperModel> WhisperModel::Load(const std::string& dir, const ModelOptions& options) {
@@ -94,6 +141,8 @@ std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const 
         LoadLinear(weight, p + ".fc2", d, c.decoder_ffn_dim), LoadNorm(weight, p + ".final_layer_norm", d)});
   }
   model->decoder_norm_ = LoadNorm(weight, "model.decoder.layer_norm", d);
+  for (auto& layer : model->encoder_layers_) FuseQkv(layer.self_attn);
+  for (auto& layer : model->decoder_layers_) FuseQkv(layer.self_attn);
   model->proj_out_ = has_proj_out ? weight("proj_out.weight", {c.vocab_size, d}) : model->token_embed_;
   return model;
 }
@@ -132,6 +181,58 @@ std::unique_ptr<WhisperDecoderState> WhisperModel::StartDecoder(const torch::Ten
   return state;
 }
 
+std::unique_ptr<WhisperStaticDecoder> WhisperModel::StartStaticDecoder(const torch::Tensor& encoder_out,
+                                                                      std::int64_t capacity) const {
+  torch::NoGradGuard no_grad;
+  if (capacity < 1 || capacity > config_.max_target_positions) {
+    Fail(ErrorCode::kInvalidArgument, "a Whisper decoder holds 1 to " + std::to_string(config_.max_target_positions) +
+                                          " positions, not " + std::to_string(capacity));
+  }
+  std::unique_ptr<WhisperStaticDecoder> state(new WhisperStaticDecoder(shared_from_this()));
+  // Rounded up to a multiple of 16 (within the position table): the fused
+  // attention kernels take key lengths and masks aligned so without padding them.
+  capacity = std::min((capacity + 15) / 16 * 16, config_.max_target_positions);
+  const std::int64_t heads = config_.decoder_attention_heads;
+  const auto tensor_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  for (const auto& layer : decoder_layers_) {
+    state->cross_.push_back(ProjectCrossKv(layer.cross_attn, encoder_out));
+    state->caches_.emplace_back();
+    state->caches_.back().Allocate(encoder_out.size(0), heads, capacity, config_.d_model / heads, tensor_options);
+  }
+  return state;
+}
+
+std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tensor& encoder_out,
+                                                              const GenerationOptions& options,
+                                                              StaticSearchReport* report) const {
+  torch::Tensor unused;
+  return Generate(encoder_out, options, -1, unused, report);
+}
+
+std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tensor& encoder_out,
+                                                              const GenerationOptions& options, std::int64_t position,
+                                                              torch::Tensor& logits, StaticSearchReport* report) const {
+  torch::NoGradGuard no_grad;
+  const auto prompt_length = static_cast<std::int64_t>(std::max<std::size_t>(options.prompt.size(), 1));
+  const std::int64_t capacity = prompt_length + options.max_new_tokens;
+  const std::int64_t batch = encoder_out.size(0);
+  if (!options.prompt.empty()) CheckTokenIds(torch::tensor(options.prompt, torch::kLong), config_.vocab_size);
+  std::vector<std::vector<std::int64_t>> out;
+  if (UseStaticPath(options, options_.device)) {
+    auto state = StartStaticDecoder(encoder_out, capacity);
+    StaticPromptLogitsCapture decoder(*state, position);
+    out = StaticGreedySearch(decoder, batch, options, report);
+    logits = decoder.kept();
+    return out;
+  }
+  const std::int64_t beams = std::max<std::int64_t>(options.num_beams, 1);
+  auto state = StartDecoder(encoder_out, beams, capacity);
+  PromptLogitsCapture decoder(*state, position);
+  out = beams == 1 ? GreedySearch(decoder, batch, options) : BeamSearch(decoder, batch, options);
+  logits = decoder.kept();
+  return out;
+}
+
 torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches,
                                          const std::vector<CrossKv>& cross) const {
   CheckTokenIds(ids, config_.vocab_size);
@@ -167,6 +268,19 @@ torch::Tensor WhisperDecoderState::PrefillAll(const torch::Tensor& tokens) {
 
 torch::Tensor WhisperDecoderState::Prefill(const torch::Tensor& tokens) {
   return PrefillAll(tokens).select(1, tokens.size(1) - 1);
+}
+
+torch::Tensor WhisperStaticDecoder::Forward(const torch::Tensor& tokens, const torch::Tensor& positions) {
+  torch::NoGradGuard no_grad;
+  const WhisperModel& m = *model_;
+  // No token-id check here: it would wait for the device; greedy search feeds
+  // only argmax results and the (checked) prompt.
+  torch::Tensor x = torch::embedding(m.token_embed_, tokens) + m.decoder_positions_.index_select(0, positions);
+  const torch::Tensor self_mask = PositionMask(positions, capacity(), m.options_.dtype);
+  for (std::size_t i = 0; i < m.decoder_layers_.size(); ++i) {
+    x = PreNormDecoderLayer(m.decoder_layers_[i], m.config_.activation, x, caches_[i], positions, self_mask, cross_[i]);
+  }
+  return torch::linear(LayerNorm(x, m.decoder_norm_), m.proj_out_).to(torch::kFloat);
 }
 
 void WhisperDecoderState::Select(const torch::Tensor& rows) {

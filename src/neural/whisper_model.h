@@ -26,6 +26,7 @@
 namespace lingcast::neural {
 
 class WhisperDecoderState;
+class WhisperStaticDecoder;
 
 class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
  public:
@@ -52,11 +53,28 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   std::unique_ptr<WhisperDecoderState> StartDecoder(const torch::Tensor& encoder_out, std::int64_t repeat,
                                                     std::int64_t capacity) const;
 
+  // The static-shape decoder of greedy search on the device (StaticGreedySearch):
+  // one row per encoder output, caches for `capacity` positions.
+  std::unique_ptr<WhisperStaticDecoder> StartStaticDecoder(const torch::Tensor& encoder_out, std::int64_t capacity) const;
+
   // Logits (B, T, V) for whole decoder inputs at once (teacher forcing).
   torch::Tensor Logits(const torch::Tensor& encoder_out, const torch::Tensor& decoder_input_ids) const;
 
+  // Greedy or beam search (options.num_beams) over `encoder_out` (B rows), with
+  // options.prompt as the decoder prompt; greedy takes the static path where
+  // UseStaticPath says so (CUDA by default).
+  std::vector<std::vector<std::int64_t>> Generate(const torch::Tensor& encoder_out, const GenerationOptions& options,
+                                                  StaticSearchReport* report = nullptr) const;
+  // The same, and in `logits` the logits (B * beams, V) float32 after the prompt
+  // token at `position` (the no-speech probability reads those after
+  // <|startoftranscript|>); undefined when the prompt has no such position.
+  std::vector<std::vector<std::int64_t>> Generate(const torch::Tensor& encoder_out, const GenerationOptions& options,
+                                                  std::int64_t position, torch::Tensor& logits,
+                                                  StaticSearchReport* report = nullptr) const;
+
  private:
   friend class WhisperDecoderState;
+  friend class WhisperStaticDecoder;
   WhisperModel() = default;
   static std::shared_ptr<WhisperModel> Build(const WhisperConfig& config, const ModelOptions& options,
                                              const WeightSource& weight, bool has_proj_out);
@@ -88,6 +106,21 @@ class WhisperDecoderState : public StepDecoder {
 
   std::shared_ptr<const WhisperModel> model_;
   std::vector<KvCache> caches_;
+  std::vector<CrossKv> cross_;
+};
+
+class WhisperStaticDecoder : public StaticStepDecoder {
+ public:
+  torch::Tensor Forward(const torch::Tensor& tokens, const torch::Tensor& positions) override;
+  torch::Device device() const override { return model_->options_.device; }
+  std::int64_t capacity() const override { return caches_.front().capacity(); }
+
+ private:
+  friend class WhisperModel;
+  explicit WhisperStaticDecoder(std::shared_ptr<const WhisperModel> model) : model_(std::move(model)) {}
+
+  std::shared_ptr<const WhisperModel> model_;
+  std::vector<StaticKvCache> caches_;
   std::vector<CrossKv> cross_;
 };
 

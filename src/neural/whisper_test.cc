@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <torch/cuda.h>
+
 #include <fstream>
+#include <limits>
 
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
@@ -27,6 +30,24 @@ using testing::RelativeError;
 using testing::TestdataDir;
 
 constexpr double kTolerance = 1e-4;
+
+// What the transcriber asks of greedy search for a run without timestamps,
+// spelled out for WhisperModel::Generate.
+GenerationOptions GreedyOptions(const WhisperTranscriber& transcriber, std::vector<std::int64_t> prompt,
+                                std::int64_t max_new_tokens) {
+  const WhisperConfig& c = transcriber.model().config();
+  GenerationOptions g;
+  g.prompt = std::move(prompt);
+  g.start_token_id = transcriber.special().start_of_transcript;
+  g.eos_token_id = transcriber.special().end_of_text;
+  g.pad_token_id = c.pad_token_id;
+  g.max_new_tokens = max_new_tokens;
+  for (std::int64_t id : c.suppress_tokens) {
+    if (id >= 0 && id < c.vocab_size) g.suppressed_tokens.push_back(id);
+  }
+  g.begin_suppressed_tokens = c.begin_suppress_tokens;
+  return g;
+}
 
 class WhisperParity : public ::testing::TestWithParam<std::string> {
  protected:
@@ -136,6 +157,54 @@ TEST_P(WhisperParity, AudioInAllTheWayGivesTheReferenceSequence) {
   EXPECT_EQ(result.language, run["params"]["language"].get<std::string>());
 }
 
+// The static path (caches preallocated and written in place, suppression as
+// on-device masks: what a CUDA graph replays) on the CPU: the same logits
+// through the caches, and the reference's greedy sequences and no-speech
+// probability for every greedy run without timestamps.
+TEST_P(WhisperParity, StaticDecoderStepByStepMatchesTeacherForcing) {
+  const auto ids = reference_["inputs"][0]["teacher_forced_ids"].get<std::vector<std::int64_t>>();
+  const torch::Tensor decoder_ids = torch::tensor(ids, torch::kLong).view({1, -1});
+  const torch::Tensor expected = tensors_->Load("teacher_forced_logits_0");
+  auto state = transcriber_->model().StartStaticDecoder(transcriber_->model().Encode(ReferenceFeatures(0)),
+                                                        decoder_ids.size(1) + 5);
+  // The prompt's first two tokens at once, then one at a time.
+  const torch::Tensor head = state->Forward(decoder_ids.narrow(1, 0, 2), torch::arange(2, torch::kLong));
+  EXPECT_LT(RelativeError(head[0], expected.narrow(0, 0, 2)), kTolerance);
+  for (std::int64_t t = 2; t < decoder_ids.size(1); ++t) {
+    const torch::Tensor logits = state->Forward(decoder_ids.narrow(1, t, 1), torch::full({1}, t, torch::kLong));
+    EXPECT_LT(RelativeError(logits[0][0], expected[t]), kTolerance) << "position " << t;
+  }
+}
+
+TEST_P(WhisperParity, StaticPathGivesTheReferenceGreedySequences) {
+  const auto max_new_tokens = reference_["max_new_tokens"].get<std::int64_t>();
+  const auto prompt_length = transcriber_->Prompt("en", WhisperOptions{}).size();
+  int runs = 0;
+  for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
+    const auto& entry = reference_["inputs"][i];
+    const torch::Tensor encoded = transcriber_->model().Encode(ReferenceFeatures(i));
+    for (const auto& run : entry["generate"]) {
+      const auto& params = run["params"];
+      if (params.value("num_beams", 1) != 1 || params.value("timestamps", false)) continue;
+      const auto expected = run["sequence"].get<std::vector<std::int64_t>>();
+      GenerationOptions g = GreedyOptions(
+          *transcriber_, std::vector<std::int64_t>(expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(prompt_length)),
+          max_new_tokens);
+      g.path = DecodePath::kStatic;
+      torch::Tensor first;
+      StaticSearchReport report;
+      const auto sequences = transcriber_->model().Generate(encoded, g, 0, first, &report);
+      EXPECT_EQ(sequences.at(0), expected) << "input " << i << " " << params;
+      ASSERT_TRUE(first.defined());
+      EXPECT_NEAR(torch::softmax(first[0], 0)[transcriber_->special().no_speech].item<double>(),
+                  entry["no_speech_prob"].get<double>(), 1e-5);
+      EXPECT_FALSE(report.cuda_graph);
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(TinyCheckpoints, WhisperParity, ::testing::Values("whisper_tiny", "whisper_tiny_v3"));
 
 TEST(WhisperFeatures, MelFilterBankHasSlaneyAreaNormalizedTriangles) {
@@ -238,6 +307,60 @@ TEST_F(BrokenWhisperCheckpoint, TokenizerFromAnotherModelIsRefused) {
   ExpectError([&] { WhisperTranscriber::Load(dir_.path()); }, ErrorCode::kInvalidArgument,
               {"vocab_size is 1000", "different models"});
 }
+
+// Greedy search replayed from a CUDA graph against the eager path on the same
+// GPU: exactly the same tokens in fp32; in fp16 every token the graph path picks
+// is within fp16's tolerance of the eager logits' best.
+struct WhisperGpuCase {
+  torch::ScalarType dtype;
+  double tolerance;
+  const char* name;
+};
+
+class WhisperOnGpu : public ::testing::TestWithParam<WhisperGpuCase> {};
+
+TEST_P(WhisperOnGpu, CudaGraphPathMatchesTheEagerPath) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CUDA graph test runs on the GPU machine";
+  const std::string dir = TestdataDir("whisper_tiny");
+  auto transcriber = WhisperTranscriber::Load(dir, ModelOptions{torch::kCUDA, GetParam().dtype});
+  const WhisperModel& model = transcriber->model();
+  const auto reference = ReadJsonFile(dir + "/reference.json");
+  auto tensors = SafetensorsFile::Open(dir + "/reference.safetensors");
+  const auto max_new_tokens = reference["max_new_tokens"].get<std::int64_t>();
+  const std::vector<std::int64_t> prompt = transcriber->Prompt("en", WhisperOptions{});
+  const auto prompt_length = static_cast<std::int64_t>(prompt.size());
+  for (std::size_t i = 0; i < reference["inputs"].size(); ++i) {
+    const torch::Tensor audio = tensors->Load("audio_" + std::to_string(i));
+    const torch::Tensor features = transcriber->features().Compute(audio.data_ptr<float>(), audio.numel()).unsqueeze(0);
+    const torch::Tensor encoded = model.Encode(features);
+    GenerationOptions g = GreedyOptions(*transcriber, prompt, max_new_tokens);
+    g.path = DecodePath::kEager;
+    const auto eager = model.Generate(encoded, g);
+    g.path = DecodePath::kStatic;
+    torch::Tensor first;
+    StaticSearchReport report;
+    const auto graphed = model.Generate(encoded, g, 0, first, &report);
+    EXPECT_TRUE(report.cuda_graph) << "the decode step was not captured (see the log line above)";
+    if (GetParam().dtype == torch::kFloat) {
+      EXPECT_EQ(graphed, eager) << "input " << i;
+      continue;
+    }
+    const auto& seq = graphed.at(0);
+    const auto fed = static_cast<std::int64_t>(seq.size()) - 1;
+    ASSERT_GE(fed, prompt_length);
+    const torch::Tensor decoder_ids = torch::tensor(seq, torch::kLong).narrow(0, 0, fed).view({1, fed});
+    torch::Tensor logits = model.Logits(encoded, decoder_ids)[0].to(torch::kFloat).narrow(0, prompt_length - 1, fed - prompt_length + 1);
+    const float minus_inf = -std::numeric_limits<float>::infinity();
+    for (std::int64_t id : g.suppressed_tokens) logits.select(1, id).fill_(minus_inf);
+    for (std::int64_t id : g.begin_suppressed_tokens) logits[0][id].fill_(minus_inf);
+    testing::ExpectNearArgmax(logits, std::vector<std::int64_t>(seq.begin() + prompt_length, seq.end()), GetParam().tolerance,
+                              "input " + std::to_string(i));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, WhisperOnGpu,
+                         ::testing::Values(WhisperGpuCase{torch::kFloat, 1e-4, "fp32"}, WhisperGpuCase{torch::kHalf, 3e-2, "fp16"}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace lingcast::neural

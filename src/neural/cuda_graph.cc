@@ -1,0 +1,96 @@
+#include "neural/cuda_graph.h"
+
+#include <exception>
+
+#include "neural/neural_error.h"
+
+#ifdef LINGCAST_HAVE_CUDA_GRAPHS
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace lingcast::neural {
+
+#ifdef LINGCAST_HAVE_CUDA_GRAPHS
+
+struct SideStreamScope::Impl {
+  explicit Impl(const torch::Device& device)
+      : stream(c10::cuda::getStreamFromPool(false, device.index())), guard(stream) {}
+  c10::cuda::CUDAStream stream;
+  c10::cuda::CUDAStreamGuard guard;
+};
+
+SideStreamScope::SideStreamScope(const torch::Device& device) {
+  if (!device.is_cuda()) return;
+  // The side stream starts after everything queued before (the encoder's output).
+  c10::cuda::device_synchronize();
+  impl_ = std::make_unique<Impl>(device);
+}
+
+SideStreamScope::~SideStreamScope() {
+  if (impl_) impl_->stream.synchronize();
+}
+
+struct StepGraph::Impl {
+  at::cuda::CUDAGraph graph;
+  bool captured = false;
+};
+
+StepGraph::StepGraph() : impl_(std::make_unique<Impl>()) {}
+StepGraph::~StepGraph() = default;
+
+bool StepGraph::Supported(const torch::Device& device) { return device.is_cuda(); }
+
+bool StepGraph::Capture(const std::function<void()>& step, std::string& why) {
+  try {
+    // Thread-local: other threads' CUDA work (another session's decode) may go on.
+    impl_->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+  } catch (const std::exception& e) {
+    why = e.what();
+    return false;
+  }
+  try {
+    step();
+    impl_->graph.capture_end();
+  } catch (const std::exception& e) {
+    why = e.what();
+    try {
+      impl_->graph.capture_end();
+    } catch (const std::exception&) {
+      // The capture was already invalid: ending it is all that was needed.
+    }
+    impl_->graph.reset();
+    cudaGetLastError();  // clears the capture's error state
+    return false;
+  }
+  impl_->captured = true;
+  return true;
+}
+
+bool StepGraph::captured() const { return impl_->captured; }
+
+void StepGraph::Replay() { impl_->graph.replay(); }
+
+#else  // no CUDA graphs in this libtorch
+
+struct SideStreamScope::Impl {};
+SideStreamScope::SideStreamScope(const torch::Device&) {}
+SideStreamScope::~SideStreamScope() = default;
+
+struct StepGraph::Impl {};
+StepGraph::StepGraph() = default;
+StepGraph::~StepGraph() = default;
+bool StepGraph::Supported(const torch::Device&) { return false; }
+bool StepGraph::Capture(const std::function<void()>&, std::string& why) {
+  why = "this libtorch was built without CUDA";
+  return false;
+}
+bool StepGraph::captured() const { return false; }
+void StepGraph::Replay() { Fail(ErrorCode::kInternal, "StepGraph::Replay without a captured graph"); }
+
+#endif
+
+}  // namespace lingcast::neural
