@@ -1,10 +1,13 @@
 #include "neural/whisper_asr.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/status.h"
 #include "neural/status_adapter.h"
 
 namespace lingcast::neural {
@@ -30,11 +33,14 @@ absl::StatusOr<std::shared_ptr<WhisperAsrModel>> WhisperAsrModel::Load(const Whi
     return absl::InvalidArgumentError(absl::StrCat(options.model_dir, " is an English-only Whisper checkpoint: it cannot hear \"",
                                                    options.language, "\""));
   }
+  LC_RETURN_IF_ERROR(CheckStreamingOptions(
+      options.streaming, MediaTime::FromSamples(t.features().window_samples(), kAsrSampleRate)));
   return std::shared_ptr<WhisperAsrModel>(new WhisperAsrModel(options, *std::move(transcriber)));
 }
 
 absl::StatusOr<std::unique_ptr<AsrSession>> WhisperAsrModel::NewSession() const {
-  return std::unique_ptr<AsrSession>(std::make_unique<WhisperAsrSession>(options_, transcriber_));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<WhisperAsrSession> session, WhisperAsrSession::Create(options_, transcriber_));
+  return std::unique_ptr<AsrSession>(std::move(session));
 }
 
 Language WhisperAsrModel::language() const {
@@ -62,39 +68,58 @@ absl::Status WhisperAsrSession::AcceptAudio(const AudioBuffer& pcm16k, MediaTime
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<WhisperResult>> WhisperAsrSession::Decode(std::size_t begin, std::size_t end) const {
-  return CallNeural("recognizing with whisper", [&] {
-    WhisperOptions o;
-    o.language = options_.language;
-    o.task = options_.task;
-    o.num_beams = options_.num_beams;
-    const auto window = static_cast<std::size_t>(transcriber_->features().window_samples());
-    std::vector<WhisperResult> results;
-    for (std::size_t at = begin; at < end; at += window) {
-      const std::size_t count = std::min(window, end - at);
-      results.push_back(transcriber_->Transcribe(audio_.data() + at, static_cast<std::int64_t>(count), o));
-    }
-    return results;
-  });
+absl::StatusOr<std::unique_ptr<WhisperAsrSession>> WhisperAsrSession::Create(
+    WhisperAsrOptions options, std::shared_ptr<const WhisperTranscriber> transcriber) {
+  LC_RETURN_IF_ERROR(CheckStreamingOptions(
+      options.streaming, MediaTime::FromSamples(transcriber->features().window_samples(), kAsrSampleRate)));
+  LC_ASSIGN_OR_RETURN(LocalAgreement policy, LocalAgreement::Create(options.streaming.agreement));
+  return std::unique_ptr<WhisperAsrSession>(
+      new WhisperAsrSession(std::move(options), std::move(transcriber), std::move(policy)));
 }
 
-AsrHypothesis WhisperAsrSession::Hypothesis(const std::vector<WhisperResult>& results, bool final) const {
+std::size_t WhisperAsrSession::window_samples() const {
+  return static_cast<std::size_t>(transcriber_->features().window_samples());
+}
+
+WhisperResult WhisperAsrSession::DecodeWindow(std::size_t at, std::size_t count, bool continue_committed) const {
+  WhisperOptions o;
+  o.language = language_;
+  o.task = options_.task;
+  o.num_beams = options_.num_beams;
+  // Timestamps give the segment ends where the window can be trimmed.
+  o.timestamps = true;
+  if (continue_committed) {
+    o.previous_tokens = previous_tokens_;
+    o.prefix_tokens = TokensOf(committed_, /*text_only=*/false);
+  }
+  // Room left in the decoder's positions after the prompt (at most the newest
+  // half of them hold previous text; 4 for <|startoftranscript|>, language, task,
+  // <|notimestamps|>; the prefix) bounds what one decode generates.
+  const std::int64_t positions = transcriber_->model().config().max_target_positions;
+  const std::int64_t previous =
+      o.previous_tokens.empty() ? 0 : 1 + std::min<std::int64_t>(static_cast<std::int64_t>(o.previous_tokens.size()), positions / 2 - 1);
+  const std::int64_t room = positions - previous - 4 - static_cast<std::int64_t>(o.prefix_tokens.size());
+  const std::int64_t wanted = options_.max_new_tokens > 0 ? options_.max_new_tokens : transcriber_->model().config().max_length;
+  o.max_new_tokens = std::max<std::int64_t>(1, std::min(wanted, room));
+  return transcriber_->Transcribe(audio_.data() + at, static_cast<std::int64_t>(count), o);
+}
+
+std::string WhisperAsrSession::Text(const std::vector<std::int64_t>& text_tokens) const {
+  const std::string decoded = transcriber_->tokenizer().Decode(text_tokens);
+  std::vector<std::string> words = absl::StrSplit(decoded, absl::ByAnyChar(" \t\n"), absl::SkipEmpty());
+  return absl::StrJoin(words, " ");
+}
+
+AsrHypothesis WhisperAsrSession::Hypothesis(std::string text, double no_speech, bool final) const {
   AsrHypothesis h;
   h.final = final;
   h.start = start_.value_or(position_);
   h.end = position_;
-  std::vector<std::string> words;
-  double no_speech = 0.0;
-  for (const WhisperResult& r : results) {
-    no_speech = std::max(no_speech, r.no_speech_probability);
-    if (final && r.no_speech_probability > options_.no_speech_threshold) continue;
-    for (absl::string_view word : absl::StrSplit(r.text, absl::ByAnyChar(" \t\n"), absl::SkipEmpty())) {
-      words.emplace_back(word);
-    }
-  }
-  h.text = absl::StrJoin(words, " ");
-  if (!results.empty()) h.language = options_.task == WhisperTask::kTranslate ? Language::kEn : LanguageOf(results.front().language);
-  if (!final || words.empty()) return h;
+  h.text = std::move(text);
+  h.language = options_.task == WhisperTask::kTranslate ? Language::kEn : LanguageOf(language_);
+  if (final) h.stable_prefix_chars = h.text.size();
+  if (!final || h.text.empty()) return h;
+  std::vector<std::string> words = absl::StrSplit(h.text, ' ', absl::SkipEmpty());
   std::size_t total = 0;
   for (const auto& w : words) total += w.size();
   const std::int64_t span = (h.end - h.start).micros();
@@ -111,31 +136,132 @@ AsrHypothesis WhisperAsrSession::Hypothesis(const std::vector<WhisperResult>& re
   return h;
 }
 
+void WhisperAsrSession::TrimWindow() {
+  const auto trim_after = static_cast<std::size_t>(options_.streaming.trim_after.ToSamples(kAsrSampleRate));
+  // Committed words are fed again to every decode: a quarter of the decoder's
+  // positions is their limit.
+  const auto crowded = static_cast<std::size_t>(transcriber_->model().config().max_target_positions / 4);
+  if (audio_.size() <= trim_after && TokensOf(committed_, /*text_only=*/false).size() <= crowded) return;
+  std::size_t last = committed_.size();
+  for (std::size_t i = 0; i < committed_.size(); ++i) {
+    if (committed_[i].segment_end && *committed_[i].segment_end > 0.0) last = i;
+  }
+  std::size_t cut = 0;
+  std::size_t keep_from = 0;  // committed words that stay in the window
+  if (last < committed_.size()) {
+    cut = std::min(audio_.size(), static_cast<std::size_t>(*committed_[last].segment_end * kAsrSampleRate));
+    keep_from = last + 1;
+  }
+  if (audio_.size() - cut > window_samples() ||
+      TokensOf({committed_.begin() + static_cast<std::ptrdiff_t>(keep_from), committed_.end()}, false).size() > crowded) {
+    // No committed segment ends late enough: everything committed becomes
+    // previous text and its audio is estimated as its share of the newest
+    // hypothesis's text (bytes), within what keeps the window under 30 s.
+    std::size_t committed_bytes = 0, all_bytes = 0;
+    for (const StreamWord& w : committed_) committed_bytes += w.text.size();
+    all_bytes = committed_bytes;
+    for (const StreamWord& w : policy_.tail()) all_bytes += w.text.size();
+    cut = all_bytes == 0 ? 0 : audio_.size() * committed_bytes / all_bytes;
+    if (audio_.size() - cut > window_samples()) cut = audio_.size() - trim_after;
+    keep_from = committed_.size();
+  }
+  if (cut == 0 && keep_from == 0) return;
+  const std::vector<StreamWord> dropped(committed_.begin(), committed_.begin() + static_cast<std::ptrdiff_t>(keep_from));
+  const std::vector<std::int64_t> text = TokensOf(dropped, /*text_only=*/true);
+  previous_tokens_.insert(previous_tokens_.end(), text.begin(), text.end());
+  committed_.erase(committed_.begin(), committed_.begin() + static_cast<std::ptrdiff_t>(keep_from));
+  // Timestamps of the words kept count from the new window start.
+  const std::int64_t timestamp_begin = transcriber_->special().timestamp_begin;
+  const auto shift = static_cast<std::int64_t>(static_cast<double>(cut) / kAsrSampleRate / 0.02 + 0.5);
+  for (StreamWord& word : committed_) {
+    for (std::int64_t& id : word.tokens) {
+      if (id >= timestamp_begin) id = std::max(timestamp_begin, id - shift);
+    }
+    if (word.segment_end) *word.segment_end = std::max(0.0, *word.segment_end - static_cast<double>(cut) / kAsrSampleRate);
+  }
+  audio_.erase(audio_.begin(), audio_.begin() + static_cast<std::ptrdiff_t>(cut));
+  trimmed_ += cut;
+  policy_.Reset();
+}
+
 std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
   if (audio_.empty()) return std::nullopt;
-  const auto interval = static_cast<std::size_t>(options_.partial_interval.ToSamples(kAsrSampleRate));
-  if (last_partial_ && audio_.size() < decoded_at_ + interval) return last_partial_;
-  const auto window = static_cast<std::size_t>(transcriber_->features().window_samples());
-  const std::size_t begin = audio_.size() > window ? audio_.size() - window : 0;
-  absl::StatusOr<std::vector<WhisperResult>> results = Decode(begin, audio_.size());
-  if (!results.ok()) return std::nullopt;  // a partial is a hint; Finish() reports the error
-  decoded_at_ = audio_.size();
-  AsrHypothesis h = Hypothesis(*results, /*final=*/false);
+  const auto interval = static_cast<std::size_t>(options_.streaming.min_partial_interval.ToSamples(kAsrSampleRate));
+  const std::size_t heard = trimmed_ + audio_.size();
+  if (last_partial_ && heard < decoded_at_ + interval) return last_partial_;
+  TrimWindow();
+  const auto began = std::chrono::steady_clock::now();
+  absl::StatusOr<WhisperResult> result =
+      CallNeural("recognizing with whisper", [&] { return DecodeWindow(0, audio_.size(), /*continue_committed=*/true); });
+  const double decode_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+  if (!result.ok()) return last_partial_;  // a partial is a hint; Finish() reports the error
+  decoded_at_ = heard;
+  if (language_.empty()) language_ = result->language;
+  // The decode continued the committed words: what follows them is the hypothesis.
+  const std::size_t prefix = TokensOf(committed_, /*text_only=*/false).size();
+  const std::vector<std::int64_t> generated(result->tokens.begin() + static_cast<std::ptrdiff_t>(prefix), result->tokens.end());
+  const bool after_text = !committed_.empty() && committed_.back().tokens.back() < transcriber_->special().timestamp_begin;
+  const std::vector<StreamWord> now = policy_.Add(SplitWords(generated, *transcriber_, after_text));
+  committed_.insert(committed_.end(), now.begin(), now.end());
+
+  std::vector<std::int64_t> settled = previous_tokens_;
+  const std::vector<std::int64_t> window_text = TokensOf(committed_, /*text_only=*/true);
+  settled.insert(settled.end(), window_text.begin(), window_text.end());
+  std::vector<std::int64_t> all = settled;
+  const std::vector<std::int64_t> tail = TokensOf(policy_.tail(), /*text_only=*/true);
+  all.insert(all.end(), tail.begin(), tail.end());
+  const std::string stable = Text(settled);
+  AsrHypothesis h = Hypothesis(Text(all), result->no_speech_probability, /*final=*/false);
+  h.stable_prefix_chars = h.text.compare(0, stable.size(), stable) == 0 ? stable.size() : 0;
+  if (options_.logger != nullptr) {
+    options_.logger->Debug("whisper", "partial decoded",
+                           {{"decode_ms", absl::StrFormat("%.1f", decode_ms)},
+                            {"window_ms", absl::StrCat(MediaTime::FromSamples(static_cast<std::int64_t>(audio_.size()),
+                                                                              kAsrSampleRate).millis())},
+                            {"committed_words", absl::StrCat(committed_.size())},
+                            {"tail_words", absl::StrCat(policy_.tail().size())}});
+  }
   if (h.text.empty()) return std::nullopt;
   last_partial_ = h;
   return h;
 }
 
 absl::StatusOr<AsrHypothesis> WhisperAsrSession::Finish() {
-  absl::StatusOr<std::vector<WhisperResult>> results =
-      audio_.empty() ? absl::StatusOr<std::vector<WhisperResult>>(std::vector<WhisperResult>{}) : Decode(0, audio_.size());
-  AsrHypothesis h = results.ok() ? Hypothesis(*results, /*final=*/true) : AsrHypothesis{};
+  absl::StatusOr<AsrHypothesis> final = CallNeural("recognizing with whisper", [&] {
+    if (audio_.empty() && previous_tokens_.empty()) return Hypothesis("", 0.0, /*final=*/true);
+    std::vector<std::int64_t> text = previous_tokens_;
+    double no_speech = 0.0;
+    bool speech = !previous_tokens_.empty() || !committed_.empty();
+    // The first window continues the committed words; any further ones (an
+    // utterance past 30 s that no partial trimmed) are decoded on their own.
+    for (std::size_t at = 0; at < audio_.size(); at += window_samples()) {
+      const std::size_t count = std::min(window_samples(), audio_.size() - at);
+      const WhisperResult r = DecodeWindow(at, count, /*continue_committed=*/at == 0);
+      if (language_.empty()) language_ = r.language;
+      no_speech = std::max(no_speech, r.no_speech_probability);
+      // Whisper's no-speech rule drops a window, but never words already committed.
+      if (r.no_speech_probability > options_.no_speech_threshold && !(at == 0 && speech)) continue;
+      speech = true;
+      for (std::int64_t id : r.tokens) {
+        if (id < transcriber_->special().end_of_text) text.push_back(id);
+      }
+    }
+    return Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true);
+  });
+  Reset();
+  return final;
+}
+
+void WhisperAsrSession::Reset() {
   audio_.clear();
   start_.reset();
+  trimmed_ = 0;
   decoded_at_ = 0;
+  language_ = options_.language;
+  previous_tokens_.clear();
+  committed_.clear();
+  policy_.Reset();
   last_partial_.reset();
-  if (!results.ok()) return results.status();
-  return h;
 }
 
 }  // namespace lingcast::neural

@@ -1,10 +1,18 @@
 // Whisper behind lingcast's AsrModel / AsrSession interface (src/asr).
 //
 // Whisper hears whole windows, not a stream: a session buffers the open
-// utterance's audio; Partial() decodes the last 30 s of it again once at least
-// `partial_interval` of new audio has arrived (else it returns the last partial
-// unchanged), and Finish() decodes the whole utterance, window after window.
-// The interval is counted in audio, not wall time, so runs are reproducible.
+// utterance's audio and streams it with LocalAgreement-n (whisper_streaming.h).
+// Partial() decodes the window again (with timestamps) once at least
+// `streaming.min_partial_interval` of new audio has arrived (else it returns the
+// last partial unchanged), commits the words the last n hypotheses agree on and
+// returns committed + the newest unconfirmed tail (`stable_prefix_chars` says
+// where the committed text ends). Committed words are the forced start of every
+// later decode, so they never change, and once the window passes
+// `streaming.trim_after` the audio of committed segments is dropped and their
+// text becomes the previous-text prompt. Finish() decodes the rest once (window
+// after window when no partial ever trimmed a window longer than 30 s) and
+// returns the whole utterance. Intervals are counted in audio, not wall time, so
+// runs are reproducible.
 //
 // Word times: Whisper gives none without timestamp tokens, so a final's words
 // share the utterance's span in proportion to their length in bytes; their
@@ -18,6 +26,8 @@
 
 #include "absl/status/statusor.h"
 #include "asr/asr_engine.h"
+#include "core/logger.h"
+#include "neural/whisper_streaming.h"
 #include "neural/whisper_transcriber.h"
 
 namespace lingcast::neural {
@@ -27,10 +37,14 @@ struct WhisperAsrOptions {
   std::string language;  // "zh", "en", ... ; empty: detected per utterance
   WhisperTask task = WhisperTask::kTranscribe;  // kTranslate: English text from any language
   std::int64_t num_beams = 1;
-  MediaTime partial_interval = MediaTime::Millis(1000);
+  // Tokens one decode may generate (0: as many as the checkpoint's max_length
+  // allows). A cap keeps a model that loops from costing a whole window's worth.
+  std::int64_t max_new_tokens = 0;
+  WhisperStreamingOptions streaming;
   // A final whose no-speech probability is above this is empty (Whisper's 0.6).
   double no_speech_threshold = 0.6;
   ModelOptions model;
+  Logger* logger = nullptr;  // debug: each partial decode's time; may be null
 };
 
 class WhisperAsrModel : public AsrModel {
@@ -53,8 +67,9 @@ class WhisperAsrModel : public AsrModel {
 
 class WhisperAsrSession : public AsrSession {
  public:
-  WhisperAsrSession(WhisperAsrOptions options, std::shared_ptr<const WhisperTranscriber> transcriber)
-      : options_(std::move(options)), transcriber_(std::move(transcriber)) {}
+  // InvalidArgument for streaming options that cannot work (CheckStreamingOptions).
+  static absl::StatusOr<std::unique_ptr<WhisperAsrSession>> Create(WhisperAsrOptions options,
+                                                                   std::shared_ptr<const WhisperTranscriber> transcriber);
 
   using AsrSession::AcceptAudio;
   absl::Status AcceptAudio(const AudioBuffer& pcm16k, MediaTime pts) override;
@@ -62,17 +77,42 @@ class WhisperAsrSession : public AsrSession {
   absl::StatusOr<AsrHypothesis> Finish() override;
   MediaTime position() const override { return position_; }
 
+  // What the streaming policy has settled, for tests and tools: committed words
+  // still inside the window, and the text tokens of those whose audio was dropped.
+  const std::vector<StreamWord>& committed_words() const { return committed_; }
+  const std::vector<std::int64_t>& previous_tokens() const { return previous_tokens_; }
+  // Samples of the open utterance dropped from the window so far.
+  std::size_t trimmed_samples() const { return trimmed_; }
+
  private:
-  // Decodes samples [begin, end) of the utterance, window by window.
-  absl::StatusOr<std::vector<WhisperResult>> Decode(std::size_t begin, std::size_t end) const;
-  AsrHypothesis Hypothesis(const std::vector<WhisperResult>& results, bool final) const;
+  WhisperAsrSession(WhisperAsrOptions options, std::shared_ptr<const WhisperTranscriber> transcriber, LocalAgreement policy)
+      : options_(std::move(options)),
+        transcriber_(std::move(transcriber)),
+        policy_(std::move(policy)),
+        language_(options_.language) {}
+
+  // One decode of `count` window samples from `at`, continuing the committed text.
+  WhisperResult DecodeWindow(std::size_t at, std::size_t count, bool continue_committed) const;
+  // Drops the audio of committed words up to the last committed segment end
+  // once the window is longer than trim_after (or the committed words would
+  // crowd the decoder's positions).
+  void TrimWindow();
+  std::size_t window_samples() const;
+  std::string Text(const std::vector<std::int64_t>& text_tokens) const;
+  AsrHypothesis Hypothesis(std::string text, double no_speech, bool final) const;
+  void Reset();
 
   WhisperAsrOptions options_;
   std::shared_ptr<const WhisperTranscriber> transcriber_;
-  std::vector<float> audio_;  // the open utterance
+  LocalAgreement policy_;
+  std::vector<float> audio_;  // the open utterance from the window's start on
   std::optional<MediaTime> start_;
   MediaTime position_;
-  std::size_t decoded_at_ = 0;  // audio_.size() at the last partial decode
+  std::size_t trimmed_ = 0;                     // samples of the utterance dropped before audio_
+  std::size_t decoded_at_ = 0;                  // trimmed_ + audio_.size() at the last partial decode
+  std::string language_;                        // of the utterance, once heard (or given)
+  std::vector<std::int64_t> previous_tokens_;   // committed text whose audio was dropped
+  std::vector<StreamWord> committed_;           // committed words inside the window
   std::optional<AsrHypothesis> last_partial_;
 };
 

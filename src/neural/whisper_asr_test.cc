@@ -1,6 +1,6 @@
 // WhisperAsrModel / WhisperAsrSession (the AsrEngine adapter) on the tiny
 // checkpoint: a session's final is what the transcriber hears in the same audio;
-// partials are re-decoded only after enough new audio; bad input is refused.
+// bad input is refused (streaming partials: whisper_streaming_test.cc).
 #include "neural/whisper_asr.h"
 
 #include "gtest/gtest.h"
@@ -49,6 +49,7 @@ TEST_F(WhisperAsr, FinalIsWhatTheTranscriberHearsWithWordsInsideTheUtterance) {
   ASSERT_TRUE(final.ok()) << final.status();
   WhisperOptions o;
   o.language = "en";
+  o.timestamps = true;  // as the session decodes
   const WhisperResult direct = model_->transcriber().Transcribe(samples(), static_cast<std::int64_t>(count()), o);
   ASSERT_FALSE(final->text.empty());
   EXPECT_TRUE(final->final);
@@ -68,28 +69,6 @@ TEST_F(WhisperAsr, FinalIsWhatTheTranscriberHearsWithWordsInsideTheUtterance) {
   }
   // The session is ready for the next utterance: nothing is open.
   EXPECT_FALSE(session->Partial().has_value());
-}
-
-TEST_F(WhisperAsr, PartialIsDecodedAgainOnlyAfterTheIntervalOfNewAudio) {
-  options_.partial_interval = MediaTime::Millis(1000);
-  auto session = std::make_unique<WhisperAsrSession>(options_, std::shared_ptr<const WhisperTranscriber>(
-                                                                    model_, &model_->transcriber()));
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), 16000), MediaTime::Zero()).ok());
-  const std::optional<AsrHypothesis> first = session->Partial();
-  ASSERT_TRUE(first.has_value());
-  EXPECT_FALSE(first->final);
-  EXPECT_EQ(first->end, MediaTime::Millis(1000));
-  // Half a second more: the last partial stands.
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples() + 16000, 8000)).ok());
-  const std::optional<AsrHypothesis> cached = session->Partial();
-  ASSERT_TRUE(cached.has_value());
-  EXPECT_EQ(cached->end, MediaTime::Millis(1000));
-  // A full interval after the last decode: decoded again, up to the new end.
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples() + 24000, 8000)).ok());
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), 8000)).ok());
-  const std::optional<AsrHypothesis> fresh = session->Partial();
-  ASSERT_TRUE(fresh.has_value());
-  EXPECT_EQ(fresh->end, MediaTime::Millis(2500));
 }
 
 TEST_F(WhisperAsr, UtteranceLongerThanAWindowIsDecodedWindowByWindow) {

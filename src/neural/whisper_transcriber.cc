@@ -27,6 +27,7 @@ WhisperSpecialTokens ResolveSpecialTokens(const WhisperConfig& c, const WhisperT
   s.no_timestamps = c.no_timestamps_token_id ? *c.no_timestamps_token_id : tokenizer.Require("<|notimestamps|>");
   s.no_speech = s.no_timestamps - 1;  // <|nospeech|> (<|nocaptions|>), as the reference takes it
   s.timestamp_begin = s.no_timestamps + 1;
+  s.start_of_prev = tokenizer.Find("<|startofprev|>").value_or(-1);
   if (s.timestamp_begin >= c.vocab_size) {
     Fail(ErrorCode::kInvalidArgument, dir + ": <|notimestamps|> is token " + std::to_string(s.no_timestamps) +
                                           ", leaving no timestamp tokens below vocab_size " + std::to_string(c.vocab_size));
@@ -112,25 +113,29 @@ void ApplyWhisperRules(torch::Tensor& scores, const torch::Tensor& sequences, st
   }
 }
 
-// Keeps the logits of the first prompt position: the no-speech probability.
+// Keeps the logits after <|startoftranscript|> (prompt position `position`):
+// the no-speech probability.
 class FirstPositionCapture : public StepDecoder {
  public:
-  explicit FirstPositionCapture(WhisperDecoderState& inner) : inner_(inner) {}
+  FirstPositionCapture(WhisperDecoderState& inner, std::int64_t position) : inner_(inner), position_(position) {}
   torch::Tensor Step(const torch::Tensor& tokens) override {
     torch::Tensor logits = inner_.Step(tokens);
-    if (!first_.defined()) first_ = logits;
+    if (fed_++ == position_) first_ = logits;
     return logits;
   }
   void Select(const torch::Tensor& rows) override { inner_.Select(rows); }
   torch::Tensor Prefill(const torch::Tensor& tokens) override {
     const torch::Tensor all = inner_.PrefillAll(tokens);
-    if (!first_.defined()) first_ = all.select(1, 0);
+    if (!first_.defined() && position_ >= fed_ && position_ < fed_ + tokens.size(1)) first_ = all.select(1, position_ - fed_);
+    fed_ += tokens.size(1);
     return all.select(1, tokens.size(1) - 1);
   }
   const torch::Tensor& first() const { return first_; }
 
  private:
   WhisperDecoderState& inner_;
+  const std::int64_t position_;
+  std::int64_t fed_ = 0;
   torch::Tensor first_;
 };
 
@@ -180,7 +185,25 @@ std::vector<std::pair<std::string, double>> WhisperTranscriber::DetectLanguage(c
 }
 
 std::vector<std::int64_t> WhisperTranscriber::Prompt(const std::string& language, const WhisperOptions& options) const {
-  std::vector<std::int64_t> prompt = {special_.start_of_transcript};
+  std::vector<std::int64_t> prompt;
+  if (!options.previous_tokens.empty()) {
+    if (special_.start_of_prev < 0) {
+      Fail(ErrorCode::kInvalidArgument, tokenizer_.dir() + ": the checkpoint has no <|startofprev|> token to give previous text");
+    }
+    const std::int64_t vocab = model_->config().vocab_size;
+    for (std::int64_t id : options.previous_tokens) {
+      if (id < 0 || id >= special_.end_of_text) {
+        Fail(ErrorCode::kInvalidArgument, "previous_tokens holds " + std::to_string(id) + ", not a text token (below " +
+                                              std::to_string(special_.end_of_text) + " of " + std::to_string(vocab) + ")");
+      }
+    }
+    // As the reference: the newest half of the decoder's positions at most.
+    const auto keep = static_cast<std::size_t>(std::max<std::int64_t>(model_->config().max_target_positions / 2 - 1, 0));
+    prompt.push_back(special_.start_of_prev);
+    const std::size_t from = options.previous_tokens.size() > keep ? options.previous_tokens.size() - keep : 0;
+    prompt.insert(prompt.end(), options.previous_tokens.begin() + static_cast<std::ptrdiff_t>(from), options.previous_tokens.end());
+  }
+  prompt.push_back(special_.start_of_transcript);
   if (multilingual()) {
     auto it = special_.languages.find(language);
     if (it == special_.languages.end()) {
@@ -225,7 +248,18 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
   } else if (!multilingual()) {
     result.language = "en";
   }
-  const std::vector<std::int64_t> prompt = Prompt(multilingual() ? result.language : "", options);
+  std::vector<std::int64_t> prompt = Prompt(multilingual() ? result.language : "", options);
+  // Whisper's rules start after the task prompt; a forced prefix is text they judge.
+  const auto rules_begin = static_cast<std::int64_t>(prompt.size());
+  const auto start_position = static_cast<std::int64_t>(
+      std::find(prompt.begin(), prompt.end(), special_.start_of_transcript) - prompt.begin());
+  for (std::int64_t id : options.prefix_tokens) {
+    if (id < 0 || id >= c.vocab_size) {
+      Fail(ErrorCode::kInvalidArgument, "prefix_tokens holds " + std::to_string(id) + ", outside vocab_size " +
+                                            std::to_string(c.vocab_size));
+    }
+  }
+  prompt.insert(prompt.end(), options.prefix_tokens.begin(), options.prefix_tokens.end());
   const auto prompt_length = static_cast<std::int64_t>(prompt.size());
 
   GenerationOptions g;
@@ -252,20 +286,20 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
     }
   }
   const bool timestamps = options.timestamps;
-  g.process_scores = [&, prompt_length, timestamps](torch::Tensor& scores, const torch::Tensor& sequences) {
-    ApplyWhisperRules(scores, sequences, prompt_length, timestamps, special_, c);
+  g.process_scores = [&, rules_begin, timestamps](torch::Tensor& scores, const torch::Tensor& sequences) {
+    ApplyWhisperRules(scores, sequences, rules_begin, timestamps, special_, c);
   };
   g.stop = options.stop;
 
   auto state = model_->StartDecoder(encoded, g.num_beams, prompt_length + g.max_new_tokens);
-  FirstPositionCapture decoder(*state);
+  FirstPositionCapture decoder(*state, start_position);
   const std::vector<std::int64_t> sequence =
       (g.num_beams == 1 ? GreedySearch(decoder, 1, g) : BeamSearch(decoder, 1, g)).front();
   if (decoder.first().defined()) {
     result.no_speech_probability = torch::softmax(decoder.first()[0].to(torch::kCPU).to(torch::kFloat), 0)[special_.no_speech].item<double>();
   }
   result.sequence = sequence;
-  for (std::size_t i = prompt.size(); i < sequence.size() && sequence[i] != special_.end_of_text; ++i) {
+  for (std::size_t i = static_cast<std::size_t>(rules_begin); i < sequence.size() && sequence[i] != special_.end_of_text; ++i) {
     result.tokens.push_back(sequence[i]);
   }
   result.text = tokenizer_.Decode(result.tokens);

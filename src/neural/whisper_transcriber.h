@@ -39,6 +39,14 @@ struct WhisperOptions {
   double length_penalty = 1.0;
   std::int64_t max_new_tokens = 0;  // 0: the checkpoint's max_length, within max_target_positions
   std::stop_token stop;
+  // Streaming (whisper_streaming.h). Text heard before this window: fed after
+  // <|startofprev|>, before <|startoftranscript|>, as the reference's prompt_ids
+  // (the last max_target_positions / 2 - 1 tokens are kept).
+  std::vector<std::int64_t> previous_tokens;
+  // Tokens this window's transcript is forced to start with (what an earlier
+  // decode generated and the caller committed, timestamps included): fed after
+  // the task prompt and not generated again. Whisper's rules see them as generated.
+  std::vector<std::int64_t> prefix_tokens;
 };
 
 struct WhisperSegment {
@@ -49,7 +57,7 @@ struct WhisperSegment {
 
 struct WhisperResult {
   std::vector<std::int64_t> sequence;  // the prompt, the generated tokens, <|endoftext|> when reached
-  std::vector<std::int64_t> tokens;    // generated, without <|endoftext|>
+  std::vector<std::int64_t> tokens;    // prefix_tokens then the generated ones, without <|endoftext|>
   std::string text;                    // `tokens` decoded, special and timestamp tokens left out
   std::string language;                // the code used ("en")
   double language_probability = 1.0;   // when detected: its probability among the language tokens
@@ -60,7 +68,7 @@ struct WhisperResult {
 // The ids of Whisper's special tokens in one checkpoint.
 struct WhisperSpecialTokens {
   std::int64_t start_of_transcript = 0, end_of_text = 0, transcribe = -1, translate = -1, no_timestamps = -1,
-               no_speech = -1, timestamp_begin = -1;
+               no_speech = -1, timestamp_begin = -1, start_of_prev = -1;
   std::map<std::string, std::int64_t> languages;  // "en" -> id of <|en|>; empty for English-only models
 };
 
@@ -85,7 +93,9 @@ class WhisperTranscriber {
   // From mel features (1, num_mel_bins, frames).
   WhisperResult TranscribeFeatures(const torch::Tensor& features, const WhisperOptions& options) const;
 
-  // The decoder prompt for `language` ("" on an English-only model) and the options.
+  // The decoder prompt for `language` ("" on an English-only model) and the
+  // options: previous tokens, <|startoftranscript|>, language, task,
+  // <|notimestamps|>; prefix_tokens are not part of it.
   std::vector<std::int64_t> Prompt(const std::string& language, const WhisperOptions& options) const;
 
  private:
