@@ -6,6 +6,9 @@
 // 30 s, decodes at most once per interval), not what the random model says.
 #include "neural/whisper_streaming.h"
 
+#include <cstdio>
+#include <memory>
+
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -247,6 +250,26 @@ TEST_F(WhisperStreaming, PartialDecodesAtMostOncePerInterval) {
   const std::optional<AsrHypothesis> fresh = session->Partial();
   ASSERT_TRUE(fresh.has_value());
   EXPECT_EQ(fresh->end, MediaTime::Millis(1000));
+}
+
+TEST_F(WhisperStreaming, EachPartialDecodeIsLoggedWithItsTimeAtDebugLevel) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::tmpfile(), &std::fclose);
+  ASSERT_NE(file, nullptr);
+  Logger logger(LogLevel::kDebug, file.get());
+  options_.logger = &logger;
+  const std::vector<float> audio = Speech(1);
+  auto session = Session();
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data(), audio.size()), MediaTime::Zero()).ok());
+  session->Partial();
+  session->Partial();  // no new audio: no decode, no line
+  std::fflush(file.get());
+  std::rewind(file.get());
+  std::string log;
+  for (int c; (c = std::fgetc(file.get())) != EOF;) log += static_cast<char>(c);
+  EXPECT_NE(log.find("component=whisper"), std::string::npos) << log;
+  EXPECT_NE(log.find("decode_ms="), std::string::npos) << log;
+  EXPECT_NE(log.find("window_ms=1000"), std::string::npos) << log;
+  EXPECT_EQ(log.find("decode_ms="), log.rfind("decode_ms=")) << "one decode, one line: " << log;
 }
 
 TEST_F(WhisperStreaming, LongUtteranceKeepsTheWindowWithin30SecondsAndTheCommittedText) {
