@@ -6,7 +6,7 @@
 
 #ifdef LINGCAST_HAVE_CUDA_GRAPHS
 #include <ATen/cuda/CUDAGraph.h>
-#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -16,22 +16,43 @@ namespace lingcast::neural {
 
 #ifdef LINGCAST_HAVE_CUDA_GRAPHS
 
+namespace {
+// Makes `waiting` run what is queued after everything queued on `first` so far,
+// without the host waiting.
+void StreamWaits(const c10::cuda::CUDAStream& waiting, const c10::cuda::CUDAStream& first) {
+  cudaEvent_t event = nullptr;
+  C10_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  C10_CUDA_CHECK(cudaEventRecord(event, first.stream()));
+  C10_CUDA_CHECK(cudaStreamWaitEvent(waiting.stream(), event, 0));
+  C10_CUDA_CHECK(cudaEventDestroy(event));  // released once the wait is done
+}
+}  // namespace
+
 struct SideStreamScope::Impl {
   explicit Impl(const torch::Device& device)
-      : stream(c10::cuda::getStreamFromPool(false, device.index())), guard(stream) {}
+      : before(c10::cuda::getCurrentCUDAStream(device.index())),
+        stream(c10::cuda::getStreamFromPool(false, device.index())),
+        guard(stream) {}
+  c10::cuda::CUDAStream before;
   c10::cuda::CUDAStream stream;
   c10::cuda::CUDAStreamGuard guard;
 };
 
 SideStreamScope::SideStreamScope(const torch::Device& device) {
   if (!device.is_cuda()) return;
-  // The side stream starts after everything queued before (the encoder's output).
-  c10::cuda::device_synchronize();
   impl_ = std::make_unique<Impl>(device);
+  // The side stream starts after what the caller queued (the encoder's output).
+  StreamWaits(impl_->stream, impl_->before);
 }
 
 SideStreamScope::~SideStreamScope() {
-  if (impl_) impl_->stream.synchronize();
+  if (!impl_) return;
+  try {
+    // What the caller queues next starts after the side stream's work.
+    StreamWaits(impl_->before, impl_->stream);
+  } catch (const std::exception&) {
+    impl_->stream.synchronize();  // no event to be had: wait for it here instead
+  }
 }
 
 struct StepGraph::Impl {

@@ -14,9 +14,10 @@
 namespace lingcast::neural {
 
 // Puts the calling thread's CUDA work on `device` onto a side stream for the
-// scope (graphs cannot be captured on the default stream), after the device has
-// finished what was queued before; waits for the side stream when it ends. A
-// no-op for a CPU device or a build without CUDA graphs.
+// scope (graphs cannot be captured on the default stream), ordered after what
+// the caller's stream had queued, and the caller's stream after it when the scope
+// ends (device-side waits: neither blocks the host). A no-op for a CPU device or
+// a build without CUDA graphs.
 class SideStreamScope {
  public:
   explicit SideStreamScope(const torch::Device& device);

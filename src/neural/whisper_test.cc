@@ -343,6 +343,18 @@ TEST_P(WhisperOnGpu, CudaGraphPathMatchesTheEagerPath) {
     EXPECT_TRUE(report.cuda_graph) << "the decode step was not captured (see the log line above)";
     if (GetParam().dtype == torch::kFloat) {
       EXPECT_EQ(graphed, eager) << "input " << i;
+      // The transcriber takes the same path: the reference's greedy sequences.
+      for (const auto& run : reference["inputs"][i]["generate"]) {
+        const auto& params = run["params"];
+        if (params.value("num_beams", 1) != 1 || params.value("timestamps", false)) continue;
+        WhisperOptions o;
+        o.language = params.value("language", std::string());
+        o.task = params.value("task", std::string("transcribe")) == "translate" ? WhisperTask::kTranslate : WhisperTask::kTranscribe;
+        o.max_new_tokens = max_new_tokens;
+        EXPECT_EQ(transcriber->Transcribe(audio.data_ptr<float>(), audio.numel(), o).sequence,
+                  run["sequence"].get<std::vector<std::int64_t>>())
+            << "input " << i << " " << params;
+      }
       continue;
     }
     const auto& seq = graphed.at(0);

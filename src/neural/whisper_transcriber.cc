@@ -113,32 +113,6 @@ void ApplyWhisperRules(torch::Tensor& scores, const torch::Tensor& sequences, st
   }
 }
 
-// Keeps the logits after <|startoftranscript|> (prompt position `position`):
-// the no-speech probability.
-class FirstPositionCapture : public StepDecoder {
- public:
-  FirstPositionCapture(WhisperDecoderState& inner, std::int64_t position) : inner_(inner), position_(position) {}
-  torch::Tensor Step(const torch::Tensor& tokens) override {
-    torch::Tensor logits = inner_.Step(tokens);
-    if (fed_++ == position_) first_ = logits;
-    return logits;
-  }
-  void Select(const torch::Tensor& rows) override { inner_.Select(rows); }
-  torch::Tensor Prefill(const torch::Tensor& tokens) override {
-    const torch::Tensor all = inner_.PrefillAll(tokens);
-    if (!first_.defined() && position_ >= fed_ && position_ < fed_ + tokens.size(1)) first_ = all.select(1, position_ - fed_);
-    fed_ += tokens.size(1);
-    return all.select(1, tokens.size(1) - 1);
-  }
-  const torch::Tensor& first() const { return first_; }
-
- private:
-  WhisperDecoderState& inner_;
-  const std::int64_t position_;
-  std::int64_t fed_ = 0;
-  torch::Tensor first_;
-};
-
 }  // namespace
 
 std::shared_ptr<const WhisperTranscriber> WhisperTranscriber::Load(const std::string& dir, const ModelOptions& options) {
@@ -286,17 +260,22 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
     }
   }
   const bool timestamps = options.timestamps;
-  g.process_scores = [&, rules_begin, timestamps](torch::Tensor& scores, const torch::Tensor& sequences) {
-    ApplyWhisperRules(scores, sequences, rules_begin, timestamps, special_, c);
-  };
+  if (timestamps) {
+    g.process_scores = [&, rules_begin, timestamps](torch::Tensor& scores, const torch::Tensor& sequences) {
+      ApplyWhisperRules(scores, sequences, rules_begin, timestamps, special_, c);
+    };
+  } else if (rules_begin == prompt_length) {
+    // Without timestamps Whisper's rules are the begin suppression alone: a mask
+    // greedy search applies on the device (the static path, CUDA graphs). After a
+    // forced prefix generation starts past rules_begin and it never applies.
+    g.begin_suppressed_tokens = c.begin_suppress_tokens;
+  }
   g.stop = options.stop;
 
-  auto state = model_->StartDecoder(encoded, g.num_beams, prompt_length + g.max_new_tokens);
-  FirstPositionCapture decoder(*state, start_position);
-  const std::vector<std::int64_t> sequence =
-      (g.num_beams == 1 ? GreedySearch(decoder, 1, g) : BeamSearch(decoder, 1, g)).front();
-  if (decoder.first().defined()) {
-    result.no_speech_probability = torch::softmax(decoder.first()[0].to(torch::kCPU).to(torch::kFloat), 0)[special_.no_speech].item<double>();
+  torch::Tensor after_start;  // the logits after <|startoftranscript|>
+  const std::vector<std::int64_t> sequence = model_->Generate(encoded, g, start_position, after_start).front();
+  if (after_start.defined()) {
+    result.no_speech_probability = torch::softmax(after_start[0].to(torch::kCPU).to(torch::kFloat), 0)[special_.no_speech].item<double>();
   }
   result.sequence = sequence;
   for (std::size_t i = static_cast<std::size_t>(rules_begin); i < sequence.size() && sequence[i] != special_.end_of_text; ++i) {
