@@ -53,7 +53,8 @@ class LiveIngest : public Stage {
   int64_t samples_ = 0;
 };
 
-// VAD -> ASR -> script follower. Sends every decision as soon as it is made, an
+// VAD -> ASR -> script follower. Sends every decision the moment it is made (a
+// line decided at an endpoint goes out before the recognizer's final pass), an
 // UtteranceEnded at each endpoint, and a watermark after every piece of audio.
 class LiveHear : public Stage {
  public:
@@ -63,12 +64,16 @@ class LiveHear : public Stage {
   absl::StatusOr<Flow> Process() override;
 
  private:
-  absl::Status Send(std::vector<FollowEvent> events, MediaTime watermark, MediaTime origin);
+  // One event, sent at once. Its watermark is where the audio fully heard
+  // ends: the piece being heard may still decide more.
+  absl::Status Send(FollowEvent event, MediaTime watermark, MediaTime origin);
+  absl::Status SendWatermark(MediaTime watermark, MediaTime origin);
 
   SpeechFollower follower_;
   const std::vector<FollowerLine> lines_;
   int64_t next_id_ = 0;
   MediaTime last_origin_;  // of the last audio heard (the end of input arrives with it)
+  MediaTime heard_until_;  // the end of the last piece of audio fully heard
 };
 
 // Fills in the translation of off-script lines from the fallback engines (the

@@ -20,6 +20,20 @@ double LiveVoice::SpeedUpRate(MediaTime lag, const LiveVoiceOptions& options) {
   return options.rate * (1.0 + fraction * (options.max_speedup - 1.0));
 }
 
+absl::Status LiveVoice::Open() {
+  SynthesisRequest request;
+  request.text = options_.language == Language::kZh ? "你好。" : "Hello.";
+  request.language = options_.language;
+  request.voice = options_.voice;
+  request.rate = options_.rate;
+  absl::StatusOr<SynthesisResult> warm_up = engine_.Synthesize(request);
+  if (!warm_up.ok()) {
+    return absl::Status(warm_up.status().code(),
+                        absl::StrCat("the avatar's voice cannot speak: ", warm_up.status().message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Flow> LiveVoice::Process() {
   auto packet = in.Pop();
   if (!packet) return Flow::kFinished;

@@ -36,6 +36,10 @@ class LiveVoice : public Stage {
   LiveVoice(TtsEngine& engine, LiveVoiceOptions options);
   In<LiveEvent> in{this, "in"};
   Out<VoiceEvent> out{this, "out"};
+  // Says a short phrase and throws it away: the voice's first synthesis loads
+  // its data (espeak-ng's dictionary, ~100 ms), which must not delay the
+  // show's first line.
+  absl::Status Open() override;
   absl::StatusOr<Flow> Process() override;
 
   // The planned lag of the latest line (for the status line).

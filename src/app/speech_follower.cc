@@ -22,25 +22,49 @@ double ThreadCpuMillis() {
 
 absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std::vector<FollowerLine> lines,
                                                       const SpeechFollowerOptions& options) {
-  LC_ASSIGN_OR_RETURN(StreamingRecognizer recognizer, StreamingRecognizer::Create(model, options.recognizer));
+  StreamingRecognizerOptions recognizer_options = options.recognizer;
+  if (!lines.empty() && options.decide_at_endpoint) recognizer_options.endpoint_hypothesis = true;
+  LC_ASSIGN_OR_RETURN(StreamingRecognizer recognizer, StreamingRecognizer::Create(model, recognizer_options));
   return SpeechFollower(std::move(recognizer), ScriptFollower(std::move(lines), options.follower));
 }
 
 SpeechFollower::SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower)
     : recognizer_(std::move(recognizer)), follower_(std::move(follower)) {}
 
+absl::Status SpeechFollower::Push(const AudioBuffer& pcm16k, const FollowSink& sink) {
+  return recognizer_.Push(pcm16k, [&](RecognizerEvent event) { return Handle(std::move(event), sink); });
+}
+
+absl::Status SpeechFollower::Flush(const FollowSink& sink) {
+  return recognizer_.Flush([&](RecognizerEvent event) { return Handle(std::move(event), sink); });
+}
+
 absl::StatusOr<std::vector<FollowEvent>> SpeechFollower::Push(const AudioBuffer& pcm16k) {
-  LC_ASSIGN_OR_RETURN(std::vector<RecognizerEvent> events, recognizer_.Push(pcm16k));
   std::vector<FollowEvent> out;
-  for (RecognizerEvent& event : events) Handle(std::move(event), out);
+  LC_RETURN_IF_ERROR(Push(pcm16k, [&out](FollowEvent event) {
+    out.push_back(std::move(event));
+    return absl::OkStatus();
+  }));
   return out;
 }
 
 absl::StatusOr<std::vector<FollowEvent>> SpeechFollower::Flush() {
-  LC_ASSIGN_OR_RETURN(std::vector<RecognizerEvent> events, recognizer_.Flush());
   std::vector<FollowEvent> out;
-  for (RecognizerEvent& event : events) Handle(std::move(event), out);
+  LC_RETURN_IF_ERROR(Flush([&out](FollowEvent event) {
+    out.push_back(std::move(event));
+    return absl::OkStatus();
+  }));
   return out;
+}
+
+absl::Status SpeechFollower::SendDecisions(std::vector<FollowDecision> decisions, MediaTime decided_at,
+                                           const FollowSink& sink) {
+  for (FollowDecision& d : decisions) {
+    FollowEvent decision = Event(FollowEvent::Type::kDecision, decided_at);
+    decision.decision = std::move(d);
+    LC_RETURN_IF_ERROR(sink(std::move(decision)));
+  }
+  return absl::OkStatus();
 }
 
 FollowEvent SpeechFollower::Event(FollowEvent::Type type, MediaTime decided_at) const {
@@ -52,25 +76,24 @@ FollowEvent SpeechFollower::Event(FollowEvent::Type type, MediaTime decided_at) 
   return event;
 }
 
-void SpeechFollower::Handle(RecognizerEvent event, std::vector<FollowEvent>& out) {
+absl::Status SpeechFollower::Handle(RecognizerEvent event, const FollowSink& sink) {
   switch (event.type) {
     case RecognizerEvent::Type::kSpeechStart:
       ++utterance_;
       utterance_start_ = event.hypothesis.start;
-      out.push_back(Event(FollowEvent::Type::kSpeechStart, event.decided_at));
-      return;
+      return sink(Event(FollowEvent::Type::kSpeechStart, event.decided_at));
     case RecognizerEvent::Type::kPartial: {
       FollowEvent partial = Event(FollowEvent::Type::kPartial, event.decided_at);
       partial.text = event.hypothesis.text;
-      out.push_back(std::move(partial));
-      if (!has_script()) return;
-      for (FollowDecision& d : follower_.OnPartial(event.hypothesis.text, event.hypothesis.end)) {
-        FollowEvent decision = Event(FollowEvent::Type::kDecision, event.decided_at);
-        decision.decision = std::move(d);
-        out.push_back(std::move(decision));
-      }
-      return;
+      LC_RETURN_IF_ERROR(sink(std::move(partial)));
+      if (!has_script()) return absl::OkStatus();
+      return SendDecisions(follower_.OnPartial(event.hypothesis.text, event.hypothesis.end), event.decided_at, sink);
     }
+    case RecognizerEvent::Type::kEndpoint:
+      // Sent before the final pass starts: a line the streamed words already
+      // decide is on its way while the recognizer finishes the utterance.
+      if (!has_script()) return absl::OkStatus();
+      return SendDecisions(follower_.OnEndpoint(event.hypothesis.text, event.hypothesis.end), event.decided_at, sink);
     case RecognizerEvent::Type::kFinal: {
       const AsrHypothesis& final = event.hypothesis;
       std::vector<FollowDecision> decisions;
@@ -106,18 +129,14 @@ void SpeechFollower::Handle(RecognizerEvent event, std::vector<FollowEvent>& out
         off.heard = final.text;
         decisions.push_back(std::move(off));
       }
-      for (FollowDecision& d : decisions) {
-        FollowEvent decision = Event(FollowEvent::Type::kDecision, event.decided_at);
-        decision.decision = std::move(d);
-        out.push_back(std::move(decision));
-      }
+      LC_RETURN_IF_ERROR(SendDecisions(std::move(decisions), event.decided_at, sink));
       FollowEvent end = Event(FollowEvent::Type::kUtteranceEnd, event.decided_at);
       end.text = final.text;
       end.utterance_end = final.end;
-      out.push_back(std::move(end));
-      return;
+      return sink(std::move(end));
     }
   }
+  return absl::OkStatus();
 }
 
 }  // namespace lingcast

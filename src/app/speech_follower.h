@@ -8,6 +8,7 @@
 // Times are on the input's media timeline. Used from one thread at a time.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ namespace lingcast {
 struct SpeechFollowerOptions {
   StreamingRecognizerOptions recognizer;
   FollowerConfig follower;
+  // With a script: decide at the VAD endpoint from the streaming hypothesis
+  // when its words are sure (ScriptFollower::OnEndpoint), before the
+  // recognizer's final pass and acoustic check. Off: endpoint decisions wait
+  // for the final (~100 ms of pocketsphinx's second pass per utterance here).
+  bool decide_at_endpoint = true;
 };
 
 struct FollowEvent {
@@ -40,6 +46,10 @@ struct FollowEvent {
   FollowDecision decision;  // kDecision only
 };
 
+// Called with each event as soon as it is known (a decision made at the
+// endpoint reaches it before the final pass runs); an error stops the push.
+using FollowSink = std::function<absl::Status(FollowEvent)>;
+
 class SpeechFollower {
  public:
   // `lines` may be empty (no script: everything is off script).
@@ -47,8 +57,10 @@ class SpeechFollower {
                                                const SpeechFollowerOptions& options);
 
   absl::StatusOr<std::vector<FollowEvent>> Push(const AudioBuffer& pcm16k);
+  absl::Status Push(const AudioBuffer& pcm16k, const FollowSink& sink);
   // End of input: the open utterance is finished and decided.
   absl::StatusOr<std::vector<FollowEvent>> Flush();
+  absl::Status Flush(const FollowSink& sink);
 
   MediaTime position() const { return recognizer_.position(); }
   bool in_speech() const { return recognizer_.in_speech(); }
@@ -60,7 +72,8 @@ class SpeechFollower {
 
  private:
   SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower);
-  void Handle(RecognizerEvent event, std::vector<FollowEvent>& out);
+  absl::Status Handle(RecognizerEvent event, const FollowSink& sink);
+  absl::Status SendDecisions(std::vector<FollowDecision> decisions, MediaTime decided_at, const FollowSink& sink);
   FollowEvent Event(FollowEvent::Type type, MediaTime decided_at) const;
 
   StreamingRecognizer recognizer_;

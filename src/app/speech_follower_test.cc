@@ -96,6 +96,43 @@ TEST(SpeechFollowerTest, CommitsAScriptLineBeforeTheHostFinishesIt) {
   EXPECT_EQ(decision->utterance, end->utterance);
 }
 
+// Two lines that differ only in their last word can only be told apart at the
+// endpoint. With decide_at_endpoint the streamed words decide there, before the
+// final pass; the line decided is the same as when the final decides.
+TEST(SpeechFollowerTest, ALineToldApartOnlyAtItsEndIsTheSameDecidedBeforeOrAfterTheFinalPass) {
+  const std::vector<FollowerLine> lines = {{1, "This dress comes in red and in black", "", "这条裙子有红色和黑色"},
+                                           {2, "This dress comes in red and in white", "", "这条裙子有红色和白色"}};
+  auto model = ScriptModel(lines);
+  const AudioBuffer audio = Speak({lines[0].source});
+  for (const bool early : {true, false}) {
+    SpeechFollowerOptions options;
+    options.decide_at_endpoint = early;
+    absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(*model, lines, options);
+    ASSERT_TRUE(follower.ok()) << follower.status();
+    std::vector<FollowEvent> events;
+    // Through the sink: every event in order, as it is made.
+    bool ended = false;
+    auto sink = [&](FollowEvent event) {
+      if (event.type == Type::kDecision) {
+        EXPECT_FALSE(ended) << "decided before its utterance ends";
+      }
+      if (event.type == Type::kUtteranceEnd) ended = true;
+      events.push_back(std::move(event));
+      return absl::OkStatus();
+    };
+    ASSERT_TRUE(follower->Push(audio, sink).ok());
+    ASSERT_TRUE(follower->Flush(sink).ok());
+    std::vector<const FollowEvent*> decisions;
+    for (const FollowEvent& e : events) {
+      if (e.type == Type::kDecision) decisions.push_back(&e);
+    }
+    ASSERT_EQ(decisions.size(), 1u) << "decide_at_endpoint " << early;
+    EXPECT_EQ(decisions[0]->decision.line_number, 1) << "decide_at_endpoint " << early;
+    EXPECT_TRUE(decisions[0]->decision.at_endpoint) << "decide_at_endpoint " << early;
+    EXPECT_TRUE(ended);
+  }
+}
+
 TEST(SpeechFollowerTest, WithoutAScriptEachUtteranceIsOneOffScriptDecisionAtItsEnd) {
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({});
   ASSERT_TRUE(model.ok()) << model.status();

@@ -155,6 +155,7 @@ class PocketsphinxModel::DecoderPool {
     std::map<std::string, std::string> added_words;  // word -> phones, not in the dictionary
     float script_weight = PocketsphinxOptions{}.script_weight;
     float redecode_channel_shift = PocketsphinxOptions{}.redecode_channel_shift;
+    MediaTime early_channel_check = PocketsphinxOptions{}.early_channel_check;
   };
 
   explicit DecoderPool(Recipe recipe) : recipe_(std::move(recipe)) {}
@@ -176,6 +177,7 @@ class PocketsphinxModel::DecoderPool {
   }
 
   float redecode_channel_shift() const { return recipe_.redecode_channel_shift; }
+  MediaTime early_channel_check() const { return recipe_.early_channel_check; }
 
   void Give(PooledDecoder decoder) {
     absl::MutexLock lock(&mu_);
@@ -275,7 +277,8 @@ class PocketsphinxSession : public AsrSession {
       : pool_(std::move(pool)),
         pooled_(std::move(decoder)),
         decoder_(pooled_.ps.get()),
-        redecode_channel_shift_(pool_->redecode_channel_shift()) {}
+        redecode_channel_shift_(pool_->redecode_channel_shift()),
+        early_check_samples_(pool_->early_channel_check().micros() * kAsrSampleRate / 1'000'000) {}
 
   ~PocketsphinxSession() override {
     if (utterance_open_) ps_end_utt(decoder_);
@@ -319,6 +322,7 @@ class PocketsphinxSession : public AsrSession {
       utterance_samples_ = 0;
       utterance_pcm_.clear();
       utterance_too_long_to_redecode_ = false;
+      channel_checked_early_ = early_check_samples_ <= 0;
       const cmn_t* cmn = ps_get_feat(decoder_)->cmn_struct;
       decoded_with_cmn_.assign(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
     }
@@ -339,6 +343,10 @@ class PocketsphinxSession : public AsrSession {
       return absl::InternalError("pocketsphinx failed to process audio");
     }
     utterance_samples_ += static_cast<int64_t>(pcm_.size());
+    if (!channel_checked_early_ && utterance_samples_ >= early_check_samples_) {
+      channel_checked_early_ = true;
+      LC_RETURN_IF_ERROR(RestartIfTheChannelMoved());
+    }
     return absl::OkStatus();
   }
 
@@ -494,6 +502,43 @@ class PocketsphinxSession : public AsrSession {
     return true;
   }
 
+  // PocketsphinxOptions::early_channel_check: the utterance so far normalized
+  // with its own mean when the estimate it is streamed with is far from it.
+  absl::Status RestartIfTheChannelMoved() {
+    ps_decoder_t* ps = decoder_;
+    cmn_t* cmn = ps_get_feat(ps)->cmn_struct;
+    if (cmn->nframe <= 0 || utterance_pcm_.empty() || utterance_too_long_to_redecode_) return absl::OkStatus();
+    // cmn_live sums the frames before normalizing them: sum / nframe is the
+    // mean of the frames seen since the stream's start (or the last window shift).
+    std::vector<mfcc_t> own(static_cast<size_t>(cmn->veclen));
+    double shift = 0;
+    for (int i = 0; i < cmn->veclen; ++i) {
+      own[static_cast<size_t>(i)] = cmn->sum[i] / static_cast<mfcc_t>(cmn->nframe);
+      const double d = own[static_cast<size_t>(i)] - decoded_with_cmn_[static_cast<size_t>(i)];
+      shift += d * d;
+    }
+    if (std::sqrt(shift) <= redecode_channel_shift_) return absl::OkStatus();
+    // The frames are counted into the running estimate once: the sums are put
+    // back after the restart's own end and after the audio is fed again.
+    const std::vector<mfcc_t> sum(cmn->sum, cmn->sum + cmn->veclen);
+    const int32 nframe = cmn->nframe;
+    auto restore_sums = [&] {
+      std::copy(sum.begin(), sum.end(), cmn->sum);
+      cmn->nframe = nframe;
+    };
+    if (ps_end_utt(ps) < 0) return absl::InternalError("pocketsphinx failed to end the utterance to restart it");
+    // The front end counts these frames too: word times count from after them.
+    stream_frames_ += ps_get_n_frames(ps);
+    restore_sums();
+    std::copy(own.begin(), own.end(), cmn->cmn_mean);
+    decoded_with_cmn_ = own;
+    if (ps_start_utt(ps) < 0 || ps_process_raw(ps, utterance_pcm_.data(), utterance_pcm_.size(), FALSE, FALSE) < 0) {
+      return absl::InternalError("pocketsphinx failed to restart the utterance");
+    }
+    restore_sums();
+    return absl::OkStatus();
+  }
+
   struct Alignment {
     bool aligned = false;
     std::string words;     // the path's words, fillers left out
@@ -546,6 +591,8 @@ class PocketsphinxSession : public AsrSession {
   MediaTime end_;  // position when no utterance is open
   std::vector<int16> pcm_;
   const float redecode_channel_shift_;
+  const int64_t early_check_samples_;  // 0: no early check
+  bool channel_checked_early_ = true;  // for the open utterance
   std::vector<int16> utterance_pcm_;     // the open utterance, for RedecodeIfTheChannelMoved()
   std::vector<int16> last_utterance_pcm_;  // the last finished one, for ScoreAlternatives()
   bool utterance_too_long_to_redecode_ = false;
@@ -605,6 +652,10 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
     return absl::InvalidArgumentError(absl::StrCat("re-decode channel shift ", options.redecode_channel_shift,
                                                    " is out of range (>= 0; infinity turns re-decoding off)"));
   }
+  if (options.early_channel_check < MediaTime::Zero()) {
+    return absl::InvalidArgumentError(absl::StrCat("early channel check ", options.early_channel_check.ToString(),
+                                                   " is out of range (>= 0; 0 turns it off)"));
+  }
   DecoderPool::Recipe recipe;
   const std::string dir = options.model_dir;
   recipe.acoustic_model = options.acoustic_model.empty() ? dir + "/en-us" : options.acoustic_model;
@@ -612,6 +663,7 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
   recipe.dictionary = options.dictionary.empty() ? dir + "/cmudict-en-us.dict" : options.dictionary;
   recipe.debug_log = options.debug_log;
   recipe.second_pass = options.second_pass;
+  recipe.early_channel_check = options.early_channel_check;
   recipe.script_weight = options.script_weight;
   recipe.redecode_channel_shift = options.redecode_channel_shift;
   LC_RETURN_IF_ERROR(CheckFile(recipe.acoustic_model + "/mdef", "acoustic model"));

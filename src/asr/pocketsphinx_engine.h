@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/media_time.h"
 #include "asr/asr_engine.h"
 #include "core/logger.h"
 
@@ -62,6 +63,16 @@ struct PocketsphinxOptions {
   // infinity turns it off; negative or NaN is InvalidArgument. (JFK, whole file:
   // free WER 0.68 -> 0.23; script mode on both recordings 0.20 -> 0.00.)
   float redecode_channel_shift = 20.0f;
+  // The same check, made early: after this much of an utterance's audio, its
+  // own cepstral mean so far is compared with the estimate it is streamed
+  // with, and past `redecode_channel_shift` the utterance starts again with
+  // its own mean (re-decoding only that much audio). The partials after it are
+  // heard on the right channel, and the endpoint seldom needs the whole-utterance
+  // re-decode, which cost a session's first line ~1 s of latency in `lingcast
+  // live`. The audio so far includes the VAD's pre-roll (300 ms of mostly
+  // silence), so less than ~1 s estimates the mean from too little speech.
+  // Zero turns it off; negative is InvalidArgument.
+  MediaTime early_channel_check = MediaTime::Millis(1000);
 
   // pocketsphinx's own log (very verbose) goes to stderr when true, nowhere otherwise.
   bool debug_log = false;

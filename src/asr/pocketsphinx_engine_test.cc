@@ -197,6 +197,61 @@ TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterAnUtteranceDecodedAgain)
   }
 }
 
+// The same with the early check off: the whole utterance is decoded again at
+// the end, and the word times of the utterances after it stay right.
+TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterTheEndOfUtteranceRedecode) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model =
+      PocketsphinxModel::Load({.early_channel_check = MediaTime::Zero()});
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = (*model)->NewSession();
+  ASSERT_TRUE(session.ok()) << session.status();
+  for (int k = 0; k < 2; ++k) {
+    const MediaTime start = MediaTime::Seconds(10 * k);
+    ASSERT_TRUE((*session)->AcceptAudio(*audio, start).ok());
+    absl::StatusOr<AsrHypothesis> hyp = (*session)->Finish();
+    ASSERT_TRUE(hyp.ok()) << hyp.status();
+    ASSERT_FALSE(hyp->words.empty()) << "utterance " << k;
+    EXPECT_EQ(hyp->words.front().text, "concord") << "utterance " << k;
+    EXPECT_GT(hyp->words.front().start, start + MediaTime::Millis(300)) << "utterance " << k;
+    EXPECT_LT(hyp->words.front().start, start + MediaTime::Millis(800)) << "utterance " << k;
+  }
+}
+
+// A session's first utterance starts from the model's channel estimate, far
+// from this recording's: streamed in 100 ms pieces, its partials are mostly
+// wrong until the endpoint's re-decode. The early check restarts it on its own
+// channel after a second, so the partials that follow are heard right.
+TEST_F(PocketsphinxTest, TheFirstUtteranceRestartsEarlyOnItsOwnChannel) {
+  LOAD_SPEECH_OR_SKIP(audio, kJfk);
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> late =
+      PocketsphinxModel::Load({.early_channel_check = MediaTime::Zero()});
+  ASSERT_TRUE(late.ok()) << late.status();
+  // The partial after the first 4 s, against the words said by then ("and so
+  // my fellow americans"). Measured: with the early check "and got my fellow
+  // american and" (3 errors), without "and i got my arm arrowhead was i" (6).
+  auto partial_errors = [&](const PocketsphinxModel& model) {
+    absl::StatusOr<std::unique_ptr<AsrSession>> session = model.NewSession();
+    EXPECT_TRUE(session.ok()) << session.status();
+    const size_t piece = kAsrSampleRate / 10, until = 4 * kAsrSampleRate;
+    for (size_t begin = 0; begin < until; begin += piece) {
+      AudioBuffer chunk{kAsrSampleRate, 1, {}};
+      chunk.samples.assign(audio->samples.begin() + begin, audio->samples.begin() + begin + piece);
+      EXPECT_TRUE((*session)->AcceptAudio(chunk).ok());
+    }
+    const std::optional<AsrHypothesis> partial = (*session)->Partial();
+    return CountWordErrors("and so my fellow americans",
+                           partial ? partial->text : "")
+        .errors();
+  };
+  const int early_errors = partial_errors(FreeModel()), late_errors = partial_errors(**late);
+  EXPECT_LT(early_errors, late_errors);
+  EXPECT_LE(early_errors, 3);
+  // And the final is no worse than the end-of-utterance re-decode's.
+  const double early_wer = CountWordErrors(kJfk.transcript, Recognize(FreeModel(), *audio).text).rate();
+  EXPECT_LT(early_wer, kFreeWerBoundJfk);
+}
+
 TEST_F(PocketsphinxTest, PartialsWhileSpeechContinues) {
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
@@ -376,6 +431,14 @@ TEST_F(PocketsphinxTest, ScriptWeightOutOfRange) {
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_weight = 1.5f});
   ASSERT_FALSE(model.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(model.status())) << model.status();
+}
+
+TEST_F(PocketsphinxTest, EarlyChannelCheckOutOfRange) {
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model =
+      PocketsphinxModel::Load({.early_channel_check = MediaTime::Millis(-1)});
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(model.status().message(), HasSubstr("early channel check"));
 }
 
 TEST_F(PocketsphinxTest, RedecodeChannelShiftOutOfRange) {

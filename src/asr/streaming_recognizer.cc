@@ -14,6 +14,8 @@ const char* RecognizerEventTypeName(RecognizerEvent::Type type) {
       return "speech_start";
     case RecognizerEvent::Type::kPartial:
       return "partial";
+    case RecognizerEvent::Type::kEndpoint:
+      return "endpoint";
     case RecognizerEvent::Type::kFinal:
       return "final";
   }
@@ -41,21 +43,36 @@ StreamingRecognizer::~StreamingRecognizer() = default;
 
 MediaTime StreamingRecognizer::position() const { return vad_.position(); }
 
-absl::StatusOr<std::vector<RecognizerEvent>> StreamingRecognizer::Push(const AudioBuffer& pcm16k) {
+absl::Status StreamingRecognizer::Push(const AudioBuffer& pcm16k, const RecognizerSink& sink) {
   LC_ASSIGN_OR_RETURN(std::vector<VadEvent> vad_events, vad_.Push(pcm16k));
+  for (const VadEvent& event : vad_events) LC_RETURN_IF_ERROR(Handle(event, vad_.position(), sink));
+  return absl::OkStatus();
+}
+
+absl::Status StreamingRecognizer::Flush(const RecognizerSink& sink) {
+  for (const VadEvent& event : vad_.Flush()) LC_RETURN_IF_ERROR(Handle(event, vad_.position(), sink));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<RecognizerEvent>> StreamingRecognizer::Push(const AudioBuffer& pcm16k) {
   std::vector<RecognizerEvent> out;
-  for (const VadEvent& event : vad_events) LC_RETURN_IF_ERROR(Handle(event, vad_.position(), out));
+  LC_RETURN_IF_ERROR(Push(pcm16k, [&out](RecognizerEvent event) {
+    out.push_back(std::move(event));
+    return absl::OkStatus();
+  }));
   return out;
 }
 
 absl::StatusOr<std::vector<RecognizerEvent>> StreamingRecognizer::Flush() {
   std::vector<RecognizerEvent> out;
-  for (const VadEvent& event : vad_.Flush()) LC_RETURN_IF_ERROR(Handle(event, vad_.position(), out));
+  LC_RETURN_IF_ERROR(Flush([&out](RecognizerEvent event) {
+    out.push_back(std::move(event));
+    return absl::OkStatus();
+  }));
   return out;
 }
 
-absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decided_at,
-                                         std::vector<RecognizerEvent>& out) {
+absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decided_at, const RecognizerSink& sink) {
   switch (event.type) {
     case VadEvent::Type::kSpeechStart: {
       in_speech_ = true;
@@ -67,8 +84,7 @@ absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decide
       start.hypothesis.start = event.time;
       start.hypothesis.end = event.time;
       start.decided_at = decided_at;
-      out.push_back(std::move(start));
-      return absl::OkStatus();
+      return sink(std::move(start));
     }
     case VadEvent::Type::kSpeechAudio: {
       LC_RETURN_IF_ERROR(session_->AcceptAudio(event.audio, event.audio_start));
@@ -85,11 +101,20 @@ absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decide
       event_out.type = RecognizerEvent::Type::kPartial;
       event_out.hypothesis = std::move(*partial);
       event_out.decided_at = decided_at;
-      out.push_back(std::move(event_out));
-      return absl::OkStatus();
+      return sink(std::move(event_out));
     }
     case VadEvent::Type::kSpeechEnd: {
       in_speech_ = false;
+      if (options_.endpoint_hypothesis) {
+        RecognizerEvent endpoint;
+        endpoint.type = RecognizerEvent::Type::kEndpoint;
+        if (std::optional<AsrHypothesis> streamed = session_->Partial()) endpoint.hypothesis = std::move(*streamed);
+        endpoint.hypothesis.start = speech_start_;
+        endpoint.hypothesis.end = std::max(event.time, speech_start_);
+        endpoint.decided_at = decided_at;
+        endpoint.forced_end = event.forced;
+        LC_RETURN_IF_ERROR(sink(std::move(endpoint)));
+      }
       LC_ASSIGN_OR_RETURN(AsrHypothesis final, session_->Finish());
       final.final = true;
       final.start = speech_start_;
@@ -102,8 +127,7 @@ absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decide
       event_out.hypothesis = std::move(final);
       event_out.decided_at = decided_at;
       event_out.forced_end = event.forced;
-      out.push_back(std::move(event_out));
-      return absl::OkStatus();
+      return sink(std::move(event_out));
     }
   }
   return absl::OkStatus();

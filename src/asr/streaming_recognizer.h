@@ -13,6 +13,7 @@
 // Used from one thread at a time.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,28 +34,41 @@ struct StreamingRecognizerOptions {
   MediaTime partial_interval = MediaTime::Millis(300);
   // Partials whose text did not change since the last one are not reported.
   bool skip_repeated_partials = true;
+  // At the VAD endpoint, report the session's streaming hypothesis of the whole
+  // utterance (kEndpoint) before finishing it: a follower can act on it while
+  // the final pass runs. Cheap for pocketsphinx (a backtrace); an engine whose
+  // Partial() decodes the utterance again (Whisper) pays a decode for it.
+  bool endpoint_hypothesis = false;
 };
 
 struct RecognizerEvent {
   enum class Type {
     kSpeechStart,  // the VAD opened an utterance (no hypothesis yet)
     kPartial,      // the best guess so far for the open utterance
+    kEndpoint,     // the VAD ended the utterance: the streaming hypothesis of all of it,
+                   // before the final pass (only with endpoint_hypothesis; a kFinal follows)
     kFinal,        // the utterance ended: its final hypothesis (text may be empty)
   };
   Type type = Type::kSpeechStart;
-  // kPartial / kFinal. `start` is the utterance's first voiced frame. For a
-  // partial, `end` is the end of the audio heard so far; for a final, the VAD's
-  // end of speech (or the last word's end when a word runs on into the hangover).
+  // kPartial / kEndpoint / kFinal. `start` is the utterance's first voiced
+  // frame. For a partial, `end` is the end of the audio heard so far; for an
+  // endpoint, the VAD's end of speech; for a final, that or the last word's end
+  // when a word runs on into the hangover.
   AsrHypothesis hypothesis;
   // Where on the input timeline the event became known: the end of the audio
   // pushed when it was produced. For a final that is the VAD's endpoint
   // decision (the end of speech plus the hangover), which is where a live
   // pipeline can first act on it.
   MediaTime decided_at;
-  bool forced_end = false;  // kFinal: the VAD cut the utterance at max_utterance
+  bool forced_end = false;  // kEndpoint / kFinal: the VAD cut the utterance at max_utterance
 };
 
-const char* RecognizerEventTypeName(RecognizerEvent::Type type);  // "speech_start", "partial", "final"
+const char* RecognizerEventTypeName(RecognizerEvent::Type type);  // "speech_start", "partial", "endpoint", "final"
+
+// Called with each event the moment it is known: at an endpoint, the kEndpoint
+// event reaches the caller before the session's final pass starts. An error
+// stops the push and is returned from it.
+using RecognizerSink = std::function<absl::Status(RecognizerEvent)>;
 
 class StreamingRecognizer {
  public:
@@ -69,8 +83,10 @@ class StreamingRecognizer {
   // Feeds the next 16 kHz mono samples (any length) and returns what they
   // produced, in order. InvalidArgument for another format.
   absl::StatusOr<std::vector<RecognizerEvent>> Push(const AudioBuffer& pcm16k);
+  absl::Status Push(const AudioBuffer& pcm16k, const RecognizerSink& sink);
   // End of input: closes an open utterance (its final is the last event).
   absl::StatusOr<std::vector<RecognizerEvent>> Flush();
+  absl::Status Flush(const RecognizerSink& sink);
 
   // The session's AsrSession::ScoreAlternatives for the utterance whose final
   // came last (call it right after that final, before more audio is pushed).
@@ -85,7 +101,7 @@ class StreamingRecognizer {
  private:
   StreamingRecognizer(StreamingRecognizerOptions options, std::unique_ptr<AsrSession> session,
                       VoiceActivityDetector vad);
-  absl::Status Handle(const VadEvent& event, MediaTime decided_at, std::vector<RecognizerEvent>& out);
+  absl::Status Handle(const VadEvent& event, MediaTime decided_at, const RecognizerSink& sink);
 
   StreamingRecognizerOptions options_;
   std::unique_ptr<AsrSession> session_;

@@ -106,6 +106,62 @@ TEST(StreamingRecognizerTest, RecordingGivesStartPartialsAndFinalInOrder) {
   EXPECT_LT(CountWordErrors(kJfk.transcript, heard).rate(), 0.5) << heard;
 }
 
+// With endpoint_hypothesis, each utterance's final is preceded by the streaming
+// hypothesis of all of it, handed to the sink before the final pass runs.
+TEST(StreamingRecognizerTest, TheEndpointHypothesisComesBeforeTheFinalPass) {
+  LOAD_SPEECH_OR_SKIP(jfk, kJfk);
+  StreamingRecognizerOptions options;
+  options.endpoint_hypothesis = true;
+  absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), options);
+  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  AudioBuffer input = Silence(MediaTime::Seconds(1));
+  input.samples.insert(input.samples.end(), jfk->samples.begin(), jfk->samples.end());
+  const AudioBuffer tail = Silence(MediaTime::Seconds(1));
+  input.samples.insert(input.samples.end(), tail.samples.begin(), tail.samples.end());
+  std::vector<RecognizerEvent> events;
+  // The sink sees the session mid-push: at the endpoint event the utterance is
+  // not finished yet, so the recognizer still reports speech ended (VAD) but
+  // no final has come.
+  int endpoints = 0, finals = 0;
+  auto sink = [&](RecognizerEvent event) {
+    if (event.type == Type::kEndpoint) {
+      ++endpoints;
+      EXPECT_EQ(endpoints, finals + 1) << "one endpoint before each final";
+      EXPECT_FALSE(event.hypothesis.final);
+      EXPECT_LE(event.hypothesis.end, event.decided_at);
+    }
+    if (event.type == Type::kFinal) ++finals;
+    events.push_back(std::move(event));
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(recognizer->Push(input, sink).ok());
+  ASSERT_TRUE(recognizer->Flush(sink).ok());
+  ASSERT_GE(finals, 1);
+  EXPECT_EQ(endpoints, finals);
+  for (size_t i = 0; i + 1 < events.size(); ++i) {
+    if (events[i].type != Type::kEndpoint) continue;
+    EXPECT_EQ(events[i + 1].type, Type::kFinal);
+    EXPECT_EQ(events[i].decided_at, events[i + 1].decided_at);
+    EXPECT_EQ(events[i].hypothesis.start, events[i + 1].hypothesis.start);
+    EXPECT_FALSE(events[i].hypothesis.text.empty()) << "the streaming pass heard words";
+  }
+  // Without the option there is none (the default).
+  for (const RecognizerEvent& e : Recognize(*jfk, MediaTime::Millis(20))) EXPECT_NE(e.type, Type::kEndpoint);
+}
+
+TEST(StreamingRecognizerTest, ASinkErrorStopsThePush) {
+  LOAD_SPEECH_OR_SKIP(jfk, kJfk);
+  absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), {});
+  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  int calls = 0;
+  const absl::Status status = recognizer->Push(*jfk, [&](RecognizerEvent) {
+    ++calls;
+    return absl::CancelledError("the consumer went away");
+  });
+  EXPECT_TRUE(absl::IsCancelled(status)) << status;
+  EXPECT_EQ(calls, 1);
+}
+
 TEST(StreamingRecognizerTest, FinalsDoNotDependOnChunking) {
   LOAD_SPEECH_OR_SKIP(jfk, kJfk);
   const auto small = Recognize(*jfk, MediaTime::Millis(20));
