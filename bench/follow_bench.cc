@@ -8,8 +8,13 @@
 // whether what works on the first is general. Each runs twice: with the
 // acoustic check of uncertain utterances (the default) and without it.
 //
+// The table shows, per utterance, each decision with its commit point, and for
+// a commit on a partial the words it was made on ({...}), then the final text.
+//
 //   build/bench/follow_bench
+//   FOLLOW_BENCH_SCRIPT_WEIGHT=0.99 build/bench/follow_bench   (the script LM's weight; default the command's)
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -121,6 +126,7 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
   };
   FollowCommandOptions options;
   options.script_path = script;
+  if (const char* weight = std::getenv("FOLLOW_BENCH_SCRIPT_WEIGHT")) options.script_weight = std::strtof(weight, nullptr);
   if (!acoustic_check) options.follower.acoustic_candidates = 0;
   Logger logger(LogLevel::kError);
   std::vector<FollowRecord> records;
@@ -146,7 +152,8 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
       decided += (decided.empty() ? "" : ", ") +
                  (d.off_script ? std::string("off script") : "line " + std::to_string(d.line_number)) +
                  (d.acoustic_gap ? " (by the audio, gap " + std::to_string(*d.acoustic_gap).substr(0, 4) + ")" : "") +
-                 " [" + record->source_text + "]";
+                 (d.commit_point ? " at " + std::to_string(*d.commit_point).substr(0, 4) : "") +
+                 (d.at_endpoint ? "" : " on {" + d.heard + "}") + " [" + record->source_text + "]";
     }
     if (verbose) {
       std::printf("%-52s  %-6s %s\n", u.text.substr(0, 52).c_str(),

@@ -8,15 +8,24 @@
 namespace lingcast {
 namespace {
 
-// Edit distances between every prefix of `heard` and every prefix of `line`.
-std::vector<std::vector<int>> PrefixDistances(const std::vector<uint32_t>& heard, const std::vector<uint32_t>& line) {
+// Edit distances between every prefix of `heard` and every prefix of `line`, in
+// half edits (a wrong, missing or extra word costs 2). With `skippable_start`,
+// the line's first words may be missing from what was heard at half the cost
+// (1 each, up to that many): the recognizer often loses an utterance's first
+// word or two (the VAD opens late, the decoder has no context yet), and the
+// rest of the line should still count, if with a little more evidence.
+std::vector<std::vector<int>> PrefixDistances(const std::vector<uint32_t>& heard, const std::vector<uint32_t>& line,
+                                              int skippable_start) {
   const size_t n = heard.size(), m = line.size();
   std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
-  for (size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
+  for (size_t j = 0; j <= m; ++j) {
+    const int skipped = std::min(static_cast<int>(j), skippable_start);
+    d[0][j] = skipped + 2 * (static_cast<int>(j) - skipped);
+  }
   for (size_t i = 1; i <= n; ++i) {
-    d[i][0] = static_cast<int>(i);
+    d[i][0] = 2 * static_cast<int>(i);
     for (size_t j = 1; j <= m; ++j) {
-      d[i][j] = std::min({d[i - 1][j - 1] + (heard[i - 1] == line[j - 1] ? 0 : 1), d[i - 1][j] + 1, d[i][j - 1] + 1});
+      d[i][j] = std::min({d[i - 1][j - 1] + (heard[i - 1] == line[j - 1] ? 0 : 2), d[i - 1][j] + 2, d[i][j - 1] + 2});
     }
   }
   return d;
@@ -53,7 +62,9 @@ ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vecto
   a.line = line;
   a.offset = offset;
   if (heard.empty() || tokens.empty()) return a;
-  const std::vector<std::vector<int>> d = PrefixDistances(heard, tokens);
+  // Only a line's own start may be missing; a continuation goes on where it was.
+  const int skippable = offset == 0 ? config_.skippable_start_tokens : 0;
+  const std::vector<std::vector<int>> d = PrefixDistances(heard, tokens, skippable);
   const size_t n = heard.size(), m = tokens.size();
   // The line's prefix that the words heard match best (the longest on a tie).
   int best = d[n][0];
@@ -64,7 +75,11 @@ ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vecto
       best_j = j;
     }
   }
-  a.quality = std::max(0.0, 1.0 - static_cast<double>(best) / static_cast<double>(n));
+  a.quality = std::max(0.0, 1.0 - static_cast<double>(best) / static_cast<double>(2 * n));
+  if (skippable > 0) {
+    const std::vector<std::vector<int>> whole = PrefixDistances(heard, tokens, 0);
+    a.skipped_start = *std::min_element(whole[n].begin(), whole[n].end()) > best;
+  }
   a.line_tokens_matched = static_cast<int>(best_j);
   // Where the whole line ends among the words heard, if it has been heard whole.
   int end_best = d[0][m];
@@ -77,12 +92,29 @@ ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vecto
       end_i = i;
     }
   }
-  if (1.0 - static_cast<double>(end_best) / static_cast<double>(m) >= config_.commit_quality) {
+  if (1.0 - static_cast<double>(end_best) / static_cast<double>(2 * m) >= config_.commit_quality) {
     a.heard_end = static_cast<int>(end_i);
   }
   const int next = last_committed_ ? *last_committed_ + 1 : 0;
   a.score = a.quality + (line == next ? config_.next_line_bonus : 0.0);
   return a;
+}
+
+std::optional<ScriptFollower::Alignment> ScriptFollower::PartialCommit(const std::vector<uint32_t>& heard) const {
+  if (static_cast<int>(heard.size()) < config_.min_tokens || lines_.empty()) return std::nullopt;
+  std::vector<Alignment> alignments;
+  for (int i = 0; i < static_cast<int>(lines_.size()); ++i) alignments.push_back(AlignPrefix(i, heard));
+  std::sort(alignments.begin(), alignments.end(),
+            [](const Alignment& a, const Alignment& b) { return a.score > b.score; });
+  const Alignment& best = alignments[0];
+  const double second = alignments.size() > 1 ? alignments[1].score : 0.0;
+  const size_t line_length = line_tokens_[static_cast<size_t>(best.line)].size();
+  const bool heard_enough = heard.size() >= std::min(line_length, static_cast<size_t>(config_.min_tokens)) +
+                                                (best.skipped_start ? 1 : 0);
+  if (best.quality < config_.commit_quality || best.score - second < config_.commit_margin || !heard_enough) {
+    return std::nullopt;
+  }
+  return best;
 }
 
 FollowDecision ScriptFollower::Commit(const Alignment& best, const std::vector<uint32_t>& heard, MediaTime time,
@@ -164,7 +196,12 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
         committed_ = rest;
         continue;
       }
-      if (!final && static_cast<int>(heard.size()) < 2 * config_.min_tokens) break;
+      // Unless the words are clearly the start of a line (the same line said
+      // again, or another) and fit it better than the continuation.
+      if (!final && static_cast<int>(heard.size()) < 2 * config_.min_tokens) {
+        const std::optional<Alignment> fresh = PartialCommit(heard);
+        if (!fresh || fresh->quality <= rest.quality) break;
+      }
       unfinished_.reset();
     }
     if (committed_) {
@@ -180,19 +217,10 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
     if (heard.empty()) break;
     if (final && heard.size() < kMinLeftoverTokens && consumed_ > 0) break;
 
-    std::vector<Alignment> alignments;
-    for (int i = 0; i < static_cast<int>(lines_.size()); ++i) alignments.push_back(AlignPrefix(i, heard));
     if (!final) {
-      if (static_cast<int>(heard.size()) < config_.min_tokens) break;
-      std::sort(alignments.begin(), alignments.end(),
-                [](const Alignment& a, const Alignment& b) { return a.score > b.score; });
-      if (alignments.empty()) break;
-      const Alignment& best = alignments[0];
-      const double second = alignments.size() > 1 ? alignments[1].score : 0.0;
-      const size_t line_length = line_tokens_[static_cast<size_t>(best.line)].size();
-      const bool heard_enough = heard.size() >= std::min(line_length, static_cast<size_t>(config_.min_tokens));
-      if (best.quality < config_.commit_quality || best.score - second < config_.commit_margin || !heard_enough) break;
-      decisions.push_back(Commit(best, heard, time, false));
+      const std::optional<Alignment> best = PartialCommit(heard);
+      if (!best) break;
+      decisions.push_back(Commit(*best, heard, time, false));
       committed_ = best;
       continue;
     }

@@ -48,6 +48,11 @@ struct FollowerConfig {
   double commit_margin = 0.15;   // over the second-best line
   double final_quality = 0.6;    // whole-line similarity that still counts as the line at the endpoint
   double next_line_bonus = 0.05; // for the line after the last committed one
+  // A line's first words may be missing from the words heard (the recognizer
+  // often loses an utterance's first word or two): up to this many, each
+  // counted as half an edit, and such a match needs one word more than
+  // `min_tokens` before it commits.
+  int skippable_start_tokens = 2;
   // At the endpoint, words that match no whole line may still be a stretch of one
   // (a host who starts mid-line, or whose line start was misheard): at least this
   // many words matching a stretch this well.
@@ -127,6 +132,7 @@ class ScriptFollower {
     int offset = 0;               // line tokens said in earlier utterances (a continuation)
     int line_tokens_matched = 0;  // the end of the matched part, from `offset`
     int heard_end = -1;      // where in the heard tokens the whole line ends (-1: not reached)
+    bool skipped_start = false;   // the best match leaves out the line's first words
   };
   struct Progress {
     int line = -1;
@@ -136,6 +142,10 @@ class ScriptFollower {
   std::vector<FollowDecision> Decide(const std::vector<uint32_t>& heard, MediaTime time, bool final,
                                      const AcousticCheck& check = nullptr);
   Alignment AlignPrefix(int line, const std::vector<uint32_t>& heard, int offset = 0) const;
+  // The line that partial words `heard` (from the utterance's start or the end
+  // of the line before) commit to, if they clear the bar: enough words, quality
+  // and margin over every other line.
+  std::optional<Alignment> PartialCommit(const std::vector<uint32_t>& heard) const;
   std::optional<Alignment> FindFragment(const std::vector<uint32_t>& heard) const;
   std::optional<AcousticMatch> CheckAcoustically(std::vector<std::pair<double, int>> ranked,
                                                  const AcousticCheck& check) const;

@@ -334,3 +334,43 @@ TEST(ScriptFollowerTest, AWordHeardTwiceAtTheEndStaysInTheLine) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// The recognizer lost the line's first two words: the rest still commits on
+// a partial, one word later than a whole start would (counted as two full
+// edits, the missing words would hold the line back to the endpoint).
+TEST(ScriptFollowerTest, ALineWhoseFirstWordsWereLostCommitsBeforeItEnds) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "have a very special cream for you");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  EXPECT_EQ(spoken.decisions[0].line, 1);
+  EXPECT_FALSE(spoken.decisions[0].at_endpoint);
+  EXPECT_EQ(spoken.words_before_first_commit, 4);
+  ASSERT_TRUE(spoken.decisions[0].commit_point.has_value());
+  EXPECT_NEAR(*spoken.decisions[0].commit_point, 6.0 / 9.0, 1e-9);  // "today we" + 4 words heard
+}
+
+// Words that only share a line's middle ("the link below") are not that line.
+TEST(ScriptFollowerTest, AnAdLibSharingALinesMiddleWordsStaysOffScript) {
+  ScriptFollower follower(Lines());
+  Spoken spoken = Speak(follower, "the link below is broken for some of you");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  EXPECT_TRUE(spoken.decisions[0].off_script);
+}
+
+// A line said again after it was left unfinished: its start is a new
+// commit, not held back as a possible continuation of the first.
+TEST(ScriptFollowerTest, AnUnfinishedLineSaidAgainCommitsAtItsStart) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "Today we have a very special").decisions.size(), 1u);
+  Spoken again = Speak(follower, "Today we have a very special cream for you");
+  ASSERT_EQ(again.decisions.size(), 1u);
+  EXPECT_EQ(again.decisions[0].line, 1);
+  EXPECT_FALSE(again.decisions[0].at_endpoint);
+  EXPECT_EQ(again.words_before_first_commit, 3);
+}
+
+}  // namespace
+}  // namespace lingcast
