@@ -454,7 +454,13 @@ class PocketsphinxSession : public AsrSession {
     cmn_t* cmn = ps_get_feat(ps)->cmn_struct;
     const std::vector<mfcc_t> running(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
     const absl::StatusOr<Alignment> constrained = Align(kAlternativesSearch);
-    const absl::StatusOr<Alignment> free = Align(kPhoneLoopSearch);
+    // Audio that no alternative aligns with to the grammar's end (most speech
+    // that is not a script line) needs no reference: the free decode, the
+    // costlier of the two, is skipped.
+    const bool reached_an_alternative =
+        constrained.ok() && constrained->aligned &&
+        std::find(rules.begin(), rules.end(), constrained->words) != rules.end();
+    const absl::StatusOr<Alignment> free = reached_an_alternative ? Align(kPhoneLoopSearch) : Alignment{};
     std::copy(running.begin(), running.end(), cmn->cmn_mean);
     const bool restored = ps_set_search(ps, kSearchName) >= 0;
     LC_RETURN_IF_ERROR(constrained.status());
