@@ -245,6 +245,18 @@ std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& dec
   ++stats.steps;
   // The logits processors as additive masks (1, V): 0 where allowed, -inf where not.
   const std::int64_t vocab = logits.size(1);
+  // Checked here: out of range on the device would be a kernel assertion, not an error.
+  auto check_ids = [&](const std::vector<std::int64_t>& ids, const char* what) {
+    for (std::int64_t id : ids) {
+      if (id < 0 || id >= vocab) {
+        Fail(ErrorCode::kInvalidArgument, std::string(what) + " holds token id " + std::to_string(id) +
+                                              ", outside the vocabulary of " + std::to_string(vocab));
+      }
+    }
+  };
+  check_ids(options.suppressed_tokens, "suppressed_tokens");
+  check_ids(options.begin_suppressed_tokens, "begin_suppressed_tokens");
+  if (options.forced_eos_token_id) check_ids({*options.forced_eos_token_id}, "forced_eos_token_id");
   const double minus_inf = -std::numeric_limits<double>::infinity();
   const auto float_options = torch::TensorOptions().dtype(torch::kFloat).device(device);
   auto mask_of = [&](const std::vector<std::int64_t>& ids) {

@@ -161,6 +161,22 @@ TEST_P(MarianOnGpu, MatchesTheReference) {
   }
 }
 
+TEST(MarianModel, StaticPathRefusesTokenIdsOutsideTheVocabulary) {
+  auto model = MarianModel::Load(TestdataDir("marian_tiny"));
+  const torch::Tensor ids = torch::tensor({5, 6, 7}, torch::kLong).view({1, 3});
+  GenerationOptions o = model->DefaultGenerationOptions();
+  o.max_new_tokens = 4;
+  o.path = DecodePath::kStatic;
+  const std::int64_t vocab = model->config().decoder_vocab_size;
+  o.begin_suppressed_tokens = {vocab};
+  ExpectError([&] { model->Generate(ids, torch::ones_like(ids), o); }, ErrorCode::kInvalidArgument,
+              {"begin_suppressed_tokens", std::to_string(vocab)});
+  o.begin_suppressed_tokens.clear();
+  o.forced_eos_token_id = -1;
+  ExpectError([&] { model->Generate(ids, torch::ones_like(ids), o); }, ErrorCode::kInvalidArgument,
+              {"forced_eos_token_id", "-1"});
+}
+
 // Greedy search replayed from a CUDA graph against the eager path on the same
 // GPU: exactly the same tokens in fp32; in fp16 and bf16 every token the graph
 // path picks is within the dtype's tolerance of the eager logits' best.
