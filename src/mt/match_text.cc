@@ -113,6 +113,10 @@ QueryEditDistance::QueryEditDistance(const std::vector<uint32_t>& query) : query
   slot_token_.assign(slots, kEmptySlot);
   slot_mask_.assign(slots, 0);
   for (size_t i = 0; i < query_.size(); ++i) {
+    if (query_[i] == kEmptySlot) {
+      reserved_token_mask_ |= uint64_t{1} << i;
+      continue;
+    }
     uint32_t slot = (query_[i] * 0x9E3779B1u) >> (32 - slot_bits_);
     while (slot_token_[slot] != kEmptySlot && slot_token_[slot] != query_[i]) slot = (slot + 1) & (slots - 1);
     slot_token_[slot] = query_[i];
@@ -121,6 +125,7 @@ QueryEditDistance::QueryEditDistance(const std::vector<uint32_t>& query) : query
 }
 
 uint64_t QueryEditDistance::Match(uint32_t token) const {
+  if (token == kEmptySlot) return reserved_token_mask_;
   const uint32_t mask = (uint32_t{1} << slot_bits_) - 1;
   for (uint32_t slot = (token * 0x9E3779B1u) >> (32 - slot_bits_);; slot = (slot + 1) & mask) {
     if (slot_token_[slot] == token) return slot_mask_[slot];

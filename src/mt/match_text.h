@@ -50,6 +50,7 @@ class QueryEditDistance {
   std::vector<uint32_t> slot_token_;
   std::vector<uint64_t> slot_mask_;
   uint32_t slot_bits_ = 0;
+  uint64_t reserved_token_mask_ = 0;  // the positions of token kEmptySlot, which the table cannot hold
 };
 
 // 1 - distance / max(|a|, |b|), in [0, 1]; 1 for two empty sequences.

@@ -91,5 +91,12 @@ TEST(QueryEditDistanceTest, SixtyFourTokensFitOneWord) {
   EXPECT_EQ(QueryEditDistance(query).Distance(line.data(), 65, 64), 2);
 }
 
+TEST(QueryEditDistanceTest, EveryTokenValueIsATokenOfItsOwn) {
+  const std::vector<uint32_t> query = {0xFFFFFFFFu, 7, 0xFFFFFFFFu};
+  const std::vector<uint32_t> same = query, other = {0, 7, 0};
+  EXPECT_EQ(QueryEditDistance(query).Distance(same.data(), 3, 10), 0);
+  EXPECT_EQ(QueryEditDistance(query).Distance(other.data(), 3, 10), 2);
+}
+
 }  // namespace
 }  // namespace lingcast

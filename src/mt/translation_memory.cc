@@ -326,23 +326,31 @@ void TranslationMemory::FuzzySearch(const Direction& direction, const std::vecto
   // point at the best match. Verifying the few entries that share most of them
   // raises the score needed before the common pairs are counted, and with it
   // every bound below.
-  constexpr size_t kSeedPostings = 4096;
+  // When the edits destroyed the rarest pairs, the first round's leaders are
+  // lines that merely share what is left; a second round counts a few more
+  // lists (~20 us) rather than leave the score needed at the threshold, which
+  // would have the main pass count ~200,000 postings.
   const size_t seed_candidates = 8 + 2 * max_results;
   size_t seed_lists = 0, seed_postings = 0;
-  while (seed_lists < postings.size() &&
-         (seed_lists == 0 || seed_postings + postings[seed_lists]->size() <= kSeedPostings)) {
-    seed_postings += postings[seed_lists]->size();
-    count(*postings[seed_lists++]);
-  }
-  if (seed_lists < postings.size()) {
-    std::vector<uint32_t> seed = touched;
+  for (const size_t budget : {size_t{4096}, size_t{16384}}) {
+    if (budget > 4096 && matches.size() >= max_results) break;
+    while (seed_lists < postings.size() &&
+           (seed_lists == 0 || seed_postings + postings[seed_lists]->size() <= budget)) {
+      seed_postings += postings[seed_lists]->size();
+      count(*postings[seed_lists++]);
+    }
+    if (seed_lists >= postings.size()) break;  // everything is counted: the main pass decides
+    std::vector<uint32_t> seed;
+    for (uint32_t index : touched) {
+      if (!std::binary_search(verified.begin(), verified.end(), index)) seed.push_back(index);
+    }
     const size_t keep = std::min(seed.size(), seed_candidates);
     std::partial_sort(seed.begin(), seed.begin() + static_cast<std::ptrdiff_t>(keep), seed.end(),
                       [&](uint32_t a, uint32_t b) { return shared[a] != shared[b] ? shared[a] > shared[b] : a < b; });
     seed.resize(keep);
     const int uncounted = static_cast<int>(postings.size() - seed_lists);
     for (uint32_t index : seed) consider(index, shared[index] + uncounted);
-    verified = std::move(seed);
+    verified.insert(verified.end(), seed.begin(), seed.end());
     std::sort(verified.begin(), verified.end());
   }
 
@@ -372,9 +380,25 @@ void TranslationMemory::FuzzySearch(const Direction& direction, const std::vecto
     if (shared[index] < fewest) continue;
     by_shared[std::min<size_t>(shared[index], static_cast<size_t>(unique_grams))].push_back(index);
   }
+  // The best score a line sharing at most `pairs` pairs can have, over every
+  // length: fewest_edits with the line's own pair count unknown (0 keeps it a
+  // bound). Past the query's length it falls (each extra token costs an edit
+  // and a pair), so lengths up to 64 beyond it are tried and the rest bounded
+  // by the plain pair count over the longest possible match.
+  auto best_possible = [&](int pairs) {
+    double best = 1.0 - static_cast<double>(fewest_edits(query_length, 0, pairs)) / std::max(n, 1.0);
+    const int longest = static_cast<int>(longest_match());
+    for (int length = query_length + 1; length <= std::min(longest, query_length + 64); ++length) {
+      best = std::max(best, 1.0 - static_cast<double>(fewest_edits(length, 0, pairs)) / length);
+    }
+    if (longest > query_length + 64) {
+      const int lower_distance = std::max(0, (unique_grams - pairs + 1) / 2);
+      best = std::max(best, 1.0 - static_cast<double>(lower_distance) / longest);
+    }
+    return best;
+  };
   for (int shared_pairs = unique_grams; shared_pairs >= fewest; --shared_pairs) {
-    const int lower_distance = std::max(0, (unique_grams - shared_pairs - skipped + 1) / 2);
-    if (1.0 - static_cast<double>(lower_distance) / std::max(longest_match(), 1.0) < need) break;
+    if (best_possible(shared_pairs + skipped) < need) break;
     for (uint32_t index : by_shared[static_cast<size_t>(shared_pairs)]) {
       if (std::binary_search(verified.begin(), verified.end(), index)) continue;
       consider(index, shared_pairs + skipped);
