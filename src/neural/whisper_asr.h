@@ -14,9 +14,9 @@
 // returns the whole utterance. Intervals are counted in audio, not wall time, so
 // runs are reproducible.
 //
-// Word times: Whisper gives none without timestamp tokens, so a final's words
-// share the utterance's span in proportion to their length in bytes; their
-// confidence is 1 - the no-speech probability (uncalibrated).
+// Word times: segment timestamps are not word times, so a final's words share
+// the utterance's span in proportion to their length in bytes; their confidence
+// is 1 - the no-speech probability (uncalibrated).
 #pragma once
 
 #include <memory>
@@ -34,14 +34,15 @@ namespace lingcast::neural {
 
 struct WhisperAsrOptions {
   std::string model_dir;
-  std::string language;  // "zh", "en", ... ; empty: detected per utterance
+  std::string language;  // "zh", "en", ... ; empty: detected once per utterance (its first decode)
   WhisperTask task = WhisperTask::kTranscribe;  // kTranslate: English text from any language
   std::int64_t num_beams = 1;
   // Tokens one decode may generate (0: as many as the checkpoint's max_length
   // allows). A cap keeps a model that loops from costing a whole window's worth.
   std::int64_t max_new_tokens = 0;
   WhisperStreamingOptions streaming;
-  // A final whose no-speech probability is above this is empty (Whisper's 0.6).
+  // A final with nothing committed whose no-speech probability is above this is
+  // empty (Whisper's 0.6); committed words are never taken back.
   double no_speech_threshold = 0.6;
   ModelOptions model;
   Logger* logger = nullptr;  // debug: each partial decode's time; may be null
