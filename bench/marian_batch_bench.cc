@@ -140,6 +140,34 @@ int main() {
     auto lines = MakeLines(4, 2, config.vocab_size);
     Measure(lines, cuda, [&](const Tokens& line) { return warm.Translate(line); });
   }
+  const auto alone_line = [&](const Tokens& line) {
+    const auto length = static_cast<std::int64_t>(line.size());
+    return model->Generate(torch::tensor(line, torch::kLong).view({1, length}), torch::ones({1, length}, torch::kLong),
+                           generation).front();
+  };
+  {  // where the batch-1 time goes: the same lines on this thread and on a fresh one
+    const auto lines = MakeLines(1, lines_per_stream, config.vocab_size);
+    const auto time_lines = [&] {
+      torch::NoGradGuard no_grad_here;
+      const auto start = Clock::now();
+      for (const Tokens& line : lines.front()) alone_line(line);
+      if (cuda) torch::cuda::synchronize();
+      return std::chrono::duration<double, std::milli>(Clock::now() - start).count() / lines.front().size();
+    };
+    const double main_thread = time_lines();
+    double other_thread = 0;
+    std::jthread([&] { other_thread = time_lines(); }).join();
+    std::printf("batch-1 line alone: %.1f ms on the main thread, %.1f ms on another thread\n", main_thread, other_thread);
+    // neural_bench's setting: one 24-token line again and again.
+    const Tokens same(24, 77);
+    alone_line(same);
+    if (cuda) torch::cuda::synchronize();
+    const auto start = Clock::now();
+    for (int i = 0; i < 8; ++i) alone_line(same);
+    if (cuda) torch::cuda::synchronize();
+    std::printf("batch-1, one 24-token line 8 times: %.1f ms a line\n",
+                std::chrono::duration<double, std::milli>(Clock::now() - start).count() / 8);
+  }
   std::printf("| streams | one at a time: lines/s | tokens/s | p50 ms | p95 ms | batched: lines/s | tokens/s | p50 ms | "
               "p95 ms | mean batch | throughput ratio |\n");
   std::mutex one_at_a_time;
@@ -147,9 +175,7 @@ int main() {
     const auto lines = MakeLines(streams, lines_per_stream, config.vocab_size);
     const Run alone = Measure(lines, cuda, [&](const Tokens& line) {
       std::lock_guard lock(one_at_a_time);
-      const auto length = static_cast<std::int64_t>(line.size());
-      return model->Generate(torch::tensor(line, torch::kLong).view({1, length}), torch::ones({1, length}, torch::kLong),
-                             generation).front();
+      return alone_line(line);
     });
     MarianBatcher batcher(model, generation);
     Run batched = Measure(lines, cuda, [&](const Tokens& line) { return batcher.Translate(line); });
