@@ -176,18 +176,17 @@ TEST_F(PocketsphinxTest, WordTimesIncreaseInsideTheUtteranceOnTheInputTimeline) 
 // The session's first utterance is decoded again at its end (its channel
 // estimate moved far: RedecodeIfTheChannelMoved); the utterances after it must
 // still get their word times on the input timeline.
-TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterAnUtteranceDecodedAgain) {
-  LOAD_SPEECH_OR_SKIP(audio, kLibri);
-  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-  ASSERT_TRUE(session.ok()) << session.status();
-  for (int k = 0; k < 3; ++k) {
+// The LibriSpeech recording as `utterances` utterances 10 s apart on one
+// session: "concord" starts about half a second into each, and every word ends
+// inside its utterance.
+void ExpectWordTimesOnTheTimeline(AsrSession& session, const AudioBuffer& audio, int utterances) {
+  for (int k = 0; k < utterances; ++k) {
     const MediaTime start = MediaTime::Seconds(10 * k);
-    ASSERT_TRUE((*session)->AcceptAudio(*audio, start).ok());
-    absl::StatusOr<AsrHypothesis> hyp = (*session)->Finish();
+    ASSERT_TRUE(session.AcceptAudio(audio, start).ok());
+    absl::StatusOr<AsrHypothesis> hyp = session.Finish();
     ASSERT_TRUE(hyp.ok()) << hyp.status();
     ASSERT_FALSE(hyp->words.empty()) << "utterance " << k;
     EXPECT_EQ(hyp->words.front().text, "concord") << "utterance " << k;
-    // "concord" starts about half a second in, the last word ends before the end.
     EXPECT_GT(hyp->words.front().start, start + MediaTime::Millis(300)) << "utterance " << k;
     EXPECT_LT(hyp->words.front().start, start + MediaTime::Millis(800)) << "utterance " << k;
     for (const AsrWord& word : hyp->words) {
@@ -195,6 +194,15 @@ TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterAnUtteranceDecodedAgain)
       EXPECT_LE(word.end, hyp->end) << "utterance " << k << ": " << word.text;
     }
   }
+}
+
+// The whole recording at once: the early check restarts the first utterance on
+// its own channel.
+TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterAnUtteranceDecodedAgain) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
+  ASSERT_TRUE(session.ok()) << session.status();
+  ExpectWordTimesOnTheTimeline(**session, *audio, 3);
 }
 
 // The same with the early check off: the whole utterance is decoded again at
@@ -206,16 +214,7 @@ TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterTheEndOfUtteranceRedecod
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<std::unique_ptr<AsrSession>> session = (*model)->NewSession();
   ASSERT_TRUE(session.ok()) << session.status();
-  for (int k = 0; k < 2; ++k) {
-    const MediaTime start = MediaTime::Seconds(10 * k);
-    ASSERT_TRUE((*session)->AcceptAudio(*audio, start).ok());
-    absl::StatusOr<AsrHypothesis> hyp = (*session)->Finish();
-    ASSERT_TRUE(hyp.ok()) << hyp.status();
-    ASSERT_FALSE(hyp->words.empty()) << "utterance " << k;
-    EXPECT_EQ(hyp->words.front().text, "concord") << "utterance " << k;
-    EXPECT_GT(hyp->words.front().start, start + MediaTime::Millis(300)) << "utterance " << k;
-    EXPECT_LT(hyp->words.front().start, start + MediaTime::Millis(800)) << "utterance " << k;
-  }
+  ExpectWordTimesOnTheTimeline(**session, *audio, 2);
 }
 
 // A session's first utterance starts from the model's channel estimate, far
