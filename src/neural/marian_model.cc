@@ -178,16 +178,9 @@ std::unique_ptr<MarianStaticDecoder> MarianModel::StartStaticDecoder(const torch
   }
   std::unique_ptr<MarianStaticDecoder> state(new MarianStaticDecoder(shared_from_this()));
   state->cross_mask_ = PaddingMask(attention_mask.to(options_.device).to(torch::kBool), options_.dtype);
-  // Rounded up to a multiple of 16 (within the position table): the fused
-  // attention kernels take key lengths and masks aligned so without padding them.
-  capacity = std::min((capacity + 15) / 16 * 16, config_.max_position_embeddings);
-  const std::int64_t heads = config_.decoder_attention_heads;
-  const auto tensor_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
-  for (const auto& layer : decoder_layers_) {
-    state->cross_.push_back(ProjectCrossKv(layer.cross_attn, encoder_out));
-    state->caches_.emplace_back();
-    state->caches_.back().Allocate(encoder_out.size(0), heads, capacity, config_.d_model / heads, tensor_options);
-  }
+  StartStaticLayers(decoder_layers_, encoder_out, config_.decoder_attention_heads, config_.d_model, capacity, config_.max_position_embeddings,
+                    torch::TensorOptions().dtype(options_.dtype).device(options_.device), state->cross_,
+                    state->caches_);
   return state;
 }
 

@@ -1,5 +1,6 @@
 #include "neural/transformer_layers.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -129,6 +130,18 @@ torch::Tensor EncoderLayer(const EncoderLayerWeights& w, Activation activation, 
   torch::Tensor attended = Linear(MergeHeads(Attention(q, k, v, padding_mask, Scale(a))), a.out);
   torch::Tensor h = LayerNorm(x + attended, w.self_attn_norm);
   return LayerNorm(h + FeedForward(h, w.fc1, w.fc2, activation), w.final_norm);
+}
+
+void StartStaticLayers(const std::vector<DecoderLayerWeights>& layers, const torch::Tensor& encoder_out,
+                       std::int64_t heads, std::int64_t d_model, std::int64_t capacity, std::int64_t max_positions,
+                       const torch::TensorOptions& options, std::vector<CrossKv>& cross,
+                       std::vector<StaticKvCache>& caches) {
+  capacity = std::min((capacity + 15) / 16 * 16, max_positions);
+  for (const DecoderLayerWeights& layer : layers) {
+    cross.push_back(ProjectCrossKv(layer.cross_attn, encoder_out));
+    caches.emplace_back();
+    caches.back().Allocate(encoder_out.size(0), heads, capacity, d_model / heads, options);
+  }
 }
 
 CrossKv ProjectCrossKv(const AttentionWeights& w, const torch::Tensor& encoder_out) {

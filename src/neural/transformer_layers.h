@@ -87,6 +87,15 @@ struct CrossKv {
   }
 };
 
+// A static decoder's per-layer state for `encoder_out`: each layer's
+// cross-attention keys and values, and a self-attention cache of `capacity`
+// positions rounded up to a multiple of 16 (at most `max_positions`): the fused
+// attention kernels take key lengths and masks aligned so without padding them.
+void StartStaticLayers(const std::vector<DecoderLayerWeights>& layers, const torch::Tensor& encoder_out,
+                       std::int64_t heads, std::int64_t d_model, std::int64_t capacity, std::int64_t max_positions,
+                       const torch::TensorOptions& options, std::vector<CrossKv>& cross,
+                       std::vector<StaticKvCache>& caches);
+
 // x (N, S, D) -> (N, S, D); `padding_mask` from PaddingMask().
 torch::Tensor EncoderLayer(const EncoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                            const torch::Tensor& padding_mask);
