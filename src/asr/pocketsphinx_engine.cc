@@ -378,22 +378,24 @@ class PocketsphinxSession : public AsrSession {
     end_ = result.end;
     ps_decoder_t* ps = decoder_;
     if (ps_end_utt(ps) < 0) return absl::InternalError("pocketsphinx failed to finish the utterance");
-    // Segment frames count from the stream's start: the utterance's start frame
-    // (kept by a re-decode) plus frames into it. The front end counts every sample
-    // it is given, so a re-decode moves the next utterance on by its length too.
-    const int64_t first_frame = stream_frames_;
-    stream_frames_ += ps_get_n_frames(ps);
-    LC_ASSIGN_OR_RETURN(const bool redecoded, RedecodeIfTheChannelMoved());
-    if (redecoded) stream_frames_ += ps_get_n_frames(ps);
+    LC_RETURN_IF_ERROR(RedecodeIfTheChannelMoved());
     logmath_t* lmath = ps_get_logmath(ps);
     std::vector<std::string> texts;
+    // Segment frames count from a stream-wide base that pocketsphinx 5prealpha
+    // takes from its front end's frame counter; after a stream's first utterance
+    // that base is 10-12 frames behind the frames decoded, so counting them
+    // ourselves put JFK's words 100-130 ms early. The path's first segment (<s>)
+    // starts at the utterance's first frame: its start is the base, for a
+    // re-decode too.
+    std::optional<int> first_frame;
     for (ps_seg_t* seg = ps_seg_iter(ps); seg != nullptr; seg = ps_seg_next(seg)) {
-      const char* word = ps_seg_word(seg);
-      if (IsFiller(word)) continue;
       int start_frame = 0, end_frame = 0;
       ps_seg_frames(seg, &start_frame, &end_frame);
-      start_frame -= static_cast<int>(first_frame);
-      end_frame -= static_cast<int>(first_frame);
+      if (!first_frame) first_frame = start_frame;
+      start_frame -= *first_frame;
+      end_frame -= *first_frame;
+      const char* word = ps_seg_word(seg);
+      if (IsFiller(word)) continue;
       int32 acoustic = 0, language = 0, backoff = 0;
       const int32 log_posterior = ps_seg_prob(seg, &acoustic, &language, &backoff);
       AsrWord out;
@@ -486,7 +488,7 @@ class PocketsphinxSession : public AsrSession {
   // with its own mean. This happens mostly for a session's first utterance (a
   // shift of 40-60 there, 3-16 after it, in our recordings), so it costs one
   // extra decode per session, not per utterance.
-  absl::StatusOr<bool> RedecodeIfTheChannelMoved() {
+  absl::Status RedecodeIfTheChannelMoved() {
     ps_decoder_t* ps = decoder_;
     cmn_t* cmn = ps_get_feat(ps)->cmn_struct;
     double shift = 0;
@@ -495,7 +497,7 @@ class PocketsphinxSession : public AsrSession {
       shift += d * d;
     }
     if (std::sqrt(shift) <= redecode_channel_shift_ || utterance_pcm_.empty() || utterance_too_long_to_redecode_) {
-      return false;
+      return absl::OkStatus();
     }
     // Block decoding computes the utterance's own mean into cmn_mean; the running
     // estimate for the utterances that follow is kept as streaming left it.
@@ -505,7 +507,7 @@ class PocketsphinxSession : public AsrSession {
                     ps_end_utt(ps) >= 0;
     std::copy(running.begin(), running.end(), cmn->cmn_mean);
     if (!ok) return absl::InternalError("pocketsphinx failed to decode the utterance again");
-    return true;
+    return absl::OkStatus();
   }
 
   // PocketsphinxOptions::early_channel_check: the utterance so far normalized
@@ -533,8 +535,6 @@ class PocketsphinxSession : public AsrSession {
       cmn->nframe = nframe;
     };
     if (ps_end_utt(ps) < 0) return absl::InternalError("pocketsphinx failed to end the utterance to restart it");
-    // The front end counts these frames too: word times count from after them.
-    stream_frames_ += ps_get_n_frames(ps);
     restore_sums();
     std::copy(own.begin(), own.end(), cmn->cmn_mean);
     decoded_with_cmn_ = own;
@@ -561,8 +561,6 @@ class PocketsphinxSession : public AsrSession {
         ps_end_utt(ps) < 0) {
       return absl::InternalError("pocketsphinx failed to decode the utterance against the alternatives");
     }
-    // The front end counts these frames too: word times of later utterances count from them.
-    stream_frames_ += ps_get_n_frames(ps);
     Alignment alignment;
     alignment.frames = ps_get_n_frames(ps);
     int32 path_score = 0;
@@ -588,9 +586,6 @@ class PocketsphinxSession : public AsrSession {
   std::shared_ptr<PocketsphinxModel::DecoderPool> pool_;
   PooledDecoder pooled_;
   ps_decoder_t* decoder_;  // pooled_.ps
-  // Frames of the stream before the open utterance: segment frames count from
-  // the stream's start (ps_start_stream), across utterances.
-  int64_t stream_frames_ = 0;
   bool utterance_open_ = false;
   MediaTime utterance_start_;
   int64_t utterance_samples_ = 0;

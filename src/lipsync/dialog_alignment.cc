@@ -153,6 +153,11 @@ absl::StatusOr<RecordingLipSync> LipSyncRecording(const AudioBuffer& pcm16k, con
   PocketsphinxOptions asr;
   if (!options.model_dir.empty()) asr.model_dir = options.model_dir;
   asr.script_path = options.dialog_path;
+  // A recording is aligned offline: each utterance whose channel moved is
+  // decoded again whole, on its own mean, rather than restarted after its first
+  // second as live partials need (that estimate includes the leading silence and
+  // lost JFK's "fellow").
+  asr.early_channel_check = MediaTime::Zero();
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load(asr);
   if (!model.ok()) return audio_only(absl::StrCat("the English recognizer is unavailable (", model.status().message(), ")"));
 
