@@ -140,6 +140,7 @@ absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptio
   request.model_dir = options.model_dir;
   request.language = options.language == "auto" ? "" : options.language;
   request.translate = options.task == "translate";
+  request.quantize = options.quantize;
   request.logger = &logger;  // --log-level debug: each partial decode's time
   absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
   create(request, model);
@@ -168,6 +169,12 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
   }
   if (whisper && options.task != "transcribe" && options.task != "translate") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --task \"", options.task, "\" (use transcribe or translate)"));
+  }
+  if (options.quantize != "none" && options.quantize != "int8") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --quantize \"", options.quantize, "\" (use none or int8)"));
+  }
+  if (!whisper && options.quantize != "none") {
+    return absl::InvalidArgumentError("--quantize applies to --engine whisper only (pocketsphinx has no neural weights)");
   }
   if (whisper && options.model_dir.empty()) {
     return absl::InvalidArgumentError("the whisper engine needs a checkpoint directory: give --model DIR (docs/models.md)");

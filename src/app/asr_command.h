@@ -22,6 +22,7 @@ struct AsrCommandOptions {
   std::string engine = "pocketsphinx";  // or "whisper" (a checkpoint in model_dir, through the neural plug-in)
   std::string model_dir;                // --model: the Whisper checkpoint (docs/models.md)
   std::string task = "transcribe";      // whisper: "translate" gives English text whatever is spoken
+  std::string quantize = "none";        // whisper: "int8" stores the linear layers' weights as int8
   std::string script_path;  // script mode when set
   bool json = false;
   // A partial is considered after every this much speech audio, and printed only

@@ -131,6 +131,9 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   asr_cmd->add_option("--model", asr_options.model_dir, "Whisper checkpoint directory for --engine whisper (docs/models.md)");
   asr_cmd->add_option("--task", asr_options.task, "whisper: transcribe, or translate (English text)")->capture_default_str();
+  asr_cmd->add_option("--quantize", asr_options.quantize,
+                      "whisper: none, or int8 (linear weights as int8 with per-row scales; docs/models.md)")
+      ->capture_default_str();
   asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
   asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
 
@@ -153,6 +156,9 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   translate_cmd->add_option("--model", translate_options.translation.marian_model_dir,
                             "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
+  translate_cmd->add_option("--quantize", translate_options.translation.marian_quantize,
+                            "marian: none, or int8 (linear weights as int8 with per-row scales; docs/models.md)")
+      ->capture_default_str();
   translate_cmd->add_option("--threshold", translate_options.translation.threshold,
                             "Fuzzy match score (0-1] the memory needs")
       ->capture_default_str();

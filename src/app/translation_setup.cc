@@ -62,6 +62,7 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const Translati
   request.model_dir = options.marian_model_dir;
   request.from = options.from;
   request.to = options.to;
+  request.quantize = options.marian_quantize;
   absl::StatusOr<std::unique_ptr<Translator>> translator = absl::UnknownError("the plug-in did not answer");
   create(request, translator);
   if (!translator.ok()) return translator.status();
@@ -93,6 +94,14 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
                                                        Logger& logger) {
   if (options.threshold <= 0 || options.threshold > 1) {
     return absl::InvalidArgumentError(absl::StrCat("--threshold must be in (0, 1], not ", options.threshold));
+  }
+  if (options.marian_quantize != "none" && options.marian_quantize != "int8") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --quantize \"", options.marian_quantize, "\" (use none or int8)"));
+  }
+  if (options.marian_quantize != "none" &&
+      std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end()) {
+    return absl::InvalidArgumentError("--quantize applies to the marian engine only: add marian to --engine");
   }
   TranslationStack stack;
   stack.memory = std::make_unique<TranslationMemory>();

@@ -32,6 +32,7 @@ struct TranslationOptions {
   double threshold = kDefaultTmThreshold;     // fuzzy match score the memory needs
   LlmConfig llm;                              // endpoint/model/key (environment fills the gaps)
   std::string marian_model_dir;               // --model: Marian checkpoint for the marian engine (docs/models.md)
+  std::string marian_quantize = "none";       // --quantize: "int8" stores the marian engine's linear weights as int8
 };
 
 struct TranslationStack {

@@ -22,6 +22,7 @@ struct MarianPluginRequest {
   std::string model_dir;
   Language from = Language::kZh;
   Language to = Language::kEn;
+  std::string quantize = "none";  // --quantize: "none" or "int8" (neural/quantization.h)
 };
 
 // The plug-in's entry point, exported with C linkage under this name.

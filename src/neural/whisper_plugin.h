@@ -24,6 +24,7 @@ struct WhisperPluginRequest {
   std::int64_t min_partial_interval_ms = 500;
   std::int64_t trim_after_ms = 20000;
   Logger* logger = nullptr;  // debug: each partial decode's time; may be null
+  std::string quantize = "none";  // --quantize: "none" or "int8" (neural/quantization.h)
 };
 
 // The plug-in's entry point, exported with C linkage under this name. The model
