@@ -3,6 +3,7 @@
 //
 //   build/bench/neural_int8_bench              (CUDA when available, else CPU)
 //   LINGCAST_NEURAL_BENCH_DEVICE=cpu build/bench/neural_int8_bench
+//   build/bench/neural_int8_bench --small      (a quarter of the width, 2 layers: a quick check)
 //
 // Models: OPUS-MT base size (d_model 512, 6+6 layers, vocabulary 65001; 24 input
 // tokens, greedy, exactly 64 new tokens) and whisper-small size (d_model 768,
@@ -135,8 +136,13 @@ std::vector<Variant> Variants(bool cuda) {
   return v;
 }
 
-void BenchMarian(bool cuda) {
+void BenchMarian(bool cuda, bool small) {
   MarianConfig base;
+  if (small) {
+    base.d_model = 128;
+    base.encoder_layers = base.decoder_layers = 2;
+    base.encoder_ffn_dim = base.decoder_ffn_dim = 512;
+  }
   base.vocab_size = base.decoder_vocab_size = 65001;
   base.pad_token_id = base.decoder_start_token_id = 65000;
   base.eos_token_id = 0;
@@ -179,12 +185,12 @@ void BenchMarian(bool cuda) {
   }
 }
 
-void BenchWhisper(bool cuda) {
+void BenchWhisper(bool cuda, bool quick) {
   WhisperConfig small;
-  small.d_model = 768;
-  small.encoder_layers = small.decoder_layers = 12;
-  small.encoder_attention_heads = small.decoder_attention_heads = 12;
-  small.encoder_ffn_dim = small.decoder_ffn_dim = 3072;
+  small.d_model = quick ? 192 : 768;
+  small.encoder_layers = small.decoder_layers = quick ? 2 : 12;
+  small.encoder_attention_heads = small.decoder_attention_heads = quick ? 3 : 12;
+  small.encoder_ffn_dim = small.decoder_ffn_dim = quick ? 768 : 3072;
   small.vocab_size = 51865;
   torch::manual_seed(12);
   const std::int64_t inputs = cuda ? 16 : 2;
@@ -235,13 +241,15 @@ void BenchWhisper(bool cuda) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool small = argc > 1 && std::string(argv[1]) == "--small";
   torch::NoGradGuard no_grad;
   const char* device_env = std::getenv("LINGCAST_NEURAL_BENCH_DEVICE");
   const bool cuda = device_env != nullptr ? std::string(device_env) == "cuda" : torch::cuda::is_available();
   std::printf("neural_int8_bench: libtorch %s, device %s, _weight_int8pack_mm %s\n", TORCH_VERSION,
               cuda ? "cuda" : "cpu", lingcast::neural::Int8KernelCompiled() ? "present" : "absent");
-  BenchMarian(cuda);
-  BenchWhisper(cuda);
+  if (small) std::printf("--small: a quarter of the width, 2 layers (not the real sizes)\n");
+  BenchMarian(cuda, small);
+  BenchWhisper(cuda, small);
   return 0;
 }

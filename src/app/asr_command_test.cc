@@ -194,6 +194,16 @@ TEST(AsrCommandTest, UnknownLanguageIsExitTwo) {
   EXPECT_THAT(run.status.message(), HasSubstr("unknown language 'fr'"));
 }
 
+TEST(AsrCommandTest, QuantizeIsInt8AndForWhisperOnly) {
+  const AsrRun unknown = RunAsr({.input = "-", .engine = "whisper", .model_dir = "/no/such/checkpoint", .quantize = "int4"});
+  EXPECT_EQ(ExitCodeFor(unknown.status), 2) << unknown.status;
+  EXPECT_THAT(unknown.status.message(), HasSubstr("unknown --quantize \"int4\" (use none or int8)"));
+  const AsrRun pocketsphinx = RunAsr({.input = "-", .quantize = "int8"}, std::string(3200, '\0'));
+  EXPECT_EQ(ExitCodeFor(pocketsphinx.status), 2) << pocketsphinx.status;
+  EXPECT_THAT(pocketsphinx.status.message(), HasSubstr("--quantize applies to --engine whisper only"));
+  EXPECT_TRUE(pocketsphinx.lines.empty());
+}
+
 TEST(AsrCommandTest, MandarinSaysThereIsNoModel) {
   const AsrRun run = RunAsr({.input = "-", .language = "zh"}, std::string(3200, '\0'));
   EXPECT_EQ(ExitCodeFor(run.status), 2) << run.status;

@@ -116,6 +116,15 @@ TEST(TranslateCommandTest, BadSetupsAreClearErrors) {
   bad_threshold.translation.threshold = 1.5;
   EXPECT_THAT(std::string(f.Run(bad_threshold, "x\n", output).status().message()), HasSubstr("--threshold"));
 
+  TranslateCommandOptions quantized_tm;
+  quantized_tm.translation.memory_paths = {f.Write("p3.tsv", "a\tb\n")};
+  quantized_tm.translation.marian_quantize = "int8";
+  EXPECT_THAT(std::string(f.Run(quantized_tm, "x\n", output).status().message()),
+              HasSubstr("--quantize applies to the marian engine only"));
+  quantized_tm.translation.marian_quantize = "int4";
+  EXPECT_THAT(std::string(f.Run(quantized_tm, "x\n", output).status().message()),
+              HasSubstr("unknown --quantize \"int4\" (use none or int8)"));
+
   EXPECT_FALSE(ParseEngines({"tm,gpt"}).ok());
   EXPECT_FALSE(ParseEngines({"tm", "tm"}).ok());
   EXPECT_EQ(*ParseEngines({"llm, tm"}), (std::vector<std::string>{"llm", "tm"}));

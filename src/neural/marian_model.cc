@@ -39,6 +39,15 @@ void CheckTokenIds(const torch::Tensor& ids, std::int64_t vocab, const char* wha
 
 }  // namespace
 
+void CheckModelOptions(const ModelOptions& options, const std::string& what) {
+  const torch::ScalarType dtype = options.dtype;
+  if (options.quantization == Quantization::kInt8 && dtype != torch::kFloat && dtype != torch::kHalf &&
+      dtype != torch::kBFloat16) {
+    Fail(ErrorCode::kInvalidArgument, what + ": int8 quantization computes in float32, float16 or bfloat16, not " +
+                                          std::string(c10::toString(dtype)));
+  }
+}
+
 std::shared_ptr<const MarianModel> MarianModel::Load(const std::string& dir, const ModelOptions& options) {
   torch::NoGradGuard no_grad;
   const MarianConfig config = LoadMarianConfig(dir);
@@ -91,14 +100,17 @@ std::shared_ptr<const MarianModel> MarianModel::Random(const MarianConfig& confi
 std::shared_ptr<MarianModel> MarianModel::Build(const MarianConfig& c, const ModelOptions& options,
                                                 const WeightSource& weight, const std::string& encoder_embedding,
                                                 const std::string& decoder_embedding, bool has_lm_head) {
+  CheckModelOptions(options, "Marian model");
   std::shared_ptr<MarianModel> model(new MarianModel());
   model->config_ = c;
   model->options_ = options;
   const std::int64_t d = c.d_model;
-  model->encoder_embed_ = weight(encoder_embedding, {c.vocab_size, d});
-  model->decoder_embed_ = decoder_embedding == encoder_embedding ? model->encoder_embed_
-                                                                 : weight(decoder_embedding, {c.decoder_vocab_size, d});
-  model->lm_head_ = has_lm_head ? weight("lm_head.weight", {c.decoder_vocab_size, d}) : model->decoder_embed_;
+  model->encoder_embed_.weight = weight(encoder_embedding, {c.vocab_size, d});
+  model->decoder_embed_ = decoder_embedding == encoder_embedding
+                              ? model->encoder_embed_
+                              : LinearWeights{weight(decoder_embedding, {c.decoder_vocab_size, d}), {}};
+  model->lm_head_ = has_lm_head ? LinearWeights{weight("lm_head.weight", {c.decoder_vocab_size, d}), {}}
+                                : model->decoder_embed_;
   model->final_logits_bias_ = weight("final_logits_bias", {1, c.decoder_vocab_size});
   model->positions_ =
       SinusoidalPositions(c.max_position_embeddings, d).to(torch::TensorOptions().dtype(options.dtype).device(options.device));
@@ -121,10 +133,32 @@ std::shared_ptr<MarianModel> MarianModel::Build(const MarianConfig& c, const Mod
   }
   for (auto& layer : model->encoder_layers_) FuseQkv(layer.self_attn);
   for (auto& layer : model->decoder_layers_) FuseQkv(layer.self_attn);
+  if (options.quantization == Quantization::kInt8) {
+    const Int8Kernel kernel = options.int8_kernel;
+    for (auto& layer : model->encoder_layers_) QuantizeInt8(layer, kernel);
+    for (auto& layer : model->decoder_layers_) QuantizeInt8(layer, kernel);
+    // Tables shared before stay shared: each distinct one is quantized once.
+    const bool decoder_is_encoder = model->decoder_embed_.weight.is_same(model->encoder_embed_.weight);
+    const bool head_is_decoder = model->lm_head_.weight.is_same(model->decoder_embed_.weight);
+    model->encoder_embed_ = QuantizeInt8(model->encoder_embed_, kernel);
+    model->decoder_embed_ = decoder_is_encoder ? model->encoder_embed_ : QuantizeInt8(model->decoder_embed_, kernel);
+    model->lm_head_ = head_is_decoder ? model->decoder_embed_ : QuantizeInt8(model->lm_head_, kernel);
+  }
   return model;
 }
 
-torch::Tensor MarianModel::Embed(const torch::Tensor& ids, const torch::Tensor& table, std::int64_t offset,
+std::int64_t MarianModel::WeightBytes() const {
+  std::vector<torch::Tensor> tensors;
+  for (const LinearWeights* table : {&encoder_embed_, &decoder_embed_, &lm_head_}) {
+    tensors.insert(tensors.end(), {table->weight, table->scales});
+  }
+  tensors.insert(tensors.end(), {final_logits_bias_, positions_});
+  for (const auto& layer : encoder_layers_) AppendTensors(layer, tensors);
+  for (const auto& layer : decoder_layers_) AppendTensors(layer, tensors);
+  return DistinctBytes(tensors);
+}
+
+torch::Tensor MarianModel::Embed(const torch::Tensor& ids, const LinearWeights& table, std::int64_t offset,
                                  const char* what) const {
   const std::int64_t length = ids.size(1);
   if (offset + length > config_.max_position_embeddings) {
@@ -132,7 +166,7 @@ torch::Tensor MarianModel::Embed(const torch::Tensor& ids, const torch::Tensor& 
                                           " tokens is longer than the model's max_position_embeddings (" +
                                           std::to_string(config_.max_position_embeddings) + ")");
   }
-  torch::Tensor x = torch::embedding(table, ids.to(options_.device));
+  torch::Tensor x = EmbeddingRows(table, ids.to(options_.device));
   if (embed_scale_ != 1.0) x = x * embed_scale_;
   return x + positions_.narrow(0, offset, length);
 }
@@ -191,7 +225,7 @@ torch::Tensor MarianModel::DecodeStep(const torch::Tensor& decoder_ids, std::vec
   for (std::size_t i = 0; i < decoder_layers_.size(); ++i) {
     x = DecoderLayer(decoder_layers_[i], config_.activation, x, caches[i], cross[i], cross_mask);
   }
-  return torch::linear(x, lm_head_) + final_logits_bias_;
+  return Linear(x, lm_head_) + final_logits_bias_;
 }
 
 torch::Tensor MarianModel::Logits(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
@@ -250,7 +284,7 @@ torch::Tensor MarianStaticDecoder::Forward(const torch::Tensor& tokens, const to
   const MarianModel& m = *model_;
   // No token-id check here: it would wait for the device, and greedy search feeds
   // only argmax results and the (checked) prompt.
-  torch::Tensor x = torch::embedding(m.decoder_embed_, tokens);
+  torch::Tensor x = EmbeddingRows(m.decoder_embed_, tokens);
   if (m.embed_scale_ != 1.0) x = x * m.embed_scale_;
   x = x + m.positions_.index_select(0, positions);
   const torch::Tensor self_mask = PositionMask(positions, capacity(), m.options_.dtype);
@@ -258,7 +292,7 @@ torch::Tensor MarianStaticDecoder::Forward(const torch::Tensor& tokens, const to
     x = DecoderLayer(m.decoder_layers_[i], m.config_.activation, x, caches_[i], positions, self_mask, cross_[i],
                      cross_mask_);
   }
-  return (torch::linear(x, m.lm_head_) + m.final_logits_bias_).to(torch::kFloat);
+  return (Linear(x, m.lm_head_) + m.final_logits_bias_).to(torch::kFloat);
 }
 
 void MarianDecoderState::Select(const torch::Tensor& rows) {

@@ -25,7 +25,16 @@ namespace lingcast::neural {
 struct ModelOptions {
   torch::Device device = torch::kCPU;
   torch::ScalarType dtype = torch::kFloat;  // kFloat, or kHalf / kBFloat16 on a GPU
+  // kInt8: every linear layer's weight (attention, feed-forward, and the output
+  // projection with the embedding table tied to it) stored as int8 with one scale
+  // per output row; activations stay in `dtype` (quantization.h). Default: off.
+  Quantization quantization = Quantization::kNone;
+  Int8Kernel int8_kernel = Int8Kernel::kAuto;  // how a quantized product runs
 };
+
+// Refuses what int8 quantization cannot do (a dtype other than float32, float16
+// or bfloat16) with one line naming the option; `what` names the model.
+void CheckModelOptions(const ModelOptions& options, const std::string& what);
 
 class MarianDecoderState;
 class MarianStaticDecoder;
@@ -45,6 +54,8 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
 
   const MarianConfig& config() const { return config_; }
   const ModelOptions& options() const { return options_; }
+  // Bytes of every weight the model holds (tied tables once).
+  std::int64_t WeightBytes() const;
 
   // input_ids (B, S) int64; attention_mask (B, S), 1 for tokens and 0 for padding.
   // Returns the encoder's last hidden state (B, S, d_model).
@@ -82,7 +93,7 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
                                             const WeightSource& weight, const std::string& encoder_embedding,
                                             const std::string& decoder_embedding, bool has_lm_head);
 
-  torch::Tensor Embed(const torch::Tensor& ids, const torch::Tensor& table, std::int64_t offset,
+  torch::Tensor Embed(const torch::Tensor& ids, const LinearWeights& table, std::int64_t offset,
                       const char* what) const;
   torch::Tensor DecodeStep(const torch::Tensor& decoder_ids, std::vector<KvCache>& caches,
                            const std::vector<CrossKv>& cross, const torch::Tensor& cross_mask) const;
@@ -90,7 +101,10 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
   MarianConfig config_;
   ModelOptions options_;
   double embed_scale_ = 1.0;
-  torch::Tensor encoder_embed_, decoder_embed_, lm_head_, final_logits_bias_, positions_;
+  // Embedding tables as LinearWeights: the output projection is tied to the
+  // decoder's, and a quantized table is stored once, in int8.
+  LinearWeights encoder_embed_, decoder_embed_, lm_head_;
+  torch::Tensor final_logits_bias_, positions_;
   std::vector<EncoderLayerWeights> encoder_layers_;
   std::vector<DecoderLayerWeights> decoder_layers_;
 };

@@ -2,6 +2,8 @@
 #include "neural/marian_plugin.h"
 
 #include "neural/marian_translator.h"
+#include "neural/quantization.h"
+#include "neural/status_adapter.h"
 
 extern "C" __attribute__((visibility("default"))) void lingcast_create_marian_translator(
     const lingcast::MarianPluginRequest& request, absl::StatusOr<std::unique_ptr<lingcast::Translator>>& result) {
@@ -9,6 +11,13 @@ extern "C" __attribute__((visibility("default"))) void lingcast_create_marian_tr
   options.model_dir = request.model_dir;
   options.from = request.from;
   options.to = request.to;
+  const absl::StatusOr<lingcast::neural::Quantization> quantization = lingcast::neural::CallNeural(
+      "--quantize", [&] { return lingcast::neural::ParseQuantization(request.quantize, "--quantize"); });
+  if (!quantization.ok()) {
+    result = quantization.status();
+    return;
+  }
+  options.model.quantization = *quantization;
   absl::StatusOr<std::unique_ptr<lingcast::neural::MarianTranslator>> created =
       lingcast::neural::MarianTranslator::Create(options);
   if (!created.ok()) {

@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include "neural/neural_error.h"
+#include "neural/quantization.h"
 
 // scaled_dot_product_attention (fused flash / memory-efficient kernels on CUDA)
 // with an explicit scale exists from libtorch 2.1; Debian's 1.13 computes the
@@ -27,7 +28,10 @@ Activation ParseActivation(const std::string& name, const std::string& field) {
        field + " \"" + name + "\" is not supported (relu, gelu, gelu_new, gelu_pytorch_tanh, swish, silu)");
 }
 
-torch::Tensor Linear(const torch::Tensor& x, const LinearWeights& w) { return torch::linear(x, w.weight, w.bias); }
+torch::Tensor Linear(const torch::Tensor& x, const LinearWeights& w) {
+  if (w.scales.defined()) return Int8Linear(x, w);
+  return torch::linear(x, w.weight, w.bias);
+}
 
 torch::Tensor LayerNorm(const torch::Tensor& x, const LayerNormWeights& w) {
   return torch::layer_norm(x, {x.size(-1)}, w.weight, w.bias, w.eps);

@@ -12,8 +12,15 @@
 namespace lingcast::neural {
 
 struct LinearWeights {
-  torch::Tensor weight;  // (out, in), as PyTorch's nn.Linear stores it
+  torch::Tensor weight;  // (out, in), as PyTorch's nn.Linear stores it; int8 when `scales` is defined
   torch::Tensor bias;    // (out) or undefined
+  // INT8 weight-only quantization (quantization.h): one scale per output row, in
+  // the compute dtype; the real weight is weight[o] * scales[o].
+  torch::Tensor scales;
+  // Whether this weight's product runs through libtorch's int8 kernel
+  // (_weight_int8pack_mm: checked at quantization time on this weight's shape
+  // and device) rather than dequantize-then-matmul.
+  bool int8_kernel = false;
 };
 
 struct LayerNormWeights {
@@ -29,6 +36,7 @@ enum class Activation { kRelu, kGelu, kGeluTanh, kSilu };
 // `field` and the value for any other.
 Activation ParseActivation(const std::string& name, const std::string& field);
 
+// x W^T + b; an int8 weight goes through Int8Linear (quantization.h).
 torch::Tensor Linear(const torch::Tensor& x, const LinearWeights& w);
 torch::Tensor LayerNorm(const torch::Tensor& x, const LayerNormWeights& w);
 torch::Tensor Activate(const torch::Tensor& x, Activation activation);

@@ -87,6 +87,65 @@ void FuseQkv(AttentionWeights& w) {
   }
 }
 
+void QuantizeInt8(AttentionWeights& w, Int8Kernel kernel) {
+  w.out = QuantizeInt8(w.out, kernel);
+  if (!w.qkv.weight.defined()) {
+    for (LinearWeights* part : {&w.q, &w.k, &w.v}) *part = QuantizeInt8(*part, kernel);
+    return;
+  }
+  w.qkv = QuantizeInt8(w.qkv, kernel);
+  const std::int64_t d = w.q.weight.size(0);
+  LinearWeights* parts[] = {&w.q, &w.k, &w.v};
+  for (std::int64_t i = 0; i < 3; ++i) {
+    LinearWeights& part = *parts[i];
+    part.weight = w.qkv.weight.narrow(0, i * d, d);
+    part.scales = w.qkv.scales.narrow(0, i * d, d);
+    part.int8_kernel = w.qkv.int8_kernel;
+    if (part.bias.defined()) part.bias = w.qkv.bias.narrow(0, i * d, d);
+  }
+}
+
+void QuantizeInt8(EncoderLayerWeights& w, Int8Kernel kernel) {
+  QuantizeInt8(w.self_attn, kernel);
+  w.fc1 = QuantizeInt8(w.fc1, kernel);
+  w.fc2 = QuantizeInt8(w.fc2, kernel);
+}
+
+void QuantizeInt8(DecoderLayerWeights& w, Int8Kernel kernel) {
+  QuantizeInt8(w.self_attn, kernel);
+  QuantizeInt8(w.cross_attn, kernel);
+  w.fc1 = QuantizeInt8(w.fc1, kernel);
+  w.fc2 = QuantizeInt8(w.fc2, kernel);
+}
+
+namespace {
+void Append(const LinearWeights& w, std::vector<torch::Tensor>& out) {
+  out.insert(out.end(), {w.weight, w.bias, w.scales});
+}
+void Append(const LayerNormWeights& w, std::vector<torch::Tensor>& out) { out.insert(out.end(), {w.weight, w.bias}); }
+void Append(const AttentionWeights& w, std::vector<torch::Tensor>& out) {
+  for (const LinearWeights* part : {&w.q, &w.k, &w.v, &w.out, &w.qkv}) Append(*part, out);
+}
+}  // namespace
+
+void AppendTensors(const EncoderLayerWeights& w, std::vector<torch::Tensor>& out) {
+  Append(w.self_attn, out);
+  Append(w.self_attn_norm, out);
+  Append(w.fc1, out);
+  Append(w.fc2, out);
+  Append(w.final_norm, out);
+}
+
+void AppendTensors(const DecoderLayerWeights& w, std::vector<torch::Tensor>& out) {
+  Append(w.self_attn, out);
+  Append(w.self_attn_norm, out);
+  Append(w.cross_attn, out);
+  Append(w.cross_attn_norm, out);
+  Append(w.fc1, out);
+  Append(w.fc2, out);
+  Append(w.final_norm, out);
+}
+
 void KvCache::Allocate(std::int64_t rows, std::int64_t heads, std::int64_t capacity, std::int64_t head_dim,
                        const torch::TensorOptions& options) {
   keys_ = torch::empty({rows, heads, capacity, head_dim}, options);

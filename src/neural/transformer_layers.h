@@ -9,6 +9,7 @@
 #include <torch/utils.h>
 
 #include "neural/ops.h"
+#include "neural/quantization.h"
 
 namespace lingcast::neural {
 
@@ -25,6 +26,10 @@ struct AttentionWeights {
 // weights take no more memory than the three did.
 void FuseQkv(AttentionWeights& w);
 
+// Every linear projection of `w` quantized to int8 (quantization.h); after
+// FuseQkv, the fused projection is quantized and q, k, v stay views into it.
+void QuantizeInt8(AttentionWeights& w, Int8Kernel kernel);
+
 struct EncoderLayerWeights {
   AttentionWeights self_attn;
   LayerNormWeights self_attn_norm;
@@ -40,6 +45,12 @@ struct DecoderLayerWeights {
   LinearWeights fc1, fc2;
   LayerNormWeights final_norm;
 };
+
+void QuantizeInt8(EncoderLayerWeights& w, Int8Kernel kernel);
+void QuantizeInt8(DecoderLayerWeights& w, Int8Kernel kernel);
+// Appends every tensor a layer holds (for DistinctBytes).
+void AppendTensors(const EncoderLayerWeights& w, std::vector<torch::Tensor>& out);
+void AppendTensors(const DecoderLayerWeights& w, std::vector<torch::Tensor>& out);
 
 // A decoder layer's self-attention keys and values, preallocated for the longest
 // output so that a step writes in place instead of concatenating (N, H, T, Dh).

@@ -114,6 +114,7 @@ std::shared_ptr<const WhisperModel> WhisperModel::Random(const WhisperConfig& co
 
 std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const ModelOptions& options,
                                                   const WeightSource& weight, bool has_proj_out) {
+  CheckModelOptions(options, "Whisper model");
   std::shared_ptr<WhisperModel> model(new WhisperModel());
   model->config_ = c;
   model->options_ = options;
@@ -130,7 +131,7 @@ std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const 
   }
   model->encoder_norm_ = LoadNorm(weight, "model.encoder.layer_norm", d);
 
-  model->token_embed_ = weight("model.decoder.embed_tokens.weight", {c.vocab_size, d});
+  model->token_embed_.weight = weight("model.decoder.embed_tokens.weight", {c.vocab_size, d});
   model->decoder_positions_ = weight("model.decoder.embed_positions.weight", {c.max_target_positions, d});
   for (std::int64_t i = 0; i < c.decoder_layers; ++i) {
     const std::string p = "model.decoder.layers." + std::to_string(i);
@@ -143,8 +144,26 @@ std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const 
   model->decoder_norm_ = LoadNorm(weight, "model.decoder.layer_norm", d);
   for (auto& layer : model->encoder_layers_) FuseQkv(layer.self_attn);
   for (auto& layer : model->decoder_layers_) FuseQkv(layer.self_attn);
-  model->proj_out_ = has_proj_out ? weight("proj_out.weight", {c.vocab_size, d}) : model->token_embed_;
+  model->proj_out_ = has_proj_out ? LinearWeights{weight("proj_out.weight", {c.vocab_size, d}), {}} : model->token_embed_;
+  if (options.quantization == Quantization::kInt8) {
+    const Int8Kernel kernel = options.int8_kernel;
+    for (auto& layer : model->encoder_layers_) QuantizeInt8(layer, kernel);
+    for (auto& layer : model->decoder_layers_) QuantizeInt8(layer, kernel);
+    model->token_embed_ = QuantizeInt8(model->token_embed_, kernel);
+    model->proj_out_ = has_proj_out ? QuantizeInt8(model->proj_out_, kernel) : model->token_embed_;
+  }
   return model;
+}
+
+std::int64_t WhisperModel::WeightBytes() const {
+  std::vector<torch::Tensor> tensors = {conv1_.weight, conv1_.bias, conv2_.weight, conv2_.bias,
+                                        encoder_positions_, decoder_positions_, token_embed_.weight,
+                                        token_embed_.scales, proj_out_.weight, proj_out_.scales,
+                                        encoder_norm_.weight, encoder_norm_.bias, decoder_norm_.weight,
+                                        decoder_norm_.bias};
+  for (const auto& layer : encoder_layers_) AppendTensors(layer, tensors);
+  for (const auto& layer : decoder_layers_) AppendTensors(layer, tensors);
+  return DistinctBytes(tensors);
 }
 
 torch::Tensor WhisperModel::Encode(const torch::Tensor& features) const {
@@ -236,11 +255,11 @@ torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<K
                                           " tokens is longer than the model's max_target_positions (" +
                                           std::to_string(config_.max_target_positions) + ")");
   }
-  torch::Tensor x = torch::embedding(token_embed_, ids.to(options_.device)) + decoder_positions_.narrow(0, past, t);
+  torch::Tensor x = EmbeddingRows(token_embed_, ids.to(options_.device)) + decoder_positions_.narrow(0, past, t);
   for (std::size_t i = 0; i < decoder_layers_.size(); ++i) {
     x = PreNormDecoderLayer(decoder_layers_[i], config_.activation, x, caches[i], cross[i]);
   }
-  return torch::linear(LayerNorm(x, decoder_norm_), proj_out_);
+  return Linear(LayerNorm(x, decoder_norm_), proj_out_);
 }
 
 torch::Tensor WhisperModel::Logits(const torch::Tensor& encoder_out, const torch::Tensor& decoder_input_ids) const {
@@ -268,12 +287,12 @@ torch::Tensor WhisperStaticDecoder::Forward(const torch::Tensor& tokens, const t
   const WhisperModel& m = *model_;
   // No token-id check here: it would wait for the device; greedy search feeds
   // only argmax results and the (checked) prompt.
-  torch::Tensor x = torch::embedding(m.token_embed_, tokens) + m.decoder_positions_.index_select(0, positions);
+  torch::Tensor x = EmbeddingRows(m.token_embed_, tokens) + m.decoder_positions_.index_select(0, positions);
   const torch::Tensor self_mask = PositionMask(positions, capacity(), m.options_.dtype);
   for (std::size_t i = 0; i < m.decoder_layers_.size(); ++i) {
     x = PreNormDecoderLayer(m.decoder_layers_[i], m.config_.activation, x, caches_[i], positions, self_mask, cross_[i]);
   }
-  return torch::linear(LayerNorm(x, m.decoder_norm_), m.proj_out_).to(torch::kFloat);
+  return Linear(LayerNorm(x, m.decoder_norm_), m.proj_out_).to(torch::kFloat);
 }
 
 void WhisperDecoderState::Select(const torch::Tensor& rows) {

@@ -41,6 +41,8 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
 
   const WhisperConfig& config() const { return config_; }
   const ModelOptions& options() const { return options_; }
+  // Bytes of every weight the model holds (the tied table once).
+  std::int64_t WeightBytes() const;
   // Mel frames the encoder takes: 2 * max_source_positions (3000 = 30 s).
   std::int64_t input_frames() const { return 2 * config_.max_source_positions; }
 
@@ -85,7 +87,10 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   WhisperConfig config_;
   ModelOptions options_;
   LinearWeights conv1_, conv2_;  // weights (out, in, 3)
-  torch::Tensor encoder_positions_, decoder_positions_, token_embed_, proj_out_;
+  torch::Tensor encoder_positions_, decoder_positions_;
+  // The output projection is tied to the token embeddings: a quantized table is
+  // stored once, in int8. The convolutions stay in the compute dtype.
+  LinearWeights token_embed_, proj_out_;
   LayerNormWeights encoder_norm_, decoder_norm_;
   std::vector<EncoderLayerWeights> encoder_layers_;
   std::vector<DecoderLayerWeights> decoder_layers_;

@@ -1,6 +1,8 @@
 // The entry point behind whisper_plugin.h: WhisperAsrModel with libtorch inside.
 #include "neural/whisper_plugin.h"
 
+#include "neural/quantization.h"
+#include "neural/status_adapter.h"
 #include "neural/whisper_asr.h"
 
 extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_asr(
@@ -13,6 +15,13 @@ extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_a
   options.streaming.min_partial_interval = lingcast::MediaTime::Millis(request.min_partial_interval_ms);
   options.streaming.trim_after = lingcast::MediaTime::Millis(request.trim_after_ms);
   options.logger = request.logger;
+  const absl::StatusOr<lingcast::neural::Quantization> quantization = lingcast::neural::CallNeural(
+      "--quantize", [&] { return lingcast::neural::ParseQuantization(request.quantize, "--quantize"); });
+  if (!quantization.ok()) {
+    result = quantization.status();
+    return;
+  }
+  options.model.quantization = *quantization;
   absl::StatusOr<std::shared_ptr<lingcast::neural::WhisperAsrModel>> created = lingcast::neural::WhisperAsrModel::Load(options);
   if (!created.ok()) {
     result = created.status();
