@@ -1,11 +1,13 @@
 #include "app/asr_command.h"
 
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "app/neural_plugin.h"
@@ -231,6 +233,30 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
                 {{"bytes", absl::StrCat(raw->dropped_trailing_bytes())}});
   }
   return absl::OkStatus();
+}
+
+Command AddAsrCommand(CLI::App& app) {
+  CLI::App* asr_cmd = app.add_subcommand(
+      "asr", "Recognize speech (partial and final hypotheses with times) in a media file or raw PCM on stdin");
+  auto flags = std::make_shared<AsrCommandOptions>();
+  AsrCommandOptions& asr_options = *flags;
+  asr_cmd->add_option("input", asr_options.input, "Media file, or - for raw s16le 16 kHz mono on stdin")->required();
+  asr_cmd->add_option("--lang,--language", asr_options.language,
+                      "Language spoken: en, zh (whisper only), or auto (whisper: detected per utterance)")
+      ->capture_default_str();
+  asr_cmd->add_option("--engine", asr_options.engine, "pocketsphinx, or whisper (a Whisper checkpoint, --model)")
+      ->capture_default_str();
+  asr_cmd->add_option("--model", asr_options.model_dir, "Whisper checkpoint directory for --engine whisper (docs/models.md)");
+  asr_cmd->add_option("--task", asr_options.task, "whisper: transcribe, or translate (English text)")->capture_default_str();
+  asr_cmd->add_option("--quantize", asr_options.quantize,
+                      "whisper: none, or int8 (linear weights as int8 with per-row scales; docs/models.md)")
+      ->capture_default_str();
+  asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
+  asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
+  return {asr_cmd, [flags](Logger& logger) {
+            flags->debug_log = logger.Enabled(LogLevel::kDebug);
+            return ReportCommandStatus(RunAsrCommand(*flags, std::cin, std::cout, logger));
+          }};
 }
 
 }  // namespace lingcast

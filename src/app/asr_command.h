@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "app/command.h"
 #include "audio/vad.h"
 #include "core/logger.h"
 #include "core/media_time.h"
@@ -51,5 +52,9 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
 
 // "01:02.35" (minutes:seconds.centiseconds), "1:02:03.40" from one hour on.
 std::string FormatAsrTime(MediaTime time);
+
+// `lingcast asr IN ...`: its flags, and RunAsrCommand on stdin/stdout (the
+// engine's own log on stderr at --log-level debug).
+Command AddAsrCommand(CLI::App& app);
 
 }  // namespace lingcast

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "app/model_dirs.h"
 #include "compose/font.h"
@@ -96,6 +98,13 @@ int RunDoctor(bool json) {
     std::printf(all_ok ? "all checks passed\n" : "some checks failed\n");
   }
   return all_ok ? 0 : 1;
+}
+
+Command AddDoctorCommand(CLI::App& app) {
+  CLI::App* doctor_cmd = app.add_subcommand("doctor", "Check libraries, voices, fonts and data files");
+  auto doctor_json = std::make_shared<bool>(false);
+  doctor_cmd->add_flag("--json", *doctor_json, "Print the checks as JSON");
+  return {doctor_cmd, [doctor_json](Logger&) { return RunDoctor(*doctor_json); }};
 }
 
 }  // namespace lingcast

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "app/command.h"
+
 namespace lingcast {
 
 struct DoctorCheck {
@@ -18,5 +20,8 @@ std::vector<DoctorCheck> RunDoctorChecks();
 
 // Prints the checks (a table, or JSON) on stdout; 0 when all pass, else 1.
 int RunDoctor(bool json);
+
+// `lingcast doctor [--json]`: its flag, and RunDoctor.
+Command AddDoctorCommand(CLI::App& app);
 
 }  // namespace lingcast

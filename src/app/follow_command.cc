@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
 #include <optional>
 #include <utility>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "app/asr_command.h"
@@ -226,6 +230,44 @@ std::string FollowRecordLine(const FollowRecord& record) {
   }
   if (!record.translation.empty()) absl::StrAppend(&line, " => ", record.translation);
   return line;
+}
+
+namespace {
+
+int RunFromFlags(FollowCommandOptions& follow_options, Logger& logger) {
+  absl::StatusOr<std::vector<std::string>> engines = ParseEngines(follow_options.fallback_engines);
+  if (!engines.ok()) return ReportCommandStatus(engines.status());
+  follow_options.fallback_engines = *engines;
+  follow_options.debug_log = logger.Enabled(LogLevel::kDebug);
+  absl::StatusOr<FollowSummary> summary = RunFollowCommand(follow_options, std::cout, logger);
+  if (!summary.ok()) return ReportCommandStatus(summary.status());
+  if (!follow_options.json) {
+    std::fprintf(stderr, "follow: %d utterances, %d script lines, %d off script\n", summary->utterances,
+                 summary->committed_lines, summary->off_script);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command AddFollowCommand(CLI::App& app) {
+  CLI::App* follow_cmd = app.add_subcommand(
+      "follow", "Which script line is being said, and when its translation could start (VAD, ASR, follower)");
+  auto flags = std::make_shared<FollowCommandOptions>();
+  FollowCommandOptions& follow_options = *flags;
+  follow_cmd->add_option("input", follow_options.input, "Audio or video file of the host speaking")->required();
+  follow_cmd->add_option("--script", follow_options.script_path, "Script the host follows (docs/script-format.md)")
+      ->required();
+  follow_cmd->add_option("--engine", follow_options.fallback_engines,
+                         "Engines for off-script speech: tm (fuzzy script match), llm, or tm,llm")
+      ->capture_default_str();
+  follow_cmd->add_option("--llm-endpoint", follow_options.llm.endpoint,
+                         "OpenAI-compatible server for --engine llm (default: $LINGCAST_LLM_ENDPOINT)");
+  follow_cmd->add_option("--llm-model", follow_options.llm.model, "Model name for --engine llm");
+  follow_cmd->add_flag("--json", follow_options.json,
+                       "One JSON object per decision: line, off_script, confidence, commit_time_ms, commit_point, "
+                       "source_text, translation");
+  return {follow_cmd, [flags](Logger& logger) { return RunFromFlags(*flags, logger); }};
 }
 
 }  // namespace lingcast

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "app/command.h"
 #include "app/translation_setup.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/vad.h"
@@ -84,5 +85,9 @@ std::string FollowRecordLine(const FollowRecord& record);
 // segment in `heard` language, that segment (and its spoken form, numbers as
 // words) and the line's segment in the other language as the translation.
 std::vector<FollowerLine> FollowerLinesFromScript(const Script& script, Language heard);
+
+// `lingcast follow IN --script SCRIPT ...`: its flags, and RunFollowCommand to
+// stdout, then (without --json) one summary line on stderr.
+Command AddFollowCommand(CLI::App& app);
 
 }  // namespace lingcast

@@ -5,8 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <memory>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "audio/audio_decoder.h"
@@ -131,6 +134,33 @@ absl::StatusOr<LipsyncSummary> RunLipsyncCommand(const LipsyncCommandOptions& op
   summary.note = result.note;
   summary.cues = static_cast<int>(result.track.cues.size());
   return summary;
+}
+
+namespace {
+
+int RunFromFlags(const LipsyncCommandOptions& lipsync_options, Logger& logger) {
+  absl::StatusOr<LipsyncSummary> summary = RunLipsyncCommand(lipsync_options, std::cout, logger);
+  if (!summary.ok()) return ReportCommandStatus(summary.status());
+  std::fprintf(stderr, "lipsync: %d cues, method %s (%s)\n", summary->cues, LipSyncMethodName(summary->method),
+               summary->note.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command AddLipsyncCommand(CLI::App& app) {
+  CLI::App* lipsync_cmd = app.add_subcommand(
+      "lipsync", "Mouth cues (shapes A-H, X) for a recording, in Rhubarb Lip Sync's TSV or JSON layout");
+  auto flags = std::make_shared<LipsyncCommandOptions>();
+  LipsyncCommandOptions& lipsync_options = *flags;
+  lipsync_cmd->add_option("input", lipsync_options.input, "Audio or video file")->required();
+  lipsync_cmd->add_option("--dialog", lipsync_options.dialog_path,
+                          "Text file of what is said (English: aligned with the recognizer)");
+  lipsync_cmd->add_option("--format", lipsync_options.format, "tsv or json")->capture_default_str();
+  lipsync_cmd->add_option("--fps", lipsync_options.fps, "Video frame rate the cues snap to (1-120)")
+      ->capture_default_str();
+  lipsync_cmd->add_option("-o,--output", lipsync_options.output_path, "Output file (written atomically); stdout when absent");
+  return {lipsync_cmd, [flags](Logger& logger) { return RunFromFlags(*flags, logger); }};
 }
 
 }  // namespace lingcast

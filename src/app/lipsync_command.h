@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "app/command.h"
 #include "core/logger.h"
 #include "core/media_time.h"
 #include "lipsync/dialog_alignment.h"
@@ -48,5 +49,9 @@ absl::StatusOr<LipsyncSummary> RunLipsyncCommand(const LipsyncCommandOptions& op
 // merged; everything past `duration` is cut.
 std::string FormatRhubarbTsv(const VisemeTrack& track, MediaTime duration);
 std::string FormatRhubarbJson(const VisemeTrack& track, MediaTime duration, const std::string& sound_file);
+
+// `lingcast lipsync IN ...`: its flags, and RunLipsyncCommand to stdout (or -o),
+// then one summary line on stderr.
+Command AddLipsyncCommand(CLI::App& app);
 
 }  // namespace lingcast

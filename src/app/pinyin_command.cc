@@ -1,7 +1,11 @@
 #include "app/pinyin_command.h"
 
+#include <iostream>
+#include <memory>
+#include <sstream>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "text/normalize_zh.h"
@@ -84,6 +88,39 @@ absl::Status RunPinyinCommand(const PinyinConverter& lexicon, const PinyinComman
   }
   if (input.bad()) return absl::DataLossError(absl::StrFormat("could not read %s", input_name));
   return absl::OkStatus();
+}
+
+namespace {
+
+struct PinyinFlags {
+  std::vector<std::string> text;
+  PinyinCommandOptions options;
+};
+
+int RunFromFlags(const PinyinFlags& flags) {
+  absl::StatusOr<PinyinConverter> lexicon = PinyinConverter::LoadDefault();
+  if (!lexicon.ok()) return ReportCommandStatus(lexicon.status());
+  if (flags.text.empty()) {
+    return ReportCommandStatus(RunPinyinCommand(*lexicon, flags.options, std::cin, "stdin", std::cout));
+  }
+  std::string joined;
+  for (const std::string& piece : flags.text) joined += (joined.empty() ? "" : " ") + piece;
+  std::istringstream text(joined);
+  return ReportCommandStatus(RunPinyinCommand(*lexicon, flags.options, text, "argument", std::cout));
+}
+
+}  // namespace
+
+Command AddPinyinCommand(CLI::App& app) {
+  CLI::App* pinyin_cmd =
+      app.add_subcommand("pinyin", "Print the pinyin (tone digits, 5 = neutral) of Chinese text, line by line");
+  auto flags = std::make_shared<PinyinFlags>();
+  std::vector<std::string>& pinyin_text = flags->text;
+  PinyinCommandOptions& pinyin_options = flags->options;
+  pinyin_cmd->add_option("text", pinyin_text, "Text to convert (joined by spaces); stdin when absent");
+  pinyin_cmd->add_flag("--sandhi", pinyin_options.sandhi, "Print spoken tones after tone sandhi (3-3, 一, 不)");
+  pinyin_cmd->add_flag("--json", pinyin_options.json, "Print one JSON object per line: words, readings, sources");
+  return {pinyin_cmd, [flags](Logger&) { return RunFromFlags(*flags); }};
 }
 
 }  // namespace lingcast

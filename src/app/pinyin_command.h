@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "app/command.h"
 #include "text/pinyin.h"
 
 namespace lingcast {
@@ -29,5 +30,9 @@ struct PinyinCommandOptions {
 // input (the lines before it are already written).
 absl::Status RunPinyinCommand(const PinyinConverter& lexicon, const PinyinCommandOptions& options,
                               std::istream& input, const std::string& input_name, std::ostream& out);
+
+// `lingcast pinyin [TEXT...] [--sandhi] [--json]`: its flags, and the run on the
+// words given (joined by spaces) or, without any, on stdin.
+Command AddPinyinCommand(CLI::App& app);
 
 }  // namespace lingcast

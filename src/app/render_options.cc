@@ -2,8 +2,14 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "app/render_job.h"
+#include "app/signals.h"
 #include "compose/lower_third.h"
 #include "compose/media_background.h"
 #include "compose/subtitle_renderer.h"
@@ -105,6 +111,86 @@ absl::Status ValidateRenderOptions(const RenderOptions& o) {
     }
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// The render flags as typed: the ones that are not RenderOptions fields yet are
+// checked and converted when the command runs.
+struct RenderFlags {
+  RenderOptions render;
+  std::string size = "1280x720", speak = "first", subtitles = "burn";
+};
+
+int RunFromFlags(RenderFlags& flags, Logger& logger) {
+  RenderOptions& render = flags.render;
+  absl::Status parsed = ParseSize(flags.size, &render.width, &render.height);
+  if (!parsed.ok()) return ReportCommandStatus(parsed);
+  absl::StatusOr<SpeakMode> speak_mode = ParseSpeakMode(flags.speak);
+  if (!speak_mode.ok()) return ReportCommandStatus(speak_mode.status());
+  render.speak = *speak_mode;
+  absl::StatusOr<SubtitleMode> subtitle_mode = ParseSubtitleMode(flags.subtitles);
+  if (!subtitle_mode.ok()) return ReportCommandStatus(subtitle_mode.status());
+  render.subtitles = *subtitle_mode;
+
+  // Before any thread exists: every later thread (encoder threads included)
+  // inherits the blocked signals, which the watcher turns into a clean stop.
+  // Only the commands with work to stop cleanly (render, tts, live) do this;
+  // the others keep the default SIGINT/SIGTERM behaviour.
+  SignalWatcher signals;
+  absl::StatusOr<RenderSummary> summary = RunRender(render, logger, signals);
+  if (!summary.ok()) return ReportCommandStatus(summary.status());
+  if (render.json) {
+    std::cout << RenderSummaryJson(*summary) << std::endl;
+  } else if (!render.quiet) {
+    std::fprintf(stderr, "%s\n", RenderSummaryLine(*summary).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command AddRenderCommand(CLI::App& app) {
+  auto flags = std::make_shared<RenderFlags>();
+  RenderOptions& render = flags->render;
+  std::string& size = flags->size;
+  std::string& speak = flags->speak;
+  std::string& subtitles = flags->subtitles;
+  CLI::App* render_cmd = app.add_subcommand("render", "Render a bilingual script to an MP4 video");
+  render_cmd->add_option("script", render.script_path, "Script file (docs/script-format.md)")->required();
+  render_cmd->add_option("-o,--output", render.output_path, "Output MP4 path (written atomically)");
+  render_cmd->add_option("--out", render.outputs,
+                         "Output, repeatable: FILE.mp4, hls:DIR, rtmp://HOST/APP/KEY or srt://HOST:PORT "
+                         "(docs/outputs.md)");
+  render_cmd->add_flag("--realtime", render.realtime, "Pace the output at real time, as a live source would");
+  render_cmd->add_option("--start-offset", render.start_offset_s,
+                         "Seconds where the live/HLS timeline starts (tests long-running timestamps)")
+      ->capture_default_str();
+  render_cmd->add_option("--size", size, "Frame size WIDTHxHEIGHT")->capture_default_str();
+  render_cmd->add_option("--fps", render.fps, "Frames per second (1-240)")->capture_default_str();
+  render_cmd->add_option("--voice-zh", render.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
+  render_cmd->add_option("--voice-en", render.voice_en, "espeak-ng voice for English (default en-us)");
+  render_cmd->add_option("--rate", render.rate, "Relative speaking rate (0.25-4)")->capture_default_str();
+  render_cmd->add_option("--speak", speak, "Which segment is spoken: first, zh, en or both")->capture_default_str();
+  render_cmd->add_option("--subtitles", subtitles, "burn (into the video), srt (sidecar OUT.srt) or none")
+      ->capture_default_str();
+  render_cmd->add_option("--preset", render.preset, "x264 preset")->capture_default_str();
+  render_cmd->add_option("--crf", render.crf, "x264 constant quality, 0-51 (lower is better)")->capture_default_str();
+  render_cmd->add_option("--encoder-threads", render.encoder_threads, "x264 threads (0: automatic)")
+      ->capture_default_str();
+  render_cmd->add_option("--seed", render.seed, "Seed for blinks and idle motion")->capture_default_str();
+  render_cmd->add_option("--avatar", render.avatar_path, "Avatar rig JSON (docs/avatar-format.md); default: built-in");
+  render_cmd->add_flag("-q,--quiet", render.quiet, "No progress bar, no summary line");
+  render_cmd->add_flag("--json", render.json, "Print a JSON summary on stdout");
+  render_cmd->add_option("--background", render.background, "studio, a colour #RRGGBB, or an image or video file")
+      ->capture_default_str();
+  render_cmd->add_option("--background-fit", render.background_fit, "Image/video fit: cover, contain or stretch")
+      ->capture_default_str();
+  render_cmd->add_option("--subtitle-style", render.subtitle_style, "Subtitle look: outline, box or shadow")
+      ->capture_default_str();
+  render_cmd->add_flag("--highlight-words", render.highlight_words, "Colour each word of the spoken line as it is said");
+  render_cmd->add_option("--title", render.title, "Lower-third title \"NAME|SUBTITLE\", shown for the first 6 s");
+  return {render_cmd, [flags](Logger& logger) { return RunFromFlags(*flags, logger); }};
 }
 
 }  // namespace lingcast

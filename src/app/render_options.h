@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "app/command.h"
 #include "media/language.h"
 
 namespace lingcast {
@@ -53,5 +54,9 @@ absl::StatusOr<SubtitleMode> ParseSubtitleMode(const std::string& text);
 std::vector<std::string> AllOutputs(const RenderOptions& options);
 // Everything that can be checked without touching engines or files.
 absl::Status ValidateRenderOptions(const RenderOptions& options);
+
+// `lingcast render SCRIPT [-o OUT.mp4] [--out ...]`: its flags, and the run
+// (RunRender, then the summary on stderr or --json on stdout).
+Command AddRenderCommand(CLI::App& app);
 
 }  // namespace lingcast

@@ -1,7 +1,12 @@
 #include "app/translate_command.h"
 
 #include <deque>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "nlohmann/json.hpp"
@@ -80,6 +85,67 @@ absl::StatusOr<TranslateSummary> RunTranslateCommand(const TranslateCommandOptio
                 {{"lines", std::to_string(summary.untranslated)}});
   }
   return summary;
+}
+
+namespace {
+
+struct TranslateFlags {
+  TranslateCommandOptions options;
+  std::string from = "zh", to = "en";
+  std::vector<std::string> engines = {"tm"};
+};
+
+int RunFromFlags(TranslateFlags& flags, Logger& logger) {
+  absl::StatusOr<Language> from = ParseLanguage(flags.from);
+  if (!from.ok()) return ReportCommandStatus(from.status());
+  absl::StatusOr<Language> to = ParseLanguage(flags.to);
+  if (!to.ok()) return ReportCommandStatus(to.status());
+  absl::StatusOr<std::vector<std::string>> engines = ParseEngines(flags.engines);
+  if (!engines.ok()) return ReportCommandStatus(engines.status());
+  TranslateCommandOptions& translate_options = flags.options;
+  translate_options.translation.from = *from;
+  translate_options.translation.to = *to;
+  translate_options.translation.engines = *engines;
+  SystemClock clock;
+  return ReportCommandStatus(RunTranslateCommand(translate_options, std::cin, std::cout, clock, logger).status());
+}
+
+}  // namespace
+
+Command AddTranslateCommand(CLI::App& app) {
+  CLI::App* translate_cmd = app.add_subcommand(
+      "translate", "Translate lines on stdin to stdout (translation memory, glossary, LLM server)");
+  auto flags = std::make_shared<TranslateFlags>();
+  TranslateCommandOptions& translate_options = flags->options;
+  std::string& translate_from = flags->from;
+  std::string& translate_to = flags->to;
+  std::vector<std::string>& translate_engines = flags->engines;
+  translate_cmd->add_option("--from", translate_from, "Language of the input lines: zh or en")->capture_default_str();
+  translate_cmd->add_option("--to", translate_to, "Language of the translations: en or zh")->capture_default_str();
+  translate_cmd->add_option("--tm", translate_options.translation.memory_paths,
+                            "Translation memory: a bilingual script, or a .tsv/.csv of SOURCE,TARGET pairs "
+                            "(repeatable)");
+  translate_cmd->add_option("--glossary", translate_options.translation.glossary_path,
+                            "Terms every translation must use: CHINESE<TAB>ENGLISH per line");
+  translate_cmd->add_option("--corrections", translate_options.translation.corrections_path,
+                            "Corrections file applied on top of the memory and glossary");
+  translate_cmd->add_option("--engine", translate_engines, "Engines in order of preference: tm, llm, marian")
+      ->capture_default_str();
+  translate_cmd->add_option("--model", translate_options.translation.marian_model_dir,
+                            "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
+  translate_cmd->add_option("--quantize", translate_options.translation.marian_quantize,
+                            "marian: none, or int8 (linear weights as int8 with per-row scales; docs/models.md)")
+      ->capture_default_str();
+  translate_cmd->add_option("--threshold", translate_options.translation.threshold,
+                            "Fuzzy match score (0-1] the memory needs")
+      ->capture_default_str();
+  translate_cmd->add_option("--llm-endpoint", translate_options.translation.llm.endpoint,
+                            "OpenAI-compatible server, e.g. http://127.0.0.1:8080 (default: $LINGCAST_LLM_ENDPOINT)");
+  translate_cmd->add_option("--llm-model", translate_options.translation.llm.model,
+                            "Model name sent to the server (default: $LINGCAST_LLM_MODEL)");
+  translate_cmd->add_flag("--json", translate_options.json,
+                          "One JSON object per line: source, target, engine, score, confidence");
+  return {translate_cmd, [flags](Logger& logger) { return RunFromFlags(*flags, logger); }};
 }
 
 }  // namespace lingcast

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "app/command.h"
 #include "app/translation_setup.h"
 #include "core/clock.h"
 #include "core/logger.h"
@@ -31,5 +32,9 @@ struct TranslateSummary {
 
 absl::StatusOr<TranslateSummary> RunTranslateCommand(const TranslateCommandOptions& options, std::istream& in,
                                                      std::ostream& out, Clock& clock, Logger& logger);
+
+// `lingcast translate [--from zh] [--to en] ...`: its flags, and
+// RunTranslateCommand on stdin/stdout with the system clock.
+Command AddTranslateCommand(CLI::App& app);
 
 }  // namespace lingcast

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "app/neural_plugin.h"
@@ -355,6 +357,57 @@ std::string TtsSummaryLine(const TtsSummary& s) {
     line += absl::StrFormat("; first audio after %.0f ms; %.3fx real time", s.time_to_first_audio_ms, s.rtf);
   }
   return line;
+}
+
+namespace {
+
+struct TtsFlags {
+  std::vector<std::string> text;
+  TtsCommandOptions options;
+  bool json = false;
+};
+
+int RunFromFlags(TtsFlags& flags, Logger& logger) {
+  TtsCommandOptions& tts_options = flags.options;
+  // As render does: a signal cancels the synthesis, so no temporary file is left.
+  SignalWatcher signals;
+  tts_options.read_stdin = flags.text.empty() || (flags.text.size() == 1 && flags.text[0] == "-");
+  for (const std::string& piece : flags.text) tts_options.text += (tts_options.text.empty() ? "" : " ") + piece;
+  tts_options.progress = !flags.json && StderrIsTerminal();
+  absl::StatusOr<std::unique_ptr<TtsEngine>> engine = MakeTtsEngine(tts_options);
+  if (!engine.ok()) return ReportCommandStatus(engine.status());
+  absl::StatusOr<TtsSummary> summary = RunTtsCommand(**engine, tts_options, std::cin, logger, &signals);
+  if (!summary.ok()) return ReportCommandStatus(summary.status());
+  if (flags.json) {
+    std::cout << TtsSummaryJson(*summary) << std::endl;
+  } else {
+    std::fprintf(stderr, "%s\n", TtsSummaryLine(*summary).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command AddTtsCommand(CLI::App& app) {
+  CLI::App* tts_cmd = app.add_subcommand("tts", "Speak text to a WAV file (and its phoneme/word timeline)");
+  auto flags = std::make_shared<TtsFlags>();
+  std::vector<std::string>& tts_text = flags->text;
+  TtsCommandOptions& tts_options = flags->options;
+  bool& tts_json = flags->json;
+  tts_cmd->add_option("text", tts_text, "Text to speak (joined by spaces); '-' or absent: stdin");
+  tts_cmd->add_option("-o,--output", tts_options.output_path, "Output WAV path (written atomically)")->required();
+  tts_cmd->add_option("--lang", tts_options.language, "zh, en or auto (each clause in its own language)")
+      ->capture_default_str();
+  tts_cmd->add_option("--timeline", tts_options.timeline_path, "Also write phonemes, words and clauses as JSON");
+  tts_cmd->add_option("--voice", tts_options.voice, "espeak-ng voice (en-us, en-gb, cmn-latn-pinyin)");
+  tts_cmd->add_option("--rate", tts_options.rate, "Relative speaking rate (0-4]")->capture_default_str();
+  tts_cmd->add_option("--pitch", tts_options.pitch, "Relative pitch (0-4]")->capture_default_str();
+  tts_cmd->add_option("--volume", tts_options.volume, "Relative volume [0-4]")->capture_default_str();
+  tts_cmd->add_option("--engine", tts_options.engine, "espeak, or vits (a VITS / MMS-TTS checkpoint, --model)")
+      ->capture_default_str();
+  tts_cmd->add_option("--model", tts_options.model_dir, "VITS checkpoint directory for --engine vits (docs/models.md)");
+  tts_cmd->add_flag("--json", tts_json, "Print a JSON summary on stdout");
+  return {tts_cmd, [flags](Logger& logger) { return RunFromFlags(*flags, logger); }};
 }
 
 }  // namespace lingcast

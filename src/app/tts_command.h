@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "app/command.h"
 #include "app/signals.h"
 #include "core/logger.h"
 #include "tts/tts_engine.h"
@@ -61,5 +62,9 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
 std::string TtsSummaryJson(const TtsSummary& summary);
 // "wrote OUT.wav: 3.2 s of speech in 3 clauses; first audio after 15 ms; 0.04x real time".
 std::string TtsSummaryLine(const TtsSummary& summary);
+
+// `lingcast tts [TEXT...] -o OUT.wav ...`: its flags, and the run (MakeTtsEngine,
+// RunTtsCommand, then the summary on stderr or --json on stdout).
+Command AddTtsCommand(CLI::App& app);
 
 }  // namespace lingcast
