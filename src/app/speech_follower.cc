@@ -23,7 +23,12 @@ double ThreadCpuMillis() {
 absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std::vector<FollowerLine> lines,
                                                       const SpeechFollowerOptions& options) {
   StreamingRecognizerOptions recognizer_options = options.recognizer;
-  if (!lines.empty() && options.decide_at_endpoint) recognizer_options.endpoint_hypothesis = true;
+  if (!lines.empty() && options.decide_at_endpoint) {
+    recognizer_options.endpoint_hypothesis = true;
+    if (options.check_on_pause > MediaTime::Zero() && options.check_on_pause < recognizer_options.vad.hangover) {
+      recognizer_options.pause_hypothesis_after = options.check_on_pause;
+    }
+  }
   LC_ASSIGN_OR_RETURN(StreamingRecognizer recognizer, StreamingRecognizer::Create(model, recognizer_options));
   return SpeechFollower(std::move(recognizer), ScriptFollower(std::move(lines), options.follower));
 }
@@ -76,6 +81,38 @@ FollowEvent SpeechFollower::Event(FollowEvent::Type type, MediaTime decided_at) 
   return event;
 }
 
+std::optional<AcousticMatch> SpeechFollower::Check(const std::vector<int>& candidates, const AudioScorer& score) {
+  // Each line whole, and without its first word or two: the VAD may open the
+  // utterance after the line's start.
+  constexpr size_t kMaxSkippedWords = 2, kMinWordsLeft = 3;
+  std::vector<std::string> alternatives;
+  std::vector<int> line_of;
+  for (int line : candidates) {
+    const FollowerLine& l = follower_.lines()[static_cast<size_t>(line)];
+    const std::vector<std::string> words = AsrWordsOf(l.spoken.empty() ? l.source : l.spoken);
+    for (size_t skip = 0; skip <= kMaxSkippedWords && (skip == 0 || words.size() >= skip + kMinWordsLeft); ++skip) {
+      alternatives.push_back(absl::StrJoin(words.begin() + static_cast<std::ptrdiff_t>(skip), words.end(), " "));
+      line_of.push_back(line);
+    }
+  }
+  const double cpu_start = ThreadCpuMillis();
+  absl::StatusOr<AlternativesScore> scored = score(alternatives);
+  acoustic_check_cpu_ms_.push_back(ThreadCpuMillis() - cpu_start);
+  if (!scored.ok() || scored->best < 0) return std::nullopt;
+  return AcousticMatch{line_of[static_cast<size_t>(scored->best)], scored->gap};
+}
+
+AcousticCheck SpeechFollower::PauseCheckAnswer() {
+  return [this](const std::vector<int>& candidates) -> std::optional<AcousticMatch> {
+    // The words at the endpoint may differ from those at the pause in their
+    // last sounds, and so the closest lines; the audio is the same.
+    (void)candidates;
+    if (!pause_check_ || pause_check_->utterance != utterance_) return std::nullopt;
+    if (pause_check_->match) ++checks_on_pause_used_;  // a line decided at the endpoint: no check after it
+    return pause_check_->match;
+  };
+}
+
 absl::Status SpeechFollower::Handle(RecognizerEvent event, const FollowSink& sink) {
   switch (event.type) {
     case RecognizerEvent::Type::kSpeechStart:
@@ -89,38 +126,57 @@ absl::Status SpeechFollower::Handle(RecognizerEvent event, const FollowSink& sin
       if (!has_script()) return absl::OkStatus();
       return SendDecisions(follower_.OnPartial(event.hypothesis.text, event.hypothesis.end), event.decided_at, sink);
     }
+    case RecognizerEvent::Type::kPause: {
+      // The speech may be over: if its words match no line, the check the
+      // endpoint would need runs now, during the hangover.
+      if (!has_script()) return absl::OkStatus();
+      PauseCheck check;
+      check.utterance = utterance_;
+      bool asked = false;
+      const AudioBuffer& audio = event.audio;
+      follower_.Preview(event.hypothesis.text, event.hypothesis.end, [&](const std::vector<int>& candidates) {
+        asked = true;
+        check.candidates = candidates;
+        check.match = Check(candidates, [&](const std::vector<std::string>& alternatives) {
+          return recognizer_.ScoreAudio(audio, alternatives);
+        });
+        return check.match;
+      });
+      pause_check_.reset();
+      if (asked) {
+        ++checks_on_pause_;
+        pause_check_ = std::move(check);
+      }
+      return absl::OkStatus();
+    }
     case RecognizerEvent::Type::kEndpoint:
       // Sent before the final pass starts: a line the streamed words already
-      // decide is on its way while the recognizer finishes the utterance.
+      // decide (or the check run on the pause found) is on its way while the
+      // recognizer finishes the utterance.
       if (!has_script()) return absl::OkStatus();
-      return SendDecisions(follower_.OnEndpoint(event.hypothesis.text, event.hypothesis.end), event.decided_at, sink);
+      // A check made before the speech resumed is of other audio.
+      if (pause_check_ && (pause_check_->utterance != utterance_ || !event.after_reported_pause)) pause_check_.reset();
+      return SendDecisions(follower_.OnEndpoint(event.hypothesis.text, event.hypothesis.end, PauseCheckAnswer()),
+                           event.decided_at, sink);
     case RecognizerEvent::Type::kFinal: {
       const AsrHypothesis& final = event.hypothesis;
       std::vector<FollowDecision> decisions;
       if (has_script()) {
         // Words that match no line get a second look: the utterance's audio
         // scored against the closest lines (two decodes, only for such utterances).
-        auto check = [this](const std::vector<int>& candidates) -> std::optional<AcousticMatch> {
-          // Each line whole, and without its first word or two: the VAD may
-          // open the utterance after the line's start.
-          constexpr size_t kMaxSkippedWords = 2, kMinWordsLeft = 3;
-          std::vector<std::string> alternatives;
-          std::vector<int> line_of;
-          for (int line : candidates) {
-            const FollowerLine& l = follower_.lines()[static_cast<size_t>(line)];
-            const std::vector<std::string> words = AsrWordsOf(l.spoken.empty() ? l.source : l.spoken);
-            for (size_t skip = 0; skip <= kMaxSkippedWords && (skip == 0 || words.size() >= skip + kMinWordsLeft); ++skip) {
-              alternatives.push_back(absl::StrJoin(words.begin() + static_cast<std::ptrdiff_t>(skip), words.end(), " "));
-              line_of.push_back(line);
-            }
+        // The check run on the pause before the endpoint answers for the same
+        // candidates; others are checked now, on the finished utterance.
+        auto check = [&](const std::vector<int>& candidates) -> std::optional<AcousticMatch> {
+          if (pause_check_ && pause_check_->utterance == utterance_ && pause_check_->candidates == candidates) {
+            if (!pause_check_->match) ++checks_on_pause_used_;  // (a match was counted at the endpoint)
+            return pause_check_->match;
           }
-          const double cpu_start = ThreadCpuMillis();
-          absl::StatusOr<AlternativesScore> score = recognizer_.ScoreLastUtterance(alternatives);
-          acoustic_check_cpu_ms_.push_back(ThreadCpuMillis() - cpu_start);
-          if (!score.ok() || score->best < 0) return std::nullopt;
-          return AcousticMatch{line_of[static_cast<size_t>(score->best)], score->gap};
+          return Check(candidates, [this](const std::vector<std::string>& alternatives) {
+            return recognizer_.ScoreLastUtterance(alternatives);
+          });
         };
         decisions = follower_.OnFinal(final.text, final.end, check);
+        pause_check_.reset();
       } else if (!final.text.empty()) {
         FollowDecision off;
         off.off_script = true;

@@ -27,6 +27,13 @@ struct SpeechFollowerOptions {
   // recognizer's final pass and acoustic check. Off: endpoint decisions wait
   // for the final (~100 ms of pocketsphinx's second pass per utterance here).
   bool decide_at_endpoint = true;
+  // With decide_at_endpoint: when the speech pauses this long and its words
+  // match no line, the acoustic check runs at once on the audio so far (on a
+  // second recognizer session), during the VAD's hangover. If the speech does
+  // not resume, the endpoint decides from that check before the final pass, and
+  // the final reuses it: a misheard line costs no check after its endpoint.
+  // 0, or not shorter than the VAD hangover, turns it off.
+  MediaTime check_on_pause = MediaTime::Millis(150);
 };
 
 struct FollowEvent {
@@ -69,18 +76,36 @@ class SpeechFollower {
   // CPU time of each acoustic check so far (AsrSession::ScoreAlternatives, run
   // at the endpoint of utterances whose words match no line).
   const std::vector<double>& acoustic_check_cpu_ms() const { return acoustic_check_cpu_ms_; }
+  // Checks run on a pause (check_on_pause), and how many of them were used at
+  // an endpoint instead of a check after it.
+  int checks_on_pause() const { return checks_on_pause_; }
+  int checks_on_pause_used() const { return checks_on_pause_used_; }
 
  private:
   SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower);
   absl::Status Handle(RecognizerEvent event, const FollowSink& sink);
   absl::Status SendDecisions(std::vector<FollowDecision> decisions, MediaTime decided_at, const FollowSink& sink);
   FollowEvent Event(FollowEvent::Type type, MediaTime decided_at) const;
+  using AudioScorer = std::function<absl::StatusOr<AlternativesScore>(const std::vector<std::string>&)>;
+  // The acoustic check of `candidates` (lines) scored by `score`.
+  std::optional<AcousticMatch> Check(const std::vector<int>& candidates, const AudioScorer& score);
+  // The check run on the current utterance's last pause, if any: its answer
+  // for the candidates it was asked about.
+  struct PauseCheck {
+    int64_t utterance = -1;
+    std::vector<int> candidates;
+    std::optional<AcousticMatch> match;
+  };
+  AcousticCheck PauseCheckAnswer();
 
   StreamingRecognizer recognizer_;
   ScriptFollower follower_;
   int64_t utterance_ = -1;
   std::vector<double> acoustic_check_cpu_ms_;
   MediaTime utterance_start_;
+  std::optional<PauseCheck> pause_check_;
+  int checks_on_pause_ = 0;
+  int checks_on_pause_used_ = 0;
 };
 
 }  // namespace lingcast

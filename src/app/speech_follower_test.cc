@@ -133,6 +133,43 @@ TEST(SpeechFollowerTest, ALineToldApartOnlyAtItsEndIsTheSameDecidedBeforeOrAfter
   }
 }
 
+// A line the recognizer mishears is found by the acoustic check. With
+// check_on_pause the check runs on the pause before the endpoint and the line
+// is decided at the endpoint with no check after it; without, the check runs
+// after the final pass. Either way the same lines are decided.
+TEST(SpeechFollowerTest, AMisheardLineIsCheckedOnThePauseBeforeItsEndpoint) {
+  const std::vector<FollowerLine> lines = Lines();
+  auto model = ScriptModel(lines);
+  const AudioBuffer audio = Speak({lines[0].source, lines[1].source, lines[3].source});
+  std::vector<std::vector<int>> decided;  // line numbers, per run
+  for (const MediaTime pause : {MediaTime::Millis(150), MediaTime::Zero()}) {
+    SpeechFollowerOptions options;
+    options.check_on_pause = pause;
+    absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(*model, lines, options);
+    ASSERT_TRUE(follower.ok()) << follower.status();
+    std::vector<int> numbers;
+    int by_audio = 0;
+    for (const FollowEvent& e : Follow(*follower, audio)) {
+      if (e.type != Type::kDecision) continue;
+      numbers.push_back(e.decision.line_number);
+      by_audio += e.decision.acoustic_gap.has_value();
+    }
+    decided.push_back(numbers);
+    std::printf("check_on_pause %s: %d by the audio, %d checks on pauses (%d used), %zu checks in all\n",
+                pause.ToString().c_str(), by_audio, follower->checks_on_pause(), follower->checks_on_pause_used(),
+                follower->acoustic_check_cpu_ms().size());
+    ASSERT_GE(by_audio, 1) << "the test needs a misheard line";
+    if (pause > MediaTime::Zero()) {
+      // Every check ran on a pause, and each one that found a line was used.
+      EXPECT_EQ(follower->acoustic_check_cpu_ms().size(), static_cast<size_t>(follower->checks_on_pause()));
+      EXPECT_GE(follower->checks_on_pause_used(), by_audio);
+    } else {
+      EXPECT_EQ(follower->checks_on_pause(), 0);
+    }
+  }
+  EXPECT_EQ(decided[0], decided[1]);
+}
+
 TEST(SpeechFollowerTest, WithoutAScriptEachUtteranceIsOneOffScriptDecisionAtItsEnd) {
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({});
   ASSERT_TRUE(model.ok()) << model.status();

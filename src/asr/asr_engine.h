@@ -93,9 +93,21 @@ class AsrSession {
     (void)alternatives;
     return absl::UnimplementedError("this recognizer cannot score alternatives");
   }
-
   // One past the last sample fed, on the input timeline.
   virtual MediaTime position() const = 0;
+};
+
+// Scores an utterance's audio against alternatives as
+// AsrSession::ScoreAlternatives does, apart from any session: a follower can
+// check an utterance that is still open (on a pause, before its endpoint).
+// Used from one thread at a time.
+class AlternativesScorer {
+ public:
+  virtual ~AlternativesScorer() = default;
+  // `audio`: one utterance, 16 kHz mono (InvalidArgument otherwise, or longer
+  // than a minute). Empty audio scores nothing (best -1).
+  virtual absl::StatusOr<AlternativesScore> Score(const AudioBuffer& audio,
+                                                  const std::vector<std::string>& alternatives) = 0;
 };
 
 class AsrModel {
@@ -104,6 +116,12 @@ class AsrModel {
 
   // A new independent session. Thread-safe.
   virtual absl::StatusOr<std::unique_ptr<AsrSession>> NewSession() const = 0;
+
+  // A scorer for the alternatives this model's sessions can be asked about.
+  // Unimplemented for engines that cannot score. Thread-safe.
+  virtual absl::StatusOr<std::unique_ptr<AlternativesScorer>> NewAlternativesScorer() const {
+    return absl::UnimplementedError("this recognizer cannot score alternatives");
+  }
 
   virtual Language language() const = 0;
   virtual std::string name() const = 0;

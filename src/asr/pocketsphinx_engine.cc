@@ -142,6 +142,108 @@ std::optional<std::string> LookupWord(ps_decoder_t* ps, const std::string& word)
   return out;
 }
 
+struct Alignment {
+  bool aligned = false;
+  std::string words;     // the path's words, fillers left out
+  int64_t acoustic = 0;  // summed over the path, in search score units
+  int frames = 0;
+};
+
+// Decodes `pcm` as one block with `search` (the caller restores the search
+// and the running cepstral mean afterwards).
+absl::StatusOr<Alignment> Align(ps_decoder_t* ps, const char* search, const std::vector<int16>& pcm) {
+  if (ps_set_search(ps, search) < 0 || ps_start_utt(ps) < 0 ||
+      ps_process_raw(ps, pcm.data(), pcm.size(), FALSE, TRUE) < 0 ||
+      ps_end_utt(ps) < 0) {
+    return absl::InternalError("pocketsphinx failed to decode the utterance against the alternatives");
+  }
+  Alignment alignment;
+  alignment.frames = ps_get_n_frames(ps);
+  int32 path_score = 0;
+  if (ps_get_hyp(ps, &path_score) == nullptr) return alignment;
+  std::vector<std::string> words;
+  for (ps_seg_t* seg = ps_seg_iter(ps); seg != nullptr; seg = ps_seg_next(seg)) {
+    int32 acoustic = 0, language = 0, backoff = 0;
+    ps_seg_prob(seg, &acoustic, &language, &backoff);
+    alignment.acoustic += acoustic;
+    const char* word = ps_seg_word(seg);
+    if (!IsFiller(word)) words.push_back(BaseWord(word));
+    alignment.aligned = true;
+  }
+  alignment.words = absl::StrJoin(words, " ");
+  return alignment;
+}
+
+// AsrSession::ScoreAlternatives and AlternativesScorer::Score: two block
+// decodes of `pcm` on `ps`. Its running channel estimate is put back
+// afterwards, and its search too when `search_after` is given.
+absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::vector<int16>& pcm,
+                                                 const std::vector<std::string>& alternatives,
+                                                 const char* search_after) {
+  if (pcm.empty()) return AlternativesScore{};
+  std::vector<std::string> rules;  // the alternatives the dictionary can say, normalized
+  std::vector<int> rule_alternative;
+  for (size_t i = 0; i < alternatives.size(); ++i) {
+    std::vector<std::string> words = absl::StrSplit(alternatives[i], ' ', absl::SkipEmpty());
+    const bool known = !words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& word) {
+      return LookupWord(ps, word).has_value();
+    });
+    if (!known) continue;
+    rules.push_back(absl::StrJoin(words, " "));
+    rule_alternative.push_back(static_cast<int>(i));
+  }
+  AlternativesScore score;
+  if (rules.empty()) return score;
+  std::string grammar = "#JSGF V1.0;\ngrammar lingcast;\npublic <utterance> = ";
+  for (size_t i = 0; i < rules.size(); ++i) absl::StrAppend(&grammar, i ? " | " : "", "( ", rules[i], " )");
+  absl::StrAppend(&grammar, " ;\n");
+  if (ps_set_jsgf_string(ps, kAlternativesSearch, grammar.c_str()) < 0) {
+    return absl::InternalError("pocketsphinx rejected the grammar of the alternatives");
+  }
+  // Context-independent phones (about 40 HMMs a frame): a loop of every
+  // triphone costs seconds per utterance, and the reference need not be the
+  // best possible, only the same for every candidate.
+  if (ps_set_search(ps, kPhoneLoopSearch) < 0) {
+    cmd_ln_set_boolean_r(ps_get_config(ps), "-allphone_ci", TRUE);
+    if (ps_set_allphone(ps, kPhoneLoopSearch, nullptr) < 0) {
+      if (search_after != nullptr) ps_set_search(ps, search_after);
+      return absl::InternalError("pocketsphinx could not set up its phone-loop search");
+    }
+  }
+  cmn_t* cmn = ps_get_feat(ps)->cmn_struct;
+  const std::vector<mfcc_t> running(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
+  const absl::StatusOr<Alignment> constrained = Align(ps, kAlternativesSearch, pcm);
+  // Audio that no alternative aligns with to the grammar's end (most speech
+  // that is not a script line) needs no reference: the free decode, the
+  // costlier of the two, is skipped.
+  const bool reached_an_alternative =
+      constrained.ok() && constrained->aligned &&
+      std::find(rules.begin(), rules.end(), constrained->words) != rules.end();
+  const absl::StatusOr<Alignment> free = reached_an_alternative ? Align(ps, kPhoneLoopSearch, pcm) : Alignment{};
+  std::copy(running.begin(), running.end(), cmn->cmn_mean);
+  const bool restored = search_after == nullptr || ps_set_search(ps, search_after) >= 0;
+  LC_RETURN_IF_ERROR(constrained.status());
+  LC_RETURN_IF_ERROR(free.status());
+  if (!restored) return absl::InternalError("pocketsphinx could not go back to its language-model search");
+  if (!constrained->aligned || !free->aligned || free->frames <= 0) return score;
+  const auto rule = std::find(rules.begin(), rules.end(), constrained->words);
+  if (rule == rules.end()) return score;  // the grammar's end was not reached
+  score.best = rule_alternative[static_cast<size_t>(rule - rules.begin())];
+  score.frames = free->frames;
+  const double nats_per_unit = logmath_log_to_ln(ps_get_logmath(ps), 1) * (1 << kSenoneScoreShift);
+  score.gap = static_cast<double>(free->acoustic - constrained->acoustic) * nats_per_unit /
+              static_cast<double>(free->frames);
+  return score;
+}
+
+std::vector<int16> ToPcm16(const AudioBuffer& audio) {
+  std::vector<int16> pcm(audio.samples.size());
+  for (size_t i = 0; i < pcm.size(); ++i) {
+    pcm[i] = static_cast<int16>(std::lround(std::clamp(audio.samples[i], -1.0f, 1.0f) * 32767.0f));
+  }
+  return pcm;
+}
+
 }  // namespace
 
 // Everything needed to build one more decoder, and the idle decoders.
@@ -153,6 +255,9 @@ class PocketsphinxModel::DecoderPool {
     bool second_pass = true;
     std::optional<TempFile> script_arpa;            // script mode
     std::map<std::string, std::string> added_words;  // word -> phones, not in the dictionary
+    // Script mode: every pronunciation of every script word ("word(2)" for the
+    // second), for the alternatives scorer's own small dictionary.
+    std::map<std::string, std::string> script_pronunciations;
     float script_weight = PocketsphinxOptions{}.script_weight;
     float redecode_channel_shift = PocketsphinxOptions{}.redecode_channel_shift;
     MediaTime early_channel_check = PocketsphinxOptions{}.early_channel_check;
@@ -191,9 +296,38 @@ class PocketsphinxModel::DecoderPool {
   }
 
   // Called by Load() before the pool is shared; the recipe is read-only afterwards.
-  void set_script(TempFile arpa, std::map<std::string, std::string> added_words) {
+  void set_script(TempFile arpa, std::map<std::string, std::string> added_words,
+                  std::map<std::string, std::string> pronunciations) {
     recipe_.script_arpa.emplace(std::move(arpa));
     recipe_.added_words = std::move(added_words);
+    recipe_.script_pronunciations = std::move(pronunciations);
+  }
+
+  // A decoder for AlternativesScorer. In script mode the alternatives are
+  // script lines, so it knows only the script's words and has no language
+  // model: about 8 MB where a recognizing decoder takes about 100 (the
+  // dictionary's 135,000 words and the general model's lexicon tree).
+  absl::StatusOr<Decoder> BuildScorer() const {
+    std::lock_guard<std::mutex> lock(SphinxRuntime::Get().mutex());
+    if (!recipe_.script_arpa) return BuildBareLocked();
+    SphinxRuntime::Get().SetLogging(recipe_.debug_log);
+    // An empty main dictionary (the filler words come from the model's noisedict).
+    Config config(cmd_ln_init(nullptr, ps_args(), TRUE, "-hmm", recipe_.acoustic_model.c_str(), "-dict", "/dev/null",
+                              "-remove_silence", "no", "-logfn", recipe_.debug_log ? "/dev/stderr" : "/dev/null",
+                              nullptr));
+    if (!config) return absl::InternalError("pocketsphinx rejected its configuration");
+    Decoder decoder(ps_init(config.get()));
+    if (!decoder) {
+      return absl::FailedPreconditionError(absl::StrCat("cannot load the pocketsphinx model ", recipe_.acoustic_model,
+                                                        " for scoring alternatives"));
+    }
+    size_t left = recipe_.script_pronunciations.size();
+    for (const auto& [word, phones] : recipe_.script_pronunciations) {
+      if (ps_add_word(decoder.get(), word.c_str(), phones.c_str(), --left == 0) < 0) {
+        return absl::InternalError(absl::StrCat("pocketsphinx refused the pronunciation '", phones, "' of '", word, "'"));
+      }
+    }
+    return decoder;
   }
 
  private:
@@ -423,61 +557,9 @@ class PocketsphinxSession : public AsrSession {
     if (last_utterance_pcm_.empty()) {
       return absl::FailedPreconditionError("no finished utterance (of at most a minute) to score alternatives against");
     }
-    ps_decoder_t* ps = decoder_;
-    std::vector<std::string> rules;  // the alternatives the dictionary can say, normalized
-    std::vector<int> rule_alternative;
-    for (size_t i = 0; i < alternatives.size(); ++i) {
-      std::vector<std::string> words = absl::StrSplit(alternatives[i], ' ', absl::SkipEmpty());
-      const bool known = !words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& word) {
-        return LookupWord(ps, word).has_value();
-      });
-      if (!known) continue;
-      rules.push_back(absl::StrJoin(words, " "));
-      rule_alternative.push_back(static_cast<int>(i));
-    }
-    AlternativesScore score;
-    if (rules.empty()) return score;
-    std::string grammar = "#JSGF V1.0;\ngrammar lingcast;\npublic <utterance> = ";
-    for (size_t i = 0; i < rules.size(); ++i) absl::StrAppend(&grammar, i ? " | " : "", "( ", rules[i], " )");
-    absl::StrAppend(&grammar, " ;\n");
-    if (ps_set_jsgf_string(ps, kAlternativesSearch, grammar.c_str()) < 0) {
-      return absl::InternalError("pocketsphinx rejected the grammar of the alternatives");
-    }
-    // Context-independent phones (about 40 HMMs a frame): a loop of every
-    // triphone costs seconds per utterance, and the reference need not be the
-    // best possible, only the same for every candidate.
-    if (ps_set_search(ps, kPhoneLoopSearch) < 0) {
-      cmd_ln_set_boolean_r(ps_get_config(ps), "-allphone_ci", TRUE);
-      if (ps_set_allphone(ps, kPhoneLoopSearch, nullptr) < 0) {
-        ps_set_search(ps, kSearchName);
-        return absl::InternalError("pocketsphinx could not set up its phone-loop search");
-      }
-    }
-    cmn_t* cmn = ps_get_feat(ps)->cmn_struct;
-    const std::vector<mfcc_t> running(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
-    const absl::StatusOr<Alignment> constrained = Align(kAlternativesSearch);
-    // Audio that no alternative aligns with to the grammar's end (most speech
-    // that is not a script line) needs no reference: the free decode, the
-    // costlier of the two, is skipped.
-    const bool reached_an_alternative =
-        constrained.ok() && constrained->aligned &&
-        std::find(rules.begin(), rules.end(), constrained->words) != rules.end();
-    const absl::StatusOr<Alignment> free = reached_an_alternative ? Align(kPhoneLoopSearch) : Alignment{};
-    std::copy(running.begin(), running.end(), cmn->cmn_mean);
-    const bool restored = ps_set_search(ps, kSearchName) >= 0;
-    LC_RETURN_IF_ERROR(constrained.status());
-    LC_RETURN_IF_ERROR(free.status());
-    if (!restored) return absl::InternalError("pocketsphinx could not go back to its language-model search");
-    if (!constrained->aligned || !free->aligned || free->frames <= 0) return score;
-    const auto rule = std::find(rules.begin(), rules.end(), constrained->words);
-    if (rule == rules.end()) return score;  // the grammar's end was not reached
-    score.best = rule_alternative[static_cast<size_t>(rule - rules.begin())];
-    score.frames = free->frames;
-    const double nats_per_unit = logmath_log_to_ln(ps_get_logmath(ps), 1) * (1 << kSenoneScoreShift);
-    score.gap = static_cast<double>(free->acoustic - constrained->acoustic) * nats_per_unit /
-                static_cast<double>(free->frames);
-    return score;
+    return ScoreOnDecoder(decoder_, last_utterance_pcm_, alternatives, kSearchName);
   }
+
 
   // Streaming, pocketsphinx normalizes each utterance with the cepstral mean of
   // the utterances before it (the model's initial estimate for a session's first),
@@ -545,39 +627,6 @@ class PocketsphinxSession : public AsrSession {
     return absl::OkStatus();
   }
 
-  struct Alignment {
-    bool aligned = false;
-    std::string words;     // the path's words, fillers left out
-    int64_t acoustic = 0;  // summed over the path, in search score units
-    int frames = 0;
-  };
-
-  // Decodes the last utterance as one block with `search` (the caller restores
-  // the search and the running cepstral mean afterwards).
-  absl::StatusOr<Alignment> Align(const char* search) {
-    ps_decoder_t* ps = decoder_;
-    if (ps_set_search(ps, search) < 0 || ps_start_utt(ps) < 0 ||
-        ps_process_raw(ps, last_utterance_pcm_.data(), last_utterance_pcm_.size(), FALSE, TRUE) < 0 ||
-        ps_end_utt(ps) < 0) {
-      return absl::InternalError("pocketsphinx failed to decode the utterance against the alternatives");
-    }
-    Alignment alignment;
-    alignment.frames = ps_get_n_frames(ps);
-    int32 path_score = 0;
-    if (ps_get_hyp(ps, &path_score) == nullptr) return alignment;
-    std::vector<std::string> words;
-    for (ps_seg_t* seg = ps_seg_iter(ps); seg != nullptr; seg = ps_seg_next(seg)) {
-      int32 acoustic = 0, language = 0, backoff = 0;
-      ps_seg_prob(seg, &acoustic, &language, &backoff);
-      alignment.acoustic += acoustic;
-      const char* word = ps_seg_word(seg);
-      if (!IsFiller(word)) words.push_back(BaseWord(word));
-      alignment.aligned = true;
-    }
-    alignment.words = absl::StrJoin(words, " ");
-    return alignment;
-  }
-
   MediaTime position() const override {
     return utterance_open_ ? utterance_start_ + MediaTime::FromSamples(utterance_samples_, kAsrSampleRate) : end_;
   }
@@ -598,6 +647,24 @@ class PocketsphinxSession : public AsrSession {
   std::vector<int16> last_utterance_pcm_;  // the last finished one, for ScoreAlternatives()
   bool utterance_too_long_to_redecode_ = false;
   std::vector<mfcc_t> decoded_with_cmn_;  // the cepstral mean it is being normalized with
+};
+
+class PocketsphinxScorer : public AlternativesScorer {
+ public:
+  explicit PocketsphinxScorer(Decoder decoder) : decoder_(std::move(decoder)) {}
+
+  absl::StatusOr<AlternativesScore> Score(const AudioBuffer& audio,
+                                          const std::vector<std::string>& alternatives) override {
+    LC_RETURN_IF_ERROR(CheckAsrAudio(audio));
+    if (audio.samples.size() > kMaxRedecodeSamples) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot score ", audio.duration().ToString(),
+                                                     " of audio against alternatives (at most a minute)"));
+    }
+    return ScoreOnDecoder(decoder_.get(), ToPcm16(audio), alternatives, /*search_after=*/nullptr);
+  }
+
+ private:
+  Decoder decoder_;
 };
 
 absl::Status CheckFile(const std::string& path, const std::string& what) {
@@ -637,6 +704,11 @@ absl::StatusOr<std::unique_ptr<AsrSession>> PocketsphinxModel::NewSession() cons
   auto session = std::make_unique<PocketsphinxSession>(pool_, std::move(decoder));
   LC_RETURN_IF_ERROR(session->Start());
   return session;
+}
+
+absl::StatusOr<std::unique_ptr<AlternativesScorer>> PocketsphinxModel::NewAlternativesScorer() const {
+  LC_ASSIGN_OR_RETURN(Decoder decoder, pool_->BuildScorer());
+  return std::make_unique<PocketsphinxScorer>(std::move(decoder));
 }
 
 absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const PocketsphinxOptions& options) {
@@ -715,8 +787,19 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
                             {"count", absl::StrCat(info.guessed_words.size())},
                             {"words", absl::StrJoin(info.guessed_words, " ")}});
     }
+    // Every pronunciation of the script's words, for the alternatives scorer.
+    std::map<std::string, std::string> pronunciations = added;
+    for (const std::string& word : vocabulary) {
+      if (std::optional<std::string> phones = lookup(word)) pronunciations[word] = *phones;
+      for (int variant = 2;; ++variant) {
+        const std::string name = absl::StrCat(word, "(", variant, ")");
+        std::optional<std::string> phones = lookup(name);
+        if (!phones) break;
+        pronunciations[name] = *phones;
+      }
+    }
     LC_ASSIGN_OR_RETURN(TempFile arpa, TempFile::Write(BuildArpa(corpus.sentences)));
-    pool->set_script(std::move(arpa), std::move(added));
+    pool->set_script(std::move(arpa), std::move(added), std::move(pronunciations));
   }
   // Build the first decoder now: a broken model fails here, and the first session starts at once.
   LC_ASSIGN_OR_RETURN(PooledDecoder first, pool->Take());

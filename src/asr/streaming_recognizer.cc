@@ -18,6 +18,8 @@ const char* RecognizerEventTypeName(RecognizerEvent::Type type) {
       return "endpoint";
     case RecognizerEvent::Type::kFinal:
       return "final";
+    case RecognizerEvent::Type::kPause:
+      return "pause";
   }
   return "unknown";
 }
@@ -28,14 +30,61 @@ absl::StatusOr<StreamingRecognizer> StreamingRecognizer::Create(const AsrModel& 
     return absl::InvalidArgumentError(absl::StrCat("partial interval must be at least 10 ms, got ",
                                                    options.partial_interval.millis(), " ms"));
   }
+  if (options.pause_hypothesis_after < MediaTime::Zero() ||
+      (options.pause_hypothesis_after > MediaTime::Zero() && options.pause_hypothesis_after >= options.vad.hangover)) {
+    return absl::InvalidArgumentError(absl::StrCat("pause hypothesis after ", options.pause_hypothesis_after.millis(),
+                                                   " ms must be 0 (off) or shorter than the VAD hangover (",
+                                                   options.vad.hangover.millis(), " ms)"));
+  }
   LC_ASSIGN_OR_RETURN(VoiceActivityDetector vad, VoiceActivityDetector::Create(options.vad));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, model.NewSession());
-  return StreamingRecognizer(options, std::move(session), std::move(vad));
+  std::unique_ptr<AlternativesScorer> scorer;
+  if (options.pause_hypothesis_after > MediaTime::Zero()) {
+    absl::StatusOr<std::unique_ptr<AlternativesScorer>> made = model.NewAlternativesScorer();
+    if (made.ok()) {
+      scorer = *std::move(made);
+    } else if (!absl::IsUnimplemented(made.status())) {
+      return made.status();
+    }
+  }
+  return StreamingRecognizer(options, std::move(session), std::move(scorer), std::move(vad));
 }
 
 StreamingRecognizer::StreamingRecognizer(StreamingRecognizerOptions options, std::unique_ptr<AsrSession> session,
-                                         VoiceActivityDetector vad)
-    : options_(std::move(options)), session_(std::move(session)), vad_(std::move(vad)) {}
+                                         std::unique_ptr<AlternativesScorer> scorer, VoiceActivityDetector vad)
+    : options_(std::move(options)),
+      session_(std::move(session)),
+      scorer_(std::move(scorer)),
+      vad_(std::move(vad)) {}
+
+absl::StatusOr<AlternativesScore> StreamingRecognizer::ScoreAudio(const AudioBuffer& audio,
+                                                                  const std::vector<std::string>& alternatives) {
+  if (scorer_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "no alternatives scorer (pause_hypothesis_after is off, or the recognizer cannot score)");
+  }
+  return scorer_->Score(audio, alternatives);
+}
+
+absl::Status StreamingRecognizer::ReportPause(const VadEvent& piece, MediaTime decided_at, const RecognizerSink& sink) {
+  if (piece.unvoiced_tail < options_.pause_hypothesis_after) {
+    pause_reported_ = false;  // voiced again (or not paused long enough yet)
+    return absl::OkStatus();
+  }
+  if (pause_reported_) return absl::OkStatus();
+  pause_reported_ = true;
+  RecognizerEvent pause;
+  pause.type = RecognizerEvent::Type::kPause;
+  if (std::optional<AsrHypothesis> streamed = session_->Partial()) pause.hypothesis = std::move(*streamed);
+  pause.hypothesis.start = speech_start_;
+  pause.hypothesis.end = std::max(speech_start_, piece.audio_start + piece.audio.duration() - piece.unvoiced_tail);
+  pause.decided_at = decided_at;
+  pause.audio.sample_rate = piece.audio.sample_rate;
+  pause.audio.channels = 1;
+  pause.audio.samples = utterance_audio_;
+  pause.audio_start = utterance_audio_start_;
+  return sink(std::move(pause));
+}
 
 StreamingRecognizer::StreamingRecognizer(StreamingRecognizer&&) noexcept = default;
 StreamingRecognizer& StreamingRecognizer::operator=(StreamingRecognizer&&) noexcept = default;
@@ -79,6 +128,9 @@ absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decide
       speech_start_ = event.time;
       audio_since_partial_ = MediaTime::Zero();
       last_partial_text_.clear();
+      utterance_audio_.clear();
+      utterance_audio_start_ = event.audio_start;
+      pause_reported_ = false;
       RecognizerEvent start;
       start.type = RecognizerEvent::Type::kSpeechStart;
       start.hypothesis.start = event.time;
@@ -88,6 +140,10 @@ absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decide
     }
     case VadEvent::Type::kSpeechAudio: {
       LC_RETURN_IF_ERROR(session_->AcceptAudio(event.audio, event.audio_start));
+      if (options_.pause_hypothesis_after > MediaTime::Zero()) {
+        utterance_audio_.insert(utterance_audio_.end(), event.audio.samples.begin(), event.audio.samples.end());
+        LC_RETURN_IF_ERROR(ReportPause(event, decided_at, sink));
+      }
       audio_since_partial_ += event.audio.duration();
       if (audio_since_partial_ < options_.partial_interval) return absl::OkStatus();
       audio_since_partial_ = MediaTime::Zero();
@@ -105,6 +161,7 @@ absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decide
     }
     case VadEvent::Type::kSpeechEnd: {
       in_speech_ = false;
+      utterance_audio_.clear();
       if (options_.endpoint_hypothesis) {
         RecognizerEvent endpoint;
         endpoint.type = RecognizerEvent::Type::kEndpoint;
@@ -113,6 +170,7 @@ absl::Status StreamingRecognizer::Handle(const VadEvent& event, MediaTime decide
         endpoint.hypothesis.end = std::max(event.time, speech_start_);
         endpoint.decided_at = decided_at;
         endpoint.forced_end = event.forced;
+        endpoint.after_reported_pause = pause_reported_ && !event.forced;
         LC_RETURN_IF_ERROR(sink(std::move(endpoint)));
       }
       LC_ASSIGN_OR_RETURN(AsrHypothesis final, session_->Finish());

@@ -39,6 +39,13 @@ struct StreamingRecognizerOptions {
   // the final pass runs. Cheap for pocketsphinx (a backtrace); an engine whose
   // Partial() decodes the utterance again (Whisper) pays a decode for it.
   bool endpoint_hypothesis = false;
+  // When the speech of an open utterance has paused this long (unvoiced audio;
+  // the VAD ends the utterance once the pause reaches its hangover), report
+  // kPause with the streaming hypothesis and the audio so far, once per pause:
+  // a follower can do its end-of-utterance work during the hangover and use it
+  // at the endpoint if the speech did not resume. 0 (the default) turns it off;
+  // otherwise it must be shorter than vad.hangover. ScoreAudio() needs it on.
+  MediaTime pause_hypothesis_after = MediaTime::Zero();
 };
 
 struct RecognizerEvent {
@@ -48,6 +55,8 @@ struct RecognizerEvent {
     kEndpoint,     // the VAD ended the utterance: the streaming hypothesis of all of it,
                    // before the final pass (only with endpoint_hypothesis; a kFinal follows)
     kFinal,        // the utterance ended: its final hypothesis (text may be empty)
+    kPause,        // the open utterance's speech paused for pause_hypothesis_after (it may
+                   // resume): the streaming hypothesis and the audio so far
   };
   Type type = Type::kSpeechStart;
   // kPartial / kEndpoint / kFinal. `start` is the utterance's first voiced
@@ -61,9 +70,16 @@ struct RecognizerEvent {
   // pipeline can first act on it.
   MediaTime decided_at;
   bool forced_end = false;  // kEndpoint / kFinal: the VAD cut the utterance at max_utterance
+  // kEndpoint: the last kPause was of this endpoint's pause (the speech did not
+  // resume after it), so work done on it is of all the speech.
+  bool after_reported_pause = false;
+  // kPause: the utterance's audio from its start to the end of the audio pushed
+  // (on the input timeline from `audio_start`).
+  AudioBuffer audio;
+  MediaTime audio_start;
 };
 
-const char* RecognizerEventTypeName(RecognizerEvent::Type type);  // "speech_start", "partial", "endpoint", "final"
+const char* RecognizerEventTypeName(RecognizerEvent::Type type);  // "speech_start", "partial", "endpoint", "final", "pause"
 
 // Called with each event the moment it is known: at an endpoint, the kEndpoint
 // event reaches the caller before the session's final pass starts. An error
@@ -93,6 +109,10 @@ class StreamingRecognizer {
   absl::StatusOr<AlternativesScore> ScoreLastUtterance(const std::vector<std::string>& alternatives) {
     return session_->ScoreAlternatives(alternatives);
   }
+  // The model's AlternativesScorer for any utterance's audio (a kPause event's),
+  // so the open utterance goes on undisturbed. FailedPrecondition unless
+  // pause_hypothesis_after is on and the model can score.
+  absl::StatusOr<AlternativesScore> ScoreAudio(const AudioBuffer& audio, const std::vector<std::string>& alternatives);
 
   // The end of the audio pushed so far.
   MediaTime position() const;
@@ -100,16 +120,23 @@ class StreamingRecognizer {
 
  private:
   StreamingRecognizer(StreamingRecognizerOptions options, std::unique_ptr<AsrSession> session,
-                      VoiceActivityDetector vad);
+                      std::unique_ptr<AlternativesScorer> scorer, VoiceActivityDetector vad);
+  absl::Status ReportPause(const VadEvent& piece, MediaTime decided_at, const RecognizerSink& sink);
   absl::Status Handle(const VadEvent& event, MediaTime decided_at, const RecognizerSink& sink);
 
   StreamingRecognizerOptions options_;
   std::unique_ptr<AsrSession> session_;
+  std::unique_ptr<AlternativesScorer> scorer_;  // with pause_hypothesis_after, when the model has one
   VoiceActivityDetector vad_;
   bool in_speech_ = false;
   MediaTime speech_start_;
   MediaTime audio_since_partial_;
   std::string last_partial_text_;
+  // With pause_hypothesis_after: the open utterance's audio, and whether its
+  // current pause was reported.
+  std::vector<float> utterance_audio_;
+  MediaTime utterance_audio_start_;
+  bool pause_reported_ = false;
 };
 
 }  // namespace lingcast

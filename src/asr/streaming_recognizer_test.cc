@@ -149,6 +149,74 @@ TEST(StreamingRecognizerTest, TheEndpointHypothesisComesBeforeTheFinalPass) {
   for (const RecognizerEvent& e : Recognize(*jfk, MediaTime::Millis(20))) EXPECT_NE(e.type, Type::kEndpoint);
 }
 
+// On a pause the recognizer reports what it heard and the audio so far, well
+// before the VAD's endpoint; the audio can be scored on the second session
+// while the first goes on with the utterance.
+TEST(StreamingRecognizerTest, APauseIsReportedBeforeTheEndpointWithTheAudioSoFar) {
+  LOAD_SPEECH_OR_SKIP(jfk, kJfk);
+  StreamingRecognizerOptions options;
+  options.endpoint_hypothesis = true;
+  options.pause_hypothesis_after = MediaTime::Millis(150);
+  absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), options);
+  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  AudioBuffer input = Silence(MediaTime::Seconds(1));
+  input.samples.insert(input.samples.end(), jfk->samples.begin(), jfk->samples.end());
+  const AudioBuffer tail = Silence(MediaTime::Seconds(1));
+  input.samples.insert(input.samples.end(), tail.samples.begin(), tail.samples.end());
+  std::optional<RecognizerEvent> last_pause;
+  int endpoints = 0;
+  std::vector<std::string> scored;  // the best alternative of each endpoint's last pause
+  auto sink = [&](RecognizerEvent event) -> absl::Status {
+    if (event.type == Type::kSpeechStart) last_pause.reset();
+    if (event.type == Type::kPause) {
+      EXPECT_FALSE(last_pause && last_pause->decided_at == event.decided_at) << "one report per pause";
+      last_pause = std::move(event);
+      return absl::OkStatus();
+    }
+    if (event.type != Type::kEndpoint) return absl::OkStatus();
+    ++endpoints;
+    if (!last_pause) {
+      ADD_FAILURE() << "an endpoint without a pause before it";
+      return absl::OkStatus();
+    }
+    // Reported once the speech had paused 150 ms, so about 350 ms before the
+    // endpoint (the 500 ms hangover; the VAD counts 10 ms frames), with the
+    // words heard up to the pause (the decoder may still revise the last one).
+    EXPECT_TRUE(event.after_reported_pause);
+    EXPECT_LE(last_pause->decided_at + MediaTime::Millis(330), event.decided_at);
+    EXPECT_FALSE(last_pause->hypothesis.text.empty());
+    EXPECT_EQ(last_pause->hypothesis.start, event.hypothesis.start);
+    EXPECT_LE(last_pause->audio_start, last_pause->hypothesis.start);
+    EXPECT_EQ(last_pause->audio_start + last_pause->audio.duration(), last_pause->decided_at);
+    // The first session still has the utterance open: the second scores it.
+    absl::StatusOr<AlternativesScore> score = recognizer->ScoreAudio(
+        last_pause->audio, {"the price of this dress is low", last_pause->hypothesis.text});
+    std::printf("pause at %s: \"%s\", endpoint \"%s\"\n", last_pause->decided_at.ToString().c_str(),
+                last_pause->hypothesis.text.c_str(), event.hypothesis.text.c_str());
+    EXPECT_TRUE(score.ok()) << score.status();
+    if (score.ok()) scored.push_back(score->best == 1 ? "heard" : "other");
+    return absl::OkStatus();
+  };
+  // In 20 ms pieces, as live audio comes: each event is decided at the end of its piece.
+  constexpr size_t kPiece = kAsrSampleRate / 50;
+  for (size_t begin = 0; begin < input.samples.size(); begin += kPiece) {
+    AudioBuffer piece{kAsrSampleRate, 1, {}};
+    piece.samples.assign(input.samples.begin() + static_cast<std::ptrdiff_t>(begin),
+                         input.samples.begin() + static_cast<std::ptrdiff_t>(std::min(input.samples.size(), begin + kPiece)));
+    ASSERT_TRUE(recognizer->Push(piece, sink).ok());
+  }
+  ASSERT_TRUE(recognizer->Flush(sink).ok());
+  ASSERT_GE(endpoints, 2);
+  EXPECT_EQ(scored, std::vector<std::string>(static_cast<size_t>(endpoints), "heard"));
+
+  // Off (the default): no pauses, and no second session to score with.
+  for (const RecognizerEvent& e : Recognize(*jfk, MediaTime::Millis(20))) EXPECT_NE(e.type, Type::kPause);
+  absl::StatusOr<StreamingRecognizer> plain = StreamingRecognizer::Create(Model(), {});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->ScoreAudio(*jfk, {"and so my fellow americans"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(StreamingRecognizerTest, ASinkErrorStopsThePush) {
   LOAD_SPEECH_OR_SKIP(jfk, kJfk);
   absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), {});
@@ -217,6 +285,14 @@ TEST(StreamingRecognizerTest, BadOptionsAreRefused) {
   EXPECT_NE(bad.status().message().find("partial interval"), std::string::npos) << bad.status();
   options = {};
   options.vad.aggressiveness = 7;
+  EXPECT_EQ(StreamingRecognizer::Create(Model(), options).status().code(), absl::StatusCode::kInvalidArgument);
+  // A pause as long as the hangover is an endpoint, never a pause.
+  options = {};
+  options.pause_hypothesis_after = options.vad.hangover;
+  bad = StreamingRecognizer::Create(Model(), options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("shorter than the VAD hangover"), std::string::npos) << bad.status();
+  options.pause_hypothesis_after = MediaTime::Millis(-1);
   EXPECT_EQ(StreamingRecognizer::Create(Model(), options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

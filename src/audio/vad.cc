@@ -154,6 +154,7 @@ struct VoiceActivityDetector::State {
     event.audio = MonoBuffer(std::vector<float>(utterance.begin() + static_cast<std::ptrdiff_t>(streamed),
                                                 utterance.end()));
     streamed = utterance.size();
+    event.unvoiced_tail = TimeOf(unvoiced_run * kFrameSamples);
     events.push_back(std::move(event));
   }
 

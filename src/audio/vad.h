@@ -68,6 +68,11 @@ struct VadEvent {
   AudioBuffer audio;
   // kSpeechEnd only: the utterance reached max_utterance and was cut.
   bool forced = false;
+  // kSpeechAudio: the unvoiced frames in a row at the end of this piece (0 when
+  // its last frame is voiced). The utterance ends once this reaches the
+  // hangover, unless speech resumes: a consumer can start its end-of-utterance
+  // work early on a pause (speculatively) and drop it if speech resumes.
+  MediaTime unvoiced_tail;
 };
 
 const char* VadEventTypeName(VadEvent::Type type);  // "speech_start", "speech_audio", "speech_end"

@@ -1,5 +1,6 @@
 #include "audio/vad.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -304,6 +305,44 @@ TEST(VadTest, AudioIsStreamedWhileSpeechContinues) {
   }
   EXPECT_TRUE(started);
   EXPECT_GT(audio_events_before_end, 20);  // one per 100 ms push while speech goes on
+}
+
+// A consumer may start its end-of-utterance work on a pause: each piece says
+// how long the audio has been unvoiced at its end, which grows through the
+// hangover to the endpoint and drops to 0 when speech is voiced again.
+TEST(VadTest, PiecesSayHowLongTheSpeechHasPaused) {
+  const std::string path = SpeechFile("en-librispeech-6930-75918-0000.flac");
+  REQUIRE_SPEECH_DATA(path);
+  const VadConfig config;
+  VoiceActivityDetector vad = MakeVad(config);
+  const std::vector<float> input = Concat({Decode(path), Silence(MediaTime::Seconds(1))});
+  AudioBuffer piece;
+  piece.sample_rate = kRate;
+  std::vector<MediaTime> tails;      // of the pieces of the first utterance, in order
+  std::vector<MediaTime> durations;  // of those pieces
+  bool ended = false;
+  for (size_t i = 0; i + 320 <= input.size() && !ended; i += 320) {
+    piece.samples.assign(input.begin() + static_cast<std::ptrdiff_t>(i),
+                         input.begin() + static_cast<std::ptrdiff_t>(i + 320));
+    absl::StatusOr<std::vector<VadEvent>> events = vad.Push(piece);
+    ASSERT_TRUE(events.ok()) << events.status();
+    for (const VadEvent& e : *events) {
+      if (e.type == VadEvent::Type::kSpeechAudio) {
+        tails.push_back(e.unvoiced_tail);
+        durations.push_back(e.audio.duration());
+      }
+      ended |= e.type == VadEvent::Type::kSpeechEnd;
+    }
+  }
+  ASSERT_TRUE(ended);
+  ASSERT_GT(tails.size(), 30u);
+  EXPECT_NE(std::count(tails.begin(), tails.end(), MediaTime::Zero()), 0) << "voiced pieces say 0";
+  // The piece that ends the utterance has been unvoiced for the hangover, and
+  // the pieces before it count up to it without a break.
+  EXPECT_EQ(tails.back(), config.hangover);
+  for (size_t k = tails.size() - 20; k + 1 < tails.size(); ++k) {
+    EXPECT_EQ(tails[k + 1], tails[k] + durations[k + 1]) << "piece " << k;
+  }
 }
 
 TEST(VadTest, FlushResetsForANewStream) {

@@ -307,11 +307,25 @@ std::optional<AcousticMatch> ScriptFollower::CheckAcoustically(std::vector<std::
   return match;
 }
 
-std::vector<FollowDecision> ScriptFollower::OnEndpoint(const std::string& text, MediaTime end) {
+std::vector<FollowDecision> ScriptFollower::Preview(const std::string& text, MediaTime end,
+                                                    const AcousticCheck& check) {
   const State before{last_committed_, consumed_, committed_, unfinished_};
-  std::vector<FollowDecision> decisions = Decide(Tokens(text), end, /*final=*/true);
+  std::vector<FollowDecision> decisions = Decide(Tokens(text), end, /*final=*/true, check);
+  last_committed_ = before.last_committed;
+  consumed_ = before.consumed;
+  committed_ = before.committed;
+  unfinished_ = before.unfinished;
+  return decisions;
+}
+
+std::vector<FollowDecision> ScriptFollower::OnEndpoint(const std::string& text, MediaTime end,
+                                                       const AcousticCheck& check) {
+  const State before{last_committed_, consumed_, committed_, unfinished_};
+  std::vector<FollowDecision> decisions = Decide(Tokens(text), end, /*final=*/true, check);
+  // Sure: every decision is a line, matched by words at a partial's bar or by
+  // the audio (the check's bar is the one OnFinal applies).
   const bool sure = !decisions.empty() && std::all_of(decisions.begin(), decisions.end(), [&](const FollowDecision& d) {
-    return !d.off_script && d.confidence >= config_.commit_quality;
+    return !d.off_script && (d.confidence >= config_.commit_quality || d.acoustic_gap.has_value());
   });
   if (!sure) {
     last_committed_ = before.last_committed;

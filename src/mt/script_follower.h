@@ -119,7 +119,16 @@ class ScriptFollower {
   // anything off script (the final pass or the acoustic check may still find a
   // line): when the words decide nothing for sure, nothing changes and OnFinal
   // decides as if this had not been called. OnFinal must follow, as always.
-  std::vector<FollowDecision> OnEndpoint(const std::string& text, MediaTime end);
+  // `check`, when given, may answer for words that match no line from what is
+  // already known (a check run on a pause, see Preview); a line it finds is
+  // committed here too. It should answer nullopt rather than do slow work.
+  std::vector<FollowDecision> OnEndpoint(const std::string& text, MediaTime end, const AcousticCheck& check = nullptr);
+
+  // What OnFinal would decide for `text` now, without changing anything: the
+  // utterance's speech has paused and may be over. The point is the `check` it
+  // asks (only when the words match no line): run early, during the VAD's
+  // hangover, its answer can be given to OnEndpoint and OnFinal.
+  std::vector<FollowDecision> Preview(const std::string& text, MediaTime end, const AcousticCheck& check);
 
   const std::vector<FollowerLine>& lines() const { return lines_; }
   std::optional<int> last_line() const { return last_committed_; }

@@ -182,6 +182,52 @@ TEST(ScriptFollowerTest, TheEndpointLeavesUnsureWordsToTheFinal) {
   EXPECT_TRUE(decided[0].off_script);
 }
 
+// A check run on the pause before the endpoint (Preview: nothing changes) can
+// answer at the endpoint: the line the audio found is committed there, and the
+// final that follows adds nothing.
+TEST(ScriptFollowerTest, ACheckRunOnThePauseDecidesAtTheEndpoint) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "welcome to the live room everyone").decisions.size(), 1u);
+  std::vector<int> asked;
+  std::vector<FollowDecision> preview =
+      follower.Preview("to the for you", MediaTime::Seconds(5), [&](const std::vector<int>& candidates) {
+        asked = candidates;
+        return std::optional<AcousticMatch>(AcousticMatch{1, 0.5});
+      });
+  ASSERT_EQ(preview.size(), 1u);
+  EXPECT_EQ(preview[0].line, 1);
+  ASSERT_FALSE(asked.empty());
+  EXPECT_EQ(asked.front(), 1) << "the line expected next is always a candidate";
+  // Preview changed nothing: a final without a check still calls the words off script.
+  {
+    ScriptFollower copy = follower;
+    std::vector<FollowDecision> plain = copy.OnFinal("to the for you", MediaTime::Seconds(5));
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_TRUE(plain[0].off_script);
+  }
+  // A check that knows nothing (no pause check) leaves the words to the final.
+  EXPECT_TRUE(follower
+                  .OnEndpoint("to the for you", MediaTime::Seconds(5),
+                              [](const std::vector<int>&) { return std::optional<AcousticMatch>(); })
+                  .empty());
+  std::vector<FollowDecision> early =
+      follower.OnEndpoint("to the for you", MediaTime::Seconds(5), [](const std::vector<int>&) {
+        return std::optional<AcousticMatch>(AcousticMatch{1, 0.5});
+      });
+  ASSERT_EQ(early.size(), 1u);
+  EXPECT_EQ(early[0].line_number, 2);
+  EXPECT_TRUE(early[0].at_endpoint);
+  EXPECT_EQ(early[0].acoustic_gap, 0.5);
+  EXPECT_TRUE(follower.OnFinal("to the for you", MediaTime::Seconds(5)).empty());
+  // Past the gap the check allows, the endpoint does not take it either.
+  EXPECT_TRUE(follower
+                  .OnEndpoint("for the you to", MediaTime::Seconds(9),
+                              [](const std::vector<int>&) {
+                                return std::optional<AcousticMatch>(AcousticMatch{2, 3.0});
+                              })
+                  .empty());
+}
+
 // A line committed by a partial is not committed again at the endpoint; words
 // after its end are the next decision.
 TEST(ScriptFollowerTest, TheEndpointGoesOnAfterALinePartialsCommitted) {
