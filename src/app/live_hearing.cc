@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "mt/match_text.h"
 
 namespace lingcast {
 
@@ -48,8 +50,35 @@ absl::StatusOr<Flow> LiveIngest::Process() {
 
 // --- LiveHear -----------------------------------------------------------------
 
-LiveHear::LiveHear(SpeechFollower follower, std::vector<FollowerLine> lines)
-    : Stage("hear"), follower_(std::move(follower)), lines_(std::move(lines)) {}
+void ProvisionalInterrupt::Urgent() {
+  absl::MutexLock lock(&mu_);
+  ++urgent_sent_;
+  if (running_ != nullptr) {
+    running_->Cancel();  // only asks the engine call to stop: nothing here waits for it
+    running_ = nullptr;
+    ++interrupted_;
+  }
+}
+
+bool ProvisionalInterrupt::Begin(TranslationSession& session, int64_t urgent_taken) {
+  absl::MutexLock lock(&mu_);
+  if (urgent_sent_ > urgent_taken) return false;
+  running_ = &session;
+  return true;
+}
+
+void ProvisionalInterrupt::End() {
+  absl::MutexLock lock(&mu_);
+  running_ = nullptr;
+}
+
+int64_t ProvisionalInterrupt::interrupted() const {
+  absl::MutexLock lock(&mu_);
+  return interrupted_;
+}
+
+LiveHear::LiveHear(SpeechFollower follower, std::vector<FollowerLine> lines, LiveHearOptions options)
+    : Stage("hear"), follower_(std::move(follower)), lines_(std::move(lines)), options_(options) {}
 
 absl::StatusOr<Flow> LiveHear::Process() {
   auto packet = in.Pop();
@@ -96,9 +125,13 @@ absl::Status LiveHear::Send(FollowEvent event, MediaTime watermark, MediaTime or
     out_event.line = std::move(line);
   } else if (event.type == FollowEvent::Type::kUtteranceEnd) {
     out_event.ended = UtteranceEnded{event.utterance, event.utterance_start, event.utterance_end, event.text};
+  } else if (event.type == FollowEvent::Type::kPartial && options_.partials && !event.text.empty()) {
+    out_event.partial = HeardPartial{event.utterance, event.text, event.utterance_start, event.decided_at};
   } else {
     return absl::OkStatus();
   }
+  // A line or an utterance's end must not wait behind a caption's engine call.
+  if (options_.interrupt != nullptr && !out_event.partial) options_.interrupt->Urgent();
   return out.Push(Packet<LiveEvent>{std::move(out_event), watermark, MediaTime::Zero(), origin});
 }
 
@@ -112,14 +145,16 @@ absl::Status LiveHear::SendWatermark(MediaTime watermark, MediaTime origin) {
 // --- LiveTranslate ------------------------------------------------------------
 
 LiveTranslate::LiveTranslate(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
-                             LiveControl* control, Logger& logger)
+                             LiveControl* control, Logger& logger, ProvisionalOptions provisional)
     : Stage("translate"),
       stack_(stack),
       from_(from),
       to_(to),
       lines_(std::move(lines)),
       control_(control),
-      logger_(logger) {
+      logger_(logger),
+      provisional_(provisional) {
+  for (const FollowerLine& line : lines_) script_tokens_.push_back(MatchTokens(line.spoken.empty() ? line.source : line.spoken));
   // Corrections of earlier shows (--corrections) that name a script line.
   if (stack_.corrections) {
     for (const Correction& c : stack_.corrections->corrections()) {
@@ -195,39 +230,191 @@ absl::Status LiveTranslate::Keep(const Correction& correction) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Flow> LiveTranslate::Process() {
-  auto packet = in.Pop();
-  if (!packet) return Flow::kFinished;
-  ApplyControl();
-  if (packet->value.line) {
-    HeardLine& line = *packet->value.line;
-    if (line.line_number) {
-      if (auto corrected = corrected_lines_.find(line.source_text); corrected != corrected_lines_.end()) {
-        line.translation = corrected->second;
-        line.engine = "correction";
+bool LiveTranslate::MayBeScripted(const std::string& heard, const std::vector<std::vector<std::string>>& script_tokens,
+                                  const ProvisionalOptions& options) {
+  if (script_tokens.empty()) return false;
+  const std::vector<std::string> words = MatchTokens(heard);
+  if (words.size() < static_cast<size_t>(std::max(1, options.min_words))) return true;
+  const double bar = options.max_script_distance * static_cast<double>(words.size());
+  // The edit distance from the words heard to the closest stretch of a line
+  // (free to start and end anywhere in it: a host may start mid-line, and the
+  // recognizer often loses an utterance's first words).
+  std::vector<int> previous, current;
+  for (const std::vector<std::string>& line : script_tokens) {
+    previous.assign(line.size() + 1, 0);
+    current.assign(line.size() + 1, 0);
+    for (size_t i = 1; i <= words.size(); ++i) {
+      current[0] = static_cast<int>(i);
+      for (size_t j = 1; j <= line.size(); ++j) {
+        current[j] = std::min({previous[j - 1] + (words[i - 1] == line[j - 1] ? 0 : 1), previous[j] + 1,
+                               current[j - 1] + 1});
+      }
+      std::swap(previous, current);
+    }
+    if (*std::min_element(previous.begin(), previous.end()) <= bar) return true;
+  }
+  return false;
+}
+
+LiveTranslate::AdLib& LiveTranslate::AdLibOf(int64_t utterance) {
+  if (!ad_lib_ || ad_lib_->utterance != utterance) {
+    // A new utterance: the last one's session, if it was never closed, is done.
+    ad_lib_.emplace();
+    ad_lib_->utterance = utterance;
+  }
+  return *ad_lib_;
+}
+
+int LiveTranslate::CloseAdLib(int64_t utterance) {
+  if (pending_partial_ && pending_partial_->value.partial->utterance <= utterance) {
+    pending_partial_.reset();  // stale: its line is here
+    provisional_dropped_.fetch_add(1);
+  }
+  AdLib& ad_lib = AdLibOf(utterance);
+  ad_lib.closed = true;
+  ad_lib.session.reset();
+  return std::exchange(ad_lib.updates, 0);
+}
+
+absl::Status LiveTranslate::TranslateLine(HeardLine& line) {
+  if (line.line_number) {
+    if (auto corrected = corrected_lines_.find(line.source_text); corrected != corrected_lines_.end()) {
+      line.translation = corrected->second;
+      line.engine = "correction";
+    }
+    line.provisional_updates = CloseAdLib(line.utterance);
+  } else if (line.translation.empty() && stack_.chain != nullptr && !line.source_text.empty()) {
+    std::string shown_stable;
+    bool translated = false;
+    if (ad_lib_ && ad_lib_->utterance == line.utterance && !ad_lib_->closed) {
+      shown_stable = ad_lib_->shown_stable;
+      if (ad_lib_->session) {
+        // The session's final: no second engine call when the last partial
+        // translated was already the whole line.
+        absl::StatusOr<SessionOutput> finished = ad_lib_->session->Finish(line.source_text);
+        if (finished.ok()) {
+          line.translation = finished->stable;
+          line.engine = finished->engine;
+          line.revised = finished->revised;
+          translated = true;
+        } else if (!absl::IsCancelled(finished.status())) {
+          failures_.fetch_add(1);
+          translated = true;  // the engines were asked: nothing to say
+        }
       }
     }
-    if (line.translation.empty() && !line.line_number && stack_.chain != nullptr && !line.source_text.empty()) {
+    if (!translated) {
       TranslationRequest request;
       request.source = line.source_text;
       request.from = from_;
       request.to = to_;
       request.context.assign(context_.begin(), context_.end());
       request.glossary = stack_.glossary.get();
-      absl::StatusOr<Translation> translated = stack_.chain->Translate(request);
-      if (translated.ok()) {
-        line.translation = translated->text;
-        line.engine = translated->engine;
+      absl::StatusOr<Translation> translation = stack_.chain->Translate(request);
+      if (translation.ok()) {
+        line.translation = translation->text;
+        line.engine = translation->engine;
+        const std::string stable = shown_stable.substr(0, shown_stable.find_last_not_of(' ') + 1);
+        line.revised = !stable.empty() && !absl::StartsWith(line.translation, stable);
       } else {
         failures_.fetch_add(1);
       }
     }
-    if (!line.translation.empty()) {
-      context_.push_back({line.source_text, line.translation});
-      if (context_.size() > kContextLines) context_.erase(context_.begin());
-    }
+    line.provisional_updates = CloseAdLib(line.utterance);
+  } else {
+    line.provisional_updates = CloseAdLib(line.utterance);
   }
-  LC_RETURN_IF_ERROR(out.Push(std::move(*packet)));
+  if (!line.translation.empty()) {
+    context_.push_back({line.source_text, line.translation});
+    if (context_.size() > kContextLines) context_.erase(context_.begin());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LiveTranslate::TranslatePartial() {
+  Packet<LiveEvent> packet = std::move(*pending_partial_);
+  pending_partial_.reset();
+  const HeardPartial& partial = *packet.value.partial;
+  if (!provisional_.enabled || stack_.chain == nullptr) return absl::OkStatus();
+  AdLib& ad_lib = AdLibOf(partial.utterance);
+  if (ad_lib.closed) return absl::OkStatus();
+  if (!ad_lib.off_script) {
+    if (MayBeScripted(partial.text, script_tokens_, provisional_)) return absl::OkStatus();
+    ad_lib.off_script = true;  // for the rest of the utterance: no flicker between the two
+  }
+  if (!ad_lib.session) {
+    TranslationSessionOptions options;
+    options.from = from_;
+    options.to = to_;
+    options.context = context_;
+    options.glossary = stack_.glossary.get();
+    options.min_new_tokens = provisional_.min_new_tokens;
+    options.agreement = provisional_.agreement;
+    LC_ASSIGN_OR_RETURN(TranslationSession session, TranslationSession::Create(*stack_.chain, std::move(options)));
+    ad_lib.session.emplace(std::move(session));
+  }
+  ProvisionalInterrupt* interrupt = provisional_.interrupt;
+  if (interrupt != nullptr && !interrupt->Begin(*ad_lib.session, urgent_taken_)) {
+    provisional_dropped_.fetch_add(1);  // a line or an utterance's end is waiting: it goes first
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::optional<SessionOutput>> updated = ad_lib.session->Update(partial.text);
+  if (interrupt != nullptr) interrupt->End();
+  if (!updated.ok()) {
+    if (absl::IsCancelled(updated.status())) {
+      ad_lib.session.reset();  // interrupted for a line: its final is translated on its own
+    } else {
+      // A sick engine costs this caption, never the show; the line's final
+      // translation still asks the engines again.
+      if (provisional_failures_.fetch_add(1) == 0) {
+        logger_.Warn("live", "a provisional translation failed (counted; later ones are not logged)",
+                     {{"reason", std::string(updated.status().message())}});
+      }
+    }
+    return absl::OkStatus();
+  }
+  if (!updated->has_value()) return absl::OkStatus();
+  const SessionOutput& output = **updated;
+  ad_lib.shown_stable = output.stable;
+  ++ad_lib.updates;
+  provisional_captions_.fetch_add(1);
+  LiveEvent event;
+  watermark_ = std::max(watermark_, packet.value.watermark);
+  event.watermark = watermark_;
+  event.caption = ProvisionalCaption{partial.utterance, partial.text,          output.stable,     output.provisional,
+                                     ad_lib.updates,    partial.utterance_start, partial.decided_at};
+  return out.Push(Packet<LiveEvent>{std::move(event), watermark_, MediaTime::Zero(), packet.origin});
+}
+
+absl::Status LiveTranslate::Handle(Packet<LiveEvent> packet) {
+  ApplyControl();
+  LiveEvent& event = packet.value;
+  if (event.partial) {
+    if (pending_partial_) provisional_dropped_.fetch_add(1);  // a newer one is here
+    pending_partial_ = std::move(packet);
+    return absl::OkStatus();
+  }
+  if (event.line || event.ended) ++urgent_taken_;
+  if (event.line) LC_RETURN_IF_ERROR(TranslateLine(*event.line));
+  if (event.ended) CloseAdLib(event.ended->utterance);
+  watermark_ = std::max(watermark_, event.watermark);
+  return out.Push(std::move(packet));
+}
+
+absl::StatusOr<Flow> LiveTranslate::Process() {
+  auto packet = in.Pop();
+  if (!packet) {
+    if (pending_partial_) provisional_dropped_.fetch_add(1);
+    pending_partial_.reset();
+    return Flow::kFinished;
+  }
+  LC_RETURN_IF_ERROR(Handle(std::move(*packet)));
+  if (provisional_.enabled && provisional_.newest_only) {
+    // Everything queued now goes first; of the partials only the newest is
+    // worth a caption.
+    while (auto more = in.TryPop()) LC_RETURN_IF_ERROR(Handle(std::move(*more)));
+  }
+  if (pending_partial_) LC_RETURN_IF_ERROR(TranslatePartial());
   return Flow::kContinue;
 }
 

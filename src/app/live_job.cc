@@ -171,9 +171,18 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   ingest_options.session_start = session_start;
   ingest_options.origin_from_timeline = simulated || (file.has_value() && !network_source);
   auto& ingest = pipeline.Add(std::make_unique<LiveIngest>(read, ingest_options, stop));
-  auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(follower), lines));
-  auto& translate = pipeline.Add(
-      std::make_unique<LiveTranslate>(stack, options.source, options.target, lines, control.get(), logger));
+  // Ad-libs translated as they are spoken (docs/live.md), when an engine can.
+  ProvisionalInterrupt interrupt;
+  ProvisionalOptions provisional;
+  provisional.enabled = options.provisional_captions && stack.chain != nullptr;
+  provisional.newest_only = !simulated;
+  provisional.interrupt = simulated ? nullptr : &interrupt;
+  LiveHearOptions hear_options;
+  hear_options.partials = provisional.enabled;
+  hear_options.interrupt = provisional.interrupt;
+  auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(follower), lines, hear_options));
+  auto& translate = pipeline.Add(std::make_unique<LiveTranslate>(stack, options.source, options.target, lines,
+                                                                 control.get(), logger, provisional));
   LiveVoiceOptions voice_options;
   voice_options.language = options.target;
   voice_options.voice = options.target == Language::kZh ? options.voice_zh : options.voice_en;
@@ -272,6 +281,10 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   extra["untranslated_off_script"] = translate.failures();
   extra["corrections_applied"] = translate.corrections_applied();
   extra["corrections_rejected"] = translate.corrections_rejected();
+  extra["provisional_captions"] = translate.provisional_captions();
+  extra["provisional_failures"] = translate.provisional_failures();
+  extra["provisional_dropped"] = translate.provisional_dropped();
+  extra["provisional_interrupted"] = interrupt.interrupted();
   extra["stopped_by_signal"] = signals.received() != 0;
   int64_t congestion_drops = 0;
   nlohmann::json outputs_json = nlohmann::json::array();

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "audio/audio_decoder.h"
 #include "audio/resampler.h"
 #include "compose/geometry.h"
@@ -136,6 +137,9 @@ TEST_F(LiveJobTest, InterpretsEveryScriptedLineInOrder) {
     EXPECT_NEAR(u["compute_latency_ms"].get<double>() + u["queue_wait_ms"].get<double>(),
                 speech_start - u["decided_at_ms"].get<double>(), 0.2);
     EXPECT_GT(u["commit_point"].get<double>(), 0);
+    // Scripted lines are not captioned provisionally: their prepared translation is shown.
+    EXPECT_EQ(u["provisional_updates"], 0);
+    EXPECT_TRUE(u["first_provisional_ms"].is_null());
   }
   const nlohmann::json& s = (*report)["summary"];
   EXPECT_EQ(s["spoken"], 4);
@@ -175,6 +179,69 @@ TEST_F(LiveJobTest, AnAdLibWithoutAFallbackTranslatorIsSubtitlesOnly) {
   EXPECT_EQ(utterances.back()["line"], 4);
   EXPECT_TRUE(utterances.back()["spoken"].get<bool>());
   EXPECT_GE((*report)["summary"]["subtitles_only"].get<int>(), 1);
+  EXPECT_EQ(ad_lib["provisional_updates"], 0);
+  EXPECT_EQ((*report)["summary"]["provisional_captions"], 0);
+}
+
+TEST_F(LiveJobTest, OffScriptSpeechWithAFallbackIsCaptionedWhileTheHostSpeaksThenSpoken) {
+  // A real speaker without a script: all of it is off script, heard with the
+  // recognizer's general model (which hears espeak-ng's voice too poorly for this).
+  const std::string recording = LINGCAST_SOURCE_DIR "/../shared/data/speech/en-jfk.wav";
+  if (!std::filesystem::exists(recording)) GTEST_SKIP() << recording << " is absent (the shared test data)";
+  LiveOptions options = Options();
+  options.input = recording;
+  options.script_path.clear();
+  options.engines.clear();
+  // What the recognizer hears of each utterance (a run without a fallback), put
+  // in a memory the next run falls back to.
+  absl::StatusOr<nlohmann::json> report = Run(options, "");
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_GE((*report)["utterances"].size(), 1u);
+  std::ofstream memory(dir_.File("adlibs.tsv"));
+  std::vector<std::string> translations;
+  for (const auto& u : (*report)["utterances"]) {
+    EXPECT_EQ(u["provisional_updates"], 0) << "no fallback, no captions";
+    translations.push_back(absl::StrCat("译文", translations.size() + 1, "：我的美国同胞们"));
+    memory << u["source_text"].get<std::string>() << "\t" << translations.back() << "\n";
+  }
+  memory.close();
+
+  options.engines = {"tm"};
+  options.memory_paths = {dir_.File("adlibs.tsv")};
+  options.outputs = {dir_.File("captioned.mp4")};
+  report = Run(options, "");
+  ASSERT_TRUE(report.ok()) << report.status();
+  const nlohmann::json& utterances = (*report)["utterances"];
+  ASSERT_EQ(utterances.size(), translations.size());
+  int captioned = 0, updates = 0;
+  for (size_t i = 0; i < utterances.size(); ++i) {
+    const nlohmann::json& u = utterances[i];
+    EXPECT_TRUE(u["off_script"].get<bool>());
+    EXPECT_EQ(u["translation"], translations[i]) << "the final translation replaces the captions";
+    // (The last one, decided when the input ends, may come too late to say.)
+    EXPECT_TRUE(u["spoken"].get<bool>() || u["skipped"].get<bool>()) << u.dump();
+    updates += u["provisional_updates"].get<int>();
+    if (!u["first_provisional_ms"].is_number()) continue;
+    ++captioned;
+    EXPECT_GE(u["provisional_updates"].get<int>(), 1);
+    // On screen while the host was still speaking, long before the avatar spoke.
+    EXPECT_GT(u["first_provisional_ms"].get<double>(), 0);
+    EXPECT_LT(u["first_provisional_ms"].get<double>(),
+              u["utterance_end_ms"].get<double>() - u["utterance_start_ms"].get<double>());
+    EXPECT_LT(u["first_provisional_ms"].get<double>(), u["start_offset_ms"].get<double>());
+  }
+  EXPECT_GE(captioned, 1);
+  const nlohmann::json& s = (*report)["summary"];
+  EXPECT_EQ(s["provisional_updates"], updates);
+  EXPECT_EQ(s["provisional_captions"], updates);
+  EXPECT_EQ(s["provisional_failures"], 0);
+  EXPECT_EQ(s["first_provisional_ms"]["count"], captioned);
+  // Captions are drawn, not timed text: the subtitle file has the final translations.
+  std::ifstream srt(dir_.File("captioned.srt"));
+  std::stringstream srt_text;
+  srt_text << srt.rdbuf();
+  EXPECT_THAT(srt_text.str(), HasSubstr(translations[0]));
+  EXPECT_THAT(srt_text.str(), ::testing::Not(HasSubstr("…")));
 }
 
 TEST_F(LiveJobTest, LongSilenceIsNotSpeech) {

@@ -32,6 +32,11 @@ struct HeardLine {
   std::string heard;        // the recognized words the decision rests on
   std::string translation;  // empty: nothing to say (subtitles only)
   std::string engine;       // "script", "tm", "llm", or "" (subtitles only)
+  // Off-script speech translated while it was spoken (LiveTranslate): how many
+  // provisional captions of its utterance were sent before this line closed it,
+  // and whether its final translation does not begin with the stable text shown.
+  int provisional_updates = 0;
+  bool revised = false;
   MediaTime utterance_start;
   MediaTime decided_at;      // on the timeline: the host audio heard when it was decided
   MediaTime trigger_origin;  // clock reading when that audio arrived (compute latency starts here)
@@ -44,11 +49,35 @@ struct UtteranceEnded {
   std::string text;  // the recognizer's final hypothesis
 };
 
+// A partial hypothesis of the utterance being heard (LiveHear -> LiveTranslate,
+// only when provisional captions are on).
+struct HeardPartial {
+  int64_t utterance = 0;
+  std::string text;  // everything heard of the utterance so far
+  MediaTime utterance_start;
+  MediaTime decided_at;  // on the timeline: the host audio heard when it was known
+};
+
+// A provisional translation of off-script speech while the host is still
+// saying it (LiveTranslate -> LiveVoice -> LivePlayout). The subtitle area
+// shows it while the avatar is silent, until a line of its utterance arrives.
+struct ProvisionalCaption {
+  int64_t utterance = 0;
+  std::string source;       // the words heard so far
+  std::string stable;       // will not change while the utterance lasts; only grows
+  std::string provisional;  // the rest of the latest translation; may change
+  int update = 0;           // 1 for the utterance's first caption
+  MediaTime utterance_start;
+  MediaTime decided_at;     // of the partial it translates: shown from this moment on
+};
+
 // LiveHear -> LiveTranslate -> LiveVoice. `watermark`: all host audio before it
 // has been heard, and every decision it led to sent before this event.
 struct LiveEvent {
   std::optional<HeardLine> line;
   std::optional<UtteranceEnded> ended;
+  std::optional<HeardPartial> partial;        // to LiveTranslate only
+  std::optional<ProvisionalCaption> caption;  // from LiveTranslate on
   MediaTime watermark;
 };
 
@@ -69,6 +98,7 @@ struct SpokenLine {
 struct VoiceEvent {
   std::optional<SpokenLine> spoken;
   std::optional<UtteranceEnded> ended;
+  std::optional<ProvisionalCaption> caption;
   MediaTime watermark;
 };
 

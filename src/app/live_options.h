@@ -39,6 +39,10 @@ struct LiveOptions {
   std::vector<std::string> memory_paths;  // --tm (repeatable): more translation memory
   std::string glossary_path;          // --glossary
   std::vector<std::string> engines = {"tm"};  // --engine: fallback translators for off-script speech
+  // Off-script speech with a fallback engine: a provisional translation on the
+  // subtitle as the host speaks, re-translated at each partial hypothesis
+  // (docs/live.md, "Ad-libs as they are spoken"). No CLI flag yet.
+  bool provisional_captions = true;
   LlmConfig llm;                      // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
   std::string control_path;           // --control PATH|-: the operator's corrections (live_control.h); empty: none
   std::string corrections_path;       // --corrections FILE: corrections of earlier shows, and where new ones are kept

@@ -56,7 +56,12 @@ void LivePlayout::Take(VoiceEvent event) {
   watermark_ = std::max(watermark_, event.watermark);
   counters_.host_time = std::max(counters_.host_time, event.watermark);
   if (event.ended) monitor_.UtteranceEnd(*event.ended);
+  if (event.caption) caption_ = std::move(event.caption);
+  // An utterance that ended without a line (nothing decided) takes its caption along.
+  if (event.ended && caption_ && caption_->utterance <= event.ended->utterance) caption_.reset();
   if (event.spoken) {
+    // Its line replaces the caption of what the host was saying.
+    if (caption_ && caption_->utterance <= event.spoken->line.utterance) caption_.reset();
     monitor_.LineQueued(*event.spoken);
     queue_.push_back(std::move(*event.spoken));
   }
@@ -206,6 +211,19 @@ absl::Status LivePlayout::DrawFrame(MediaTime t) {
   const Animator animator(visemes_, options_.animation);
   state_ = animator.StateAt(t);
   const SubtitleCue* cue = cue_ && cue_->start <= t && t < cue_->end ? &*cue_ : nullptr;
+  SubtitleCue provisional;
+  if (caption_ && caption_->decided_at <= t && !playing_ && queue_.empty()) {
+    // The trailing ellipsis marks the text as still being translated.
+    provisional.start = t;
+    provisional.end = t + MediaTime::FromFrameIndex(1, options_.fps);
+    provisional.primary = TextSegment{caption_->stable + caption_->provisional + "…", options_.target};
+    provisional.secondary = TextSegment{caption_->source, options_.source};
+    cue = &provisional;
+    if (caption_shown_for_ != caption_->utterance) {
+      caption_shown_for_ = caption_->utterance;
+      monitor_.CaptionShown(caption_->utterance, t);
+    }
+  }
   LC_RETURN_IF_ERROR(compositor_->Compose(t, cue, frame_));
   if (picture_in_picture_) LC_RETURN_IF_ERROR(picture_in_picture_->DrawOver(t, frame_));
   return outputs_.WriteVideo(frame_, tick_);

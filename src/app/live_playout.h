@@ -96,6 +96,11 @@ class LivePlayout : public Stage {
   MediaTime next_start_allowed_;  // after the last line and its pause
   std::optional<SubtitleCue> cue_;      // the subtitle on screen (or last shown)
   std::optional<SubtitleCue> pending_cue_;  // ended; goes to the outputs' timed text at the next cue
+  // The newest provisional caption of off-script speech (ProvisionalCaption):
+  // drawn, never written to the outputs' timed text, while the avatar is silent
+  // and nothing waits to be said, until a line of its utterance arrives.
+  std::optional<ProvisionalCaption> caption_;
+  int64_t caption_shown_for_ = -1;  // the last utterance whose caption was drawn (reported once)
   VisemeTrack visemes_;                  // absolute times on the output timeline
   AvatarState state_;
   VideoFrame frame_;

@@ -75,6 +75,11 @@ void LiveMonitor::SpeechEnded(int64_t id, MediaTime at) {
   records_[id].speech_end = at;
 }
 
+void LiveMonitor::CaptionShown(int64_t utterance, MediaTime at) {
+  absl::MutexLock lock(&mu_);
+  first_caption_.try_emplace(utterance, at);
+}
+
 void LiveMonitor::UpdateCounters(const LiveCounters& counters) {
   absl::MutexLock lock(&mu_);
   counters_ = counters;
@@ -95,9 +100,14 @@ std::vector<LiveLineRecord> LiveMonitor::records() const {
 nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_latency, const nlohmann::json& extra) const {
   const std::vector<LiveLineRecord> lines = records();
   const LiveCounters c = counters();
+  std::map<int64_t, MediaTime> first_caption;
+  {
+    absl::MutexLock lock(&mu_);
+    first_caption = first_caption_;
+  }
   nlohmann::json utterances = nlohmann::json::array();
-  std::vector<double> compute, waits, start_offsets, end_offsets, commit_points;
-  int64_t spoken = 0, skipped = 0, subtitles_only = 0, off_script = 0;
+  std::vector<double> compute, waits, start_offsets, end_offsets, commit_points, first_captions;
+  int64_t spoken = 0, skipped = 0, subtitles_only = 0, off_script = 0, provisional_updates = 0;
   for (const LiveLineRecord& r : lines) {
     const HeardLine& l = r.line;
     nlohmann::json u;
@@ -123,6 +133,16 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
     u["end_offset_ms"] = OptionalMillis(r.end_offset());
     u["compute_latency_ms"] = OptionalMillis(r.compute_latency);
     u["queue_wait_ms"] = OptionalMillis(r.queue_wait);
+    // The captions belong to the line that closed its utterance's captions.
+    std::optional<MediaTime> first_provisional;
+    if (auto it = first_caption.find(l.utterance); it != first_caption.end() && l.provisional_updates > 0) {
+      first_provisional = it->second - l.utterance_start;
+      first_captions.push_back(Millis(*first_provisional));
+    }
+    u["provisional_updates"] = l.provisional_updates;
+    u["first_provisional_ms"] = OptionalMillis(first_provisional);
+    u["provisional_revised"] = l.revised;
+    provisional_updates += l.provisional_updates;
     utterances.push_back(std::move(u));
 
     if (!l.line_number) ++off_script;
@@ -146,6 +166,8 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
   summary["start_offset_ms"] = PercentilesJson(ComputePercentiles(start_offsets));
   summary["end_offset_ms"] = PercentilesJson(ComputePercentiles(end_offsets));
   summary["commit_point"] = PercentilesJson(ComputePercentiles(commit_points));
+  summary["provisional_updates"] = provisional_updates;
+  summary["first_provisional_ms"] = PercentilesJson(ComputePercentiles(first_captions));
   summary["audio_drops"] = c.audio_drops;
   summary["video_drops"] = c.video_drops;
   summary["passthrough_underruns"] = c.passthrough_underruns;

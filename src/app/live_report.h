@@ -11,6 +11,8 @@
 //                       the queue wait
 //   queue_wait_ms       how long the line, ready, waited for the avatar to finish
 //                       the line before it and pause (the lag policy bounds it)
+//   provisional_updates   provisional captions of its utterance before it was decided
+//   first_provisional_ms  the first of them drawn on the output - the host's utterance starts
 // (the SimulEval StartOffset / EndOffset, and DESIGN.md's compute latency).
 #pragma once
 
@@ -67,6 +69,8 @@ class LiveMonitor {
   void UtteranceEnd(const UtteranceEnded& ended);
   void SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency, MediaTime queue_wait);
   void SpeechEnded(int64_t id, MediaTime at);
+  // The first frame (output timeline) that showed a provisional caption of `utterance`.
+  void CaptionShown(int64_t utterance, MediaTime at);
   void UpdateCounters(const LiveCounters& counters);
 
   LiveCounters counters() const;
@@ -80,6 +84,7 @@ class LiveMonitor {
   mutable absl::Mutex mu_;
   std::map<int64_t, LiveLineRecord> records_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, UtteranceEnded> utterances_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, MediaTime> first_caption_ ABSL_GUARDED_BY(mu_);  // by utterance
   LiveCounters counters_ ABSL_GUARDED_BY(mu_);
 };
 

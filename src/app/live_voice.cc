@@ -40,6 +40,7 @@ absl::StatusOr<Flow> LiveVoice::Process() {
   VoiceEvent event;
   event.watermark = packet->value.watermark;
   event.ended = std::move(packet->value.ended);
+  event.caption = std::move(packet->value.caption);  // shown by the playout as it is
   if (packet->value.line) {
     LC_ASSIGN_OR_RETURN(SpokenLine spoken, Speak(*packet->value.line));
     event.spoken = std::move(spoken);
