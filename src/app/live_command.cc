@@ -27,6 +27,7 @@ struct LiveFlags {
   double max_lag_s = 4;
   double source_timeout_s = 10;
   std::vector<std::string> engines = {"tm"};
+  bool no_provisional = false;
 };
 
 int RunFromFlags(LiveFlags& flags, Logger& logger) {
@@ -50,6 +51,7 @@ int RunFromFlags(LiveFlags& flags, Logger& logger) {
   options.clock = *clock;
   options.max_lag = MediaTime::Seconds(flags.max_lag_s);
   options.source_timeout = MediaTime::Seconds(flags.source_timeout_s);
+  options.provisional_captions = !flags.no_provisional;
   if (flags.engines.size() == 1 && flags.engines[0] == "none") {
     options.engines.clear();
   } else {
@@ -102,6 +104,8 @@ Command AddLiveCommand(CLI::App& app) {
   c.add_option("--glossary", options.glossary_path, "Glossary (CHINESE<TAB>ENGLISH terms)");
   c.add_option("--engine", flags->engines, "Fallback translators for off-script speech: tm, llm, none")
       ->capture_default_str();
+  c.add_flag("--no-provisional", flags->no_provisional,
+             "No provisional captions of off-script speech while it is spoken (docs/live.md)");
   c.add_option("--llm-endpoint", options.llm.endpoint, "OpenAI-compatible server for --engine llm");
   c.add_option("--llm-model", options.llm.model, "Model name for --engine llm");
   c.add_option("--control", options.control_path,

@@ -41,7 +41,7 @@ struct LiveOptions {
   std::vector<std::string> engines = {"tm"};  // --engine: fallback translators for off-script speech
   // Off-script speech with a fallback engine: a provisional translation on the
   // subtitle as the host speaks, re-translated at each partial hypothesis
-  // (docs/live.md, "Ad-libs as they are spoken"). No CLI flag yet.
+  // (docs/live.md, "Ad-libs as they are spoken"). --no-provisional: off.
   bool provisional_captions = true;
   LlmConfig llm;                      // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
   std::string control_path;           // --control PATH|-: the operator's corrections (live_control.h); empty: none
