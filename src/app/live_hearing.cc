@@ -51,7 +51,7 @@ absl::StatusOr<Flow> LiveIngest::Process() {
 // --- LiveHear -----------------------------------------------------------------
 
 void ProvisionalInterrupt::Urgent() {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   ++urgent_sent_;
   if (running_ != nullptr) {
     running_->Cancel();  // only asks the engine call to stop: nothing here waits for it
@@ -61,19 +61,19 @@ void ProvisionalInterrupt::Urgent() {
 }
 
 bool ProvisionalInterrupt::Begin(TranslationSession& session, int64_t urgent_taken) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (urgent_sent_ > urgent_taken) return false;
   running_ = &session;
   return true;
 }
 
 void ProvisionalInterrupt::End() {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   running_ = nullptr;
 }
 
 int64_t ProvisionalInterrupt::interrupted() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return interrupted_;
 }
 

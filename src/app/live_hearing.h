@@ -8,12 +8,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "app/live_control.h"
 #include "app/live_messages.h"
 #include "app/speech_follower.h"
@@ -76,7 +76,9 @@ class ProvisionalInterrupt {
   int64_t interrupted() const;  // engine calls stopped
 
  private:
-  mutable absl::Mutex mu_;
+  // std::mutex, not absl::Mutex: ThreadSanitizer sees it (Debian's absl is not
+  // instrumented), and the hear and translate threads share nothing else here.
+  mutable std::mutex mu_;
   int64_t urgent_sent_ ABSL_GUARDED_BY(mu_) = 0;
   TranslationSession* running_ ABSL_GUARDED_BY(mu_) = nullptr;
   int64_t interrupted_ ABSL_GUARDED_BY(mu_) = 0;
