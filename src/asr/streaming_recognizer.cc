@@ -99,7 +99,10 @@ absl::Status StreamingRecognizer::Push(const AudioBuffer& pcm16k, const Recogniz
 }
 
 absl::Status StreamingRecognizer::Flush(const RecognizerSink& sink) {
-  for (const VadEvent& event : vad_.Flush()) LC_RETURN_IF_ERROR(Handle(event, vad_.position(), sink));
+  // The end of the input decides what the flush ends (the VAD's position starts
+  // again from 0 for a new stream once it has flushed).
+  const MediaTime end = vad_.position();
+  for (const VadEvent& event : vad_.Flush()) LC_RETURN_IF_ERROR(Handle(event, end, sink));
   return absl::OkStatus();
 }
 

@@ -262,6 +262,10 @@ TEST(StreamingRecognizerTest, AnOpenUtteranceIsFinishedByFlush) {
   ASSERT_FALSE(rest->empty());
   EXPECT_EQ(rest->back().type, Type::kFinal);
   EXPECT_FALSE(rest->back().hypothesis.text.empty());
+  // Decided where the input ended (a live pipeline measures from there).
+  const MediaTime input_end = MediaTime::FromSamples(static_cast<int64_t>(fed), kAsrSampleRate);
+  EXPECT_EQ(rest->back().decided_at, input_end);
+  EXPECT_LE(rest->back().hypothesis.end, input_end);
   EXPECT_FALSE(recognizer->in_speech());
 }
 
