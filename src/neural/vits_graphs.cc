@@ -1,0 +1,129 @@
+#include "neural/vits_graphs.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "neural/cuda_graph.h"
+#include "neural/neural_error.h"
+
+#ifdef LINGCAST_HAVE_CUDA_GRAPHS
+#include <ATen/cuda/CUDAGraph.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace lingcast::neural::vits {
+
+std::int64_t BucketLength(std::int64_t length, std::int64_t step) {
+  if (length < 1 || step < 1) return length;
+  std::int64_t granule = step;
+  while (granule * 16 <= length) granule *= 2;  // granule <= length / 8 past 8 steps
+  return (length + granule - 1) / granule * granule;
+}
+
+#ifdef LINGCAST_HAVE_CUDA_GRAPHS
+
+struct GraphCache::Pool {
+  at::cuda::MempoolId_t id = at::cuda::graph_pool_handle();
+};
+
+struct GraphCache::Entry {
+  std::string key;
+  std::vector<torch::Tensor> inputs, outputs;
+  std::int64_t calls = 0;
+  bool failed = false;
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
+};
+
+bool GraphCache::Supported(const torch::Device& device) { return device.is_cuda(); }
+
+GraphCache::GraphCache(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
+
+// Graphs first: they hold the pool, whose memory goes when the last one does.
+GraphCache::~GraphCache() { entries_.clear(); }
+
+std::vector<torch::Tensor> GraphCache::Run(const std::string& key, const std::vector<torch::Tensor>& inputs,
+                                           const Body& body) {
+  auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& e) { return e->key == key; });
+  if (found == entries_.end()) {
+    if (entries_.size() >= capacity_) {
+      entries_.erase(entries_.begin());
+      ++stats_.evicted;
+    }
+    auto entry = std::make_unique<Entry>();
+    entry->key = key;
+    for (const torch::Tensor& input : inputs) entry->inputs.push_back(torch::empty_like(input));
+    entries_.push_back(std::move(entry));
+  } else {
+    std::rotate(found, found + 1, entries_.end());  // most recently used last
+  }
+  Entry& e = *entries_.back();
+  if (e.inputs.size() != inputs.size()) Fail(ErrorCode::kInternal, "graph " + key + ": inputs changed between calls");
+  for (std::size_t i = 0; i < inputs.size(); ++i) e.inputs[i].copy_(inputs[i]);
+  ++e.calls;
+  if (e.failed || e.calls == 1) {
+    // The first call warms up (cuDNN and cuBLAS pick their kernels and
+    // workspaces outside the capture); a key whose capture failed stays eager.
+    ++stats_.eager;
+    return body(e.inputs);
+  }
+  if (!e.graph) {
+    if (!pool_) pool_ = std::make_unique<Pool>();
+    e.graph = std::make_unique<at::cuda::CUDAGraph>();
+    std::string why;
+    try {
+      // Captured on a side stream (not the default stream); replayed on the caller's.
+      SideStreamScope side_stream(inputs.empty() ? torch::Device(torch::kCUDA) : inputs[0].device());
+      // Thread-local: other threads' CUDA work (another engine's decode) may go on.
+      e.graph->capture_begin(pool_->id, cudaStreamCaptureModeThreadLocal);
+      try {
+        e.outputs = body(e.inputs);
+        e.graph->capture_end();
+      } catch (const std::exception& inner) {
+        why = inner.what();
+        try {
+          e.graph->capture_end();
+        } catch (const std::exception&) {
+          // The capture was already invalid: ending it is all that was needed.
+        }
+      }
+    } catch (const std::exception& begin) {
+      why = begin.what();
+    }
+    if (!why.empty()) {
+      e.graph.reset();
+      e.outputs.clear();
+      cudaGetLastError();  // clears the capture's error state
+      e.failed = true;
+      ++stats_.failed;
+      std::fprintf(stderr, "lingcast neural: CUDA graph capture of VITS %s failed (%s); running it eagerly\n",
+                   key.c_str(), why.c_str());
+      ++stats_.eager;
+      return body(e.inputs);
+    }
+    ++stats_.captured;
+  } else {
+    ++stats_.replayed;
+  }
+  e.graph->replay();
+  return e.outputs;
+}
+
+#else  // no CUDA graphs in this libtorch: every call is eager
+
+struct GraphCache::Pool {};
+struct GraphCache::Entry {};
+
+bool GraphCache::Supported(const torch::Device&) { return false; }
+GraphCache::GraphCache(std::size_t capacity) : capacity_(capacity) {}
+GraphCache::~GraphCache() = default;
+
+std::vector<torch::Tensor> GraphCache::Run(const std::string&, const std::vector<torch::Tensor>& inputs,
+                                           const Body& body) {
+  ++stats_.eager;
+  return body(inputs);
+}
+
+#endif
+
+}  // namespace lingcast::neural::vits
