@@ -101,7 +101,8 @@ ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vecto
 }
 
 std::optional<ScriptFollower::Alignment> ScriptFollower::PartialCommit(const std::vector<uint32_t>& heard) const {
-  if (static_cast<int>(heard.size()) < config_.min_tokens || lines_.empty()) return std::nullopt;
+  const int fewest = std::min(config_.min_tokens, config_.expected_line_min_tokens);
+  if (static_cast<int>(heard.size()) < fewest || lines_.empty()) return std::nullopt;
   std::vector<Alignment> alignments;
   for (int i = 0; i < static_cast<int>(lines_.size()); ++i) alignments.push_back(AlignPrefix(i, heard));
   std::sort(alignments.begin(), alignments.end(),
@@ -109,8 +110,13 @@ std::optional<ScriptFollower::Alignment> ScriptFollower::PartialCommit(const std
   const Alignment& best = alignments[0];
   const double second = alignments.size() > 1 ? alignments[1].score : 0.0;
   const size_t line_length = line_tokens_[static_cast<size_t>(best.line)].size();
-  const bool heard_enough = heard.size() >= std::min(line_length, static_cast<size_t>(config_.min_tokens)) +
-                                                (best.skipped_start ? 1 : 0);
+  // The expected line heard word for word from its start may commit sooner.
+  const int next = last_committed_ ? *last_committed_ + 1 : 0;
+  const bool expected_exactly = best.line == next && best.quality >= 1.0 && !best.skipped_start;
+  const int needed = expected_exactly ? fewest : config_.min_tokens;
+  const bool heard_enough =
+      static_cast<int>(heard.size()) >= needed &&
+      heard.size() >= std::min(line_length, static_cast<size_t>(needed)) + (best.skipped_start ? 1 : 0);
   if (best.quality < config_.commit_quality || best.score - second < config_.commit_margin || !heard_enough) {
     return std::nullopt;
   }

@@ -48,6 +48,12 @@ struct FollowerConfig {
   double commit_margin = 0.15;   // over the second-best line
   double final_quality = 0.6;    // whole-line similarity that still counts as the line at the endpoint
   double next_line_bonus = 0.05; // for the line after the last committed one
+  // The line expected next (after the last committed one; the first line at the
+  // start) commits on fewer words: this many heard exactly as its beginning,
+  // when no other line begins that way. Hosts mostly read in order, so two
+  // words that only that line starts with are enough; any other line still
+  // needs `min_tokens`. Set it to `min_tokens` to turn it off.
+  int expected_line_min_tokens = 2;
   // A line's first words may be missing from the words heard (the recognizer
   // often loses an utterance's first word or two): up to this many, each
   // counted as half an edit, and such a match needs one word more than

@@ -418,5 +418,55 @@ TEST(ScriptFollowerTest, AnUnfinishedLineSaidAgainCommitsAtItsStart) {
   EXPECT_EQ(again.words_before_first_commit, 3);
 }
 
+// The line expected next (after the last one committed) commits on its first
+// two words when no other line begins with them; any other line needs three.
+TEST(ScriptFollowerTest, TheExpectedNextLineCommitsOnItsFirstUniqueWords) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "Welcome to the live room everyone").decisions.size(), 1u);
+  Spoken next = Speak(follower, "Today we have a very special cream for you");
+  ASSERT_EQ(next.decisions.size(), 1u);
+  EXPECT_EQ(next.decisions[0].line, 1);
+  EXPECT_EQ(next.words_before_first_commit, 2);
+  EXPECT_NEAR(*next.decisions[0].commit_point, 2.0 / 9.0, 1e-9);
+}
+
+TEST(ScriptFollowerTest, ALineNotExpectedNextStillNeedsThreeWords) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "Welcome to the live room everyone").decisions.size(), 1u);
+  Spoken skipped = Speak(follower, "Click the link below to buy it now");
+  ASSERT_EQ(skipped.decisions.size(), 1u);
+  EXPECT_EQ(skipped.decisions[0].line, 5);
+  EXPECT_EQ(skipped.words_before_first_commit, 3);
+}
+
+// The expected line's start shared with another line is no evidence: it waits
+// for the word that tells them apart.
+TEST(ScriptFollowerTest, TheExpectedLineWaitsOnAStartItSharesWithAnother) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "Today we have a very special cream for you").decisions.size(), 1u);
+  Spoken next = Speak(follower, "This dress comes in red and in black");
+  ASSERT_EQ(next.decisions.size(), 1u);
+  EXPECT_EQ(next.decisions[0].line, 2);
+  EXPECT_EQ(next.words_before_first_commit, 5);  // "red" decides
+}
+
+// Two words that begin the expected line only approximately are not enough.
+TEST(ScriptFollowerTest, TheExpectedLineMisheardAtItsStartNeedsThreeWords) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "Welcome to the live room everyone").decisions.size(), 1u);
+  Spoken next = Speak(follower, "today she have a very special cream for you");
+  ASSERT_EQ(next.decisions.size(), 1u);
+  EXPECT_EQ(next.decisions[0].line, 1);
+  EXPECT_GT(next.words_before_first_commit, 2);
+}
+
+TEST(ScriptFollowerTest, TheExpectedLineRuleCanBeTurnedOff) {
+  FollowerConfig config;
+  config.expected_line_min_tokens = config.min_tokens;
+  ScriptFollower follower(Lines(), config);
+  ASSERT_EQ(Speak(follower, "Welcome to the live room everyone").decisions.size(), 1u);
+  EXPECT_EQ(Speak(follower, "Today we have a very special cream for you").words_before_first_commit, 3);
+}
+
 }  // namespace
 }  // namespace lingcast
