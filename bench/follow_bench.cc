@@ -13,6 +13,8 @@
 //
 //   build/bench/follow_bench
 //   FOLLOW_BENCH_SCRIPT_WEIGHT=0.99 build/bench/follow_bench   (the script LM's weight; default the command's)
+//   FOLLOW_BENCH_PARTIALS=1 build/bench/follow_bench   (also every partial hypothesis, with when it was
+//                                                      known as a fraction of the line's audio)
 #include <algorithm>
 #include <cstdlib>
 #include <cstdio>
@@ -135,6 +137,7 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
   Figures figures;
   figures.hypothesis_ms = summary.hypothesis_ms;
   figures.check_ms = summary.acoustic_check_ms;
+  const bool show_partials = std::getenv("FOLLOW_BENCH_PARTIALS") != nullptr;
   // Each record belongs to the utterance its speech overlaps most.
   if (verbose) std::printf("%-52s  %-6s %s\n", "said", "truth", "decided [heard]");
   for (const Utterance& u : said) {
@@ -159,6 +162,12 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
       std::printf("%-52s  %-6s %s\n", u.text.substr(0, 52).c_str(),
                   u.line_number ? std::to_string(u.line_number).c_str() : "ad-lib",
                   decided.empty() ? "(nothing)" : decided.c_str());
+      if (show_partials && !mine.empty()) {
+        // When each partial was known, as a fraction of the line's audio.
+        for (const auto& [at, text] : mine.front()->partials) {
+          std::printf("      %5.2f  %s\n", (at.seconds() - u.start_s) / (u.end_s - u.start_s), text.c_str());
+        }
+      }
     }
     if (u.line_number) {
       ++figures.scripted;

@@ -43,8 +43,10 @@ class Follower {
       case FollowEvent::Type::kSpeechStart:
         speech_start_ = event.utterance_start;
         pending_.clear();
+        partials_.clear();
         return;
       case FollowEvent::Type::kPartial:
+        partials_.emplace_back(event.decided_at, std::move(event.text));
         return;
       case FollowEvent::Type::kDecision:
         pending_.push_back(std::move(event.decision));
@@ -70,6 +72,7 @@ class Follower {
     FollowRecord record;
     record.utterance_start = speech_start_;
     record.utterance_end = std::max(end, speech_start_);
+    record.partials = partials_;
     // One decision for the utterance: the whole final text is what it heard.
     record.source_text = pending_.size() == 1 ? final_text : decision.heard;
     if (!decision.off_script) {
@@ -104,6 +107,7 @@ class Follower {
   FollowSummary& summary_;
   MediaTime speech_start_;
   std::vector<FollowDecision> pending_;
+  std::vector<std::pair<MediaTime, std::string>> partials_;
   std::vector<TranslatedLine> context_;
 };
 

@@ -16,6 +16,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -53,6 +54,9 @@ struct FollowRecord {
   std::string engine;        // "script", "tm", "llm", or "" (subtitles only)
   MediaTime utterance_start;
   MediaTime utterance_end;
+  // The utterance's partial hypotheses as they came (input time each was known,
+  // text): what the follower had to go on before the endpoint.
+  std::vector<std::pair<MediaTime, std::string>> partials;
 };
 
 struct FollowSummary {
