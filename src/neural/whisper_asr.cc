@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -14,6 +15,25 @@ namespace lingcast::neural {
 namespace {
 
 Language LanguageOf(const std::string& code) { return code == "zh" ? Language::kZh : Language::kEn; }
+
+// The space-separated words of `text` sharing [start, end) in proportion to their bytes.
+std::vector<AsrWord> ProportionalWords(const std::string& text, MediaTime start, MediaTime end) {
+  std::vector<std::string> spelled = absl::StrSplit(text, ' ', absl::SkipEmpty());
+  std::size_t total = 0;
+  for (const auto& w : spelled) total += w.size();
+  std::vector<AsrWord> words;
+  const std::int64_t span = (end - start).micros();
+  std::size_t before = 0;
+  for (auto& w : spelled) {
+    AsrWord word;
+    word.start = start + MediaTime::Micros(span * static_cast<std::int64_t>(before) / static_cast<std::int64_t>(total));
+    before += w.size();
+    word.end = start + MediaTime::Micros(span * static_cast<std::int64_t>(before) / static_cast<std::int64_t>(total));
+    word.text = std::move(w);
+    words.push_back(std::move(word));
+  }
+  return words;
+}
 
 }  // namespace
 
@@ -35,6 +55,12 @@ absl::StatusOr<std::shared_ptr<WhisperAsrModel>> WhisperAsrModel::Load(const Whi
   }
   LC_RETURN_IF_ERROR(CheckStreamingOptions(
       options.streaming, MediaTime::FromSamples(t.features().window_samples(), kAsrSampleRate)));
+  if (options.word_times == WhisperWordTimeSource::kRequired) {
+    LC_RETURN_IF_ERROR(CallNeural("word times", [&] {
+      RequireAlignmentHeads(t.model().config(), options.model_dir);
+      return true;
+    }).status());
+  }
   return std::shared_ptr<WhisperAsrModel>(new WhisperAsrModel(options, *std::move(transcriber)));
 }
 
@@ -81,8 +107,14 @@ std::size_t WhisperAsrSession::window_samples() const {
   return static_cast<std::size_t>(transcriber_->features().window_samples());
 }
 
-WhisperResult WhisperAsrSession::DecodeWindow(std::size_t at, std::size_t count, bool continue_committed) const {
+bool WhisperAsrSession::word_times() const {
+  return options_.word_times != WhisperWordTimeSource::kProportional && transcriber_->has_word_timestamps();
+}
+
+WhisperResult WhisperAsrSession::DecodeWindow(std::size_t at, std::size_t count, bool continue_committed,
+                                              bool word_times) const {
   WhisperOptions o;
+  o.word_timestamps = word_times;
   o.language = language_;
   o.task = options_.task;
   o.num_beams = options_.num_beams;
@@ -110,7 +142,8 @@ std::string WhisperAsrSession::Text(const std::vector<std::int64_t>& text_tokens
   return absl::StrJoin(words, " ");
 }
 
-AsrHypothesis WhisperAsrSession::Hypothesis(std::string text, double no_speech, bool final) const {
+AsrHypothesis WhisperAsrSession::Hypothesis(std::string text, double no_speech, bool final,
+                                            std::optional<std::vector<AsrWord>> timed) const {
   AsrHypothesis h;
   h.final = final;
   h.start = start_.value_or(position_);
@@ -119,20 +152,20 @@ AsrHypothesis WhisperAsrSession::Hypothesis(std::string text, double no_speech, 
   h.language = options_.task == WhisperTask::kTranslate ? Language::kEn : LanguageOf(language_);
   if (final) h.stable_prefix_chars = h.text.size();
   if (!final || h.text.empty()) return h;
-  std::vector<std::string> words = absl::StrSplit(h.text, ' ', absl::SkipEmpty());
-  std::size_t total = 0;
-  for (const auto& w : words) total += w.size();
-  const std::int64_t span = (h.end - h.start).micros();
-  std::size_t before = 0;
-  for (const auto& w : words) {
-    AsrWord word;
-    word.text = w;
-    word.start = h.start + MediaTime::Micros(span * static_cast<std::int64_t>(before) / static_cast<std::int64_t>(total));
-    before += w.size();
-    word.end = h.start + MediaTime::Micros(span * static_cast<std::int64_t>(before) / static_cast<std::int64_t>(total));
-    word.confidence = 1.0 - no_speech;
-    h.words.push_back(std::move(word));
+  if (timed) {
+    // Inside the utterance and in order, whatever the alignment said.
+    MediaTime floor = h.start;
+    for (AsrWord& word : *timed) {
+      word.start = std::clamp(word.start, floor, h.end);
+      word.end = std::clamp(word.end, word.start, h.end);
+      word.confidence = 1.0 - no_speech;
+      floor = word.start;
+    }
+    h.words = *std::move(timed);
+    return h;
   }
+  h.words = ProportionalWords(h.text, h.start, h.end);
+  for (AsrWord& word : h.words) word.confidence = 1.0 - no_speech;
   return h;
 }
 
@@ -232,11 +265,17 @@ absl::StatusOr<AsrHypothesis> WhisperAsrSession::Finish() {
     std::vector<std::int64_t> text = previous_tokens_;
     double no_speech = 0.0;
     bool speech = !previous_tokens_.empty() || !committed_.empty();
+    const bool timed = word_times();
+    const MediaTime start = start_.value_or(position_);
+    // Words whose audio was trimmed: no attention for them any more, so they
+    // share the trimmed span by length.
+    std::vector<AsrWord> words = ProportionalWords(
+        Text(previous_tokens_), start, start + MediaTime::FromSamples(static_cast<std::int64_t>(trimmed_), kAsrSampleRate));
     // The first window continues the committed words; any further ones (an
     // utterance past 30 s that no partial trimmed) are decoded on their own.
     for (std::size_t at = 0; at < audio_.size(); at += window_samples()) {
       const std::size_t count = std::min(window_samples(), audio_.size() - at);
-      const WhisperResult r = DecodeWindow(at, count, /*continue_committed=*/at == 0);
+      const WhisperResult r = DecodeWindow(at, count, /*continue_committed=*/at == 0, timed);
       if (language_.empty()) language_ = r.language;
       no_speech = std::max(no_speech, r.no_speech_probability);
       // Whisper's no-speech rule drops a window, but never words already committed.
@@ -245,8 +284,28 @@ absl::StatusOr<AsrHypothesis> WhisperAsrSession::Finish() {
       for (std::int64_t id : r.tokens) {
         if (id < transcriber_->special().end_of_text) text.push_back(id);
       }
+      const MediaTime window_start = start + MediaTime::FromSamples(static_cast<std::int64_t>(trimmed_ + at), kAsrSampleRate);
+      // The final's text is its words joined by spaces: a word the grouping
+      // split off without a space ("it" "'s") joins the one before it. Chinese
+      // keeps one word per character (its text has no spaces to split on).
+      const bool characters = WordsAreCharacters(options_.task == WhisperTask::kTranslate ? "en" : language_);
+      bool first_in_window = true;
+      for (const WhisperWordTiming& w : r.words) {
+        const std::string spelled = absl::StrJoin(absl::StrSplit(w.text, absl::ByAnyChar(" \t\n"), absl::SkipEmpty()), " ");
+        if (spelled.empty()) continue;
+        const MediaTime word_start = window_start + MediaTime::Micros(std::llround(w.start * 1e6));
+        const MediaTime word_end = window_start + MediaTime::Micros(std::llround(w.end * 1e6));
+        if (!characters && !first_in_window && w.text.front() != ' ') {
+          words.back().text += spelled;
+          words.back().end = std::max(words.back().end, word_end);
+        } else {
+          words.push_back({spelled, word_start, word_end, 0.0});
+        }
+        first_in_window = false;
+      }
     }
-    return Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true);
+    if (!timed) return Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true);
+    return Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true, std::move(words));
   });
   Reset();
   return final;

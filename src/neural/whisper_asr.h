@@ -14,9 +14,15 @@
 // returns the whole utterance. Intervals are counted in audio, not wall time, so
 // runs are reproducible.
 //
-// Word times: segment timestamps are not word times, so a final's words share
-// the utterance's span in proportion to their length in bytes; their confidence
-// is 1 - the no-speech probability (uncalibrated).
+// Word times of a final: when the checkpoint has alignment heads (generation_
+// config.json "alignment_heads", as the published checkpoints do), from the
+// cross-attention of the final decode (whisper_word_timestamps.h: what
+// transformers' word timestamps compute); words whose audio a partial already
+// trimmed from the window, and every word of a checkpoint without alignment
+// heads (or with WhisperWordTimeSource::kProportional), share their span in
+// proportion to their length in bytes. Chinese words are characters (or
+// multi-character tokens) there, English words keep their punctuation. Their
+// confidence is 1 - the no-speech probability (uncalibrated).
 #pragma once
 
 #include <memory>
@@ -32,6 +38,12 @@
 
 namespace lingcast::neural {
 
+enum class WhisperWordTimeSource {
+  kAuto,          // from the alignment heads when the checkpoint has them, else proportional
+  kRequired,      // from the alignment heads; Load fails naming generation_config.json without them
+  kProportional,  // the words share the utterance's span by length (no extra decoder pass)
+};
+
 struct WhisperAsrOptions {
   std::string model_dir;
   std::string language;  // "zh", "en", ... ; empty: detected once per utterance (its first decode)
@@ -45,6 +57,7 @@ struct WhisperAsrOptions {
   // empty (Whisper's 0.6); committed words are never taken back.
   double no_speech_threshold = 0.6;
   ModelOptions model;
+  WhisperWordTimeSource word_times = WhisperWordTimeSource::kAuto;
   Logger* logger = nullptr;  // debug: each partial decode's time; may be null
 };
 
@@ -93,14 +106,18 @@ class WhisperAsrSession : public AsrSession {
         language_(options_.language) {}
 
   // One decode of `count` window samples from `at`, continuing the committed text.
-  WhisperResult DecodeWindow(std::size_t at, std::size_t count, bool continue_committed) const;
+  WhisperResult DecodeWindow(std::size_t at, std::size_t count, bool continue_committed, bool word_times = false) const;
   // Drops the audio of committed words up to the last committed segment end
   // once the window is longer than trim_after (or the committed words would
   // crowd the decoder's positions).
   void TrimWindow();
   std::size_t window_samples() const;
   std::string Text(const std::vector<std::int64_t>& text_tokens) const;
-  AsrHypothesis Hypothesis(std::string text, double no_speech, bool final) const;
+  // `timed`: words with their times (final only); without them the words share
+  // the span by length.
+  AsrHypothesis Hypothesis(std::string text, double no_speech, bool final,
+                           std::optional<std::vector<AsrWord>> timed = std::nullopt) const;
+  bool word_times() const;
   void Reset();
 
   WhisperAsrOptions options_;

@@ -3,6 +3,9 @@
 // bad input is refused (streaming partials: whisper_streaming_test.cc).
 #include "neural/whisper_asr.h"
 
+#include <cmath>
+#include <fstream>
+
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
@@ -69,6 +72,80 @@ TEST_F(WhisperAsr, FinalIsWhatTheTranscriberHearsWithWordsInsideTheUtterance) {
   }
   // The session is ready for the next utterance: nothing is open.
   EXPECT_FALSE(session->Partial().has_value());
+}
+
+// Word times come from the alignment heads (whisper_word_timestamps.h): the
+// final's words start where the transcriber's word timestamps put them.
+TEST_F(WhisperAsr, FinalWordsTakeTheAlignmentTimes) {
+  auto session = *model_->NewSession();
+  const MediaTime start = MediaTime::Millis(1500);
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), count()), start).ok());
+  const absl::StatusOr<AsrHypothesis> final = session->Finish();
+  ASSERT_TRUE(final.ok()) << final.status();
+  WhisperOptions o;
+  o.language = "en";
+  o.timestamps = true;  // as the session decodes
+  o.word_timestamps = true;
+  const WhisperResult direct = model_->transcriber().Transcribe(samples(), static_cast<std::int64_t>(count()), o);
+  ASSERT_FALSE(direct.words.empty());
+  // Words the grouping split off without a space join the word before them.
+  std::vector<std::pair<MediaTime, MediaTime>> expected;
+  for (const WhisperWordTiming& w : direct.words) {
+    const MediaTime word_start = start + MediaTime::Micros(std::llround(w.start * 1e6));
+    const MediaTime word_end = start + MediaTime::Micros(std::llround(w.end * 1e6));
+    if (!expected.empty() && w.text.front() != ' ') {
+      expected.back().second = std::max(expected.back().second, word_end);
+    } else {
+      expected.emplace_back(word_start, word_end);
+    }
+  }
+  ASSERT_EQ(final->words.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(final->words[i].start, std::min(expected[i].first, final->end)) << i;
+    EXPECT_EQ(final->words[i].end, std::min(expected[i].second, final->end)) << i;
+  }
+}
+
+TEST_F(WhisperAsr, ProportionalWordTimesWhenAskedOrWithoutAlignmentHeads) {
+  WhisperAsrOptions proportional = options_;
+  proportional.word_times = WhisperWordTimeSource::kProportional;
+  auto model = WhisperAsrModel::Load(proportional);
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto session = *(*model)->NewSession();
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), count()), MediaTime::Zero()).ok());
+  const absl::StatusOr<AsrHypothesis> final = session->Finish();
+  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_FALSE(final->words.empty());
+  // By length: the first word starts with the utterance, the last ends with it.
+  EXPECT_EQ(final->words.front().start, final->start);
+  EXPECT_EQ(final->words.back().end, final->end);
+}
+
+TEST(WhisperAsrModel, RequiredWordTimesNeedAlignmentHeads) {
+  testing::ScratchDir scratch;
+  testing::CopyDir(TestdataDir("whisper_tiny"), scratch.path());
+  nlohmann::json generation = testing::ReadJsonFile(scratch.File("generation_config.json"));
+  generation.erase("alignment_heads");
+  std::ofstream(scratch.File("generation_config.json")) << generation.dump(2);
+  WhisperAsrOptions options;
+  options.model_dir = scratch.path();
+  options.language = "en";
+  options.word_times = WhisperWordTimeSource::kRequired;
+  const absl::StatusOr<std::shared_ptr<WhisperAsrModel>> refused = WhisperAsrModel::Load(options);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find(scratch.File("generation_config.json")), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("alignment_heads"), std::string::npos) << refused.status();
+  // kAuto loads it and falls back to proportional times.
+  options.word_times = WhisperWordTimeSource::kAuto;
+  const absl::StatusOr<std::shared_ptr<WhisperAsrModel>> loaded = WhisperAsrModel::Load(options);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const torch::Tensor audio = SafetensorsFile::Open(options.model_dir + "/reference.safetensors")->Load("audio_0").contiguous();
+  auto session = *(*loaded)->NewSession();
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data_ptr<float>(), static_cast<std::size_t>(audio.numel())), MediaTime::Zero()).ok());
+  const absl::StatusOr<AsrHypothesis> final = session->Finish();
+  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_FALSE(final->words.empty());
+  EXPECT_EQ(final->words.back().end, final->end);
 }
 
 TEST_F(WhisperAsr, UtteranceLongerThanAWindowIsDecodedWindowByWindow) {

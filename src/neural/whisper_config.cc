@@ -74,6 +74,24 @@ class Fields {
     return ids;
   }
 
+  // [[layer, head], ...] within the decoder's layers and heads.
+  std::vector<std::pair<std::int64_t, std::int64_t>> HeadPairs(const char* key, std::int64_t layers, std::int64_t heads) const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    const auto& v = json_.at(key);
+    if (!v.is_array()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is not a list of [layer, head] pairs");
+    for (const auto& pair : v) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer() ||
+          pair[0].get<std::int64_t>() < 0 || pair[0].get<std::int64_t>() >= layers || pair[1].get<std::int64_t>() < 0 ||
+          pair[1].get<std::int64_t>() >= heads) {
+        Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" holds " + pair.dump() +
+                                              ", expected [layer, head] below [" + std::to_string(layers) + ", " +
+                                              std::to_string(heads) + "] (decoder_layers, decoder_attention_heads)");
+      }
+      out.emplace_back(pair[0].get<std::int64_t>(), pair[1].get<std::int64_t>());
+    }
+    return out;
+  }
+
   std::map<std::string, std::int64_t> IdMap(const char* key) const {
     std::map<std::string, std::int64_t> out;
     const auto& v = json_.at(key);
@@ -102,6 +120,7 @@ void ReadGenerationFields(const Fields& f, WhisperConfig& c) {
   c.decoder_start_token_id = f.Id("decoder_start_token_id", c.decoder_start_token_id);
   c.eos_token_id = f.Id("eos_token_id", c.eos_token_id);
   c.pad_token_id = f.Id("pad_token_id", c.pad_token_id);
+  if (f.Has("alignment_heads")) c.alignment_heads = f.HeadPairs("alignment_heads", c.decoder_layers, c.decoder_attention_heads);
 }
 
 }  // namespace
@@ -130,6 +149,10 @@ WhisperConfig LoadWhisperConfig(const std::string& dir) {
   c.max_target_positions = f.Int("max_target_positions", 448, 2);
   c.activation = ParseActivation(f.String("activation_function", "gelu"), path + ": field \"activation_function\"");
   c.scale_embedding = json.value("scale_embedding", false);
+  c.median_filter_width = f.Int("median_filter_width", 7, 1);
+  if (c.median_filter_width % 2 != 1) {
+    Fail(ErrorCode::kInvalidArgument, path + ": field \"median_filter_width\" is " + std::to_string(c.median_filter_width) + ", expected an odd number");
+  }
   for (const char* heads : {"encoder_attention_heads", "decoder_attention_heads"}) {
     if (c.d_model % f.Int(heads, std::nullopt, 1) != 0) {
       Fail(ErrorCode::kInvalidArgument, path + ": d_model " + std::to_string(c.d_model) + " is not a multiple of " + heads);

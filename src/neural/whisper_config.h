@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "neural/ops.h"
@@ -39,6 +40,12 @@ struct WhisperConfig {
   std::optional<std::int64_t> max_initial_timestamp_index;
   std::optional<bool> is_multilingual;
   std::int64_t max_length = 448;  // counts the prompt, as transformers does
+  // Word timestamps (whisper_word_timestamps.h): the (decoder layer, head) pairs
+  // whose cross-attention follows the audio (generation_config.json
+  // "alignment_heads"; empty when the checkpoint has none), and the median
+  // filter's width over their attention (config.json "median_filter_width").
+  std::vector<std::pair<std::int64_t, std::int64_t>> alignment_heads;
+  std::int64_t median_filter_width = 7;
 };
 
 // Reads DIR/config.json (required) and DIR/generation_config.json (optional).

@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "neural/neural_error.h"
 #include "neural/safetensors.h"
@@ -260,6 +261,57 @@ torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<K
     x = PreNormDecoderLayer(decoder_layers_[i], config_.activation, x, caches[i], cross[i]);
   }
   return Linear(LayerNorm(x, decoder_norm_), proj_out_);
+}
+
+torch::Tensor WhisperModel::CrossAttentionWeights(const torch::Tensor& encoder_out, const std::vector<std::int64_t>& ids,
+                                                 const std::vector<std::pair<std::int64_t, std::int64_t>>& heads) const {
+  torch::NoGradGuard no_grad;
+  const auto t = static_cast<std::int64_t>(ids.size());
+  if (encoder_out.dim() != 3 || encoder_out.size(0) != 1) {
+    Fail(ErrorCode::kInvalidArgument, "CrossAttentionWeights takes one encoder output (1, frames, d_model), not " +
+                                          ShapeString(encoder_out.sizes().vec()));
+  }
+  if (t == 0 || t > config_.max_target_positions) {
+    Fail(ErrorCode::kInvalidArgument, "a sequence of " + std::to_string(t) + " tokens for cross-attention weights (1 .. " +
+                                          std::to_string(config_.max_target_positions) + ")");
+  }
+  if (heads.empty()) Fail(ErrorCode::kInvalidArgument, "CrossAttentionWeights needs at least one (layer, head) pair");
+  std::int64_t last_layer = -1;
+  for (const auto& [layer, head] : heads) {
+    if (layer < 0 || layer >= config_.decoder_layers || head < 0 || head >= config_.decoder_attention_heads) {
+      Fail(ErrorCode::kInvalidArgument, "alignment head [" + std::to_string(layer) + ", " + std::to_string(head) +
+                                            "] is outside the decoder's " + std::to_string(config_.decoder_layers) + " layers of " +
+                                            std::to_string(config_.decoder_attention_heads) + " heads");
+    }
+    last_layer = std::max(last_layer, layer);
+  }
+  const torch::Tensor id_tensor = torch::tensor(ids, torch::kLong).view({1, t});
+  CheckTokenIds(id_tensor, config_.vocab_size);
+  torch::Tensor x = EmbeddingRows(token_embed_, id_tensor.to(options_.device)) + decoder_positions_.narrow(0, 0, t);
+  const torch::Tensor causal = CausalMask(0, t, x.options());
+  const double scale = 1.0 / std::sqrt(static_cast<double>(config_.d_model / config_.decoder_attention_heads));
+  std::vector<torch::Tensor> picked(heads.size());
+  // The pre-norm layer of transformer_layers written out, to keep the
+  // cross-attention probabilities it does not return.
+  for (std::int64_t l = 0; l <= last_layer; ++l) {
+    const DecoderLayerWeights& w = decoder_layers_[static_cast<std::size_t>(l)];
+    const AttentionWeights& s = w.self_attn;
+    const torch::Tensor normed = LayerNorm(x, w.self_attn_norm);
+    const torch::Tensor attended = Attention(SplitHeads(Linear(normed, s.q), s.heads), SplitHeads(Linear(normed, s.k), s.heads),
+                                             SplitHeads(Linear(normed, s.v), s.heads), causal, scale);
+    torch::Tensor h = x + Linear(MergeHeads(attended), s.out);
+    const AttentionWeights& c = w.cross_attn;
+    const CrossKv cross = ProjectCrossKv(c, encoder_out);
+    const torch::Tensor cq = SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads);
+    const torch::Tensor probs = torch::softmax(torch::matmul(cq.to(torch::kFloat) * scale, cross.keys.to(torch::kFloat).transpose(-1, -2)), -1);
+    for (std::size_t k = 0; k < heads.size(); ++k) {
+      if (heads[k].first == l) picked[k] = probs[0][heads[k].second];
+    }
+    if (l == last_layer) break;
+    h = h + Linear(MergeHeads(torch::matmul(probs.to(x.scalar_type()), cross.values)), c.out);
+    x = h + Linear(Activate(Linear(LayerNorm(h, w.final_norm), w.fc1), config_.activation), w.fc2);
+  }
+  return torch::stack(picked);
 }
 
 torch::Tensor WhisperModel::Logits(const torch::Tensor& encoder_out, const torch::Tensor& decoder_input_ids) const {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -61,6 +62,15 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
 
   // Logits (B, T, V) for whole decoder inputs at once (teacher forcing).
   torch::Tensor Logits(const torch::Tensor& encoder_out, const torch::Tensor& decoder_input_ids) const;
+
+  // The cross-attention probabilities (float32) of `heads` ((decoder layer,
+  // head) pairs) over the encoder frames for one sequence `ids` fed at once
+  // (teacher forcing, causal as during generation): (heads.size(), ids.size(),
+  // S), for the word timestamps (whisper_word_timestamps.h). A pass of its own on
+  // the eager path, so decoding without word timestamps pays nothing for it;
+  // layers after the last one asked for are not run. encoder_out: (1, S, D).
+  torch::Tensor CrossAttentionWeights(const torch::Tensor& encoder_out, const std::vector<std::int64_t>& ids,
+                                      const std::vector<std::pair<std::int64_t, std::int64_t>>& heads) const;
 
   // Greedy or beam search (options.num_beams) over `encoder_out` (B rows), with
   // options.prompt as the decoder prompt; greedy takes the static path where

@@ -202,12 +202,16 @@ WhisperResult WhisperTranscriber::Transcribe(const float* samples, std::int64_t 
     Fail(ErrorCode::kInvalidArgument, std::to_string(count) + " samples is more than one Whisper window (" +
                                           std::to_string(features_.window_samples()) + ")");
   }
-  return TranscribeFeatures(features_.Compute(samples, count).unsqueeze(0), options);
+  // The reference's attention mask: one mel frame per hop of heard samples.
+  const std::int64_t hop = features_.options().hop_length;
+  return TranscribeFeatures(features_.Compute(samples, count).unsqueeze(0), options, (count + hop - 1) / hop);
 }
 
-WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& features, const WhisperOptions& options) const {
+WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& features, const WhisperOptions& options,
+                                                     std::int64_t heard_frames) const {
   torch::NoGradGuard no_grad;
   const WhisperConfig& c = model_->config();
+  if (options.word_timestamps) RequireAlignmentHeads(c, tokenizer_.dir());  // before any work
   if (features.dim() != 3 || features.size(0) != 1) {
     Fail(ErrorCode::kInvalidArgument, "TranscribeFeatures takes one window of features (1, mels, frames), not " +
                                           ShapeString(features.sizes().vec()));
@@ -286,7 +290,20 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
                                 static_cast<double>(features_.options().sampling_rate);
   result.segments = timestamps ? Segments(result.tokens, window_seconds)
                                : std::vector<WhisperSegment>{{0.0, window_seconds, result.text}};
+  if (options.word_timestamps) {
+    // Translations are English whatever was spoken.
+    AddWordTimes(encoded, rules_begin, heard_frames > 0 ? std::min(heard_frames, features.size(2)) : features.size(2),
+                 options.task == WhisperTask::kTranslate ? "en" : result.language, result);
+  }
   return result;
+}
+
+void WhisperTranscriber::AddWordTimes(const torch::Tensor& encoded, std::int64_t rules_begin, std::int64_t heard_frames,
+                                      const std::string& written_language, WhisperResult& result) const {
+  WhisperWordTimes times = AlignWords(*model_, tokenizer_, encoded, result.sequence, rules_begin, heard_frames,
+                                      written_language, special_.end_of_text);
+  result.token_timestamps = std::move(times.token_timestamps);
+  result.words = std::move(times.words);
 }
 
 std::vector<WhisperSegment> WhisperTranscriber::Segments(const std::vector<std::int64_t>& tokens, double window_seconds) const {

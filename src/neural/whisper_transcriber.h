@@ -26,6 +26,7 @@
 #include "neural/whisper_features.h"
 #include "neural/whisper_model.h"
 #include "neural/whisper_tokenizer.h"
+#include "neural/whisper_word_timestamps.h"
 
 namespace lingcast::neural {
 
@@ -47,6 +48,11 @@ struct WhisperOptions {
   // decode generated and the caller committed, timestamps included): fed after
   // the task prompt and not generated again. Whisper's rules see them as generated.
   std::vector<std::int64_t> prefix_tokens;
+  // Token and word times from the cross-attention of the checkpoint's alignment
+  // heads (whisper_word_timestamps.h): WhisperResult::token_timestamps and
+  // ::words. kInvalidArgument naming generation_config.json when the checkpoint
+  // has no alignment_heads (has_word_timestamps() says so beforehand).
+  bool word_timestamps = false;
 };
 
 struct WhisperSegment {
@@ -63,6 +69,11 @@ struct WhisperResult {
   double language_probability = 1.0;   // when detected: its probability among the language tokens
   double no_speech_probability = 0.0;
   std::vector<WhisperSegment> segments;  // with timestamps: one per timestamp pair; else one
+  // With word_timestamps: one time (seconds) per position of `sequence`, as
+  // transformers' token_timestamps (0 for the prompt; a token's time marks its
+  // end), and the words of the text tokens (prefix_tokens' too) with their spans.
+  std::vector<double> token_timestamps;
+  std::vector<WhisperWordTiming> words;
 };
 
 // The ids of Whisper's special tokens in one checkpoint.
@@ -90,8 +101,13 @@ class WhisperTranscriber {
 
   // `count` samples at 16 kHz (at most one window; more is kInvalidArgument).
   WhisperResult Transcribe(const float* samples, std::int64_t count, const WhisperOptions& options) const;
-  // From mel features (1, num_mel_bins, frames).
-  WhisperResult TranscribeFeatures(const torch::Tensor& features, const WhisperOptions& options) const;
+  // From mel features (1, num_mel_bins, frames). Word timestamps look at the
+  // first `heard_frames` mel frames (those of the audio; 0: all), as the
+  // reference does when given the features' attention mask.
+  WhisperResult TranscribeFeatures(const torch::Tensor& features, const WhisperOptions& options,
+                                   std::int64_t heard_frames = 0) const;
+  // Whether the checkpoint can give word timestamps (it has alignment_heads).
+  bool has_word_timestamps() const { return !model_->config().alignment_heads.empty(); }
 
   // The decoder prompt for `language` ("" on an English-only model) and the
   // options: previous tokens, <|startoftranscript|>, language, task,
@@ -104,6 +120,9 @@ class WhisperTranscriber {
       : model_(std::move(model)), tokenizer_(std::move(tokenizer)), features_(std::move(features)), special_(std::move(special)) {}
 
   std::vector<WhisperSegment> Segments(const std::vector<std::int64_t>& tokens, double window_seconds) const;
+  // Fills result.token_timestamps and result.words (whisper_word_timestamps.h).
+  void AddWordTimes(const torch::Tensor& encoded, std::int64_t rules_begin, std::int64_t heard_frames,
+                    const std::string& written_language, WhisperResult& result) const;
 
   std::shared_ptr<const WhisperModel> model_;
   WhisperTokenizer tokenizer_;

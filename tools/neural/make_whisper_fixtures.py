@@ -23,6 +23,8 @@ model.safetensors, the tokenizer files, and the reference outputs:
 
 Runs on any machine with torch and transformers (CPU is enough):
   python3 tools/neural/make_whisper_fixtures.py --out src/neural/testdata
+whisper_tiny's generation_config.json has alignment_heads; its word-timestamp
+reference comes from make_whisper_word_timestamp_fixtures.py (run it after this).
 With --bench it only times transformers at whisper-small size (GPU when present;
 tools/neural/gpu_all.sh runs it beside bench/neural_bench_whisper.cc).
 """
@@ -182,7 +184,7 @@ def test_audio(seed, seconds):
 MEL_HEAD_FRAMES = 240
 
 
-def make_checkpoint(out, name, mel_bins, num_languages, tokenizer_files, seed, audios, runs):
+def make_checkpoint(out, name, mel_bins, num_languages, tokenizer_files, seed, audios, runs, alignment_heads=None):
     d = os.path.join(out, name)
     shutil.rmtree(d, ignore_errors=True)
     tok, added, languages = write_tokenizer(d, num_languages, tokenizer_files)
@@ -208,6 +210,8 @@ def make_checkpoint(out, name, mel_bins, num_languages, tokenizer_files, seed, a
                           task_to_id={"transcribe": added["<|transcribe|>"], "translate": added["<|translate|>"]},
                           no_timestamps_token_id=no_ts, is_multilingual=True, max_initial_timestamp_index=50,
                           return_timestamps=False)
+    if alignment_heads:
+        gc.alignment_heads = alignment_heads  # word timestamps (make_whisper_word_timestamp_fixtures.py)
     model.generation_config = gc
     model.save_pretrained(d)
     fe = WhisperFeatureExtractor(feature_size=mel_bins)
@@ -327,7 +331,8 @@ def main():
         {"language": "en", "timestamps": True},
         {"language": "zh", "timestamps": True, "num_beams": 2},
     ]
-    make_checkpoint(args.out, "whisper_tiny", 80, 99, "vocab", 1, [test_audio(1, 2.0), test_audio(2, 1.5)], runs)
+    make_checkpoint(args.out, "whisper_tiny", 80, 99, "vocab", 1, [test_audio(1, 2.0), test_audio(2, 1.5)], runs,
+                    alignment_heads=[[0, 2], [1, 0], [1, 3]])
     make_checkpoint(args.out, "whisper_tiny_v3", 128, 100, "tokenizer.json", 2, [test_audio(3, 2.0)], runs[:3] + runs[5:6])
 
 
