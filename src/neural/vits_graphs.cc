@@ -52,7 +52,7 @@ std::vector<torch::Tensor> GraphCache::Run(const std::string& key, const std::ve
     }
     auto entry = std::make_unique<Entry>();
     entry->key = key;
-    for (const torch::Tensor& input : inputs) entry->inputs.push_back(torch::empty_like(input));
+    for (const torch::Tensor& input : inputs) entry->inputs.push_back(torch::empty(input.sizes(), input.options()));
     entries_.push_back(std::move(entry));
   } else {
     std::rotate(found, found + 1, entries_.end());  // most recently used last

@@ -138,13 +138,13 @@ torch::Tensor EncoderLayerForward(const EncoderLayer& w, Activation act, const t
 }
 
 torch::Tensor StochasticDurations(const StochasticDurationPredictor& w, const torch::Tensor& x,
-                                  const torch::Tensor& mask, const torch::Tensor& noise, double noise_scale) {
+                                  const torch::Tensor& mask, const torch::Tensor& scaled_noise) {
   torch::Tensor inputs = Apply(w.pre, x);
   inputs = DepthSeparable(w.dds, inputs, mask, {});
   inputs = Apply(w.proj, inputs) * mask;
   // Reverse order, without the first conv flow (the reference drops it: "a useless
   // vflow"), ending with the elementwise affine flow.
-  torch::Tensor latents = noise * noise_scale;
+  torch::Tensor latents = scaled_noise;
   for (std::size_t i = w.flows.size(); i-- > 1;) {
     latents = torch::flip(latents, {1});
     latents = ConvFlowReverse(w.flows[i], w, latents, mask, inputs);
@@ -230,25 +230,39 @@ torch::Tensor FlowReverse(const std::vector<CouplingLayer>& flows, const torch::
   return latents;
 }
 
-torch::Tensor HifiGanForward(const HifiGan& w, const torch::Tensor& spectrogram) {
+torch::Tensor HifiGanForward(const HifiGan& w, const torch::Tensor& spectrogram, const torch::Tensor& frame_mask) {
+  // The mask at each resolution: the frames', then repeated per upsampling.
+  std::vector<torch::Tensor> masks;
+  if (frame_mask.defined()) {
+    masks.push_back(frame_mask);
+    for (const ConvTranspose& up : w.upsamplers) {
+      const torch::Tensor& m = masks.back();
+      masks.push_back(m.unsqueeze(-1).expand({m.size(0), m.size(1), m.size(2), up.stride}).reshape(
+          {m.size(0), m.size(1), m.size(2) * up.stride}));
+    }
+  }
+  auto activate = [&](const torch::Tensor& x, std::size_t level, double slope) {
+    const torch::Tensor y = torch::leaky_relu(x, slope);
+    return masks.empty() ? y : y * masks[level];
+  };
   torch::Tensor h = Apply(w.pre, spectrogram);
   const std::size_t kernels = w.blocks.size() / w.upsamplers.size();
   for (std::size_t i = 0; i < w.upsamplers.size(); ++i) {
-    h = Apply(w.upsamplers[i], torch::leaky_relu(h, w.leaky_relu_slope));
+    h = Apply(w.upsamplers[i], activate(h, i, w.leaky_relu_slope));
     torch::Tensor sum;
     for (std::size_t j = 0; j < kernels; ++j) {
       const ResidualBlock& block = w.blocks[i * kernels + j];
       torch::Tensor r = h;
       for (std::size_t k = 0; k < block.convs_1.size(); ++k) {
-        torch::Tensor y = Apply(block.convs_1[k], torch::leaky_relu(r, w.leaky_relu_slope));
-        y = Apply(block.convs_2[k], torch::leaky_relu(y, w.leaky_relu_slope));
+        torch::Tensor y = Apply(block.convs_1[k], activate(r, i + 1, w.leaky_relu_slope));
+        y = Apply(block.convs_2[k], activate(y, i + 1, w.leaky_relu_slope));
         r = y + r;
       }
       sum = j == 0 ? r : sum + r;
     }
     h = sum / static_cast<double>(kernels);
   }
-  h = Apply(w.post, torch::leaky_relu(h));  // the reference's default slope, 0.01
+  h = Apply(w.post, activate(h, w.upsamplers.size(), 0.01));  // the reference's default slope, 0.01
   return torch::tanh(h);
 }
 

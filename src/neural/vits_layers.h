@@ -65,9 +65,9 @@ struct StochasticDurationPredictor {
   double tail_bound = 5.0;
   std::int64_t filter_channels = 0;
 };
-// `noise` (N, 2, T): the standard normal draws, scaled here by noise_scale.
+// `scaled_noise` (N, 2, T): the standard normal draws times the duration noise scale.
 torch::Tensor StochasticDurations(const StochasticDurationPredictor& w, const torch::Tensor& x,
-                                  const torch::Tensor& mask, const torch::Tensor& noise, double noise_scale);
+                                  const torch::Tensor& mask, const torch::Tensor& scaled_noise);
 struct DurationPredictor {
   Conv conv_1, conv_2, proj;
   LayerNormWeights norm_1, norm_2;
@@ -101,6 +101,11 @@ struct HifiGan {
   std::vector<ResidualBlock> blocks;  // kernels per upsampler, upsampler-major
   double leaky_relu_slope = 0.1;
 };
-torch::Tensor HifiGanForward(const HifiGan& w, const torch::Tensor& spectrogram);
+// `frame_mask` (1, 1, T') or undefined: with it, the spectrogram may be padded
+// past its frames (a CUDA graph's bucket) and every convolution's input is zeroed
+// past them at its resolution, so the samples of the real frames are what the
+// unpadded spectrogram gives (its convolutions see zeros past the end too).
+torch::Tensor HifiGanForward(const HifiGan& w, const torch::Tensor& spectrogram,
+                             const torch::Tensor& frame_mask = {});
 
 }  // namespace lingcast::neural::vits

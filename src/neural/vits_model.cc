@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <mutex>
 
 #include "neural/neural_error.h"
 #include "neural/safetensors.h"
@@ -196,6 +197,21 @@ torch::Tensor CheckedNoise(const torch::Tensor& noise, const Shape& shape, const
   return noise.to(options);
 }
 
+void CheckIds(const torch::Tensor& input_ids, std::int64_t vocab_size) {
+  if (input_ids.numel() == 0) return;
+  const std::int64_t low = input_ids.min().item<std::int64_t>(), high = input_ids.max().item<std::int64_t>();
+  if (low < 0 || high >= vocab_size) {
+    Fail(ErrorCode::kInvalidArgument, "token id " + std::to_string(low < 0 ? low : high) +
+                                          " is outside the model's vocabulary of " + std::to_string(vocab_size));
+  }
+}
+
+// Graph buckets: tokens in steps of 16, frames in steps of 32 (0.5 s of audio at
+// mms-tts-eng's hop of 256 samples), coarser past 16 steps (vits_graphs.h);
+// graphs kept per model, the least recently used dropped past that.
+constexpr std::int64_t kTokenStep = 16, kFrameStep = 32;
+constexpr std::size_t kGraphsPerModel = 32;
+
 }  // namespace
 
 VitsModel::VitsModel() = default;
@@ -263,20 +279,16 @@ std::shared_ptr<const VitsModel> VitsModel::Random(const VitsConfig& config, con
 VitsTextEncoding VitsModel::EncodeText(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) const {
   torch::NoGradGuard no_grad;
   if (input_ids.dim() != 2) Fail(ErrorCode::kInvalidArgument, "input_ids has shape " + ShapeOf(input_ids) + ", expected (N, T)");
-  if (input_ids.numel() > 0) {
-    const std::int64_t low = input_ids.min().item<std::int64_t>(), high = input_ids.max().item<std::int64_t>();
-    if (low < 0 || high >= config_.vocab_size) {
-      Fail(ErrorCode::kInvalidArgument, "token id " + std::to_string(low < 0 ? low : high) +
-                                            " is outside the model's vocabulary of " + std::to_string(config_.vocab_size));
-    }
-  }
-  const auto float_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  CheckIds(input_ids, config_.vocab_size);
   const torch::Tensor ids = input_ids.to(options_.device);
-  const torch::Tensor keep = attention_mask.defined() ? attention_mask.to(options_.device)
-                                                      : torch::ones_like(ids);
+  const torch::Tensor keep = attention_mask.defined() ? attention_mask.to(options_.device) : torch::ones_like(ids);
+  return Encode(ids, keep, attention_mask.defined());
+}
+
+VitsTextEncoding VitsModel::Encode(const torch::Tensor& ids, const torch::Tensor& keep, bool masked) const {
+  const auto float_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
   const torch::Tensor mask = keep.unsqueeze(-1).to(float_options);  // (N, T, 1)
-  const torch::Tensor additive = attention_mask.defined() ? PaddingMask(keep.to(torch::kBool), options_.dtype)
-                                                          : torch::Tensor();
+  const torch::Tensor additive = masked ? PaddingMask(keep.to(torch::kBool), options_.dtype) : torch::Tensor();
   torch::Tensor h = torch::embedding(weights_->embed, ids) * std::sqrt(static_cast<double>(config_.hidden_size));
   h = h * mask;
   for (const auto& layer : weights_->layers) h = vits::EncoderLayerForward(layer, config_.hidden_act, h, mask, additive);
@@ -285,12 +297,38 @@ VitsTextEncoding VitsModel::EncodeText(const torch::Tensor& input_ids, const tor
   return VitsTextEncoding{h, stats.narrow(2, 0, config_.flow_size), stats.narrow(2, config_.flow_size, config_.flow_size)};
 }
 
+std::vector<torch::Tensor> VitsModel::EncodeAndPredict(const torch::Tensor& ids, const torch::Tensor& keep, bool masked,
+                                                       const torch::Tensor& scaled_noise) const {
+  const VitsTextEncoding text = Encode(ids, keep, masked);
+  const torch::Tensor hidden = text.hidden.transpose(1, 2);
+  const torch::Tensor input_mask = keep.unsqueeze(1).to(options_.dtype);  // (N, 1, T)
+  const torch::Tensor log_duration =
+      config_.use_stochastic_duration_prediction
+          ? vits::StochasticDurations(weights_->stochastic, hidden, input_mask, scaled_noise)
+          : vits::DeterministicDurations(weights_->deterministic, hidden, input_mask);
+  return {text.prior_means, text.prior_log_variances, torch::exp(log_duration) * input_mask};
+}
+
+torch::Tensor VitsModel::Decode(const torch::Tensor& prior, const torch::Tensor& flow_mask,
+                                const torch::Tensor& decoder_mask) const {
+  const torch::Tensor latents = vits::FlowReverse(weights_->flows, prior, flow_mask);
+  return vits::HifiGanForward(weights_->decoder, latents * flow_mask, decoder_mask);
+}
+
+bool VitsModel::UseGraphs() const { return options_.cuda_graphs && vits::GraphCache::Supported(options_.device); }
+
+vits::GraphCacheStats VitsModel::graph_stats() const {
+  std::lock_guard<std::mutex> lock(graphs_mutex_);
+  return graphs_ ? graphs_->stats() : vits::GraphCacheStats{};
+}
+
 VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                  const VitsSynthesisOptions& options) const {
   torch::NoGradGuard no_grad;
   if (input_ids.dim() != 2 || input_ids.size(1) == 0) {
     Fail(ErrorCode::kInvalidArgument, "input_ids has shape " + ShapeOf(input_ids) + ": nothing to say");
   }
+  CheckIds(input_ids, config_.vocab_size);
   const double rate = options.speaking_rate.value_or(config_.speaking_rate);
   const double noise_scale = options.noise_scale.value_or(config_.noise_scale);
   const double noise_scale_duration = options.noise_scale_duration.value_or(config_.noise_scale_duration);
@@ -299,6 +337,7 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
   }
   const std::int64_t n = input_ids.size(0), t = input_ids.size(1);
   const auto float_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  const auto long_options = torch::TensorOptions().dtype(torch::kLong).device(options_.device);
   auto generator = at::detail::createCPUGenerator(options.seed);
   // Drawn on the CPU in fp32 as the reference's torch.randn draws its duration
   // noise, then moved; replayed noise replaces the draws.
@@ -307,53 +346,83 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
     return torch::randn(shape, generator, torch::kFloat).to(float_options);
   };
 
-  const VitsTextEncoding text = EncodeText(input_ids, attention_mask);
-  const torch::Tensor hidden = text.hidden.transpose(1, 2);
-  const torch::Tensor input_mask = (attention_mask.defined() ? attention_mask.to(options_.device)
-                                                             : torch::ones({n, t}, torch::kLong).to(options_.device))
-                                       .unsqueeze(1)
-                                       .to(float_options);  // (N, 1, T)
-  torch::Tensor log_duration;
+  // With graphs, token and frame counts are padded to buckets; `masked` says
+  // whether the text encoder needs its attention mask (padding or the caller's).
+  const bool graphs = UseGraphs();
+  std::unique_lock<std::mutex> lock(graphs_mutex_, std::defer_lock);
+  if (graphs) {
+    lock.lock();
+    if (!graphs_) graphs_ = std::make_unique<vits::GraphCache>(kGraphsPerModel);
+  }
+  const std::int64_t padded_t = graphs ? vits::BucketLength(t, kTokenStep) : t;
+  const bool masked = attention_mask.defined() || padded_t > t;
+  torch::Tensor keep = attention_mask.defined() ? attention_mask.to(long_options) : torch::ones({n, t}, long_options);
+  torch::Tensor ids = input_ids.to(options_.device);
+  torch::Tensor scaled_noise;
   if (config_.use_stochastic_duration_prediction) {
     const torch::Tensor drawn = noise({n, 2, t}, options.noise ? options.noise->duration : torch::Tensor(), "duration");
-    log_duration = vits::StochasticDurations(weights_->stochastic, hidden, input_mask, drawn, noise_scale_duration);
+    scaled_noise = drawn * noise_scale_duration;  // as the reference scales its draws
+  }
+  std::vector<torch::Tensor> encoded;
+  if (graphs) {
+    const std::int64_t pad = padded_t - t;
+    ids = torch::constant_pad_nd(ids, {0, pad});
+    keep = torch::constant_pad_nd(keep, {0, pad});
+    std::vector<torch::Tensor> inputs = {ids, keep};
+    if (scaled_noise.defined()) inputs.push_back(torch::constant_pad_nd(scaled_noise, {0, pad}));
+    encoded = graphs_->Run("text " + std::to_string(n) + "x" + std::to_string(padded_t) + (masked ? " masked" : ""),
+                           inputs, [&](const std::vector<torch::Tensor>& in) {
+                             return EncodeAndPredict(in[0], in[1], masked, in.size() > 2 ? in[2] : torch::Tensor());
+                           });
   } else {
-    log_duration = vits::DeterministicDurations(weights_->deterministic, hidden, input_mask);
+    encoded = EncodeAndPredict(ids, keep, masked, scaled_noise);
   }
-  const double length_scale = 1.0 / rate;
-  const torch::Tensor duration = torch::ceil(torch::exp(log_duration) * input_mask * length_scale);  // (N, 1, T)
-  // A model in half precision can overflow here; a non-finite duration must not
-  // become a frame count.
-  if (!torch::isfinite(duration).all().item<bool>() || duration.max().item<double>() > 1e5) {
+  const torch::Tensor duration = torch::ceil(encoded[2].narrow(2, 0, t) * (1.0 / rate));  // (N, 1, T)
+  // One wait for the device: the durations size the output. A model in half
+  // precision can overflow here; a non-finite duration must not become a frame count.
+  const torch::Tensor host_duration = duration.squeeze(1).to(torch::kCPU, torch::kFloat);
+  const double longest = host_duration.numel() > 0 ? host_duration.max().item<double>() : 0.0;
+  if (!torch::isfinite(host_duration).all().item<bool>() || longest > 1e5) {
     Fail(ErrorCode::kInternal, "the duration predictor gave a non-finite or absurd duration (max " +
-                                   std::to_string(duration.max().item<double>()) + " frames): the weights or dtype are unsuitable");
+                                   std::to_string(longest) + " frames): the weights or dtype are unsuitable");
   }
-  const torch::Tensor durations = duration.squeeze(1).to(torch::kLong).cpu();
+  const torch::Tensor durations = host_duration.to(torch::kLong);
   const torch::Tensor predicted = durations.sum(1).clamp_min(1);
   const std::int64_t frames = predicted.max().item<std::int64_t>();
+  const std::int64_t padded_frames = graphs ? vits::BucketLength(frames, kFrameStep) : frames;
 
   // Each frame takes its token's prior (what the reference's one-hot alignment
-  // matrix multiplication selects); frames past a row's end stay zero.
-  torch::Tensor means = torch::zeros({n, config_.flow_size, frames}, float_options);
-  torch::Tensor log_variances = torch::zeros({n, config_.flow_size, frames}, float_options);
+  // matrix multiplication selects); frames past a row's tokens take zeros.
+  torch::Tensor token_of_frame = torch::zeros({n, padded_frames}, torch::kLong);
+  torch::Tensor aligned = torch::zeros({n, padded_frames, 1}, torch::kFloat);
   for (std::int64_t b = 0; b < n; ++b) {
-    const torch::Tensor token_of_frame = torch::repeat_interleave(torch::arange(t, torch::kLong), durations[b]);
-    const std::int64_t length = token_of_frame.size(0);
-    if (length == 0) continue;
-    const torch::Tensor index = token_of_frame.to(options_.device);
-    means[b].narrow(1, 0, length).copy_(text.prior_means[b].index_select(0, index).transpose(0, 1));
-    log_variances[b].narrow(1, 0, length).copy_(text.prior_log_variances[b].index_select(0, index).transpose(0, 1));
+    const torch::Tensor row = torch::repeat_interleave(torch::arange(t, torch::kLong), durations[b]);
+    token_of_frame[b].narrow(0, 0, row.size(0)).copy_(row);
+    aligned[b].narrow(0, 0, row.size(0)).fill_(1.0);
   }
-  const torch::Tensor output_mask =
-      (torch::arange(frames, torch::kLong).unsqueeze(0) < predicted.unsqueeze(1)).unsqueeze(1).to(float_options);
-  const torch::Tensor prior_noise =
+  const torch::Tensor index = token_of_frame.to(options_.device).unsqueeze(-1).expand({n, padded_frames, config_.flow_size});
+  const torch::Tensor keep_frame = aligned.to(float_options);
+  const torch::Tensor means = (encoded[0].gather(1, index) * keep_frame).transpose(1, 2);
+  const torch::Tensor log_variances = (encoded[1].gather(1, index) * keep_frame).transpose(1, 2);
+  const torch::Tensor frame_positions = torch::arange(padded_frames, torch::kLong).unsqueeze(0);
+  const torch::Tensor flow_mask = (frame_positions < predicted.unsqueeze(1)).unsqueeze(1).to(float_options);
+  torch::Tensor prior_noise =
       noise({n, config_.flow_size, frames}, options.noise ? options.noise->prior : torch::Tensor(), "prior");
+  if (padded_frames > frames) prior_noise = torch::constant_pad_nd(prior_noise, {0, padded_frames - frames});
   const torch::Tensor prior = means + prior_noise * torch::exp(log_variances) * noise_scale;
-  const torch::Tensor latents = vits::FlowReverse(weights_->flows, prior, output_mask);
-  const torch::Tensor spectrogram = latents * output_mask;
 
   VitsOutput out;
-  out.waveform = vits::HifiGanForward(weights_->decoder, spectrogram).squeeze(1);
+  if (graphs) {
+    // Every row's decoder sees the batch's frames, as unpadded (the reference
+    // decodes the padded batch whole).
+    const torch::Tensor decoder_mask = (frame_positions < frames).unsqueeze(1).to(float_options);
+    const std::vector<torch::Tensor> decoded = graphs_->Run(
+        "decode " + std::to_string(n) + "x" + std::to_string(padded_frames), {prior, flow_mask, decoder_mask},
+        [&](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{Decode(in[0], in[1], in[2])}; });
+    out.waveform = decoded[0].narrow(2, 0, frames * config_.hop_length()).squeeze(1).clone();
+  } else {
+    out.waveform = Decode(prior, flow_mask, {}).squeeze(1);
+  }
   out.durations = durations;
   for (std::int64_t b = 0; b < n; ++b) out.lengths.push_back(predicted[b].item<std::int64_t>() * config_.hop_length());
   return out;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,12 +20,23 @@
 #include <torch/utils.h>
 
 #include "neural/vits_config.h"
+#include "neural/vits_graphs.h"
+
+#if __has_include("absl/base/thread_annotations.h")
+#include "absl/base/thread_annotations.h"
+#elif !defined(ABSL_GUARDED_BY)  // the GPU machine's build has no absl: documentation there
+#define ABSL_GUARDED_BY(x)
+#endif
 
 namespace lingcast::neural {
-
 struct VitsModelOptions {
   torch::Device device = torch::kCPU;
   torch::ScalarType dtype = torch::kFloat;  // kFloat, or kHalf / kBFloat16 on a GPU
+  // On CUDA (a libtorch with CUDA): each stage recorded as a CUDA graph per
+  // padded length and replayed (vits_graphs.h); the first synthesis at a length
+  // bucket runs eagerly, the second records. Same results as eager (the padding
+  // is masked). Synthesis calls on one model are then serialized.
+  bool cuda_graphs = true;
 };
 
 // The standard normal draws of one synthesis, to replay exactly what another
@@ -77,16 +89,34 @@ class VitsModel {
   VitsOutput Synthesize(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
                         const VitsSynthesisOptions& options = {}) const;
 
+  // What the CUDA graphs did so far (all zero without them).
+  vits::GraphCacheStats graph_stats() const;
+
   ~VitsModel();
 
   struct Weights;  // the layers' tensors (vits_layers.h), defined in vits_model.cc
 
  private:
   VitsModel();
+  // The text encoder on device tensors: ids (N, T), keep (N, T) 1/0;
+  // `masked` adds the attention mask for padding.
+  VitsTextEncoding Encode(const torch::Tensor& ids, const torch::Tensor& keep, bool masked) const;
+  // Text encoder + duration predictor: {prior means, prior log-variances,
+  // exp(log-durations) * mask (N, 1, T)}; noise (N, 2, T) already scaled
+  // (undefined for the deterministic predictor).
+  std::vector<torch::Tensor> EncodeAndPredict(const torch::Tensor& ids, const torch::Tensor& keep, bool masked,
+                                              const torch::Tensor& scaled_noise) const;
+  // Flow in reverse + HiFi-GAN: prior (N, flow, F), flow_mask (N, 1, F);
+  // decoder_mask (1, 1, F) or undefined (unpadded) -> waveform (N, 1, F * hop).
+  torch::Tensor Decode(const torch::Tensor& prior, const torch::Tensor& flow_mask,
+                       const torch::Tensor& decoder_mask) const;
+  bool UseGraphs() const;
 
   VitsConfig config_;
   VitsModelOptions options_;
   std::unique_ptr<Weights> weights_;
+  mutable std::mutex graphs_mutex_;
+  mutable std::unique_ptr<vits::GraphCache> graphs_ ABSL_GUARDED_BY(graphs_mutex_);
 };
 
 }  // namespace lingcast::neural

@@ -12,6 +12,8 @@
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
+#include "neural/vits_graphs.h"
+#include "neural/vits_layers.h"
 
 namespace lingcast::neural {
 namespace {
@@ -117,6 +119,33 @@ TEST_P(VitsParity, SpeakingRateShortensEveryToken) {
   EXPECT_GT(a.lengths[0], 2 * b.lengths[0]);
 }
 
+// What CUDA graphs' token buckets rely on: tokens past the attention mask (with
+// any noise) change neither the real tokens' durations nor the waveform.
+TEST_P(VitsParity, MaskedPaddingTokensChangeNothing) {
+  const auto& c = reference_["cases"][0];
+  const std::string name = c["name"].get<std::string>();
+  const VitsOutput plain = Replay(c);
+  const torch::Tensor ids = IdsTensor(c["input_ids"]), mask = IdsTensor(c["attention_mask"]);
+  constexpr std::int64_t kPad = 5;
+  VitsNoise noise;
+  if (tensors_->Contains(name + ".duration_noise")) {
+    noise.duration = torch::cat({tensors_->Load(name + ".duration_noise"), torch::randn({1, 2, kPad})}, 2);
+  }
+  noise.prior = tensors_->Load(name + ".prior_noise");
+  VitsSynthesisOptions options;
+  options.noise = &noise;
+  options.speaking_rate = c["speaking_rate"].get<double>();
+  options.noise_scale = c["noise_scale"].get<double>();
+  options.noise_scale_duration = c["noise_scale_duration"].get<double>();
+  const VitsOutput padded = model_->Synthesize(torch::cat({ids, torch::randint(1, 30, {1, kPad}, torch::kLong)}, 1),
+                                               torch::cat({mask, torch::zeros({1, kPad}, torch::kLong)}, 1), options);
+  EXPECT_EQ(Rows(padded.durations.narrow(1, 0, ids.size(1))), Rows(plain.durations));
+  EXPECT_EQ(padded.durations.narrow(1, ids.size(1), kPad).sum().item<std::int64_t>(), 0);
+  EXPECT_EQ(padded.lengths, plain.lengths);
+  ASSERT_EQ(padded.waveform.sizes(), plain.waveform.sizes());
+  EXPECT_LT(RelativeError(padded.waveform, plain.waveform), 1e-5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, VitsParity, ::testing::Values("vits_tiny", "vits_tiny_deterministic"));
 
 TEST(VitsModel, ReplayedNoiseOfTheWrongShapeIsNamed) {
@@ -157,6 +186,63 @@ TEST(VitsModel, RandomWeightsSynthesizeAFewFramesPerToken) {
   EXPECT_EQ(out.waveform.size(1), out.lengths[0]);
   EXPECT_TRUE(torch::isfinite(out.waveform).all().item<bool>());
   EXPECT_GE(out.durations.sum().item<std::int64_t>(), 21);
+}
+
+TEST(VitsGraphs, BucketsPadLittleAndNeverShorten) {
+  EXPECT_EQ(vits::BucketLength(1, 32), 32);
+  EXPECT_EQ(vits::BucketLength(32, 32), 32);
+  EXPECT_EQ(vits::BucketLength(33, 32), 64);
+  EXPECT_EQ(vits::BucketLength(250, 32), 256);
+  EXPECT_EQ(vits::BucketLength(600, 32), 640);
+  EXPECT_EQ(vits::BucketLength(121, 16), 128);
+  std::int64_t previous = 0;
+  for (std::int64_t length = 1; length < 5000; ++length) {
+    const std::int64_t bucket = vits::BucketLength(length, 32);
+    ASSERT_GE(bucket, length);
+    ASSERT_GE(bucket, previous);
+    if (length >= 16 * 32) {
+      ASSERT_LE(bucket, length + length / 8) << length;
+    } else {
+      ASSERT_LT(bucket - length, 32) << length;
+    }
+    previous = bucket;
+  }
+}
+
+// What CUDA graphs' frame buckets rely on: HiFi-GAN over a spectrogram padded
+// past its frames, with the frame mask, gives the unpadded samples exactly;
+// without the mask the padding leaks into the last samples.
+TEST(VitsGraphs, MaskedDecoderOverPaddedFramesMatchesUnpadded) {
+  torch::manual_seed(3);
+  auto conv = [](std::int64_t out, std::int64_t in, std::int64_t k, std::int64_t dilation, bool bias = true) {
+    return vits::Conv{torch::randn({out, in, k}) * 0.3, bias ? torch::randn({out}) * 0.1 : torch::Tensor(),
+                      (k * dilation - dilation) / 2, dilation, 1};
+  };
+  vits::HifiGan w;
+  w.pre = conv(8, 4, 7, 1);
+  w.upsamplers = {vits::ConvTranspose{torch::randn({8, 4, 8}) * 0.3, torch::randn({4}) * 0.1, 4, 2},
+                  vits::ConvTranspose{torch::randn({4, 2, 4}) * 0.3, torch::randn({2}) * 0.1, 2, 1}};
+  for (const std::int64_t channels : {4, 2}) {
+    for (const std::int64_t k : {3, 5}) {
+      vits::ResidualBlock block;
+      for (const std::int64_t dilation : {1, 3}) {
+        block.convs_1.push_back(conv(channels, channels, k, dilation));
+        block.convs_2.push_back(conv(channels, channels, k, 1));
+      }
+      w.blocks.push_back(block);
+    }
+  }
+  w.post = conv(1, 2, 7, 1, /*bias=*/false);
+  constexpr std::int64_t kFrames = 13, kPadded = 20, kHop = 8;
+  const torch::Tensor spectrogram = torch::randn({1, 4, kFrames});
+  const torch::Tensor padded = torch::constant_pad_nd(spectrogram, {0, kPadded - kFrames});
+  const torch::Tensor mask = (torch::arange(kPadded) < kFrames).to(torch::kFloat).view({1, 1, kPadded});
+  const torch::Tensor plain = vits::HifiGanForward(w, spectrogram);
+  ASSERT_EQ(plain.size(2), kFrames * kHop);
+  const torch::Tensor masked = vits::HifiGanForward(w, padded, mask).narrow(2, 0, kFrames * kHop);
+  EXPECT_LT((masked - plain).abs().max().item<double>(), 1e-6);
+  const torch::Tensor unmasked = vits::HifiGanForward(w, padded).narrow(2, 0, kFrames * kHop);
+  EXPECT_GT((unmasked - plain).abs().max().item<double>(), 1e-3);
 }
 
 // --- bad checkpoints --------------------------------------------------------------
@@ -261,6 +347,44 @@ TEST(VitsCuda, HalfPrecisionFollowsTheReference) {
     EXPECT_EQ(out.lengths, c["sequence_lengths"].get<std::vector<std::int64_t>>());
     // cuDNN runs fp32 convolutions in TF32 by default (measured 6.9e-3 on an H200).
     EXPECT_LT(RelativeError(out.waveform.cpu(), tensors->Load("hello.waveform")), 2e-2);
+  }
+}
+
+// The graph path (CUDA graphs per length bucket, padding masked) against the
+// reference: every case, batched too, through the first call of a bucket
+// (eager), the second (capture + replay) and the third (replay).
+TEST(VitsCuda, GraphsFollowTheReference) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  for (const std::string fixture : {"vits_tiny", "vits_tiny_deterministic"}) {
+    SCOPED_TRACE(fixture);
+    const std::string dir = TestdataDir(fixture);
+    const auto reference = ReadJsonFile(dir + "/reference.json");
+    const auto tensors = SafetensorsFile::Open(dir + "/reference.safetensors");
+    const auto model = VitsModel::Load(dir, {torch::Device(torch::kCUDA), torch::kFloat, /*cuda_graphs=*/true});
+    for (int round = 0; round < 3; ++round) {
+      for (const auto& c : reference["cases"]) {
+        const std::string name = c["name"].get<std::string>();
+        SCOPED_TRACE(name + " round " + std::to_string(round));
+        VitsNoise noise;
+        if (tensors->Contains(name + ".duration_noise")) noise.duration = tensors->Load(name + ".duration_noise");
+        noise.prior = tensors->Load(name + ".prior_noise");
+        VitsSynthesisOptions options;
+        options.speaking_rate = c["speaking_rate"].get<double>();
+        options.noise_scale = c["noise_scale"].get<double>();
+        options.noise_scale_duration = c["noise_scale_duration"].get<double>();
+        options.noise = &noise;
+        const VitsOutput out = model->Synthesize(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]), options);
+        EXPECT_EQ(Rows(out.durations), IdLists(c["durations"]));
+        EXPECT_EQ(out.lengths, c["sequence_lengths"].get<std::vector<std::int64_t>>());
+        const torch::Tensor expected = tensors->Load(name + ".waveform");
+        ASSERT_EQ(out.waveform.sizes(), expected.sizes());
+        EXPECT_LT(RelativeError(out.waveform.cpu(), expected), 2e-2);  // TF32 convolutions, as VitsCuda above
+      }
+    }
+    const vits::GraphCacheStats stats = model->graph_stats();
+    EXPECT_EQ(stats.failed, 0);
+    EXPECT_GE(stats.captured, 2);
+    EXPECT_GE(stats.replayed, 2);
   }
 }
 
