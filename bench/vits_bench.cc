@@ -111,6 +111,7 @@ void Parity(const VitsModel& model, const torch::Tensor& ids, const std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines survive a crash in a pipe
   torch::NoGradGuard no_grad;
   const bool cuda = torch::cuda::is_available();
   std::printf("vits_bench: libtorch %s, device %s, %d CPU threads\n", TORCH_VERSION, cuda ? "cuda" : "cpu",
@@ -175,33 +176,39 @@ int main(int argc, char** argv) {
     }
     std::printf("== %s %s; %s\n", cuda ? "cuda" : "cpu", v.label, ref_text.c_str());
     for (const bool graphs : cuda ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
-      VitsModelOptions options{device, v.dtype, graphs};
-      auto model = load(options);
       const char* path = graphs ? "CUDA graphs" : "eager";
-      if (graphs) {
-        const double first = TimeOne(*model, ids, 0), second = TimeOne(*model, ids, 0), third = TimeOne(*model, ids, 0);
-        std::printf("  %s: a new length bucket: first call (eager) %.1f ms, second (capture + replay) %.1f ms, "
-                    "third (replay) %.1f ms\n", path, first * 1e3, second * 1e3, third * 1e3);
+      try {
+        VitsModelOptions options{device, v.dtype, graphs};
+        auto model = load(options);
+        if (graphs) {
+          const double first = TimeOne(*model, ids, 0), second = TimeOne(*model, ids, 0),
+                       third = TimeOne(*model, ids, 0);
+          std::printf("  %s: a new length bucket: first call (eager) %.1f ms, second (capture + replay) %.1f ms, "
+                      "third (replay) %.1f ms\n", path, first * 1e3, second * 1e3, third * 1e3);
+        }
+        const Timing t = TimeSynthesis(*model, ids, runs, graphs ? 2 : 1);
+        char line[320];
+        std::snprintf(line, sizeof line, "%s %-11s %-7s: %7.2f ms for %.2f s of audio, rtf %.4f", cuda ? "cuda" : "cpu",
+                      path, v.label, t.seconds_per_run * 1e3, t.audio_seconds, t.rtf);
+        std::string text = line;
+        if (ref_rtf > 0) {
+          std::snprintf(line, sizeof line, "; %.2fx transformers' speed (rtf %.4f)", ref_rtf / t.rtf, ref_rtf);
+          text += line;
+        }
+        std::printf("  %s\n", text.c_str());
+        summary.push_back(text);
+        if (graphs) {
+          const auto s = model->graph_stats();
+          std::printf("  graphs: %lld eager (first of a bucket), %lld captured, %lld replayed, %lld evicted, %lld failed\n",
+                      static_cast<long long>(s.eager), static_cast<long long>(s.captured),
+                      static_cast<long long>(s.replayed), static_cast<long long>(s.evicted),
+                      static_cast<long long>(s.failed));
+        }
+        if (have_reference) Parity(*model, ids, ref_dir, (std::string(v.label) + ", " + path).c_str());
+      } catch (const std::exception& e) {
+        std::printf("  %s %s: failed: %s\n", v.label, path, e.what());
+        summary.push_back(std::string(v.label) + " " + path + ": failed: " + e.what());
       }
-      const Timing t = TimeSynthesis(*model, ids, runs, graphs ? 2 : 1);
-      char line[320];
-      std::snprintf(line, sizeof line, "%s %-11s %-7s: %7.2f ms for %.2f s of audio, rtf %.4f", cuda ? "cuda" : "cpu",
-                    path, v.label, t.seconds_per_run * 1e3, t.audio_seconds, t.rtf);
-      std::string text = line;
-      if (ref_rtf > 0) {
-        std::snprintf(line, sizeof line, "; %.2fx transformers' speed (rtf %.4f)", ref_rtf / t.rtf, ref_rtf);
-        text += line;
-      }
-      std::printf("  %s\n", text.c_str());
-      summary.push_back(text);
-      if (graphs) {
-        const auto s = model->graph_stats();
-        std::printf("  graphs: %lld eager (first of a bucket), %lld captured, %lld replayed, %lld evicted, %lld failed\n",
-                    static_cast<long long>(s.eager), static_cast<long long>(s.captured),
-                    static_cast<long long>(s.replayed), static_cast<long long>(s.evicted),
-                    static_cast<long long>(s.failed));
-      }
-      if (have_reference) Parity(*model, ids, ref_dir, (std::string(v.label) + ", " + path).c_str());
     }
   }
   std::printf("== summary (mms-tts-eng size, %lld tokens, batch 1, mean of %d runs)\n",

@@ -100,7 +100,12 @@ torch::Tensor ConvFlowReverse(const ConvFlow& w, const StochasticDurationPredict
   const torch::Tensor widths = h.index({"...", Slice(None, p.bins)}) / root;
   const torch::Tensor heights = h.index({"...", Slice(p.bins, 2 * p.bins)}) / root;
   const torch::Tensor derivatives = h.index({"...", Slice(2 * p.bins, None)});
-  const torch::Tensor moved = InverseSpline(second, widths, heights, derivatives, p.tail_bound);
+  // In fp32 whatever the model's dtype: in half precision the spline's
+  // discriminant can round below zero and its square root give NaN durations
+  // (transformers' fp16 fails there too); a no-op for fp32 models.
+  const torch::Tensor moved = InverseSpline(second.to(torch::kFloat), widths.to(torch::kFloat),
+                                            heights.to(torch::kFloat), derivatives.to(torch::kFloat), p.tail_bound)
+                                  .to(second.scalar_type());
   return torch::cat({first, moved}, 1) * mask;
 }
 
