@@ -106,6 +106,32 @@ TEST_F(WhisperAsr, FinalWordsTakeTheAlignmentTimes) {
   }
 }
 
+// Chinese: one word per character run (as the grouping gives them), none joined.
+TEST_F(WhisperAsr, ChineseFinalWordsAreTheGroupedPieces) {
+  WhisperAsrOptions zh = options_;
+  zh.language = "zh";
+  auto model = WhisperAsrModel::Load(zh);
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto session = *(*model)->NewSession();
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), count()), MediaTime::Zero()).ok());
+  const absl::StatusOr<AsrHypothesis> final = session->Finish();
+  ASSERT_TRUE(final.ok()) << final.status();
+  WhisperOptions o;
+  o.language = "zh";
+  o.timestamps = true;
+  o.word_timestamps = true;
+  const WhisperResult direct = (*model)->transcriber().Transcribe(samples(), static_cast<std::int64_t>(count()), o);
+  std::vector<const WhisperWordTiming*> spoken;
+  for (const WhisperWordTiming& w : direct.words) {
+    if (w.text.find_first_not_of(" \t\n") != std::string::npos) spoken.push_back(&w);
+  }
+  ASSERT_FALSE(spoken.empty());
+  ASSERT_EQ(final->words.size(), spoken.size());
+  for (std::size_t i = 0; i < spoken.size(); ++i) {
+    EXPECT_EQ(final->words[i].start, std::min(MediaTime::Micros(std::llround(spoken[i]->start * 1e6)), final->end)) << i;
+  }
+}
+
 TEST_F(WhisperAsr, ProportionalWordTimesWhenAskedOrWithoutAlignmentHeads) {
   WhisperAsrOptions proportional = options_;
   proportional.word_times = WhisperWordTimeSource::kProportional;
