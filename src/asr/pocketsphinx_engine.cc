@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -31,6 +32,7 @@ extern "C" {
 #include <sphinxbase/cmn.h>
 #include <sphinxbase/err.h>
 #include <sphinxbase/feat.h>
+#include <sphinxbase/fsg_model.h>
 #include <sphinxbase/ngram_model.h>
 }
 
@@ -177,6 +179,41 @@ absl::StatusOr<Alignment> Align(ps_decoder_t* ps, const char* search, const std:
 // AsrSession::ScoreAlternatives and AlternativesScorer::Score: two block
 // decodes of `pcm` on `ps`. Its running channel estimate is put back
 // afterwards, and its search too when `search_after` is given.
+// The grammar "one of these word sequences", built as a finite-state grammar
+// directly: start --w1--> ... --wn--> final for each alternative, every
+// transition of probability 1, the graph the JSGF "( a b ) | ( c d )" gives.
+// Not through JSGF: pocketsphinx 5prealpha's JSGF parser leaks 10-16 KB of hash
+// tables per grammar, and a live show builds one for every check.
+// `ps_set_fsg` adds fillers and alternate pronunciations as it does for JSGF.
+absl::Status SetAlternativesGrammar(ps_decoder_t* ps, const std::vector<std::string>& rules) {
+  std::vector<std::vector<std::string>> sequences;
+  int32 states = 2;  // start and final
+  for (const std::string& rule : rules) {
+    sequences.push_back(absl::StrSplit(rule, ' ', absl::SkipEmpty()));
+    states += static_cast<int32>(sequences.back().size()) - 1;
+  }
+  const float32 language_weight = cmd_ln_float32_r(ps_get_config(ps), "-lw");
+  std::unique_ptr<fsg_model_t, decltype(&fsg_model_free)> fsg(
+      fsg_model_init(kAlternativesSearch, ps_get_logmath(ps), language_weight, states), &fsg_model_free);
+  if (fsg == nullptr) return absl::InternalError("pocketsphinx could not make the grammar of the alternatives");
+  fsg->start_state = 0;
+  fsg->final_state = 1;
+  int32 next_state = 2;
+  for (const std::vector<std::string>& words : sequences) {
+    int32 from = fsg->start_state;
+    for (size_t i = 0; i < words.size(); ++i) {
+      const int32 to = i + 1 == words.size() ? fsg->final_state : next_state++;
+      fsg_model_trans_add(fsg.get(), from, to, /*logp=*/0, fsg_model_word_add(fsg.get(), words[i].c_str()));
+      from = to;
+    }
+  }
+  // The search holds its own reference to the grammar.
+  if (ps_set_fsg(ps, kAlternativesSearch, fsg.get()) < 0) {
+    return absl::InternalError("pocketsphinx rejected the grammar of the alternatives");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::vector<int16>& pcm,
                                                  const std::vector<std::string>& alternatives,
                                                  const char* search_after) {
@@ -194,12 +231,7 @@ absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::ve
   }
   AlternativesScore score;
   if (rules.empty()) return score;
-  std::string grammar = "#JSGF V1.0;\ngrammar lingcast;\npublic <utterance> = ";
-  for (size_t i = 0; i < rules.size(); ++i) absl::StrAppend(&grammar, i ? " | " : "", "( ", rules[i], " )");
-  absl::StrAppend(&grammar, " ;\n");
-  if (ps_set_jsgf_string(ps, kAlternativesSearch, grammar.c_str()) < 0) {
-    return absl::InternalError("pocketsphinx rejected the grammar of the alternatives");
-  }
+  LC_RETURN_IF_ERROR(SetAlternativesGrammar(ps, rules));
   // Context-independent phones (about 40 HMMs a frame): a loop of every
   // triphone costs seconds per utterance, and the reference need not be the
   // best possible, only the same for every candidate.
