@@ -151,11 +151,15 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   bool network = false;
   for (const OutputSpec& spec : specs) network |= spec.kind == OutputSpec::kRtmp || spec.kind == OutputSpec::kSrt;
   if (network) video.bitrate = static_cast<int64_t>(options.bitrate_kbps) * 1000;
-  if (!simulated) video.tune = "zerolatency";
+  // The simulated clock encodes and muxes exactly as a live run does (no
+  // lookahead, a rolling HLS window), so a soak on it measures the memory and
+  // the stream a real show has. A full VOD playlist would grow by one entry per
+  // segment (12 KB each in libavformat's HLS muxer) for as long as the run lasts.
+  video.tune = "zerolatency";
   AudioEncoderOptions audio;
   audio.input_sample_rate = tts->sample_rate();
   OutputSetOptions output_options;
-  output_options.live = !simulated;
+  output_options.live = true;
   output_options.on_packet_written = options.on_packet_written;
   LC_ASSIGN_OR_RETURN(std::unique_ptr<OutputSet> outputs, OutputSet::Open(specs, video, audio, output_options, clock));
 
