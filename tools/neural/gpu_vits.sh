@@ -5,11 +5,26 @@
 # stage profile (tools/neural/vits_gpu_bench.py) and bench/vits_bench on the same
 # weights and input: eager (the path before CUDA graphs) and with CUDA graphs, in
 # the same run. Logs land in OUT_DIR: build.log, test.log, reference.log, bench.log,
-# reference.json.
+# reference.json. Options: --all-tests runs every neural_test suite (not only
+# VITS's); --before DIR also builds the source tree DIR (src/neural, bench, cmake
+# and the top CMakeLists.txt of an earlier commit, e.g. from `git archive`) and
+# runs its vits_bench, and this tree's on the same random weights, for a
+# before/after in one call; --memory runs bench/neural_memory_bench too.
 #
-#   tools/neural/gpu_vits.sh OUT_DIR [--all-tests]
+#   tools/neural/gpu_vits.sh OUT_DIR [--all-tests] [--before DIR] [--memory]
 set -uo pipefail
-out="${1:?usage: gpu_vits.sh OUT_DIR [--all-tests]}"
+out="${1:?usage: gpu_vits.sh OUT_DIR [--all-tests] [--before DIR] [--memory]}"
+shift
+all_tests=0 before="" memory=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --all-tests) all_tests=1 ;;
+    --before) before="$(cd "$2" && pwd)"; shift ;;
+    --memory) memory=1 ;;
+    *) echo "unknown option $1"; exit 2 ;;
+  esac
+  shift
+done
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 export PYTHONUNBUFFERED=1
@@ -26,14 +41,35 @@ cp "$ref/reference.json" "$out/" 2>/dev/null
 grep -vE "Writing model shards" "$out/reference.log" | cut -c1-200
 stamp "reference done"
 if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON -DLINGCAST_WERROR=OFF \
-         -DCMAKE_PREFIX_PATH="$prefix" && ninja -C "$build" neural_test vits_bench; } >"$out/build.log" 2>&1; then
+         -DCMAKE_PREFIX_PATH="$prefix" && ninja -C "$build" neural_test vits_bench neural_memory_bench; } \
+       >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" | head -30; exit 1
 fi
 stamp "built; warnings: $(grep -c 'warning:' "$out/build.log")"
+if [[ -n "$before" ]]; then
+  if { cmake -S "$before" -B /tmp/lingcast_before_build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON \
+         -DLINGCAST_WERROR=OFF -DCMAKE_PREFIX_PATH="$prefix" && ninja -C /tmp/lingcast_before_build vits_bench; } \
+       >"$out/build_before.log" 2>&1; then
+    stamp "built the tree before"
+  else
+    grep -E "error|Error" "$out/build_before.log" | head -10
+  fi
+fi
 timeout 240 "$build/bench/vits_bench" "$ref" 2>&1 | tee "$out/bench.log"
 stamp "bench done"
+if [[ -n "$before" && -x /tmp/lingcast_before_build/bench/vits_bench ]]; then
+  echo "== before (VitsModel::Random weights, its own input)"
+  timeout 120 /tmp/lingcast_before_build/bench/vits_bench 2>&1 | tee -a "$out/bench.log"
+  echo "== after (VitsModel::Random weights, 121 random tokens)"
+  timeout 120 "$build/bench/vits_bench" 2>&1 | grep -E "^cuda|tiny|graphs:" | tee -a "$out/bench.log"
+  stamp "before/after done"
+fi
+if [[ $memory == 1 ]]; then
+  timeout 150 "$build/bench/neural_memory_bench" 2>&1 | tee "$out/memory.log" | tail -15
+  stamp "memory bench done"
+fi
 filter='Vits*:*VitsParity*'
-[[ "${2:-}" == "--all-tests" ]] && filter='*'
+[[ $all_tests == 1 ]] && filter='*'
 timeout 200 "$build/src/neural/neural_test" --gtest_filter="$filter" >"$out/test.log" 2>&1
 echo "tests ($filter): exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|Expected|Which is|actual" "$out/test.log" | head -30
