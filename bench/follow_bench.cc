@@ -13,6 +13,8 @@
 //
 //   build/bench/follow_bench
 //   FOLLOW_BENCH_SCRIPT_WEIGHT=0.99 build/bench/follow_bench   (the script LM's weight; default the command's)
+//   FOLLOW_BENCH_PARTIAL_MS=150 build/bench/follow_bench   (how often a partial is read; default the command's)
+//   FOLLOW_BENCH_EXPECTED_MIN_TOKENS=3 build/bench/follow_bench   (3: the expected-line rule off, as before it)
 //   FOLLOW_BENCH_PARTIALS=1 build/bench/follow_bench   (also every partial hypothesis, with when it was
 //                                                      known as a fraction of the line's audio)
 #include <algorithm>
@@ -129,6 +131,10 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
   FollowCommandOptions options;
   options.script_path = script;
   if (const char* weight = std::getenv("FOLLOW_BENCH_SCRIPT_WEIGHT")) options.script_weight = std::strtof(weight, nullptr);
+  if (const char* ms = std::getenv("FOLLOW_BENCH_PARTIAL_MS")) options.partial_interval = MediaTime::Millis(std::atoi(ms));
+  if (const char* n = std::getenv("FOLLOW_BENCH_EXPECTED_MIN_TOKENS")) {
+    options.follower.expected_line_min_tokens = std::atoi(n);
+  }
   if (!acoustic_check) options.follower.acoustic_candidates = 0;
   Logger logger(LogLevel::kError);
   std::vector<FollowRecord> records;
