@@ -224,7 +224,15 @@ std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tenso
 
 std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tensor& encoder_out,
                                                               const GenerationOptions& options, std::int64_t position,
-                                                              torch::Tensor& logits, StaticSearchReport* report) const {
+                                                              torch::Tensor& logits, StaticSearchReport* report,
+                                                              std::vector<CrossKv>* cross) const {
+  // Every row of a state's cross keys and values of batch row 0 is the same (its
+  // beams repeat it), so the first one stands for them.
+  auto keep_cross = [cross](const std::vector<CrossKv>& state_cross) {
+    if (cross == nullptr) return;
+    cross->clear();
+    for (const CrossKv& layer : state_cross) cross->push_back({layer.keys.narrow(0, 0, 1), layer.values.narrow(0, 0, 1)});
+  };
   torch::NoGradGuard no_grad;
   const auto prompt_length = static_cast<std::int64_t>(std::max<std::size_t>(options.prompt.size(), 1));
   const std::int64_t capacity = prompt_length + options.max_new_tokens;
@@ -236,6 +244,7 @@ std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tenso
     StaticPromptLogitsCapture decoder(*state, position);
     out = StaticGreedySearch(decoder, batch, options, report);
     logits = decoder.kept();
+    keep_cross(state->cross_);
     return out;
   }
   const std::int64_t beams = std::max<std::int64_t>(options.num_beams, 1);
@@ -243,6 +252,7 @@ std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tenso
   PromptLogitsCapture decoder(*state, position);
   out = beams == 1 ? GreedySearch(decoder, batch, options) : BeamSearch(decoder, batch, options);
   logits = decoder.kept();
+  keep_cross(state->cross_);
   return out;
 }
 
@@ -264,7 +274,8 @@ torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<K
 }
 
 torch::Tensor WhisperModel::CrossAttentionWeights(const torch::Tensor& encoder_out, const std::vector<std::int64_t>& ids,
-                                                 const std::vector<std::pair<std::int64_t, std::int64_t>>& heads) const {
+                                                 const std::vector<std::pair<std::int64_t, std::int64_t>>& heads,
+                                                 const std::vector<CrossKv>* cross) const {
   torch::NoGradGuard no_grad;
   const auto t = static_cast<std::int64_t>(ids.size());
   if (encoder_out.dim() != 3 || encoder_out.size(0) != 1) {
@@ -276,6 +287,10 @@ torch::Tensor WhisperModel::CrossAttentionWeights(const torch::Tensor& encoder_o
                                           std::to_string(config_.max_target_positions) + ")");
   }
   if (heads.empty()) Fail(ErrorCode::kInvalidArgument, "CrossAttentionWeights needs at least one (layer, head) pair");
+  if (cross != nullptr && static_cast<std::int64_t>(cross->size()) != config_.decoder_layers) {
+    Fail(ErrorCode::kInvalidArgument, "cross-attention keys and values for " + std::to_string(cross->size()) +
+                                          " layers, the decoder has " + std::to_string(config_.decoder_layers));
+  }
   std::int64_t last_layer = -1;
   for (const auto& [layer, head] : heads) {
     if (layer < 0 || layer >= config_.decoder_layers || head < 0 || head >= config_.decoder_attention_heads) {
@@ -301,14 +316,14 @@ torch::Tensor WhisperModel::CrossAttentionWeights(const torch::Tensor& encoder_o
                                              SplitHeads(Linear(normed, s.v), s.heads), causal, scale);
     torch::Tensor h = x + Linear(MergeHeads(attended), s.out);
     const AttentionWeights& c = w.cross_attn;
-    const CrossKv cross = ProjectCrossKv(c, encoder_out);
+    const CrossKv kv = cross != nullptr ? (*cross)[static_cast<std::size_t>(l)] : ProjectCrossKv(c, encoder_out);
     const torch::Tensor cq = SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads);
-    const torch::Tensor probs = torch::softmax(torch::matmul(cq.to(torch::kFloat) * scale, cross.keys.to(torch::kFloat).transpose(-1, -2)), -1);
+    const torch::Tensor probs = torch::softmax(torch::matmul(cq.to(torch::kFloat) * scale, kv.keys.to(torch::kFloat).transpose(-1, -2)), -1);
     for (std::size_t k = 0; k < heads.size(); ++k) {
       if (heads[k].first == l) picked[k] = probs[0][heads[k].second];
     }
     if (l == last_layer) break;
-    h = h + Linear(MergeHeads(torch::matmul(probs.to(x.scalar_type()), cross.values)), c.out);
+    h = h + Linear(MergeHeads(torch::matmul(probs.to(x.scalar_type()), kv.values)), c.out);
     x = h + Linear(Activate(Linear(LayerNorm(h, w.final_norm), w.fc1), config_.activation), w.fc2);
   }
   return torch::stack(picked);

@@ -69,8 +69,12 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   // S), for the word timestamps (whisper_word_timestamps.h). A pass of its own on
   // the eager path, so decoding without word timestamps pays nothing for it;
   // layers after the last one asked for are not run. encoder_out: (1, S, D).
+  // `cross`: the decoder layers' cross-attention keys and values of this encoder
+  // output when a decode already projected them (Generate's `cross`); else
+  // projected here (on a CPU that is most of this pass's cost).
   torch::Tensor CrossAttentionWeights(const torch::Tensor& encoder_out, const std::vector<std::int64_t>& ids,
-                                      const std::vector<std::pair<std::int64_t, std::int64_t>>& heads) const;
+                                      const std::vector<std::pair<std::int64_t, std::int64_t>>& heads,
+                                      const std::vector<CrossKv>* cross = nullptr) const;
 
   // Greedy or beam search (options.num_beams) over `encoder_out` (B rows), with
   // options.prompt as the decoder prompt; greedy takes the static path where
@@ -80,9 +84,12 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   // The same, and in `logits` the logits (B * beams, V) float32 after the prompt
   // token at `position` (the no-speech probability reads those after
   // <|startoftranscript|>); undefined when the prompt has no such position.
+  // `cross`, when given: each decoder layer's cross-attention keys and values of
+  // the first encoder row, as the decode projected them (for CrossAttentionWeights).
   std::vector<std::vector<std::int64_t>> Generate(const torch::Tensor& encoder_out, const GenerationOptions& options,
                                                   std::int64_t position, torch::Tensor& logits,
-                                                  StaticSearchReport* report = nullptr) const;
+                                                  StaticSearchReport* report = nullptr,
+                                                  std::vector<CrossKv>* cross = nullptr) const;
 
  private:
   friend class WhisperDecoderState;

@@ -277,7 +277,9 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
   g.stop = options.stop;
 
   torch::Tensor after_start;  // the logits after <|startoftranscript|>
-  const std::vector<std::int64_t> sequence = model_->Generate(encoded, g, start_position, after_start).front();
+  std::vector<CrossKv> cross;  // what the decode projected, for the word timestamps
+  const std::vector<std::int64_t> sequence =
+      model_->Generate(encoded, g, start_position, after_start, nullptr, options.word_timestamps ? &cross : nullptr).front();
   if (after_start.defined()) {
     result.no_speech_probability = torch::softmax(after_start[0].to(torch::kCPU).to(torch::kFloat), 0)[special_.no_speech].item<double>();
   }
@@ -292,16 +294,17 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
                                : std::vector<WhisperSegment>{{0.0, window_seconds, result.text}};
   if (options.word_timestamps) {
     // Translations are English whatever was spoken.
-    AddWordTimes(encoded, rules_begin, heard_frames > 0 ? std::min(heard_frames, features.size(2)) : features.size(2),
+    AddWordTimes(encoded, cross, rules_begin, heard_frames > 0 ? std::min(heard_frames, features.size(2)) : features.size(2),
                  options.task == WhisperTask::kTranslate ? "en" : result.language, result);
   }
   return result;
 }
 
-void WhisperTranscriber::AddWordTimes(const torch::Tensor& encoded, std::int64_t rules_begin, std::int64_t heard_frames,
+void WhisperTranscriber::AddWordTimes(const torch::Tensor& encoded, const std::vector<CrossKv>& cross,
+                                      std::int64_t rules_begin, std::int64_t heard_frames,
                                       const std::string& written_language, WhisperResult& result) const {
   WhisperWordTimes times = AlignWords(*model_, tokenizer_, encoded, result.sequence, rules_begin, heard_frames,
-                                      written_language, special_.end_of_text);
+                                      written_language, special_.end_of_text, cross.empty() ? nullptr : &cross);
   result.token_timestamps = std::move(times.token_timestamps);
   result.words = std::move(times.words);
 }

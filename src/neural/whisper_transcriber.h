@@ -121,8 +121,8 @@ class WhisperTranscriber {
 
   std::vector<WhisperSegment> Segments(const std::vector<std::int64_t>& tokens, double window_seconds) const;
   // Fills result.token_timestamps and result.words (whisper_word_timestamps.h).
-  void AddWordTimes(const torch::Tensor& encoded, std::int64_t rules_begin, std::int64_t heard_frames,
-                    const std::string& written_language, WhisperResult& result) const;
+  void AddWordTimes(const torch::Tensor& encoded, const std::vector<CrossKv>& cross, std::int64_t rules_begin,
+                    std::int64_t heard_frames, const std::string& written_language, WhisperResult& result) const;
 
   std::shared_ptr<const WhisperModel> model_;
   WhisperTokenizer tokenizer_;

@@ -258,7 +258,8 @@ void RequireAlignmentHeads(const WhisperConfig& config, const std::string& dir) 
 
 WhisperWordTimes AlignWords(const WhisperModel& model, const WhisperTokenizer& tokenizer, const torch::Tensor& encoder_out,
                             const std::vector<std::int64_t>& sequence, std::int64_t prompt_length,
-                            std::int64_t heard_frames, const std::string& language, std::int64_t end_of_text) {
+                            std::int64_t heard_frames, const std::string& language, std::int64_t end_of_text,
+                            const std::vector<CrossKv>* cross) {
   const WhisperConfig& c = model.config();
   RequireAlignmentHeads(c, tokenizer.dir());
   const auto length = static_cast<std::int64_t>(sequence.size());
@@ -270,7 +271,7 @@ WhisperWordTimes AlignWords(const WhisperModel& model, const WhisperTokenizer& t
     // Two mel frames per encoder frame; the softmax is over all frames, the
     // alignment over the heard ones.
     const std::int64_t frames = std::max<std::int64_t>(1, std::min(heard_frames / 2, encoder_out.size(1)));
-    attention = model.CrossAttentionWeights(encoder_out, fed, c.alignment_heads)
+    attention = model.CrossAttentionWeights(encoder_out, fed, c.alignment_heads, cross)
                     .narrow(1, prompt_length, length - 1 - prompt_length)
                     .narrow(2, 0, frames);
   }

@@ -84,8 +84,10 @@ struct WhisperWordTimes {
 // encoder frame), words in `language` (the written one). Text tokens are ids
 // below `end_of_text`. kInvalidArgument naming generation_config.json when the
 // checkpoint has no alignment_heads.
+// `cross`: the cross keys and values the decode projected (WhisperModel::Generate), or null.
 WhisperWordTimes AlignWords(const WhisperModel& model, const WhisperTokenizer& tokenizer, const torch::Tensor& encoder_out,
                             const std::vector<std::int64_t>& sequence, std::int64_t prompt_length,
-                            std::int64_t heard_frames, const std::string& language, std::int64_t end_of_text);
+                            std::int64_t heard_frames, const std::string& language, std::int64_t end_of_text,
+                            const std::vector<CrossKv>* cross = nullptr);
 
 }  // namespace lingcast::neural

@@ -184,6 +184,32 @@ TEST_F(WhisperWordParity, TranscribeGivesTheReferenceTimes) {
   }
 }
 
+// The cross keys and values a decode projected (greedy and 3 beams) give the
+// same attention as projecting them again.
+TEST_F(WhisperWordParity, DecodeCrossKeysAndValuesGiveTheSameAttention) {
+  const nlohmann::json& input = reference_["inputs"][0];
+  const torch::Tensor encoded = Encoded(input);
+  const WhisperConfig& c = transcriber_->model().config();
+  for (std::int64_t beams : {1, 3}) {
+    GenerationOptions g;
+    g.prompt = Ids(input["runs"][0]["sequence"]);
+    g.prompt.resize(4);
+    g.start_token_id = transcriber_->special().start_of_transcript;
+    g.eos_token_id = transcriber_->special().end_of_text;
+    g.pad_token_id = c.pad_token_id;
+    g.max_new_tokens = 8;
+    g.num_beams = beams;
+    torch::Tensor logits;
+    std::vector<CrossKv> cross;
+    const std::vector<std::int64_t> sequence = transcriber_->model().Generate(encoded, g, 0, logits, nullptr, &cross).front();
+    ASSERT_EQ(cross.size(), static_cast<std::size_t>(c.decoder_layers));
+    const torch::Tensor own = transcriber_->model().CrossAttentionWeights(encoded, sequence, c.alignment_heads);
+    const torch::Tensor shared = transcriber_->model().CrossAttentionWeights(encoded, sequence, c.alignment_heads, &cross);
+    EXPECT_EQ(own.sizes(), shared.sizes());
+    EXPECT_LT(testing::RelativeError(shared, own), 1e-6) << beams << " beams";
+  }
+}
+
 // A copy of the checkpoint whose generation_config.json is `edit`ed.
 std::string CopyWithGenerationConfig(const ScratchDir& scratch, const std::function<void(nlohmann::json&)>& edit) {
   const std::string from = TestdataDir("whisper_tiny");
