@@ -1,0 +1,90 @@
+// Greedy Marian decoders kept across calls on the static path, one per padded
+// shape ("bucket"), so that on CUDA a new line replays the decode-step graph an
+// earlier line of its bucket captured instead of capturing one of its own.
+//
+// Why: on an H200 a batch-1 OPUS-MT line cost 100-150 ms when its length differed
+// from the previous line's, against ~31 ms for a repeated length: every call
+// captured its decode step anew (and met cuBLAS/attention at a new shape). Lines
+// are padded to buckets (source length: a multiple of 8 up to 128, then at most
+// 1/8 padding, as vits_graphs.h's BucketLength; batch: the next power of two,
+// padded rows repeat the first line), the padding masked out of the encoder and
+// the cross-attention, so the real rows decode exactly what they decode unpadded.
+//
+// A decoder in use is taken out of the cache, so concurrent calls of one bucket
+// each get their own (the later one starts fresh); returned, it becomes the most
+// recently used, and the least recently used beyond `capacity` are freed (each
+// holds its self-attention cache: layers x 2 x batch x d_model x capacity values,
+// about 6 MB at batch 1 and 200 MB at batch 32 for OPUS-MT base in fp16 with 512
+// positions). Thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#if __has_include("absl/base/thread_annotations.h")
+#include "absl/base/thread_annotations.h"
+#else  // the GPU machine's build has no absl: the annotations are documentation there
+#define ABSL_GUARDED_BY(x)
+#endif
+
+#include "neural/generation.h"
+
+namespace lingcast::neural {
+
+class MarianStaticDecoder;
+
+// A source length rounded up to its bucket, at most `max_positions` (never below
+// `length`: a longer line fails in the encoder with the model's own error).
+std::int64_t MarianSourceBucket(std::int64_t length, std::int64_t max_positions);
+// A batch rounded up to the next power of two.
+std::int64_t MarianBatchBucket(std::int64_t batch);
+
+struct MarianDecoderKey {
+  std::int64_t batch = 0;           // padded rows
+  std::int64_t source_length = 0;   // padded source positions
+  std::int64_t max_new_tokens = 0;  // sets the self-attention cache's size
+  bool operator==(const MarianDecoderKey&) const = default;
+};
+
+struct MarianDecoderCacheStats {
+  std::int64_t decodes = 0;   // decoders handed out
+  std::int64_t reused = 0;    // ... that an earlier call had left (its graph, if any, replays)
+  std::int64_t evicted = 0;   // freed past the capacity (least recently used)
+};
+
+class MarianDecoderCache {
+ public:
+  struct Entry {
+    Entry();
+    ~Entry();
+    MarianDecoderKey key;
+    std::unique_ptr<MarianStaticDecoder> decoder;
+    StaticSearchKeep search;  // StaticGreedySearch's buffers and captured step
+  };
+
+  explicit MarianDecoderCache(std::size_t capacity);
+  ~MarianDecoderCache();
+  MarianDecoderCache(const MarianDecoderCache&) = delete;
+  MarianDecoderCache& operator=(const MarianDecoderCache&) = delete;
+
+  // The idle decoder of `key`, taken out of the cache; a new empty Entry (no
+  // decoder yet: the caller makes one) when there is none.
+  std::unique_ptr<Entry> Take(const MarianDecoderKey& key);
+  // Puts a decoder back as the most recently used (after a call that finished;
+  // one whose call failed is simply dropped).
+  void Return(std::unique_ptr<Entry> entry);
+
+  MarianDecoderCacheStats stats() const;
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  const std::size_t capacity_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<Entry>> idle_ ABSL_GUARDED_BY(mutex_);  // most recently used last
+  MarianDecoderCacheStats stats_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace lingcast::neural
