@@ -200,6 +200,19 @@ void WhisperAsrSession::TrimWindow() {
   }
   if (cut == 0 && keep_from == 0) return;
   const std::vector<StreamWord> dropped(committed_.begin(), committed_.begin() + static_cast<std::ptrdiff_t>(keep_from));
+  const MediaTime window_start =
+      start_.value_or(position_) + MediaTime::FromSamples(static_cast<std::int64_t>(trimmed_), kAsrSampleRate);
+  for (const StreamWord& word : dropped) {
+    if (word.text_tokens.empty()) continue;
+    if (!word.start || !word.end) {
+      trimmed_words_timed_ = false;
+      continue;
+    }
+    const std::string spelled = absl::StrJoin(absl::StrSplit(word.text, absl::ByAnyChar(" \t\n"), absl::SkipEmpty()), " ");
+    if (spelled.empty()) continue;
+    trimmed_words_.push_back({spelled, window_start + MediaTime::Micros(std::llround(*word.start * 1e6)),
+                              window_start + MediaTime::Micros(std::llround(*word.end * 1e6)), 0.0});
+  }
   const std::vector<std::int64_t> text = TokensOf(dropped, /*text_only=*/true);
   previous_tokens_.insert(previous_tokens_.end(), text.begin(), text.end());
   committed_.erase(committed_.begin(), committed_.begin() + static_cast<std::ptrdiff_t>(keep_from));
@@ -211,6 +224,8 @@ void WhisperAsrSession::TrimWindow() {
       if (id >= timestamp_begin) id = std::max(timestamp_begin, id - shift);
     }
     if (word.segment_end) *word.segment_end = std::max(0.0, *word.segment_end - static_cast<double>(cut) / kAsrSampleRate);
+    if (word.start) *word.start = std::max(0.0, *word.start - static_cast<double>(cut) / kAsrSampleRate);
+    if (word.end) *word.end = std::max(0.0, *word.end - static_cast<double>(cut) / kAsrSampleRate);
   }
   audio_.erase(audio_.begin(), audio_.begin() + static_cast<std::ptrdiff_t>(cut));
   trimmed_ += cut;
@@ -225,7 +240,8 @@ std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
   TrimWindow();
   const auto began = std::chrono::steady_clock::now();
   absl::StatusOr<WhisperResult> result =
-      CallNeural("recognizing with whisper", [&] { return DecodeWindow(0, audio_.size(), /*continue_committed=*/true); });
+      CallNeural("recognizing with whisper",
+                 [&] { return DecodeWindow(0, audio_.size(), /*continue_committed=*/true, word_times()); });
   const double decode_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   if (!result.ok()) return last_partial_;  // a partial is a hint; Finish() reports the error
   decoded_at_ = heard;
@@ -234,7 +250,22 @@ std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
   const std::size_t prefix = TokensOf(committed_, /*text_only=*/false).size();
   const std::vector<std::int64_t> generated(result->tokens.begin() + static_cast<std::ptrdiff_t>(prefix), result->tokens.end());
   const bool after_text = !committed_.empty() && committed_.back().tokens.back() < transcriber_->special().timestamp_begin;
-  const std::vector<StreamWord> now = policy_.Add(SplitWords(generated, *transcriber_, after_text));
+  std::vector<StreamWord> hypothesis = SplitWords(generated, *transcriber_, after_text);
+  if (!result->token_timestamps.empty()) {
+    // A text token spans (the time of the token before it, its own time).
+    const std::vector<double>& times = result->token_timestamps;
+    std::size_t position = result->tokens_begin + prefix;
+    for (StreamWord& word : hypothesis) {
+      for (std::int64_t id : word.tokens) {
+        if (id < transcriber_->special().end_of_text && position > 0 && position < times.size()) {
+          if (!word.start) word.start = times[position - 1];
+          word.end = times[position];
+        }
+        ++position;
+      }
+    }
+  }
+  const std::vector<StreamWord> now = policy_.Add(std::move(hypothesis));
   committed_.insert(committed_.end(), now.begin(), now.end());
 
   std::vector<std::int64_t> settled = previous_tokens_;
@@ -267,10 +298,13 @@ absl::StatusOr<AsrHypothesis> WhisperAsrSession::Finish() {
     bool speech = !previous_tokens_.empty() || !committed_.empty();
     const bool timed = word_times();
     const MediaTime start = start_.value_or(position_);
-    // Words whose audio was trimmed: no attention for them any more, so they
-    // share the trimmed span by length.
-    std::vector<AsrWord> words = ProportionalWords(
-        Text(previous_tokens_), start, start + MediaTime::FromSamples(static_cast<std::int64_t>(trimmed_), kAsrSampleRate));
+    // Words whose audio was trimmed: the times their partial decodes gave them,
+    // else they share the trimmed span by length.
+    std::vector<AsrWord> words =
+        trimmed_words_timed_
+            ? trimmed_words_
+            : ProportionalWords(Text(previous_tokens_), start,
+                                start + MediaTime::FromSamples(static_cast<std::int64_t>(trimmed_), kAsrSampleRate));
     // The first window continues the committed words; any further ones (an
     // utterance past 30 s that no partial trimmed) are decoded on their own.
     for (std::size_t at = 0; at < audio_.size(); at += window_samples()) {
@@ -319,6 +353,8 @@ void WhisperAsrSession::Reset() {
   language_ = options_.language;
   previous_tokens_.clear();
   committed_.clear();
+  trimmed_words_.clear();
+  trimmed_words_timed_ = true;
   policy_.Reset();
   last_partial_.reset();
 }

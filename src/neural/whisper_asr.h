@@ -18,9 +18,10 @@
 // config.json "alignment_heads", as the published checkpoints do), from the
 // cross-attention of the final decode (whisper_word_timestamps.h: what
 // transformers' word timestamps compute); words whose audio a partial already
-// trimmed from the window, and every word of a checkpoint without alignment
-// heads (or with WhisperWordTimeSource::kProportional), share their span in
-// proportion to their length in bytes. Chinese words are characters (or
+// trimmed from the window keep the times of the partial decode that spelled
+// them (partial decodes then align their words too). Every word of a checkpoint
+// without alignment heads (or with WhisperWordTimeSource::kProportional) shares
+// the utterance's span in proportion to its length in bytes. Chinese words are characters (or
 // multi-character tokens) there, English words keep their punctuation. Their
 // confidence is 1 - the no-speech probability (uncalibrated).
 #pragma once
@@ -131,6 +132,10 @@ class WhisperAsrSession : public AsrSession {
   std::string language_;                        // of the utterance, once heard (or given)
   std::vector<std::int64_t> previous_tokens_;   // committed text whose audio was dropped
   std::vector<StreamWord> committed_;           // committed words inside the window
+  // The trimmed words with the times their partial decodes aligned them to
+  // (on the session's timeline); valid while every trimmed word had them.
+  std::vector<AsrWord> trimmed_words_;
+  bool trimmed_words_timed_ = true;
   std::optional<AsrHypothesis> last_partial_;
 };
 

@@ -51,6 +51,10 @@ struct StreamWord {
   std::vector<std::int64_t> tokens;   // its text tokens with the timestamp tokens before and after it
   std::vector<std::int64_t> text_tokens;  // the text tokens alone (below <|endoftext|>)
   std::optional<double> segment_end;  // seconds from the window's start when a segment closes after it
+  // Its text tokens' span (seconds from the window's start) from the word
+  // timestamps of the decode that spelled it (whisper_word_timestamps.h), when
+  // that decode asked for them.
+  std::optional<double> start, end;
 };
 
 // LocalAgreement-n over hypotheses of what follows the committed words.

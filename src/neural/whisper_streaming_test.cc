@@ -286,6 +286,16 @@ TEST_F(WhisperStreaming, LongUtteranceKeepsTheWindowWithin30SecondsAndTheCommitt
     if (!partial) continue;
     ASSERT_EQ(partial->text.compare(0, stable.size(), stable), 0) << "committed \"" << stable << "\" changed";
     stable = partial->text.substr(0, partial->stable_prefix_chars);
+    // Committed words carry their alignment (the checkpoint has alignment heads),
+    // inside the window, shifted when the window was trimmed.
+    const double window_seconds = static_cast<double>(at + 32000 - session->trimmed_samples()) / kAsrSampleRate;
+    for (const StreamWord& word : session->committed_words()) {
+      if (word.text_tokens.empty()) continue;
+      ASSERT_TRUE(word.start && word.end) << word.text;
+      EXPECT_LE(0.0, *word.start);
+      EXPECT_LE(*word.start, *word.end);
+      EXPECT_LE(*word.end, window_seconds + 0.02) << word.text;
+    }
   }
   EXPECT_GT(session->trimmed_samples(), 0u) << "36 s of audio cannot stay in one window";
   EXPECT_LE(most_in_window, static_cast<std::size_t>(30 * kAsrSampleRate));
@@ -293,10 +303,31 @@ TEST_F(WhisperStreaming, LongUtteranceKeepsTheWindowWithin30SecondsAndTheCommitt
   ASSERT_TRUE(final.ok()) << final.status();
   EXPECT_EQ(final->text.compare(0, stable.size(), stable), 0);
   EXPECT_EQ(final->end, MediaTime::Seconds(36));
+  // Words of trimmed audio kept their partial decodes' times: in order, inside.
+  ASSERT_FALSE(final->words.empty());
+  MediaTime previous = final->start;
+  for (const AsrWord& word : final->words) {
+    EXPECT_GE(word.start, previous) << word.text;
+    EXPECT_GE(word.end, word.start) << word.text;
+    EXPECT_LE(word.end, final->end) << word.text;
+    previous = word.start;
+  }
   // The session is ready for the next utterance.
   EXPECT_EQ(session->trimmed_samples(), 0u);
   EXPECT_TRUE(session->committed_words().empty());
   EXPECT_FALSE(session->Partial().has_value());
+}
+
+TEST_F(WhisperStreaming, ProportionalWordTimesLeavePartialDecodesUnaligned) {
+  options_.word_times = WhisperWordTimeSource::kProportional;
+  const std::vector<float> audio = Speech(4);
+  auto session = Session();
+  for (std::size_t at = 0; at < audio.size(); at += 16000) {
+    ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + at, 16000)).ok());
+    session->Partial();
+  }
+  ASSERT_FALSE(session->committed_words().empty());
+  for (const StreamWord& word : session->committed_words()) EXPECT_FALSE(word.start.has_value()) << word.text;
 }
 
 TEST_F(WhisperStreaming, BadStreamingOptionsAreRefusedWhenTheModelLoads) {

@@ -284,6 +284,7 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
     result.no_speech_probability = torch::softmax(after_start[0].to(torch::kCPU).to(torch::kFloat), 0)[special_.no_speech].item<double>();
   }
   result.sequence = sequence;
+  result.tokens_begin = static_cast<std::size_t>(rules_begin);
   for (std::size_t i = static_cast<std::size_t>(rules_begin); i < sequence.size() && sequence[i] != special_.end_of_text; ++i) {
     result.tokens.push_back(sequence[i]);
   }

@@ -64,6 +64,7 @@ struct WhisperSegment {
 struct WhisperResult {
   std::vector<std::int64_t> sequence;  // the prompt, the generated tokens, <|endoftext|> when reached
   std::vector<std::int64_t> tokens;    // prefix_tokens then the generated ones, without <|endoftext|>
+  std::size_t tokens_begin = 0;        // where `tokens` start in `sequence`
   std::string text;                    // `tokens` decoded, special and timestamp tokens left out
   std::string language;                // the code used ("en")
   double language_probability = 1.0;   // when detected: its probability among the language tokens
