@@ -10,13 +10,12 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "app/neural_plugin.h"
+#include "app/whisper_recognizer.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
 #include "audio/raw_pcm_reader.h"
 #include "core/status.h"
 #include "media/language.h"
-#include "neural/whisper_plugin.h"
 #include "nlohmann/json.hpp"
 
 namespace lingcast {
@@ -99,55 +98,16 @@ class AsrPrinter {
   std::string last_partial_text_;
 };
 
-// A model or session made by the neural plug-in keeps the plug-in loaded.
-class PluginAsrSession : public AsrSession {
- public:
-  PluginAsrSession(std::shared_ptr<void> library, std::unique_ptr<AsrSession> inner)
-      : library_(std::move(library)), inner_(std::move(inner)) {}
-  ~PluginAsrSession() override { inner_.reset(); }
-  using AsrSession::AcceptAudio;
-  absl::Status AcceptAudio(const AudioBuffer& pcm16k, MediaTime pts) override { return inner_->AcceptAudio(pcm16k, pts); }
-  std::optional<AsrHypothesis> Partial() override { return inner_->Partial(); }
-  absl::StatusOr<AsrHypothesis> Finish() override { return inner_->Finish(); }
-  MediaTime position() const override { return inner_->position(); }
-
- private:
-  std::shared_ptr<void> library_;
-  std::unique_ptr<AsrSession> inner_;
-};
-
-class PluginAsrModel : public AsrModel {
- public:
-  PluginAsrModel(std::shared_ptr<void> library, std::shared_ptr<AsrModel> inner)
-      : library_(std::move(library)), inner_(std::move(inner)) {}
-  ~PluginAsrModel() override { inner_.reset(); }
-  absl::StatusOr<std::unique_ptr<AsrSession>> NewSession() const override {
-    LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, inner_->NewSession());
-    return std::unique_ptr<AsrSession>(std::make_unique<PluginAsrSession>(library_, std::move(session)));
-  }
-  Language language() const override { return inner_->language(); }
-  std::string name() const override { return inner_->name(); }
-
- private:
-  std::shared_ptr<void> library_;
-  std::shared_ptr<AsrModel> inner_;
-};
-
 // --engine whisper: a Whisper checkpoint on libtorch, from the neural plug-in
 // (app/neural_plugin.h, neural/whisper_plugin.h).
 absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptions& options, Logger& logger) {
-  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("whisper"));
-  LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create, plugin.Find<CreateWhisperAsrFn>(kCreateWhisperAsrSymbol));
   WhisperPluginRequest request;
   request.model_dir = options.model_dir;
   request.language = options.language == "auto" ? "" : options.language;
   request.translate = options.task == "translate";
   request.quantize = options.quantize;
   request.logger = &logger;  // --log-level debug: each partial decode's time
-  absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
-  create(request, model);
-  if (!model.ok()) return model.status();
-  return std::shared_ptr<AsrModel>(std::make_shared<PluginAsrModel>(plugin.handle(), *std::move(model)));
+  return LoadWhisperRecognizer(request);
 }
 
 }  // namespace

@@ -99,6 +99,10 @@ Command AddLiveCommand(CLI::App& app) {
   c.add_option("--out", options.outputs, "Output (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...")->required();
   c.add_option("--source", flags->source, "Language the host speaks")->capture_default_str();
   c.add_option("--target", flags->target, "Language the avatar speaks")->capture_default_str();
+  c.add_option("--asr", options.asr_engine,
+               "Recognizer: pocketsphinx (embedded, English), or whisper (a checkpoint, --asr-model; en and zh)")
+      ->capture_default_str();
+  c.add_option("--asr-model", options.asr_model_dir, "Whisper checkpoint directory for --asr whisper (docs/models.md)");
   c.add_option("--script", options.script_path, "Script the host follows: its lines commit their own translation");
   c.add_option("--tm", options.memory_paths, "More translation memory (.tsv/.csv pairs or bilingual scripts)");
   c.add_option("--glossary", options.glossary_path, "Glossary (CHINESE<TAB>ENGLISH terms)");

@@ -18,6 +18,7 @@
 #include "app/speech_follower.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
+#include "app/whisper_recognizer.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
 #include "audio/raw_pcm_reader.h"
@@ -107,11 +108,22 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     }
   }
 
-  PocketsphinxOptions asr_options;
-  asr_options.language = options.source;
-  asr_options.script_path = options.script_path;
-  asr_options.logger = &logger;
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<PocketsphinxModel> asr, PocketsphinxModel::Load(asr_options));
+  std::shared_ptr<AsrModel> asr;
+  if (options.asr_engine == "whisper") {
+    // The host's language is given: no detection per utterance, no translation
+    // by Whisper (the follower and the translators do that).
+    WhisperPluginRequest request;
+    request.model_dir = options.asr_model_dir;
+    request.language = std::string(LanguageCode(options.source));
+    request.logger = &logger;
+    LC_ASSIGN_OR_RETURN(asr, LoadWhisperRecognizer(request));
+  } else {
+    PocketsphinxOptions asr_options;
+    asr_options.language = options.source;
+    asr_options.script_path = options.script_path;
+    asr_options.logger = &logger;
+    LC_ASSIGN_OR_RETURN(asr, PocketsphinxModel::Load(asr_options));
+  }
   SpeechFollowerOptions follower_options;
   follower_options.recognizer.partial_interval = MediaTime::Millis(250);
   LC_ASSIGN_OR_RETURN(SpeechFollower follower, SpeechFollower::Create(*asr, lines, follower_options));
@@ -281,6 +293,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   extra["cpu_percent"] = wall_s > 0 ? std::round(1000 * (ProcessCpuSeconds() - cpu_start) / wall_s) / 10 : 0;
   extra["wall_seconds"] = std::round(wall_s * 100) / 100;
   extra["clock"] = simulated ? "simulated" : "realtime";
+  extra["recognizer"] = asr->name();
   extra["lag_policy"] = LagPolicyName(options.lag_policy);
   extra["untranslated_off_script"] = translate.failures();
   extra["corrections_applied"] = translate.corrections_applied();

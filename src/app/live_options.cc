@@ -46,10 +46,20 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
                                                    std::string(LanguageCode(options.source)),
                                                    ": live interprets between zh and en"));
   }
-  if (options.source != Language::kEn) {
+  if (options.asr_engine != "pocketsphinx" && options.asr_engine != "whisper") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --asr \"", options.asr_engine, "\" (use pocketsphinx or whisper)"));
+  }
+  if (options.asr_engine == "whisper" && options.asr_model_dir.empty()) {
+    return absl::InvalidArgumentError("--asr whisper needs a checkpoint directory: give --asr-model DIR (docs/models.md)");
+  }
+  if (options.asr_engine == "pocketsphinx" && !options.asr_model_dir.empty()) {
+    return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper");
+  }
+  if (options.source != Language::kEn && options.asr_engine == "pocketsphinx") {
     return absl::InvalidArgumentError(
         "--source zh: there is no embedded Mandarin recognizer (Debian ships only pocketsphinx's en-us model); "
-        "live hears English hosts today");
+        "give --asr whisper --asr-model DIR for a Mandarin host (docs/models.md)");
   }
   if (options.picture_in_picture && (options.input == "-" || AudioFileReader::IsUrl(options.input))) {
     return absl::InvalidArgumentError(

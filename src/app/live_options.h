@@ -33,6 +33,11 @@ struct LiveOptions {
   std::string input;                  // --in: a media file, a URL (rtmp://, srt://, ...) or "-" (s16le 16 kHz mono on stdin)
   MediaTime source_timeout = MediaTime::Seconds(10);  // --source-timeout: a URL that does not answer or stalls
   Language source = Language::kEn;    // --source: what the host speaks
+  // --asr: the recognizer. pocketsphinx (embedded, English only) or whisper: a
+  // Whisper checkpoint (--asr-model DIR) through the neural plug-in, for English
+  // and Mandarin hosts; real time needs a GPU for any size above tiny.
+  std::string asr_engine = "pocketsphinx";
+  std::string asr_model_dir;          // --asr-model: the Whisper checkpoint directory
   Language target = Language::kZh;    // --target: what the avatar speaks
   std::vector<std::string> outputs;   // --out (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...
   std::string script_path;            // --script: followed lines commit their own translation

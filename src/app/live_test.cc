@@ -31,6 +31,15 @@ LiveOptions Valid() {
 
 TEST(LiveOptionsTest, DefaultsWithAnInputAndAnOutputAreValid) { EXPECT_TRUE(ValidateLiveOptions(Valid()).ok()); }
 
+TEST(LiveOptionsTest, AMandarinHostNeedsWhisper) {
+  LiveOptions options = Valid();
+  options.source = Language::kZh;
+  options.target = Language::kEn;
+  options.asr_engine = "whisper";
+  options.asr_model_dir = "models/whisper-small";
+  EXPECT_TRUE(ValidateLiveOptions(options).ok());
+}
+
 TEST(LiveOptionsTest, BadValuesNameTheFlag) {
   struct Case {
     std::function<void(LiveOptions&)> change;
@@ -44,7 +53,10 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
          o.source = Language::kZh;
          o.target = Language::kEn;
        },
-       "no embedded Mandarin recognizer"},
+       "--asr whisper --asr-model DIR"},
+      {[](LiveOptions& o) { o.asr_engine = "whispr"; }, "unknown --asr \"whispr\""},
+      {[](LiveOptions& o) { o.asr_engine = "whisper"; }, "give --asr-model DIR"},
+      {[](LiveOptions& o) { o.asr_model_dir = "models/whisper-small"; }, "give it with --asr whisper"},
       {[](LiveOptions& o) { o.fps = 0; }, "--fps"},
       {[](LiveOptions& o) { o.max_lag = MediaTime::Millis(100); }, "--max-lag"},
       {[](LiveOptions& o) { o.max_speedup = 3; }, "--max-speedup"},

@@ -2,7 +2,12 @@
 // plug-in opened at run time (lingcast itself does not link libtorch). The tiny
 // random-weight checkpoint hears nonsense, but through the whole path: raw PCM,
 // VAD, the plug-in, the session, the printed finals; bad options are one line.
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -82,6 +87,49 @@ TEST(WhisperCli, BadOptionsAreOneClearLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+}
+
+// `lingcast live --asr whisper`: a Mandarin host (the embedded recognizer hears
+// English only), heard by the checkpoint through the plug-in, interpreted into an
+// MP4 on the simulated clock. The tiny checkpoint's words match no script line:
+// they are off-script speech, which the report shows with what Whisper heard.
+TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("lingcast-e2e-live-whisper-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string pcm = TestPcm();
+  {
+    // A 16 kHz mono WAV of the test sound.
+    std::ofstream wav(dir + "/host.wav", std::ios::binary);
+    auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) wav.put(static_cast<char>((v >> (8 * i)) & 0xFF)); };
+    auto u16 = [&](std::uint16_t v) { for (int i = 0; i < 2; ++i) wav.put(static_cast<char>((v >> (8 * i)) & 0xFF)); };
+    wav << "RIFF";
+    u32(static_cast<std::uint32_t>(36 + pcm.size()));
+    wav << "WAVEfmt ";
+    u32(16), u16(1), u16(1), u32(16000), u32(32000), u16(2), u16(16);
+    wav << "data";
+    u32(static_cast<std::uint32_t>(pcm.size()));
+    wav << pcm;
+  }
+  std::ofstream(dir + "/show.script") << "zh: 欢迎大家来到直播间 | en: Welcome to the live room everyone\n";
+  const RunResult r = RunLingcast({"live", "--in", dir + "/host.wav", "--source", "zh", "--target", "en", "--asr", "whisper",
+                                   "--asr-model", kModel, "--script", dir + "/show.script", "--out", dir + "/out.mp4",
+                                   "--clock", "simulated", "--size", "320x180", "--json"});
+  if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  EXPECT_NE(report["summary"]["recognizer"].get<std::string>().find("whisper"), std::string::npos) << report["summary"];
+  ASSERT_GE(report["utterances"].size(), 1u) << r.out;
+  for (const nlohmann::json& u : report["utterances"]) {
+    EXPECT_FALSE(u["source_text"].get<std::string>().empty());
+    EXPECT_TRUE(u["off_script"].get<bool>()) << u["source_text"];
+    EXPECT_GE(u["decided_at_ms"].get<double>(), 500);  // the sound starts at 0.5 s
+  }
+  EXPECT_GT(std::filesystem::file_size(dir + "/out.mp4"), 0u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
