@@ -13,9 +13,11 @@
 #include "absl/strings/str_format.h"
 #include "app/asr_command.h"
 #include "app/speech_follower.h"
+#include "app/whisper_recognizer.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
 #include "core/status.h"
+#include "media/language.h"
 #include "nlohmann/json.hpp"
 #include "text/normalize_en.h"
 #include "text/script.h"
@@ -139,13 +141,36 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
                                         const std::function<void(const FollowRecord&)>& on_record, Logger& logger) {
   if (options.script_path.empty()) return absl::InvalidArgumentError("follow needs a script: give --script FILE");
   LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
-  PocketsphinxOptions engine_options;
-  engine_options.script_path = options.script_path;
-  engine_options.script_weight = options.script_weight;
-  engine_options.debug_log = options.debug_log;
-  engine_options.logger = &logger;
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<PocketsphinxModel> model, PocketsphinxModel::Load(engine_options));
-  const Language heard = model->language();
+  if (options.asr_engine != "pocketsphinx" && options.asr_engine != "whisper") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --asr \"", options.asr_engine, "\" (use pocketsphinx or whisper)"));
+  }
+  LC_ASSIGN_OR_RETURN(const Language heard, ParseLanguage(options.language));
+  std::shared_ptr<AsrModel> model;
+  if (options.asr_engine == "whisper") {
+    if (options.asr_model_dir.empty()) {
+      return absl::InvalidArgumentError("--asr whisper needs a checkpoint directory: give --asr-model DIR (docs/models.md)");
+    }
+    WhisperPluginRequest request;
+    request.model_dir = options.asr_model_dir;
+    request.language = std::string(LanguageCode(heard));
+    request.logger = &logger;
+    LC_ASSIGN_OR_RETURN(model, LoadWhisperRecognizer(request));
+  } else {
+    if (!options.asr_model_dir.empty()) {
+      return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper");
+    }
+    if (heard != Language::kEn) {
+      return absl::InvalidArgumentError(
+          "--lang zh: there is no embedded Mandarin recognizer; give --asr whisper --asr-model DIR (docs/models.md)");
+    }
+    PocketsphinxOptions engine_options;
+    engine_options.script_path = options.script_path;
+    engine_options.script_weight = options.script_weight;
+    engine_options.debug_log = options.debug_log;
+    engine_options.logger = &logger;
+    LC_ASSIGN_OR_RETURN(model, PocketsphinxModel::Load(engine_options));
+  }
   const Language target = heard == Language::kEn ? Language::kZh : Language::kEn;
   std::vector<FollowerLine> lines = FollowerLinesFromScript(script, heard);
   if (lines.empty()) {
@@ -262,6 +287,13 @@ Command AddFollowCommand(CLI::App& app) {
   follow_cmd->add_option("input", follow_options.input, "Audio or video file of the host speaking")->required();
   follow_cmd->add_option("--script", follow_options.script_path, "Script the host follows (docs/script-format.md)")
       ->required();
+  follow_cmd->add_option("--lang,--language", follow_options.language, "Language the host speaks: en, or zh (--asr whisper)")
+      ->capture_default_str();
+  follow_cmd->add_option("--asr", follow_options.asr_engine,
+                         "Recognizer: pocketsphinx (embedded, English), or whisper (a checkpoint, --asr-model)")
+      ->capture_default_str();
+  follow_cmd->add_option("--asr-model", follow_options.asr_model_dir,
+                         "Whisper checkpoint directory for --asr whisper (docs/models.md)");
   follow_cmd->add_option("--engine", follow_options.fallback_engines,
                          "Engines for off-script speech: tm (fuzzy script match), llm, or tm,llm")
       ->capture_default_str();

@@ -45,6 +45,12 @@ struct FollowCommandOptions {
   std::vector<std::string> fallback_engines = {"tm"};
   LlmConfig llm;
   bool debug_log = false;
+  // --asr: pocketsphinx (embedded, English) or whisper (--asr-model DIR, a
+  // Whisper checkpoint through the neural plug-in); --lang: the language the
+  // host speaks, en or zh (whisper only).
+  std::string asr_engine = "pocketsphinx";
+  std::string asr_model_dir;
+  std::string language = "en";
 };
 
 struct FollowRecord {

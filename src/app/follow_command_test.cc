@@ -171,6 +171,27 @@ TEST(FollowCommandTest, BadInputsAreClearErrors) {
                               .message()),
               HasSubstr("--script"));
   EXPECT_TRUE(out.str().empty());
+
+  // The recognizer's options: each a clear line before any model loads.
+  options.script_path = dir.File("show.script");
+  struct Case {
+    std::string engine, model_dir, language, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"whispr", "", "en", "unknown --asr \"whispr\""},
+           {"whisper", "", "en", "give --asr-model DIR"},
+           {"pocketsphinx", "models/whisper-small", "en", "give it with --asr whisper"},
+           {"pocketsphinx", "", "zh", "give --asr whisper --asr-model DIR"},
+           {"pocketsphinx", "", "fr", "fr"},
+       }) {
+    FollowCommandOptions bad = options;
+    bad.asr_engine = c.engine;
+    bad.asr_model_dir = c.model_dir;
+    bad.language = c.language;
+    const absl::Status status = RunFollow(bad, FromBuffer(silence), [](const FollowRecord&) {}, logger).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.message;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.message));
+  }
 }
 
 }  // namespace

@@ -41,6 +41,21 @@ std::string TestPcm() {
   return pcm;
 }
 
+// TestPcm() as a 16 kHz mono WAV file.
+void WriteTestWav(const std::string& path) {
+  const std::string pcm = TestPcm();
+  std::ofstream wav(path, std::ios::binary);
+  auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) wav.put(static_cast<char>((v >> (8 * i)) & 0xFF)); };
+  auto u16 = [&](std::uint16_t v) { for (int i = 0; i < 2; ++i) wav.put(static_cast<char>((v >> (8 * i)) & 0xFF)); };
+  wav << "RIFF";
+  u32(static_cast<std::uint32_t>(36 + pcm.size()));
+  wav << "WAVEfmt ";
+  u32(16), u16(1), u16(1), u32(16000), u32(32000), u16(2), u16(16);
+  wav << "data";
+  u32(static_cast<std::uint32_t>(pcm.size()));
+  wav << pcm;
+}
+
 TEST(WhisperCli, RecognizesRawPcmThroughThePlugin) {
   RunOptions options;
   options.stdin_text = TestPcm();
@@ -97,20 +112,7 @@ TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
   const std::string dir = std::filesystem::temp_directory_path() / ("lingcast-e2e-live-whisper-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string pcm = TestPcm();
-  {
-    // A 16 kHz mono WAV of the test sound.
-    std::ofstream wav(dir + "/host.wav", std::ios::binary);
-    auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) wav.put(static_cast<char>((v >> (8 * i)) & 0xFF)); };
-    auto u16 = [&](std::uint16_t v) { for (int i = 0; i < 2; ++i) wav.put(static_cast<char>((v >> (8 * i)) & 0xFF)); };
-    wav << "RIFF";
-    u32(static_cast<std::uint32_t>(36 + pcm.size()));
-    wav << "WAVEfmt ";
-    u32(16), u16(1), u16(1), u32(16000), u32(32000), u16(2), u16(16);
-    wav << "data";
-    u32(static_cast<std::uint32_t>(pcm.size()));
-    wav << pcm;
-  }
+  WriteTestWav(dir + "/host.wav");
   std::ofstream(dir + "/show.script") << "zh: 欢迎大家来到直播间 | en: Welcome to the live room everyone\n";
   const RunResult r = RunLingcast({"live", "--in", dir + "/host.wav", "--source", "zh", "--target", "en", "--asr", "whisper",
                                    "--asr-model", kModel, "--script", dir + "/show.script", "--out", dir + "/out.mp4",
@@ -130,6 +132,35 @@ TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
   }
   EXPECT_GT(std::filesystem::file_size(dir + "/out.mp4"), 0u);
   std::filesystem::remove_all(dir);
+}
+
+// `lingcast follow --asr whisper --lang zh`: the front half of live on a
+// Mandarin recording; one JSON line per utterance, off script here (the tiny
+// checkpoint hears noise).
+TEST(WhisperCli, FollowHearsAMandarinRecordingThroughThePlugin) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("lingcast-e2e-follow-whisper-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  WriteTestWav(dir + "/host.wav");
+  std::ofstream(dir + "/show.script") << "zh: 欢迎大家来到直播间 | en: Welcome to the live room everyone\n";
+  const RunResult r = RunLingcast({"follow", dir + "/host.wav", "--script", dir + "/show.script", "--lang", "zh", "--asr",
+                                   "whisper", "--asr-model", kModel, "--engine", "tm", "--json"});
+  std::filesystem::remove_all(dir);
+  if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
+    GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int records = 0;
+  std::size_t start = 0;
+  while (start < r.out.size()) {
+    const std::size_t end = r.out.find('\n', start);
+    const nlohmann::json record = nlohmann::json::parse(r.out.substr(start, end - start));
+    start = end == std::string::npos ? r.out.size() : end + 1;
+    ++records;
+    EXPECT_TRUE(record["off_script"].get<bool>()) << record;
+    EXPECT_FALSE(record["source_text"].get<std::string>().empty());
+  }
+  EXPECT_GE(records, 1) << r.out;
 }
 
 }  // namespace
