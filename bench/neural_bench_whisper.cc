@@ -1,21 +1,27 @@
 // neural_bench_whisper: Whisper speed on libtorch.
 //
-//   build/bench/neural_bench_whisper            (CUDA when available, else CPU)
+//   build/bench/neural_bench_whisper [CHECKPOINT_DIR]   (CUDA when available, else CPU)
 //   LINGCAST_NEURAL_BENCH_DEVICE=cpu build/bench/neural_bench_whisper
 //
-// Random weights at whisper-small size (d_model 768, 12+12 layers, 12 heads, FFN
-// 3072, vocabulary 51865, 80 mel bins), one 30 s window of random features:
-//   encoder    the encoder on the window
+// Whisper-small size (d_model 768, 12+12 layers, 12 heads, FFN 3072, vocabulary
+// 51865, 80 mel bins): random weights of our own, or, given CHECKPOINT_DIR, the
+// checkpoint there and the 30 s window of features in its features.safetensors
+// (tools/neural/gpu_encoder.sh writes both from transformers, so the reference
+// is timed on the same weights and input in the same device call; when the file
+// also holds "encoder_fp32", transformers' fp32 encoder output, the difference of
+// ours from it is printed). One 30 s window of features:
+//   encoder    the encoder on the window: the default path (on CUDA one CUDA
+//              graph replay), and kernel by kernel (EncoderPath::kEager)
 //   decode 32  greedy decoding of exactly 32 tokens after the 4-token prompt
 //              (<|endoftext|> suppressed), the encoder not included
 //   generate   encoder + decode 32, what transformers' generate() times
 // each by the default path (on CUDA: static caches, on-device logits processors,
 // the step replayed from a CUDA graph) and by the eager one (caches grown step by
-// step, scores to the host every step).
+// step, scores to the host every step, the encoder eager).
 // The reference (transformers, fp16, SDPA, same sizes and inputs) is timed by
 // tools/neural/make_whisper_fixtures.py --bench in the same device call
-// (tools/neural/gpu_all.sh prints both). Prints
-// figures; never fails on time.
+// (tools/neural/gpu_all.sh prints both), or by tools/neural/gpu_encoder.sh on
+// the same weights. Prints figures; never fails on time.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,10 +33,12 @@
 #include <torch/types.h>
 #include <torch/version.h>
 
+#include "neural/safetensors.h"
 #include "neural/whisper_model.h"
 
 namespace {
 
+using lingcast::neural::EncoderPath;
 using lingcast::neural::GenerationOptions;
 using lingcast::neural::ModelOptions;
 using lingcast::neural::WhisperConfig;
@@ -53,7 +61,7 @@ double MedianMs(F&& f, int runs, bool cuda) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   torch::NoGradGuard no_grad;
   const char* device_env = std::getenv("LINGCAST_NEURAL_BENCH_DEVICE");
   const bool cuda = device_env != nullptr ? std::string(device_env) == "cuda" : torch::cuda::is_available();
@@ -73,9 +81,17 @@ int main() {
   } else {
     variants.push_back({ModelOptions{torch::kCPU, torch::kFloat}, "cpu fp32"});
   }
-  const torch::Tensor features = torch::rand({1, 80, 3000}) * 2.0 - 1.0;
+  const std::string checkpoint = argc > 1 ? argv[1] : "";
+  torch::Tensor features = torch::rand({1, 80, 3000}) * 2.0 - 1.0;
+  torch::Tensor reference_encoded;
+  if (!checkpoint.empty()) {
+    const auto file = lingcast::neural::SafetensorsFile::Open(checkpoint + "/features.safetensors");
+    features = file->Load("features").to(torch::kFloat);
+    if (file->Contains("encoder_fp32")) reference_encoded = file->Load("encoder_fp32").to(torch::kFloat);
+  }
+  std::printf("weights: %s\n", checkpoint.empty() ? "random (WhisperModel::Random, seed 1)" : checkpoint.c_str());
   for (const auto& [options, label] : variants) {
-    auto model = WhisperModel::Random(small, options, 1);
+    auto model = checkpoint.empty() ? WhisperModel::Random(small, options, 1) : WhisperModel::Load(checkpoint, options);
     GenerationOptions g;
     g.prompt = {50258, 50259, 50359, 50363};  // sot, <|en|>, transcribe, notimestamps
     g.eos_token_id = g.pad_token_id = 50257;
@@ -83,7 +99,25 @@ int main() {
     g.max_new_tokens = 32;
     const int runs = cuda ? 20 : 2;
     torch::Tensor encoded;
-    const double encoder_ms = MedianMs([&] { encoded = model->Encode(features); }, runs, cuda);
+    // Features already on the device in the compute dtype, as transformers' are
+    // timed (a copy from the host would add ~0.1 ms to a ~2 ms pass).
+    const torch::Tensor on_device = features.to(options.device, options.dtype);
+    const double encoder_eager_ms = MedianMs([&] { encoded = model->Encode(on_device, EncoderPath::kEager); }, runs, cuda);
+    const torch::Tensor eager_encoded = encoded.to(torch::kFloat);
+    const double encoder_ms = MedianMs([&] { encoded = model->Encode(on_device); }, runs, cuda);
+    const auto graphs = model->encoder_graph_stats();
+    const double graph_vs_eager =
+        ((encoded.to(torch::kFloat) - eager_encoded).abs().max() / eager_encoded.abs().max()).item<double>();
+    std::printf("%s encoder (30 s window): default path %.3f ms (%s), eager %.3f ms, ratio %.2fx; "
+                "default vs eager max difference %.2e of the largest magnitude",
+                label, encoder_ms, graphs.replayed > 0 ? "CUDA graph replay" : "eager", encoder_eager_ms,
+                encoder_eager_ms / encoder_ms, graph_vs_eager);
+    if (reference_encoded.defined()) {
+      const double vs_reference =
+          ((encoded.to(torch::kFloat).cpu() - reference_encoded).abs().max() / reference_encoded.abs().max()).item<double>();
+      std::printf(", vs transformers fp32 %.2e", vs_reference);
+    }
+    std::printf("\n");
     // The default path (static caches and a CUDA graph on CUDA), then the eager one.
     lingcast::neural::StaticSearchReport report;
     const double decode_ms = MedianMs([&] { model->Generate(encoded, g, &report); }, runs, cuda);
@@ -91,8 +125,9 @@ int main() {
     GenerationOptions eager = g;
     eager.path = lingcast::neural::DecodePath::kEager;
     const double eager_decode_ms = MedianMs([&] { model->Generate(encoded, eager); }, runs, cuda);
-    const double eager_generate_ms = MedianMs([&] { model->Generate(model->Encode(features), eager); }, runs, cuda);
-    std::printf("whisper-small size (random), %s: encoder %.2f ms, decode 32 tokens %.1f ms, generate %.1f ms "
+    const double eager_generate_ms =
+        MedianMs([&] { model->Generate(model->Encode(features, EncoderPath::kEager), eager); }, runs, cuda);
+    std::printf("whisper-small size, %s: encoder %.2f ms, decode 32 tokens %.1f ms, generate %.1f ms "
                 "(%s; eager: decode %.1f ms, generate %.1f ms)\n",
                 label, encoder_ms, decode_ms, generate_ms,
                 report.cuda_graph ? "cuda graph" : (cuda ? "static, no graph" : "eager"), eager_decode_ms, eager_generate_ms);

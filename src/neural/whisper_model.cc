@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "neural/neural_error.h"
 #include "neural/safetensors.h"
 
 namespace lingcast::neural {
 namespace {
+
+// Encoder graphs kept per model (one per batch size; they share one memory pool,
+// about the largest batch's activations); the least recently used dropped past that.
+constexpr std::size_t kEncoderGraphsPerModel = 4;
 
 LinearWeights LoadLinear(const WhisperModel::WeightSource& weight, const std::string& prefix, std::int64_t out,
                          std::int64_t in, bool bias = true) {
@@ -167,15 +172,35 @@ std::int64_t WhisperModel::WeightBytes() const {
   return DistinctBytes(tensors);
 }
 
-torch::Tensor WhisperModel::Encode(const torch::Tensor& features) const {
+torch::Tensor WhisperModel::Encode(const torch::Tensor& features, EncoderPath path) const {
   torch::NoGradGuard no_grad;
   if (features.dim() != 3 || features.size(1) != config_.num_mel_bins || features.size(2) != input_frames()) {
     Fail(ErrorCode::kInvalidArgument, "Whisper's encoder takes (batch, " + std::to_string(config_.num_mel_bins) + ", " +
                                           std::to_string(input_frames()) + ") mel features, not " +
                                           ShapeString(features.sizes().vec()));
   }
-  torch::Tensor x = features.to(options_.device, options_.dtype);
-  x = torch::gelu(torch::conv1d(x, conv1_.weight, conv1_.bias, 1, 1));
+  const torch::Tensor on_device = features.to(options_.device, options_.dtype);
+  if (path == EncoderPath::kEager || !vits::GraphCache::Supported(options_.device)) return EncodeOnDevice(on_device);
+  // Eager, the encoder is ~250 kernels whose launches take longer than the GPU
+  // needs for them; replayed as one graph the host launches once.
+  std::lock_guard<std::mutex> lock(encoder_graphs_mutex_);
+  if (!encoder_graphs_) encoder_graphs_ = std::make_unique<vits::GraphCache>(kEncoderGraphsPerModel);
+  const std::int64_t eager_before = encoder_graphs_->stats().eager;
+  const std::vector<torch::Tensor> out =
+      encoder_graphs_->Run("Whisper encoder, batch " + std::to_string(features.size(0)), {on_device},
+                           [&](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{EncodeOnDevice(in[0])}; });
+  // A replay's output is the graph's buffer, overwritten by the next call: the
+  // caller gets its own copy (~2 MB at whisper-small size, a few microseconds).
+  return encoder_graphs_->stats().eager > eager_before ? out[0] : out[0].clone();
+}
+
+vits::GraphCacheStats WhisperModel::encoder_graph_stats() const {
+  std::lock_guard<std::mutex> lock(encoder_graphs_mutex_);
+  return encoder_graphs_ ? encoder_graphs_->stats() : vits::GraphCacheStats{};
+}
+
+torch::Tensor WhisperModel::EncodeOnDevice(const torch::Tensor& features) const {
+  torch::Tensor x = torch::gelu(torch::conv1d(features, conv1_.weight, conv1_.bias, 1, 1));
   x = torch::gelu(torch::conv1d(x, conv2_.weight, conv2_.bias, 2, 1));
   x = x.permute({0, 2, 1}) + encoder_positions_;
   for (const auto& layer : encoder_layers_) x = PreNormEncoderLayer(layer, config_.activation, x);

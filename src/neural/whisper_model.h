@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,12 +23,29 @@
 #include "neural/generation.h"
 #include "neural/marian_model.h"  // ModelOptions
 #include "neural/transformer_layers.h"
+#include "neural/vits_graphs.h"  // GraphCache: the encoder's CUDA graphs
 #include "neural/whisper_config.h"
+
+#if __has_include("absl/base/thread_annotations.h")
+#include "absl/base/thread_annotations.h"
+#elif !defined(ABSL_GUARDED_BY)  // the GPU machine's build has no absl: documentation there
+#define ABSL_GUARDED_BY(x)
+#endif
 
 namespace lingcast::neural {
 
 class WhisperDecoderState;
 class WhisperStaticDecoder;
+
+enum class EncoderPath {
+  // On CUDA (a libtorch with CUDA): the whole pass recorded as one CUDA graph
+  // per batch size and replayed (its input shape is fixed: (B, mels, 3000)); the
+  // first call at a batch size runs eagerly, the second records; a capture that
+  // fails leaves that batch size eager (a line on stderr). Encoder calls on one
+  // model are then serialized. Elsewhere the same as kEager.
+  kAuto,
+  kEager,  // kernel by kernel, as before graphs
+};
 
 class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
  public:
@@ -48,8 +66,11 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   std::int64_t input_frames() const { return 2 * config_.max_source_positions; }
 
   // features (B, num_mel_bins, input_frames) -> the encoder's last hidden state
-  // (B, max_source_positions, d_model). kInvalidArgument for another shape.
-  torch::Tensor Encode(const torch::Tensor& features) const;
+  // (B, max_source_positions, d_model), a tensor of its own (never a graph's
+  // buffer). kInvalidArgument for another shape.
+  torch::Tensor Encode(const torch::Tensor& features, EncoderPath path = EncoderPath::kAuto) const;
+  // What the encoder's CUDA graphs did so far (all zero without them).
+  vits::GraphCacheStats encoder_graph_stats() const;
 
   // A decoder over `encoder_out`, each row repeated `repeat` times in a row (the
   // beams), with caches for up to `capacity` positions (at most max_target_positions).
@@ -100,6 +121,8 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   // ids (N, t) at positions past.. -> logits (N, t, V).
   torch::Tensor DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches,
                              const std::vector<CrossKv>& cross) const;
+  // The encoder's layers on features already on the device in the compute dtype.
+  torch::Tensor EncodeOnDevice(const torch::Tensor& features) const;
 
   WhisperConfig config_;
   ModelOptions options_;
@@ -111,6 +134,9 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   LayerNormWeights encoder_norm_, decoder_norm_;
   std::vector<EncoderLayerWeights> encoder_layers_;
   std::vector<DecoderLayerWeights> decoder_layers_;
+  // One graph per batch size (EncoderPath::kAuto on CUDA); created on first use.
+  mutable std::mutex encoder_graphs_mutex_;
+  mutable std::unique_ptr<vits::GraphCache> encoder_graphs_ ABSL_GUARDED_BY(encoder_graphs_mutex_);
 };
 
 class WhisperDecoderState : public StepDecoder {

@@ -108,6 +108,15 @@ TEST_P(WhisperParity, EncoderOutputMatches) {
   EXPECT_LT(RelativeError(out[0], tensors_->Load("encoder_hidden_0")), kTolerance);
 }
 
+// On a CPU the default path is the eager one: no graph, the same bits.
+TEST_P(WhisperParity, EncoderDefaultPathOnTheCpuIsTheEagerPath) {
+  const WhisperModel& model = transcriber_->model();
+  const torch::Tensor features = ReferenceFeatures(0);
+  EXPECT_TRUE(torch::equal(model.Encode(features), model.Encode(features, EncoderPath::kEager)));
+  const vits::GraphCacheStats stats = model.encoder_graph_stats();
+  EXPECT_EQ(stats.captured + stats.replayed + stats.failed, 0);
+}
+
 TEST_P(WhisperParity, TeacherForcedLogitsMatchAtOnceAndStepByStep) {
   for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
     const auto ids = reference_["inputs"][i]["teacher_forced_ids"].get<std::vector<std::int64_t>>();
@@ -368,6 +377,41 @@ TEST_P(WhisperOnGpu, CudaGraphPathMatchesTheEagerPath) {
     testing::ExpectNearArgmax(logits, std::vector<std::int64_t>(seq.begin() + prompt_length, seq.end()), GetParam().tolerance,
                               "input " + std::to_string(i));
   }
+}
+
+// The encoder replayed from its CUDA graph gives what the eager encoder gives:
+// on the first call (eager), the second (recorded) and later ones (replayed), at
+// two batch sizes; a result handed out stays as it was when the graph runs again.
+TEST_P(WhisperOnGpu, EncoderGraphMatchesTheEagerEncoder) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CUDA graph test runs on the GPU machine";
+  const std::string dir = TestdataDir("whisper_tiny");
+  auto transcriber = WhisperTranscriber::Load(dir, ModelOptions{torch::kCUDA, GetParam().dtype});
+  const WhisperModel& model = transcriber->model();
+  auto tensors = SafetensorsFile::Open(dir + "/reference.safetensors");
+  std::vector<torch::Tensor> inputs;
+  for (int i = 0; i < 2; ++i) {
+    const torch::Tensor audio = tensors->Load("audio_" + std::to_string(i));
+    inputs.push_back(transcriber->features().Compute(audio.data_ptr<float>(), audio.numel()).unsqueeze(0));
+  }
+  const double tolerance = GetParam().dtype == torch::kFloat ? 1e-5 : 1e-3;
+  for (const torch::Tensor& features : {inputs[0], torch::cat(inputs)}) {
+    const torch::Tensor eager = model.Encode(features, EncoderPath::kEager).to(torch::kFloat);
+    for (int call = 0; call < 3; ++call) {
+      const torch::Tensor graphed = model.Encode(features);
+      ASSERT_EQ(graphed.sizes(), eager.sizes());
+      EXPECT_LT(RelativeError(graphed.to(torch::kFloat), eager), tolerance) << "batch " << features.size(0) << ", call " << call;
+    }
+  }
+  const torch::Tensor kept = model.Encode(inputs[0]);
+  const torch::Tensor kept_copy = kept.clone();
+  model.Encode(inputs[1]);  // replays batch 1's graph over its buffers
+  EXPECT_TRUE(torch::equal(kept, kept_copy));
+  EXPECT_LT(RelativeError(model.Encode(inputs[1]).to(torch::kFloat), model.Encode(inputs[1], EncoderPath::kEager).to(torch::kFloat)),
+            tolerance);
+  const vits::GraphCacheStats stats = model.encoder_graph_stats();
+  EXPECT_EQ(stats.failed, 0) << "an encoder capture failed (see the log line above)";
+  EXPECT_EQ(stats.captured, 2);  // batch 1 and batch 2
+  EXPECT_EQ(stats.replayed, 5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, WhisperOnGpu,
