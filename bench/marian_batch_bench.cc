@@ -14,6 +14,13 @@
 // at a time, what sessions sharing a model do without the batcher). Prints lines/s,
 // tokens/s and the latency of a line (submit to result) p50/p95 for each; never
 // fails on time.
+//
+// Before/after kept decoders (marian_decoder_cache.h), in the same run: "before"
+// is the path that captures a CUDA graph per call at the exact input shape
+// (DecodePath::kStatic, the batcher with pad_to_buckets off), "after" the default
+// (lines padded to buckets, decoders and graphs kept across calls). First, 8
+// lines of different lengths one after another, twice over, at batch 1: the
+// per-line latency p50/p95 of each path.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -66,6 +73,11 @@ std::vector<std::vector<Tokens>> MakeLines(int streams, int lines_per_stream, st
 }
 
 // Runs `translate` for every stream's lines, each stream on its own thread.
+double Quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  return values[std::min(values.size() - 1, static_cast<std::size_t>(q * static_cast<double>(values.size())))];
+}
+
 template <typename Translate>
 Run Measure(const std::vector<std::vector<Tokens>>& lines, bool cuda, Translate translate) {
   std::vector<std::vector<double>> latencies(lines.size());
@@ -168,24 +180,87 @@ int main() {
     std::printf("batch-1, one 24-token line 8 times: %.1f ms a line\n",
                 std::chrono::duration<double, std::milli>(Clock::now() - start).count() / 8);
   }
-  std::printf("| streams | one at a time: lines/s | tokens/s | p50 ms | p95 ms | batched: lines/s | tokens/s | p50 ms | "
-              "p95 ms | mean batch | throughput ratio |\n");
+  GenerationOptions per_call = generation;  // "before": a graph captured per call, unpadded
+  per_call.path = lingcast::neural::DecodePath::kStatic;
+  {  // lines of different lengths one after another, twice over, batch 1
+    std::mt19937_64 random(7);
+    std::uniform_int_distribution<std::int64_t> id(5, config.vocab_size - 10);
+    const auto make_lines = [&](const std::vector<std::int64_t>& lengths) {
+      std::vector<Tokens> made;
+      for (std::int64_t length : lengths) {
+        Tokens line(static_cast<std::size_t>(length));
+        for (auto& token : line) token = id(random);
+        line.back() = 0;
+        made.push_back(line);
+      }
+      return made;
+    };
+    const std::vector<Tokens> lines = make_lines({7, 12, 19, 26, 33, 41, 52, 63});
+    // Other lengths, each in the bucket of one above (8, 16, ..., 64): new exact
+    // shapes, seen buckets.
+    const std::vector<Tokens> other_lines = make_lines({6, 11, 18, 25, 31, 44, 50, 60});
+    for (const auto& [label, options] : {std::pair{"before (graph per call, exact shape)", per_call},
+                                         std::pair{"after (buckets, kept graphs)", generation}}) {
+      auto fresh = MarianModel::Random(config, model_options, 1);  // nothing kept from the warm-up
+      const auto decode = [&](const Tokens& line) {
+        const auto length = static_cast<std::int64_t>(line.size());
+        fresh->Generate(torch::tensor(line, torch::kLong).view({1, length}), torch::ones({1, length}, torch::kLong),
+                        options);
+        if (cuda) torch::cuda::synchronize();
+      };
+      decode(Tokens(24, 77));  // the first call of a model (allocator, kernels)
+      std::vector<double> first, second;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (const Tokens& line : lines) {
+          const auto start = Clock::now();
+          decode(line);
+          (pass == 0 ? first : second).push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        }
+      }
+      std::vector<double> third;
+      for (const Tokens& line : other_lines) {
+        const auto start = Clock::now();
+        decode(line);
+        third.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      }
+      std::vector<double> all = first;
+      all.insert(all.end(), second.begin(), second.end());
+      std::printf("varying lengths (8 lines of 7..63 tokens, twice), batch 1, %s: per line p50 %.1f ms, p95 %.1f ms; "
+                  "first pass p50 %.1f ms, second pass p50 %.1f ms, p95 %.1f ms; then 8 new lengths in the same "
+                  "buckets: p50 %.1f ms, p95 %.1f ms\n",
+                  label, Quantile(all, 0.5), Quantile(all, 0.95), Quantile(first, 0.5), Quantile(second, 0.5),
+                  Quantile(second, 0.95), Quantile(third, 0.5), Quantile(third, 0.95));
+      std::fflush(stdout);
+    }
+  }
+  std::printf("| streams | one at a time: lines/s | tokens/s | p50 ms | p95 ms | batched before: lines/s | tokens/s | "
+              "p50 ms | p95 ms | batched: lines/s | tokens/s | p50 ms | p95 ms | mean batch | throughput ratio |\n");
   std::mutex one_at_a_time;
-  for (int streams : {1, 2, 4, 8, 16, 32}) {
+  for (int streams : {1, 4, 16, 32}) {
     const auto lines = MakeLines(streams, lines_per_stream, config.vocab_size);
     const Run alone = Measure(lines, cuda, [&](const Tokens& line) {
       std::lock_guard lock(one_at_a_time);
       return alone_line(line);
     });
+    Run before;
+    {
+      MarianBatcher batcher(model, per_call, {.pad_to_buckets = false});
+      before = Measure(lines, cuda, [&](const Tokens& line) { return batcher.Translate(line); });
+    }
     MarianBatcher batcher(model, generation);
     Run batched = Measure(lines, cuda, [&](const Tokens& line) { return batcher.Translate(line); });
     const auto stats = batcher.stats();
     batched.mean_batch = static_cast<double>(streams * lines_per_stream) / static_cast<double>(std::max<std::int64_t>(stats.batches, 1));
-    std::printf("| %d | %.1f | %.0f | %.1f | %.1f | %.1f | %.0f | %.1f | %.1f | %.1f | %.2fx |\n", streams,
-                alone.lines_per_second, alone.tokens_per_second, alone.p50_ms, alone.p95_ms, batched.lines_per_second,
-                batched.tokens_per_second, batched.p50_ms, batched.p95_ms, batched.mean_batch,
+    std::printf("| %d | %.1f | %.0f | %.1f | %.1f | %.1f | %.0f | %.1f | %.1f | %.1f | %.0f | %.1f | %.1f | %.1f | %.2fx |\n",
+                streams, alone.lines_per_second, alone.tokens_per_second, alone.p50_ms, alone.p95_ms,
+                before.lines_per_second, before.tokens_per_second, before.p50_ms, before.p95_ms,
+                batched.lines_per_second, batched.tokens_per_second, batched.p50_ms, batched.p95_ms, batched.mean_batch,
                 batched.tokens_per_second / alone.tokens_per_second);
     std::fflush(stdout);
   }
+  const auto kept = model->KeptDecoderStats();
+  std::printf("kept decoders: %lld decodes, %lld reused, %lld evicted (capacity %zu)\n",
+              static_cast<long long>(kept.decodes), static_cast<long long>(kept.reused),
+              static_cast<long long>(kept.evicted), MarianModel::kKeptDecoders);
   return 0;
 }

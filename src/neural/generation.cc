@@ -200,6 +200,9 @@ std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int
   return out;
 }
 
+StaticSearchKeep::StaticSearchKeep() = default;
+StaticSearchKeep::~StaticSearchKeep() = default;
+
 bool UseStaticPath(const GenerationOptions& options, const torch::Device& device) {
   if (options.num_beams != 1 || options.process_scores) return false;
   switch (options.path) {
@@ -214,7 +217,8 @@ bool UseStaticPath(const GenerationOptions& options, const torch::Device& device
 }
 
 std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& decoder, std::int64_t batch,
-                                                          const GenerationOptions& options, StaticSearchReport* report) {
+                                                          const GenerationOptions& options, StaticSearchReport* report,
+                                                          StaticSearchKeep* keep) {
   CheckOptions(options);
   if (options.num_beams != 1 || options.process_scores) {
     Fail(ErrorCode::kInvalidArgument, "the static decoding path is greedy with on-device logits processors only "
@@ -235,10 +239,28 @@ std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& dec
   SideStreamScope side_stream(device);
 
   // The state every step reads and writes in place: the graph replays on it.
-  torch::Tensor tokens = torch::full({batch, max_length}, options.pad_token_id, long_options);
+  // Kept buffers are refilled in place (a kept graph reads these very storages).
+  StaticSearchKeep local;
+  StaticSearchKeep& state = keep != nullptr ? *keep : local;
+  const std::vector<std::int64_t> shape = {batch, max_length, options.pad_token_id, options.eos_token_id};
+  // Device types only: the decoder's may be "cuda" where its tensors say "cuda:0".
+  if (state.shape != shape || !state.tokens.defined() || state.tokens.device().type() != device.type()) {
+    state.shape = shape;
+    state.tokens = torch::empty({batch, max_length}, long_options);
+    state.unfinished = torch::empty({batch}, long_options.dtype(torch::kBool));
+    state.position = torch::empty({1}, long_options);
+    state.suppress = torch::Tensor();
+    state.graph.reset();
+    state.capture_failed = false;
+  }
+  if (!state.graph) state.graph = std::make_unique<StepGraph>();
+  torch::Tensor& tokens = state.tokens;
+  torch::Tensor& unfinished = state.unfinished;
+  torch::Tensor& position = state.position;  // of the newest token
+  tokens.fill_(options.pad_token_id);
   tokens.narrow(1, 0, prompt_length).copy_(torch::tensor(prompt, torch::kLong).view({1, prompt_length}).expand({batch, prompt_length}));
-  torch::Tensor unfinished = torch::ones({batch}, long_options.dtype(torch::kBool));
-  torch::Tensor position = torch::full({1}, prompt_length - 1, long_options);  // of the newest token
+  unfinished.fill_(true);
+  position.fill_(prompt_length - 1);
 
   torch::Tensor logits = decoder.Forward(tokens.narrow(1, 0, prompt_length), torch::arange(prompt_length, long_options))
                              .select(1, prompt_length - 1);
@@ -264,7 +286,13 @@ std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& dec
     if (!ids.empty()) mask.index_fill_(1, torch::tensor(ids, torch::kLong).to(device), minus_inf);
     return mask;
   };
-  const torch::Tensor suppress = mask_of(options.suppressed_tokens);
+  if (!state.suppress.defined() || state.suppress.size(1) != vocab) {
+    state.suppress = mask_of(options.suppressed_tokens);
+    state.graph = std::make_unique<StepGraph>();  // a graph of another vocabulary reads other buffers
+  } else {
+    state.suppress.copy_(mask_of(options.suppressed_tokens));
+  }
+  const torch::Tensor& suppress = state.suppress;
   std::vector<std::int64_t> at_begin = options.suppressed_tokens;
   at_begin.insert(at_begin.end(), options.begin_suppressed_tokens.begin(), options.begin_suppressed_tokens.end());
   const torch::Tensor suppress_at_begin = mask_of(at_begin);
@@ -289,8 +317,9 @@ std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& dec
   };
 
   choose(logits, last_mask(prompt_length, suppress_at_begin));
-  StepGraph graph;
-  bool try_graph = options.cuda_graphs && StepGraph::Supported(device);
+  StepGraph& graph = *state.graph;
+  stats.graph_reused = options.cuda_graphs && graph.captured();
+  bool try_graph = options.cuda_graphs && StepGraph::Supported(device) && !state.capture_failed;
   // Eos is checked every few steps: each check waits for the device, and the
   // steps past everyone's eos only write pad tokens, trimmed below.
   constexpr std::int64_t kCheckEvery = 8;
@@ -308,16 +337,17 @@ std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& dec
         std::fprintf(stderr, "lingcast neural: CUDA graph capture of the decode step failed (%s); decoding eagerly\n",
                      why.c_str());
         try_graph = false;
+        state.capture_failed = true;
       }
     }
-    if (mask.is_same(suppress) && graph.captured()) {
+    if (mask.is_same(suppress) && try_graph && graph.captured()) {
       graph.Replay();
     } else {
       step(mask);
     }
     ++stats.steps;
   }
-  stats.cuda_graph = graph.captured();
+  stats.cuda_graph = try_graph && graph.captured();
   const torch::Tensor sequences = tokens.narrow(1, 0, std::min(cur_len, max_length)).to(torch::kCPU);
   ++stats.host_syncs;
   std::vector<std::vector<std::int64_t>> out;

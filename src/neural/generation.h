@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <vector>
@@ -90,6 +91,26 @@ class StaticStepDecoder {
   virtual std::int64_t capacity() const = 0;
 };
 
+class StepGraph;
+
+// StaticGreedySearch's buffers and captured decode step kept across calls with
+// one decoder, whose caches and cross-attention inputs the caller refills in
+// place between calls (MarianDecoderCache): a later call at the same batch, max
+// length and vocabulary replays the graph an earlier call captured instead of
+// capturing its own (a capture costs tens of ms; a replay, one launch). Filled
+// and used by StaticGreedySearch only; other shapes replace what it holds.
+struct StaticSearchKeep {
+  StaticSearchKeep();
+  ~StaticSearchKeep();
+  StaticSearchKeep(const StaticSearchKeep&) = delete;
+  StaticSearchKeep& operator=(const StaticSearchKeep&) = delete;
+
+  std::vector<std::int64_t> shape;  // batch, max length, pad and eos ids the buffers are for
+  torch::Tensor tokens, unfinished, position, suppress;
+  std::unique_ptr<StepGraph> graph;
+  bool capture_failed = false;  // then every later call decodes eagerly
+};
+
 // Whether greedy search under `options` takes the static path on `device`.
 bool UseStaticPath(const GenerationOptions& options, const torch::Device& device);
 
@@ -98,6 +119,7 @@ struct StaticSearchReport {
   bool cuda_graph = false;     // the steps were replayed from a CUDA graph
   std::int64_t steps = 0;      // decoder calls, the prompt's included
   std::int64_t host_syncs = 0; // waits for the device (the eos checks)
+  bool graph_reused = false;   // the graph was captured by an earlier call (StaticSearchKeep)
 };
 
 // Each result starts with the start token (or the prompt) and ends with eos (or
@@ -110,10 +132,12 @@ std::vector<std::vector<std::int64_t>> GreedySearch(StepDecoder& decoder, std::i
 // captured once as a CUDA graph and replayed (eagerly, with a line on stderr,
 // if capture fails). Gives GreedySearch's sequences. kInvalidArgument for
 // options it cannot run (beams, a host-side process_scores, more positions than
-// the decoder holds). `decoder` must have `batch` rows.
+// the decoder holds). `decoder` must have `batch` rows. With `keep`, the buffers
+// and the graph are kept there for the next call with the same decoder.
 std::vector<std::vector<std::int64_t>> StaticGreedySearch(StaticStepDecoder& decoder, std::int64_t batch,
                                                           const GenerationOptions& options,
-                                                          StaticSearchReport* report = nullptr);
+                                                          StaticSearchReport* report = nullptr,
+                                                          StaticSearchKeep* keep = nullptr);
 // `decoder` must have batch * num_beams rows, each input's beams together.
 std::vector<std::vector<std::int64_t>> BeamSearch(StepDecoder& decoder, std::int64_t batch,
                                                   const GenerationOptions& options);

@@ -142,7 +142,13 @@ std::vector<std::vector<std::int64_t>> MarianBatcher::Generate(const std::vector
   std::size_t longest = 0;
   for (const Request* request : rows) longest = std::max(longest, request->source_ids.size());
   const auto batch = static_cast<std::int64_t>(rows.size());
-  const auto length = static_cast<std::int64_t>(longest);
+  // Greedy on the static path: padded to the source bucket (the model pads the
+  // rows to theirs), so batches of a seen shape reuse a kept decoder and replay its graph.
+  const bool bucketed =
+      options_.pad_to_buckets && UseStaticPath(generation_, model_->options().device) && generation_.cuda_graphs;
+  const auto length = bucketed ? MarianSourceBucket(static_cast<std::int64_t>(longest),
+                                                    model_->config().max_position_embeddings)
+                               : static_cast<std::int64_t>(longest);
   // Built on the host and moved to the device once per batch, not once per row.
   torch::Tensor ids = torch::full({batch, length}, model_->config().pad_token_id, torch::kLong);
   torch::Tensor mask = torch::zeros({batch, length}, torch::kLong);
@@ -157,7 +163,7 @@ std::vector<std::vector<std::int64_t>> MarianBatcher::Generate(const std::vector
   }
   GenerationOptions generation = generation_;
   generation.stop = shutdown;
-  return model_->Generate(ids, mask, generation);
+  return bucketed ? model_->GenerateBucketed(ids, mask, generation) : model_->Generate(ids, mask, generation);
 }
 
 }  // namespace lingcast::neural

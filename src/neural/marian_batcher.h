@@ -4,8 +4,10 @@
 // leaves a GPU mostly idle (a batch-1 decode step costs about what a batch-16
 // step does), so the batcher gathers the requests that arrive within a short
 // window, up to a maximum batch, pads them together and runs them as ONE
-// MarianModel::Generate (greedy on CUDA: the static path with a CUDA graph), then
-// hands every caller its own token sequence. Results are the ones each line gets
+// MarianModel::Generate (greedy on the static path: GenerateBucketed, the lines
+// padded to the source-length bucket and the rows to a power of two, so that on
+// CUDA a batch of a seen shape replays its kept CUDA graph), then hands every
+// caller its own token sequence. Results are the ones each line gets
 // decoded alone (tested on the CPU fixtures: exactly the same tokens).
 //
 // - The window starts when the batch's first request arrives: a request that
@@ -56,6 +58,10 @@ struct MarianBatcherOptions {
   // Most lines in one decode: beyond 32 OPUS-MT base on an H200 gains little
   // throughput per line and every line in the batch waits for the longest.
   std::int64_t max_batch = 32;
+  // Greedy on the static path: pad lines to the source-length bucket and decode
+  // with GenerateBucketed (kept decoders and graphs). false: pad to the batch's
+  // longest line and call Generate (what the batcher did before; for comparison).
+  bool pad_to_buckets = true;
 };
 
 // What the batcher has done (for tests and benchmarks).

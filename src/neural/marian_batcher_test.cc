@@ -78,6 +78,8 @@ TEST_P(MarianBatcherPaths, ConcurrentCallersGetExactlyTheTokensTheyWouldAlone) {
   EXPECT_EQ(stats.batches, 1);  // all of them in one decode
   EXPECT_EQ(stats.largest_batch, static_cast<std::int64_t>(lines.size()));
   EXPECT_EQ(stats.retried_alone, 0);
+  // The static path decodes at padded buckets with a kept decoder.
+  EXPECT_EQ(model->KeptDecoderStats().decodes, GetParam() == DecodePath::kStatic ? 1 : 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(EagerAndStatic, MarianBatcherPaths, ::testing::Values(DecodePath::kEager, DecodePath::kStatic),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "neural/cuda_graph.h"
 #include "neural/neural_error.h"
 #include "neural/safetensors.h"
 
@@ -248,10 +249,7 @@ GenerationOptions MarianModel::DefaultGenerationOptions() const {
   return o;
 }
 
-std::vector<std::vector<std::int64_t>> MarianModel::Generate(const torch::Tensor& input_ids,
-                                                             const torch::Tensor& attention_mask,
-                                                             const GenerationOptions& options) const {
-  torch::NoGradGuard no_grad;
+GenerationOptions MarianModel::CheckedGeneration(const GenerationOptions& options) const {
   GenerationOptions o = options;
   // Decoder positions past the sinusoid table do not exist: cap the length there.
   o.max_new_tokens = std::min(o.max_new_tokens, config_.max_position_embeddings - 1);
@@ -260,6 +258,19 @@ std::vector<std::vector<std::int64_t>> MarianModel::Generate(const torch::Tensor
       Fail(ErrorCode::kInvalidArgument, "suppressed token id " + std::to_string(id) + " is outside the vocabulary of " +
                                             std::to_string(config_.decoder_vocab_size));
     }
+  }
+  return o;
+}
+
+std::vector<std::vector<std::int64_t>> MarianModel::Generate(const torch::Tensor& input_ids,
+                                                             const torch::Tensor& attention_mask,
+                                                             const GenerationOptions& options) const {
+  torch::NoGradGuard no_grad;
+  const GenerationOptions o = CheckedGeneration(options);
+  // kStatic keeps the unpadded path that captures its graph per call (for comparison).
+  if (o.path == DecodePath::kAuto && UseStaticPath(o, options_.device) && o.cuda_graphs &&
+      StepGraph::Supported(options_.device)) {
+    return GenerateBucketed(input_ids, attention_mask, o);
   }
   const torch::Tensor encoded = Encode(input_ids, attention_mask);
   const std::int64_t beams = std::max<std::int64_t>(o.num_beams, 1);
@@ -271,6 +282,52 @@ std::vector<std::vector<std::int64_t>> MarianModel::Generate(const torch::Tensor
   auto state = StartDecoder(encoded, attention_mask, beams, capacity);
   if (beams == 1) return GreedySearch(*state, input_ids.size(0), o);
   return BeamSearch(*state, input_ids.size(0), o);
+}
+
+std::vector<std::vector<std::int64_t>> MarianModel::GenerateBucketed(const torch::Tensor& input_ids,
+                                                                     const torch::Tensor& attention_mask,
+                                                                     const GenerationOptions& options,
+                                                                     StaticSearchReport* report) const {
+  torch::NoGradGuard no_grad;
+  const GenerationOptions o = CheckedGeneration(options);
+  if (o.num_beams != 1 || o.process_scores) {
+    Fail(ErrorCode::kInvalidArgument, "bucketed decoding is greedy with on-device logits processors only "
+                                      "(num_beams 1, no process_scores)");
+  }
+  if (input_ids.dim() != 2 || attention_mask.sizes() != input_ids.sizes()) {
+    Fail(ErrorCode::kInvalidArgument, "encoder input must be (batch, length) token ids with a mask of the same shape");
+  }
+  const std::int64_t batch = input_ids.size(0);
+  const std::int64_t length = input_ids.size(1);
+  const std::int64_t capacity = std::max<std::int64_t>(o.max_new_tokens, 1);
+  if (batch == 0 || length == 0) {
+    auto state = StartStaticDecoder(Encode(input_ids, attention_mask), attention_mask, capacity);
+    return StaticGreedySearch(*state, batch, o, report);
+  }
+  const MarianDecoderKey key{MarianBatchBucket(batch), MarianSourceBucket(length, config_.max_position_embeddings),
+                             o.max_new_tokens};
+  // Padded positions are masked out of every attention; padded rows repeat the
+  // first (a row of padding alone would attend to nothing) and are dropped.
+  const auto long_cpu = torch::TensorOptions().dtype(torch::kLong);
+  torch::Tensor ids = torch::full({key.batch, key.source_length}, config_.pad_token_id, long_cpu);
+  torch::Tensor mask = torch::zeros({key.batch, key.source_length}, long_cpu);
+  ids.narrow(0, 0, batch).narrow(1, 0, length).copy_(input_ids);
+  mask.narrow(0, 0, batch).narrow(1, 0, length).copy_(attention_mask);
+  if (key.batch > batch) {
+    ids.narrow(0, batch, key.batch - batch).copy_(ids.narrow(0, 0, 1).expand({key.batch - batch, key.source_length}));
+    mask.narrow(0, batch, key.batch - batch).copy_(mask.narrow(0, 0, 1).expand({key.batch - batch, key.source_length}));
+  }
+  const torch::Tensor encoded = Encode(ids, mask);
+  std::unique_ptr<MarianDecoderCache::Entry> kept = kept_decoders_->Take(key);
+  if (kept->decoder) {
+    kept->decoder->Refill(encoded, mask);
+  } else {
+    kept->decoder = StartStaticDecoder(encoded, mask, capacity);
+  }
+  std::vector<std::vector<std::int64_t>> out = StaticGreedySearch(*kept->decoder, key.batch, o, report, &kept->search);
+  kept_decoders_->Return(std::move(kept));
+  out.resize(static_cast<std::size_t>(batch));
+  return out;
 }
 
 torch::Tensor MarianDecoderState::Step(const torch::Tensor& tokens) {
@@ -293,6 +350,17 @@ torch::Tensor MarianStaticDecoder::Forward(const torch::Tensor& tokens, const to
                      cross_mask_);
   }
   return (Linear(x, m.lm_head_) + m.final_logits_bias_).to(torch::kFloat);
+}
+
+void MarianStaticDecoder::Refill(const torch::Tensor& encoder_out, const torch::Tensor& attention_mask) {
+  torch::NoGradGuard no_grad;
+  const MarianModel& m = *model_;
+  cross_mask_.copy_(PaddingMask(attention_mask.to(m.options_.device).to(torch::kBool), m.options_.dtype));
+  for (std::size_t i = 0; i < m.decoder_layers_.size(); ++i) {
+    const CrossKv fresh = ProjectCrossKv(m.decoder_layers_[i].cross_attn, encoder_out);
+    cross_[i].keys.copy_(fresh.keys);
+    cross_[i].values.copy_(fresh.values);
+  }
 }
 
 void MarianDecoderState::Select(const torch::Tensor& rows) {

@@ -4,7 +4,8 @@
 // embeddings scaled by sqrt(d_model) when the config says so, the output
 // projection tied to the decoder embeddings, and final_logits_bias. Loaded from a
 // checkpoint directory as published (config.json, model.safetensors or shards);
-// immutable after loading, so one model serves any number of decoder states.
+// immutable after loading (but for the greedy decoders it keeps across calls,
+// marian_decoder_cache.h), so one model serves any number of decoder states.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #include "neural/generation.h"
 #include "neural/marian_config.h"
+#include "neural/marian_decoder_cache.h"
 #include "neural/transformer_layers.h"
 
 namespace lingcast::neural {
@@ -80,10 +82,25 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
 
   // Encodes and decodes a batch; sequences start with the decoder start token.
   // Options default from the config (beams, length penalty, bad words, forced eos).
-  // Greedy search takes the static path where UseStaticPath says so (CUDA by default).
+  // Greedy search takes the static path where UseStaticPath says so (CUDA by default):
+  // with DecodePath::kAuto and options.cuda_graphs on CUDA, GenerateBucketed's;
+  // with kStatic, unpadded with a graph captured per call (the path before kept
+  // graphs, kept for comparison).
   std::vector<std::vector<std::int64_t>> Generate(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                                   const GenerationOptions& options) const;
+  // Greedy search on the static path with the input padded to its bucket
+  // (MarianSourceBucket, MarianBatchBucket; the padding masked) and the decoder of
+  // that bucket kept across calls (on CUDA with its captured step graph), so a
+  // line of a bucket seen before replays rather than captures. The same sequences
+  // as unpadded greedy search. kInvalidArgument for beams or a process_scores.
+  std::vector<std::vector<std::int64_t>> GenerateBucketed(const torch::Tensor& input_ids,
+                                                          const torch::Tensor& attention_mask,
+                                                          const GenerationOptions& options,
+                                                          StaticSearchReport* report = nullptr) const;
   GenerationOptions DefaultGenerationOptions() const;
+  // Decoders kept for GenerateBucketed: most buckets kept, and what was reused.
+  static constexpr std::size_t kKeptDecoders = 8;
+  MarianDecoderCacheStats KeptDecoderStats() const { return kept_decoders_->stats(); }
 
  private:
   friend class MarianDecoderState;
@@ -97,6 +114,8 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
                       const char* what) const;
   torch::Tensor DecodeStep(const torch::Tensor& decoder_ids, std::vector<KvCache>& caches,
                            const std::vector<CrossKv>& cross, const torch::Tensor& cross_mask) const;
+  // `options` checked and capped to the position table.
+  GenerationOptions CheckedGeneration(const GenerationOptions& options) const;
 
   MarianConfig config_;
   ModelOptions options_;
@@ -107,6 +126,9 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
   torch::Tensor final_logits_bias_, positions_;
   std::vector<EncoderLayerWeights> encoder_layers_;
   std::vector<DecoderLayerWeights> decoder_layers_;
+  // Not part of the model's value: the greedy decoders GenerateBucketed keeps
+  // (thread-safe itself, hence usable from const methods).
+  std::shared_ptr<MarianDecoderCache> kept_decoders_ = std::make_shared<MarianDecoderCache>(kKeptDecoders);
 };
 
 class MarianDecoderState : public StepDecoder {
@@ -133,6 +155,9 @@ class MarianStaticDecoder : public StaticStepDecoder {
  private:
   friend class MarianModel;
   explicit MarianStaticDecoder(std::shared_ptr<const MarianModel> model) : model_(std::move(model)) {}
+  // Points the decoder at another input of the same shapes, in place (a kept CUDA
+  // graph reads these storages): its cross-attention keys, values and mask.
+  void Refill(const torch::Tensor& encoder_out, const torch::Tensor& attention_mask);
 
   std::shared_ptr<const MarianModel> model_;
   std::vector<StaticKvCache> caches_;

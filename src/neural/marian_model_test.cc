@@ -130,6 +130,57 @@ TEST_P(MarianParity, StaticPathGivesTheSameGreedySequences) {
   EXPECT_GT(greedy_runs, 0);
 }
 
+// Padding to buckets (what GenerateBucketed and the batcher do on CUDA), on the
+// CPU: a line padded and masked gives its unpadded logits and tokens.
+TEST_P(MarianParity, PaddedAndMaskedLineGivesTheUnpaddedLogits) {
+  const torch::Tensor decoder_ids = IdsTensor(reference_["teacher_forced_decoder_input_ids"]);
+  const std::int64_t pad = model_->config().pad_token_id;
+  for (std::int64_t i = 0; i < input_ids_.size(0); ++i) {
+    const std::int64_t length = attention_mask_[i].sum().item<std::int64_t>();
+    const torch::Tensor ids = input_ids_.narrow(0, i, 1).narrow(1, 0, length);
+    const torch::Tensor target = decoder_ids.narrow(0, i, 1);
+    const torch::Tensor unpadded = model_->Logits(ids, torch::ones_like(ids), target);
+    for (std::int64_t padded_length : {MarianSourceBucket(length, model_->config().max_position_embeddings), length + 21}) {
+      torch::Tensor padded = torch::full({1, padded_length}, pad, torch::kLong);
+      torch::Tensor mask = torch::zeros({1, padded_length}, torch::kLong);
+      padded.narrow(1, 0, length).copy_(ids);
+      mask.narrow(1, 0, length).fill_(1);
+      const torch::Tensor logits = model_->Logits(padded, mask, target);
+      EXPECT_LT(RelativeError(logits, unpadded), kTolerance) << "input " << i << " padded to " << padded_length;
+      EXPECT_TRUE(torch::equal(logits.argmax(-1), unpadded.argmax(-1))) << "input " << i << " padded to " << padded_length;
+    }
+  }
+}
+
+TEST_P(MarianParity, BucketedGreedyDecodingGivesTheUnpaddedSequences) {
+  int greedy_runs = 0;
+  for (const auto& [run, entry] : reference_["generate"].items()) {
+    const GenerationOptions options = Options(entry["params"]);
+    if (options.num_beams != 1) continue;
+    ++greedy_runs;
+    const auto singles = IdLists(entry["single"]);
+    EXPECT_EQ(model_->GenerateBucketed(input_ids_, attention_mask_, options), IdLists(entry["batch"])) << run;
+    // Twice over, one line at a time: later lines reuse the decoder (and its
+    // buffers) an earlier line of the same bucket left.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::int64_t i = 0; i < input_ids_.size(0); ++i) {
+        const std::int64_t length = attention_mask_[i].sum().item<std::int64_t>();
+        const torch::Tensor ids = input_ids_.narrow(0, i, 1).narrow(1, 0, length);
+        EXPECT_EQ(model_->GenerateBucketed(ids, torch::ones_like(ids), options).at(0), singles[i])
+            << run << " (input " << i << " alone, pass " << pass << ")";
+      }
+    }
+    // Three rows pad to a batch of four (the fourth repeats the first).
+    const auto three = model_->GenerateBucketed(input_ids_.narrow(0, 1, 3), attention_mask_.narrow(0, 1, 3), options);
+    ASSERT_EQ(three.size(), 3u);
+    for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(three[r], singles[r + 1]) << run << " (row " << r << " of 3)";
+  }
+  EXPECT_GT(greedy_runs, 0);
+  const MarianDecoderCacheStats stats = model_->KeptDecoderStats();
+  EXPECT_GT(stats.reused, 0);
+  EXPECT_LT(stats.reused, stats.decodes);
+}
+
 INSTANTIATE_TEST_SUITE_P(TinyCheckpoints, MarianParity, ::testing::Values("marian_tiny", "marian_tiny_sharded"));
 
 // The same checkpoint on a GPU: fp32 as exact as on the CPU; fp16 and bf16 within
@@ -218,10 +269,103 @@ TEST_P(MarianOnGpu, CudaGraphPathMatchesTheEagerPath) {
   }
 }
 
+// Lines of several lengths one after another, twice: on the second pass every
+// line replays the graph its bucket captured on the first, and gives the tokens
+// the eager path gives (fp32: exactly; fp16 and bf16: the same as the first pass).
+TEST_P(MarianOnGpu, KeptGraphsReplayAcrossLinesOfABucket) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CUDA graph test runs on the GPU machine";
+  const std::string dir = TestdataDir("marian_tiny");
+  auto model = MarianModel::Load(dir, ModelOptions{torch::kCUDA, GetParam().dtype});
+  const auto reference = ReadJsonFile(dir + "/reference.json");
+  const torch::Tensor ids = IdsTensor(reference["input_ids"]);
+  const torch::Tensor mask = IdsTensor(reference["attention_mask"]);
+  GenerationOptions o = model->DefaultGenerationOptions();
+  o.max_new_tokens = reference["max_new_tokens"].get<std::int64_t>();
+  std::vector<std::vector<std::int64_t>> first_pass;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (std::int64_t i = 0; i < ids.size(0); ++i) {
+      const std::int64_t length = mask[i].sum().item<std::int64_t>();
+      const torch::Tensor line = ids.narrow(0, i, 1).narrow(1, 0, length);
+      StaticSearchReport report;
+      const auto tokens = model->GenerateBucketed(line, torch::ones_like(line), o, &report).at(0);
+      if (pass == 0) {
+        first_pass.push_back(tokens);
+        GenerationOptions eager = o;
+        eager.path = DecodePath::kEager;
+        if (GetParam().dtype == torch::kFloat) {
+          EXPECT_EQ(tokens, model->Generate(line, torch::ones_like(line), eager).at(0)) << "line " << i;
+        }
+      } else {
+        EXPECT_EQ(tokens, first_pass[static_cast<std::size_t>(i)]) << "line " << i << ", pass " << pass;
+      }
+      if (pass == 2 && report.steps > 2) {
+        EXPECT_TRUE(report.cuda_graph) << "line " << i;
+        EXPECT_TRUE(report.graph_reused) << "line " << i;
+      }
+    }
+  }
+  EXPECT_GT(model->KeptDecoderStats().reused, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, MarianOnGpu,
                          ::testing::Values(GpuCase{torch::kFloat, kTolerance, "fp32"}, GpuCase{torch::kHalf, 3e-2, "fp16"},
                                            GpuCase{torch::kBFloat16, 1e-1, "bf16"}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+TEST(MarianDecoderCache, BucketsPadLittleAndNeverShorten) {
+  EXPECT_EQ(MarianSourceBucket(1, 512), 8);
+  EXPECT_EQ(MarianSourceBucket(8, 512), 8);
+  EXPECT_EQ(MarianSourceBucket(9, 512), 16);
+  EXPECT_EQ(MarianSourceBucket(130, 512), 144);  // past 128: at most 1/8 padding
+  EXPECT_EQ(MarianSourceBucket(500, 512), 512);  // capped at the position table
+  EXPECT_EQ(MarianSourceBucket(600, 512), 600);  // too long: left for the encoder's error
+  EXPECT_EQ(MarianBatchBucket(1), 1);
+  EXPECT_EQ(MarianBatchBucket(3), 4);
+  EXPECT_EQ(MarianBatchBucket(16), 16);
+  EXPECT_EQ(MarianBatchBucket(17), 32);
+}
+
+TEST(MarianDecoderCache, KeepsTheMostRecentlyUsedUpToItsCapacity) {
+  MarianDecoderCache cache(2);
+  auto take_and_return = [&](std::int64_t length) {
+    auto entry = cache.Take(MarianDecoderKey{1, length, 16});
+    const bool reused = entry->search.shape.size() == 1;
+    entry->search.shape = {length};  // marks the entry as made for this key
+    cache.Return(std::move(entry));
+    return reused;
+  };
+  EXPECT_FALSE(take_and_return(8));
+  EXPECT_FALSE(take_and_return(16));
+  EXPECT_TRUE(take_and_return(8));    // 8 is now the most recent
+  EXPECT_FALSE(take_and_return(24));  // evicts 16, the least recently used
+  EXPECT_TRUE(take_and_return(8));
+  EXPECT_FALSE(take_and_return(16));
+  const MarianDecoderCacheStats stats = cache.stats();
+  EXPECT_EQ(stats.decodes, 6);
+  EXPECT_EQ(stats.reused, 2);
+  EXPECT_EQ(stats.evicted, 2);
+}
+
+TEST(MarianDecoderCache, AnEntryInUseIsNotHandedOutTwice) {
+  MarianDecoderCache cache(4);
+  const MarianDecoderKey key{1, 8, 16};
+  auto first = cache.Take(key);
+  first->search.shape = {1};
+  auto second = cache.Take(key);  // the first is still in use
+  EXPECT_TRUE(second->search.shape.empty());
+  cache.Return(std::move(first));
+  EXPECT_EQ(cache.Take(key)->search.shape, std::vector<std::int64_t>{1});
+}
+
+TEST(MarianModel, BucketedDecodingRefusesBeams) {
+  auto model = MarianModel::Load(TestdataDir("marian_tiny"));
+  const torch::Tensor ids = torch::tensor({5, 6, 7}, torch::kLong).view({1, 3});
+  GenerationOptions o = model->DefaultGenerationOptions();
+  o.max_new_tokens = 4;
+  o.num_beams = 2;
+  ExpectError([&] { model->GenerateBucketed(ids, torch::ones_like(ids), o); }, ErrorCode::kInvalidArgument,
+              {"num_beams 1"});
+}
 
 TEST(MarianModel, ConfigDefaultsBecomeGenerationOptions) {
   auto model = MarianModel::Load(TestdataDir("marian_tiny"));
