@@ -145,6 +145,14 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
     return absl::InvalidArgumentError(
         absl::StrCat("unknown --asr \"", options.asr_engine, "\" (use pocketsphinx or whisper)"));
   }
+  const bool marian = std::find(options.fallback_engines.begin(), options.fallback_engines.end(), "marian") !=
+                      options.fallback_engines.end();
+  if (marian && options.marian_model_dir.empty()) {
+    return absl::InvalidArgumentError("--engine marian needs a checkpoint directory: give --marian-model DIR (docs/models.md)");
+  }
+  if (!marian && !options.marian_model_dir.empty()) {
+    return absl::InvalidArgumentError("--marian-model is for the marian engine: add marian to --engine");
+  }
   LC_ASSIGN_OR_RETURN(const Language heard, ParseLanguage(options.language));
   std::shared_ptr<AsrModel> model;
   if (options.asr_engine == "whisper") {
@@ -184,6 +192,7 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   fallback_options.memory_paths = {options.script_path};
   fallback_options.engines = options.fallback_engines;
   fallback_options.llm = options.llm;
+  fallback_options.marian_model_dir = options.marian_model_dir;
   SystemClock clock;
   LC_ASSIGN_OR_RETURN(TranslationStack fallback, BuildTranslationStack(fallback_options, clock, logger));
 
@@ -295,11 +304,13 @@ Command AddFollowCommand(CLI::App& app) {
   follow_cmd->add_option("--asr-model", follow_options.asr_model_dir,
                          "Whisper checkpoint directory for --asr whisper (docs/models.md)");
   follow_cmd->add_option("--engine", follow_options.fallback_engines,
-                         "Engines for off-script speech: tm (fuzzy script match), llm, or tm,llm")
+                         "Engines for off-script speech: tm (fuzzy script match), llm, marian (--marian-model), or a list: tm,llm")
       ->capture_default_str();
   follow_cmd->add_option("--llm-endpoint", follow_options.llm.endpoint,
                          "OpenAI-compatible server for --engine llm (default: $LINGCAST_LLM_ENDPOINT)");
   follow_cmd->add_option("--llm-model", follow_options.llm.model, "Model name for --engine llm");
+  follow_cmd->add_option("--marian-model", follow_options.marian_model_dir,
+                         "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
   follow_cmd->add_flag("--json", follow_options.json,
                        "One JSON object per decision: line, off_script, confidence, commit_time_ms, commit_point, "
                        "source_text, translation");

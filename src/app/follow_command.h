@@ -44,6 +44,7 @@ struct FollowCommandOptions {
   float script_weight = PocketsphinxOptions{}.script_weight;
   std::vector<std::string> fallback_engines = {"tm"};
   LlmConfig llm;
+  std::string marian_model_dir;  // --marian-model: the Marian checkpoint for --engine marian
   bool debug_log = false;
   // --asr: pocketsphinx (embedded, English) or whisper (--asr-model DIR, a
   // Whisper checkpoint through the neural plug-in); --lang: the language the

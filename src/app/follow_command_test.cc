@@ -192,6 +192,14 @@ TEST(FollowCommandTest, BadInputsAreClearErrors) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.message;
     EXPECT_THAT(std::string(status.message()), HasSubstr(c.message));
   }
+  FollowCommandOptions marian = options;
+  marian.fallback_engines = {"tm", "marian"};
+  EXPECT_THAT(std::string(RunFollow(marian, FromBuffer(silence), [](const FollowRecord&) {}, logger).status().message()),
+              HasSubstr("give --marian-model DIR"));
+  marian.fallback_engines = {"tm"};
+  marian.marian_model_dir = "models/opus-mt-en-zh";
+  EXPECT_THAT(std::string(RunFollow(marian, FromBuffer(silence), [](const FollowRecord&) {}, logger).status().message()),
+              HasSubstr("add marian to --engine"));
 }
 
 }  // namespace

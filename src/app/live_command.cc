@@ -106,12 +106,14 @@ Command AddLiveCommand(CLI::App& app) {
   c.add_option("--script", options.script_path, "Script the host follows: its lines commit their own translation");
   c.add_option("--tm", options.memory_paths, "More translation memory (.tsv/.csv pairs or bilingual scripts)");
   c.add_option("--glossary", options.glossary_path, "Glossary (CHINESE<TAB>ENGLISH terms)");
-  c.add_option("--engine", flags->engines, "Fallback translators for off-script speech: tm, llm, none")
+  c.add_option("--engine", flags->engines, "Fallback translators for off-script speech: tm, llm, marian, none")
       ->capture_default_str();
   c.add_flag("--no-provisional", flags->no_provisional,
              "No provisional captions of off-script speech while it is spoken (docs/live.md)");
   c.add_option("--llm-endpoint", options.llm.endpoint, "OpenAI-compatible server for --engine llm");
   c.add_option("--llm-model", options.llm.model, "Model name for --engine llm");
+  c.add_option("--marian-model", options.marian_model_dir,
+               "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
   c.add_option("--control", options.control_path,
                "Operator corrections while live, from a file or FIFO, or - for stdin: line N = TEXT, "
                "term SOURCE = TEXT, tm SOURCE = TEXT");

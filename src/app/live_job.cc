@@ -146,6 +146,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     }
   }
   translation.llm = options.llm;
+  translation.marian_model_dir = options.marian_model_dir;
   SystemClock system_clock;
   SimulatedClock simulated_clock;
   Clock& clock = simulated ? static_cast<Clock&>(simulated_clock) : static_cast<Clock&>(system_clock);

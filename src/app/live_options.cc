@@ -1,5 +1,7 @@
 #include "app/live_options.h"
 
+#include <algorithm>
+
 #include "audio/audio_decoder.h"
 
 #include "absl/strings/str_cat.h"
@@ -45,6 +47,13 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat("--source and --target are both ",
                                                    std::string(LanguageCode(options.source)),
                                                    ": live interprets between zh and en"));
+  }
+  const bool marian = std::find(options.engines.begin(), options.engines.end(), "marian") != options.engines.end();
+  if (marian && options.marian_model_dir.empty()) {
+    return absl::InvalidArgumentError("--engine marian needs a checkpoint directory: give --marian-model DIR (docs/models.md)");
+  }
+  if (!marian && !options.marian_model_dir.empty()) {
+    return absl::InvalidArgumentError("--marian-model is for the marian engine: add marian to --engine");
   }
   if (options.asr_engine != "pocketsphinx" && options.asr_engine != "whisper") {
     return absl::InvalidArgumentError(

@@ -49,6 +49,7 @@ struct LiveOptions {
   // (docs/live.md, "Ad-libs as they are spoken"). --no-provisional: off.
   bool provisional_captions = true;
   LlmConfig llm;                      // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
+  std::string marian_model_dir;       // --marian-model: the Marian checkpoint for --engine marian
   std::string control_path;           // --control PATH|-: the operator's corrections (live_control.h); empty: none
   std::string corrections_path;       // --corrections FILE: corrections of earlier shows, and where new ones are kept
 

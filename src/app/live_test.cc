@@ -57,6 +57,8 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
       {[](LiveOptions& o) { o.asr_engine = "whispr"; }, "unknown --asr \"whispr\""},
       {[](LiveOptions& o) { o.asr_engine = "whisper"; }, "give --asr-model DIR"},
       {[](LiveOptions& o) { o.asr_model_dir = "models/whisper-small"; }, "give it with --asr whisper"},
+      {[](LiveOptions& o) { o.engines = {"tm", "marian"}; }, "give --marian-model DIR"},
+      {[](LiveOptions& o) { o.marian_model_dir = "models/opus-mt-en-zh"; }, "add marian to --engine"},
       {[](LiveOptions& o) { o.fps = 0; }, "--fps"},
       {[](LiveOptions& o) { o.max_lag = MediaTime::Millis(100); }, "--max-lag"},
       {[](LiveOptions& o) { o.max_speedup = 3; }, "--max-speedup"},

@@ -20,6 +20,7 @@ namespace lingcast::e2e {
 namespace {
 
 const std::string kModel = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/whisper_tiny";
+const std::string kMarianModel = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/marian_tiny";
 
 // Half a second of silence, two seconds of a loud sweep with bursts, a second of
 // silence: raw s16le 16 kHz mono.
@@ -107,7 +108,8 @@ TEST(WhisperCli, BadOptionsAreOneClearLine) {
 // `lingcast live --asr whisper`: a Mandarin host (the embedded recognizer hears
 // English only), heard by the checkpoint through the plug-in, interpreted into an
 // MP4 on the simulated clock. The tiny checkpoint's words match no script line:
-// they are off-script speech, which the report shows with what Whisper heard.
+// they are off-script speech, which the report shows with what Whisper heard,
+// translated by the Marian fallback (the tiny zh -> en checkpoint).
 TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
   const std::string dir = std::filesystem::temp_directory_path() / ("lingcast-e2e-live-whisper-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
@@ -116,7 +118,8 @@ TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
   std::ofstream(dir + "/show.script") << "zh: 欢迎大家来到直播间 | en: Welcome to the live room everyone\n";
   const RunResult r = RunLingcast({"live", "--in", dir + "/host.wav", "--source", "zh", "--target", "en", "--asr", "whisper",
                                    "--asr-model", kModel, "--script", dir + "/show.script", "--out", dir + "/out.mp4",
-                                   "--clock", "simulated", "--size", "320x180", "--json"});
+                                   "--engine", "marian", "--marian-model", kMarianModel, "--clock", "simulated", "--size",
+                                   "320x180", "--json"});
   if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
     std::filesystem::remove_all(dir);
     GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
@@ -129,6 +132,9 @@ TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
     EXPECT_FALSE(u["source_text"].get<std::string>().empty());
     EXPECT_TRUE(u["off_script"].get<bool>()) << u["source_text"];
     EXPECT_GE(u["decided_at_ms"].get<double>(), 500);  // the sound starts at 0.5 s
+    // Off-script speech goes to the fallback: the Marian checkpoint, through the plug-in too.
+    EXPECT_EQ(u["engine"], "marian") << u;
+    EXPECT_FALSE(u["translation"].get<std::string>().empty());
   }
   EXPECT_GT(std::filesystem::file_size(dir + "/out.mp4"), 0u);
   std::filesystem::remove_all(dir);
