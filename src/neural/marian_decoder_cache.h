@@ -2,10 +2,10 @@
 // shape ("bucket"), so that on CUDA a new line replays the decode-step graph an
 // earlier line of its bucket captured instead of capturing one of its own.
 //
-// Why: on an H200 a batch-1 OPUS-MT line cost 100-150 ms when its length differed
-// from the previous line's, against ~31 ms for a repeated length: every call
-// captured its decode step anew (and met cuBLAS/attention at a new shape). Lines
-// are padded to buckets (source length: a multiple of 8 up to 128, then at most
+// Why: on an H200 a batch-1 OPUS-MT line costs ~160 ms the first time its exact
+// input shape is seen, against ~32 ms for a seen one (measured: a graph captured
+// per call costs ~35 ms at a seen shape, so the dear part is the first meeting
+// of a shape, not the capture; src/neural/README.md). Lines are padded to buckets (source length: a multiple of 8 up to 128, then at most
 // 1/8 padding, as vits_graphs.h's BucketLength; batch: the next power of two,
 // padded rows repeat the first line), the padding masked out of the encoder and
 // the cross-attention, so the real rows decode exactly what they decode unpadded.
