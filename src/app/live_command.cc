@@ -129,6 +129,10 @@ Command AddLiveCommand(CLI::App& app) {
   c.add_option("--title", options.title, "Lower-third title \"NAME|SUBTITLE\" for the first seconds");
   c.add_option("--voice-zh", options.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
   c.add_option("--voice-en", options.voice_en, "espeak-ng voice for English (default en-us)");
+  c.add_option("--tts", options.tts_engine,
+               "The avatar's voice: espeak (embedded), or vits (a VITS / MMS-TTS checkpoint, --tts-model)")
+      ->capture_default_str();
+  c.add_option("--tts-model", options.tts_model_dir, "VITS checkpoint directory for --tts vits (docs/models.md)");
   c.add_option("--rate", options.rate, "The avatar's speaking rate (0.5-2)")->capture_default_str();
   c.add_option("--lag-policy", flags->lag_policy, "When lines queue up: speedup, shorten or skip")
       ->capture_default_str();

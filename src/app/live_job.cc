@@ -18,6 +18,7 @@
 #include "app/speech_follower.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
+#include "app/tts_command.h"
 #include "app/whisper_recognizer.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
@@ -157,7 +158,23 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   }
   if (translation.engines.empty()) stack.chain.reset();  // subtitles only off script
 
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, MakeStudioVoice(options.voice_zh, options.voice_en));
+  std::unique_ptr<TtsEngine> tts;
+  if (options.tts_engine == "vits") {
+    TtsCommandOptions vits;
+    vits.engine = "vits";
+    vits.model_dir = options.tts_model_dir;
+    LC_ASSIGN_OR_RETURN(tts, MakeTtsEngine(vits));
+    // A checkpoint that cannot speak the avatar's language fails now, not at
+    // the show's first line.
+    SynthesisRequest probe;
+    probe.text = options.target == Language::kZh ? "你好" : "Hello";
+    probe.language = options.target;
+    if (absl::Status spoken = tts->Synthesize(probe).status(); !spoken.ok()) {
+      return absl::Status(spoken.code(), absl::StrCat("--tts-model ", options.tts_model_dir, ": ", spoken.message()));
+    }
+  } else {
+    LC_ASSIGN_OR_RETURN(tts, MakeStudioVoice(options.voice_zh, options.voice_en));
+  }
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
 
   VideoEncoderOptions video = StudioVideoOptions(look, options.fps, options.preset, options.crf, 0);
@@ -295,6 +312,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   extra["wall_seconds"] = std::round(wall_s * 100) / 100;
   extra["clock"] = simulated ? "simulated" : "realtime";
   extra["recognizer"] = asr->name();
+  extra["voice"] = tts->name();
   extra["lag_policy"] = LagPolicyName(options.lag_policy);
   extra["untranslated_off_script"] = translate.failures();
   extra["corrections_applied"] = translate.corrections_applied();

@@ -55,6 +55,18 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
   if (!marian && !options.marian_model_dir.empty()) {
     return absl::InvalidArgumentError("--marian-model is for the marian engine: add marian to --engine");
   }
+  if (options.tts_engine != "espeak" && options.tts_engine != "vits") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", options.tts_engine, "\" (use espeak or vits)"));
+  }
+  if (options.tts_engine == "vits" && options.tts_model_dir.empty()) {
+    return absl::InvalidArgumentError("--tts vits needs a checkpoint directory: give --tts-model DIR (docs/models.md)");
+  }
+  if (options.tts_engine == "espeak" && !options.tts_model_dir.empty()) {
+    return absl::InvalidArgumentError("--tts-model is a VITS checkpoint: give it with --tts vits");
+  }
+  if (options.tts_engine == "vits" && (!options.voice_zh.empty() || !options.voice_en.empty())) {
+    return absl::InvalidArgumentError("--voice-zh / --voice-en choose espeak-ng voices; a vits checkpoint has one voice");
+  }
   if (options.asr_engine != "pocketsphinx" && options.asr_engine != "whisper") {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown --asr \"", options.asr_engine, "\" (use pocketsphinx or whisper)"));

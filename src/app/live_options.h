@@ -58,6 +58,11 @@ struct LiveOptions {
   int fps = 30;                       // --fps
   std::string voice_zh;               // --voice-zh (empty: cmn-latn-pinyin)
   std::string voice_en;               // --voice-en (empty: en-us)
+  // --tts: the avatar's voice. espeak (embedded) or vits: a VITS / MMS-TTS
+  // checkpoint (--tts-model DIR) through the neural plug-in; it speaks its own
+  // language only (facebook/mms-tts-eng: English; there is no MMS Mandarin).
+  std::string tts_engine = "espeak";
+  std::string tts_model_dir;          // --tts-model: the VITS checkpoint directory
   double rate = 1.0;                  // --rate: the avatar's normal speaking rate
   // The look, as `render` takes it (app/studio.h).
   std::string avatar_path;                 // --avatar RIG.json (empty: the built-in presenter)

@@ -59,6 +59,15 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
       {[](LiveOptions& o) { o.asr_model_dir = "models/whisper-small"; }, "give it with --asr whisper"},
       {[](LiveOptions& o) { o.engines = {"tm", "marian"}; }, "give --marian-model DIR"},
       {[](LiveOptions& o) { o.marian_model_dir = "models/opus-mt-en-zh"; }, "add marian to --engine"},
+      {[](LiveOptions& o) { o.tts_engine = "festival"; }, "unknown --tts \"festival\""},
+      {[](LiveOptions& o) { o.tts_engine = "vits"; }, "give --tts-model DIR"},
+      {[](LiveOptions& o) { o.tts_model_dir = "models/mms-tts-eng"; }, "give it with --tts vits"},
+      {[](LiveOptions& o) {
+         o.tts_engine = "vits";
+         o.tts_model_dir = "models/mms-tts-eng";
+         o.voice_en = "en-gb";
+       },
+       "a vits checkpoint has one voice"},
       {[](LiveOptions& o) { o.fps = 0; }, "--fps"},
       {[](LiveOptions& o) { o.max_lag = MediaTime::Millis(100); }, "--max-lag"},
       {[](LiveOptions& o) { o.max_speedup = 3; }, "--max-speedup"},

@@ -21,6 +21,7 @@ namespace {
 
 const std::string kModel = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/whisper_tiny";
 const std::string kMarianModel = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/marian_tiny";
+const std::string kVitsModel = std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/vits_tiny";
 
 // Half a second of silence, two seconds of a loud sweep with bursts, a second of
 // silence: raw s16le 16 kHz mono.
@@ -109,7 +110,8 @@ TEST(WhisperCli, BadOptionsAreOneClearLine) {
 // English only), heard by the checkpoint through the plug-in, interpreted into an
 // MP4 on the simulated clock. The tiny checkpoint's words match no script line:
 // they are off-script speech, which the report shows with what Whisper heard,
-// translated by the Marian fallback (the tiny zh -> en checkpoint).
+// translated by the Marian fallback (the tiny zh -> en checkpoint) and spoken
+// with the tiny VITS checkpoint: Whisper, Marian and VITS in one live run.
 TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
   const std::string dir = std::filesystem::temp_directory_path() / ("lingcast-e2e-live-whisper-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
@@ -118,8 +120,8 @@ TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
   std::ofstream(dir + "/show.script") << "zh: 欢迎大家来到直播间 | en: Welcome to the live room everyone\n";
   const RunResult r = RunLingcast({"live", "--in", dir + "/host.wav", "--source", "zh", "--target", "en", "--asr", "whisper",
                                    "--asr-model", kModel, "--script", dir + "/show.script", "--out", dir + "/out.mp4",
-                                   "--engine", "marian", "--marian-model", kMarianModel, "--clock", "simulated", "--size",
-                                   "320x180", "--json"});
+                                   "--engine", "marian", "--marian-model", kMarianModel, "--tts", "vits", "--tts-model",
+                                   kVitsModel, "--clock", "simulated", "--size", "320x180", "--json"});
   if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
     std::filesystem::remove_all(dir);
     GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
@@ -136,6 +138,9 @@ TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
     EXPECT_EQ(u["engine"], "marian") << u;
     EXPECT_FALSE(u["translation"].get<std::string>().empty());
   }
+  // ...and the avatar says it with the VITS checkpoint (the tiny English one).
+  EXPECT_NE(report["summary"]["voice"].get<std::string>().find("vits"), std::string::npos) << report["summary"];
+  EXPECT_GE(report["summary"]["spoken"].get<int>(), 1) << report["summary"];
   EXPECT_GT(std::filesystem::file_size(dir + "/out.mp4"), 0u);
   std::filesystem::remove_all(dir);
 }
