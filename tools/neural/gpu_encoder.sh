@@ -111,7 +111,7 @@ fi
 stamp "built; warnings: $(grep -c 'warning:' "$out/build.log")"
 wait "$maker"
 stamp "checkpoint: exit $?, $(du -sh "$ckpt" | cut -f1)"
-timeout 150 python3 /tmp/whisper_encoder_reference.py time "$ckpt" 2>&1 | grep -vE "Warning|warn" | tee -a "$out/reference.log"
+timeout 150 python3 /tmp/whisper_encoder_reference.py time "$ckpt" 2>&1 | grep -vE "^\[transformers\]|Warning|warn|Loading weights" | tee -a "$out/reference.log"
 stamp "reference done"
 timeout 150 "$build/bench/neural_bench_whisper" "$ckpt" 2>&1 | tee "$out/bench.log"
 stamp "bench done"
