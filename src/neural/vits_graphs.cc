@@ -96,7 +96,7 @@ std::vector<torch::Tensor> GraphCache::Run(const std::string& key, const std::ve
       cudaGetLastError();  // clears the capture's error state
       e.failed = true;
       ++stats_.failed;
-      std::fprintf(stderr, "lingcast neural: CUDA graph capture of VITS %s failed (%s); running it eagerly\n",
+      std::fprintf(stderr, "lingcast neural: CUDA graph capture of %s failed (%s); running it eagerly\n",
                    key.c_str(), why.c_str());
       ++stats_.eager;
       return body(e.inputs);

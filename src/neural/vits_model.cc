@@ -370,7 +370,7 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
     keep = torch::constant_pad_nd(keep, {0, pad});
     std::vector<torch::Tensor> inputs = {ids, keep};
     if (scaled_noise.defined()) inputs.push_back(torch::constant_pad_nd(scaled_noise, {0, pad}));
-    encoded = graphs_->Run("text " + std::to_string(n) + "x" + std::to_string(padded_t) + (masked ? " masked" : ""),
+    encoded = graphs_->Run("VITS text " + std::to_string(n) + "x" + std::to_string(padded_t) + (masked ? " masked" : ""),
                            inputs, [&](const std::vector<torch::Tensor>& in) {
                              return EncodeAndPredict(in[0], in[1], masked, in.size() > 2 ? in[2] : torch::Tensor());
                            });
@@ -417,7 +417,7 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
     // decodes the padded batch whole).
     const torch::Tensor decoder_mask = (frame_positions < frames).unsqueeze(1).to(float_options);
     const std::vector<torch::Tensor> decoded = graphs_->Run(
-        "decode " + std::to_string(n) + "x" + std::to_string(padded_frames), {prior, flow_mask, decoder_mask},
+        "VITS decode " + std::to_string(n) + "x" + std::to_string(padded_frames), {prior, flow_mask, decoder_mask},
         [&](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{Decode(in[0], in[1], in[2])}; });
     out.waveform = decoded[0].narrow(2, 0, frames * config_.hop_length()).squeeze(1).clone();
   } else {
