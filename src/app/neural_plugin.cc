@@ -26,8 +26,8 @@ absl::StatusOr<NeuralPlugin> NeuralPlugin::Open(const std::string& engine) {
 #else
   return absl::FailedPreconditionError(absl::StrCat(
       "this lingcast was built without neural engines (libtorch not found): install libtorch-dev "
-      "(scripts/install-deps.sh) and rebuild to use --engine ",
-      engine));
+      "(scripts/install-deps.sh) and rebuild to use the ",
+      engine, " engine"));
 #endif
 }
 
