@@ -39,14 +39,9 @@
 #include <thread>
 #include <vector>
 
-#if __has_include("absl/base/thread_annotations.h")
-#include "absl/base/thread_annotations.h"
-#else  // the GPU machine's build has no absl: the annotations are documentation there
-#define ABSL_GUARDED_BY(x)
-#endif
-
 #include "neural/generation.h"
 #include "neural/marian_model.h"
+#include "neural/thread_annotations.h"
 
 namespace lingcast::neural {
 

@@ -19,14 +19,9 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "neural/thread_annotations.h"
 #include "neural/vits_config.h"
 #include "neural/vits_graphs.h"
-
-#if __has_include("absl/base/thread_annotations.h")
-#include "absl/base/thread_annotations.h"
-#elif !defined(ABSL_GUARDED_BY)  // the GPU machine's build has no absl: documentation there
-#define ABSL_GUARDED_BY(x)
-#endif
 
 namespace lingcast::neural {
 struct VitsModelOptions {

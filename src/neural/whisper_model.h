@@ -22,15 +22,10 @@
 
 #include "neural/generation.h"
 #include "neural/marian_model.h"  // ModelOptions
+#include "neural/thread_annotations.h"
 #include "neural/transformer_layers.h"
 #include "neural/vits_graphs.h"  // GraphCache: the encoder's CUDA graphs
 #include "neural/whisper_config.h"
-
-#if __has_include("absl/base/thread_annotations.h")
-#include "absl/base/thread_annotations.h"
-#elif !defined(ABSL_GUARDED_BY)  // the GPU machine's build has no absl: documentation there
-#define ABSL_GUARDED_BY(x)
-#endif
 
 namespace lingcast::neural {
 

@@ -1,0 +1,9 @@
+// Abseil's thread annotations where abseil is there. The GPU machine builds
+// src/neural alone, without abseil: there the annotations are documentation.
+#pragma once
+
+#if __has_include("absl/base/thread_annotations.h")
+#include "absl/base/thread_annotations.h"
+#elif !defined(ABSL_GUARDED_BY)
+#define ABSL_GUARDED_BY(x)
+#endif
