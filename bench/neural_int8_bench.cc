@@ -9,8 +9,11 @@
 // tokens, greedy, exactly 64 new tokens) and whisper-small size (d_model 768,
 // 12+12 layers, vocabulary 51865; 30 s windows of random features, exactly 32
 // tokens after the 4-token prompt, the encoder not timed). Variants: the
-// reference dtype unquantized, int8 dequantize-then-matmul, and int8 through
-// libtorch's _weight_int8pack_mm where this libtorch has it.
+// reference dtype unquantized, int8 dequantize-then-matmul, int8 with our fused
+// GEMV for decode (Int8Kernel::kAuto, CUDA builds with nvcc), and int8 through
+// libtorch's _weight_int8pack_mm (on CUDA only with LINGCAST_INT8_BENCH_LIBTORCH=1).
+// On CUDA first: each linear layer's decode-step product alone (fp16, dequantize,
+// fused) at both models' shapes (--linears: that part only).
 // Per variant: weight bytes (and the CUDA allocator's bytes after loading), decode
 // tokens/s at batch 1 and 16 (default path: static caches + CUDA graph on CUDA),
 // and against the reference on a fixed set of 16 inputs: greedy token agreement
@@ -36,6 +39,8 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
+#include "neural/cuda_graph.h"
+#include "neural/int8_gemv.h"
 #include "neural/marian_model.h"
 #include "neural/quantization.h"
 #include "neural/whisper_model.h"
@@ -122,6 +127,63 @@ void PrintLogitDifference(const torch::Tensor& got, const torch::Tensor& want) {
               max_difference, mean_difference, largest, max_difference / largest, mean_difference / largest, 100.0 * top1);
 }
 
+// One linear layer at a decode step, each product captured 20 times in one CUDA
+// graph (as the decoders run it) and the graph replayed: microseconds per product,
+// with no host launch cost in it.
+double LinearMicroseconds(const std::function<torch::Tensor()>& product) {
+  constexpr int kRepeats = 20;
+  lingcast::neural::StepGraph graph;
+  std::string why;
+  {
+    lingcast::neural::SideStreamScope side(torch::kCUDA);
+    product();  // warm-up outside the capture (libraries' first-call set-up)
+    torch::cuda::synchronize();
+    if (!graph.Capture([&] { for (int i = 0; i < kRepeats; ++i) product(); }, why)) {
+      std::printf("  (capture failed: %s)\n", why.c_str());
+      return -1;
+    }
+  }
+  const double ms = MedianMs([&] { for (int i = 0; i < 10; ++i) graph.Replay(); }, 5, true);
+  return ms * 1e3 / (10.0 * kRepeats);
+}
+
+// fp16 linear, int8 dequantize-then-matmul and our fused int8 GEMV at the decode
+// shapes of whisper-small (d_model 768, ffn 3072, fused qkv 2304, vocabulary
+// 51865) and OPUS-MT base (512, 2048, 1536, 65001), for 1 and 4 rows.
+void BenchLinears() {
+  using lingcast::neural::LinearWeights;
+  struct Shape {
+    const char* model;
+    const char* name;
+    std::int64_t out, in;
+  };
+  const Shape shapes[] = {{"whisper-small", "q / out", 768, 768},      {"whisper-small", "fused qkv", 2304, 768},
+                          {"whisper-small", "fc1", 3072, 768},         {"whisper-small", "fc2", 768, 3072},
+                          {"whisper-small", "output", 51865, 768},     {"opus-mt base", "q / out", 512, 512},
+                          {"opus-mt base", "fused qkv", 1536, 512},    {"opus-mt base", "fc1", 2048, 512},
+                          {"opus-mt base", "fc2", 512, 2048},          {"opus-mt base", "output", 65001, 512}};
+  const bool fused_built = lingcast::neural::Int8GemvBuilt();
+  std::printf("per linear, one decode step (us per product, CUDA graph of 20; weight bytes over time in GB/s):\n");
+  const auto on_gpu = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kHalf);
+  torch::manual_seed(3);
+  for (const Shape& shape : shapes) {
+    const LinearWeights fp16{torch::randn({shape.out, shape.in}, on_gpu) * 0.05, torch::randn({shape.out}, on_gpu)};
+    const LinearWeights dequantize = lingcast::neural::QuantizeInt8(fp16, Int8Kernel::kDequantize);
+    const LinearWeights fused = lingcast::neural::QuantizeInt8(fp16, Int8Kernel::kAuto);
+    for (std::int64_t rows : {1, 4}) {
+      const torch::Tensor x = torch::randn({1, rows, shape.in}, on_gpu);
+      const double a = LinearMicroseconds([&] { return torch::linear(x, fp16.weight, fp16.bias); });
+      const double b = LinearMicroseconds([&] { return lingcast::neural::Int8Linear(x, dequantize); });
+      const double c = fused_built ? LinearMicroseconds([&] { return lingcast::neural::Int8Gemv(x, fused); }) : -1;
+      const double n = static_cast<double>(shape.out * shape.in);
+      std::printf("  %-13s %-9s %5lldx%-4lld rows %lld: fp16 %7.2f us (%5.0f GB/s); int8 dequantize %7.2f us (%.2fx); "
+                  "int8 fused %7.2f us (%5.0f GB/s, %.2fx of fp16)\n",
+                  shape.model, shape.name, static_cast<long long>(shape.out), static_cast<long long>(shape.in),
+                  static_cast<long long>(rows), a, 2 * n / a * 1e-3, b, a / b, c, n / c * 1e-3, a / c);
+    }
+  }
+}
+
 std::vector<Variant> Variants(bool cuda) {
   const torch::Device device = cuda ? torch::kCUDA : torch::kCPU;
   const torch::ScalarType dtype = cuda ? torch::kHalf : torch::kFloat;
@@ -129,7 +191,14 @@ std::vector<Variant> Variants(bool cuda) {
   std::vector<Variant> v = {
       {ModelOptions{device, dtype}, name},
       {ModelOptions{device, dtype, Quantization::kInt8, Int8Kernel::kDequantize}, name + " int8 (dequantize + matmul)"}};
-  if (lingcast::neural::Int8KernelCompiled()) {
+  if (cuda && lingcast::neural::Int8GemvBuilt()) {
+    v.push_back({ModelOptions{device, dtype, Quantization::kInt8, Int8Kernel::kAuto},
+                 name + " int8 (auto: fused GEMV for <= 8 rows, else dequantize + matmul)"});
+  }
+  // PyTorch's kernel is 2-16x slower than dequantizing on CUDA (README): timed
+  // only when asked, to keep the run short.
+  const char* libtorch = std::getenv("LINGCAST_INT8_BENCH_LIBTORCH");
+  if (lingcast::neural::Int8KernelCompiled() && (!cuda || (libtorch != nullptr && std::string(libtorch) == "1"))) {
     v.push_back({ModelOptions{device, dtype, Quantization::kInt8, Int8Kernel::kLibtorch},
                  name + " int8 (_weight_int8pack_mm)"});
   }
@@ -249,6 +318,8 @@ int main(int argc, char** argv) {
   std::printf("neural_int8_bench: libtorch %s, device %s, _weight_int8pack_mm %s\n", TORCH_VERSION,
               cuda ? "cuda" : "cpu", lingcast::neural::Int8KernelCompiled() ? "present" : "absent");
   if (small) std::printf("--small: a quarter of the width, 2 layers (not the real sizes)\n");
+  if (cuda && !small) BenchLinears();
+  if (argc > 1 && std::string(argv[1]) == "--linears") return 0;
   BenchMarian(cuda, small);
   BenchWhisper(cuda, small);
   return 0;

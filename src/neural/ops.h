@@ -21,6 +21,9 @@ struct LinearWeights {
   // (_weight_int8pack_mm: checked at quantization time on this weight's shape
   // and device) rather than dequantize-then-matmul.
   bool int8_kernel = false;
+  // Whether products of a few rows on CUDA may run through our fused int8 GEMV
+  // kernel (int8_gemv.h; Int8Kernel::kAuto) rather than dequantize-then-matmul.
+  bool int8_gemv = false;
 };
 
 struct LayerNormWeights {

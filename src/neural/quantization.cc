@@ -5,6 +5,7 @@
 
 #include <torch/version.h>
 
+#include "neural/int8_gemv.h"
 #include "neural/neural_error.h"
 
 #if __has_include(<ATen/ops/_weight_int8pack_mm.h>)
@@ -82,6 +83,7 @@ LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel) {
   q.weight = torch::round(weight / scales.to(torch::kFloat).unsqueeze(1)).clamp(-127, 127).to(torch::kChar).contiguous();
   q.scales = scales;
   q.bias = w.bias;
+  q.int8_gemv = kernel == Int8Kernel::kAuto;
   if (kernel == Int8Kernel::kDequantize || (kernel == Int8Kernel::kAuto && !w.weight.device().is_cpu())) return q;
   q.int8_kernel = LibtorchKernelRuns(q);
   if (kernel == Int8Kernel::kLibtorch && !q.int8_kernel) {
@@ -95,6 +97,7 @@ LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel) {
 torch::Tensor Dequantize(const LinearWeights& w) { return w.weight * w.scales.unsqueeze(1); }
 
 torch::Tensor Int8Linear(const torch::Tensor& x, const LinearWeights& w) {
+  if (w.int8_gemv && Int8GemvRuns(x, w)) return Int8Gemv(x, w);
   torch::Tensor y;
   if (w.int8_kernel) {
     const std::int64_t in = w.weight.size(1);

@@ -10,7 +10,8 @@
 // declares it (PyTorch >= 2.3; not Debian's 1.13) and it runs for the weight's
 // shape, dtype and device (checked once, at quantization time, against the
 // dequantized product), else as dequantize-then-matmul (the int8 rows times
-// their scales in one kernel, then the ordinary matrix product).
+// their scales in one kernel, then the ordinary matrix product); on CUDA, a
+// product of a few rows (decode) runs through our own fused kernel (int8_gemv.h).
 #pragma once
 
 #include <cstdint>
@@ -32,10 +33,12 @@ Quantization ParseQuantization(const std::string& name, const std::string& field
 std::string QuantizationName(Quantization quantization);
 
 // How a quantized weight's product is computed. kAuto: libtorch's int8 kernel on
-// the CPU where it runs; dequantize-then-matmul on CUDA (PyTorch's CUDA
-// _weight_int8pack_mm is one thread per output in fp32, measured slower than
-// dequantizing: src/neural/README.md). kLibtorch: that kernel wherever it runs,
-// kUnimplemented where it does not. kDequantize: always dequantize.
+// the CPU where it runs; on CUDA, our fused int8 GEMV (int8_gemv.h) for inputs of
+// at most kInt8GemvMaxRows rows (decode) where this build has it, else
+// dequantize-then-matmul (PyTorch's CUDA _weight_int8pack_mm is one thread per
+// output in fp32, measured slower than dequantizing: src/neural/README.md).
+// kLibtorch: that kernel wherever it runs, kUnimplemented where it does not.
+// kDequantize: always dequantize.
 enum class Int8Kernel { kAuto, kLibtorch, kDequantize };
 
 // Whether this build's libtorch declares _weight_int8pack_mm.

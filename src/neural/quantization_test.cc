@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "gtest/gtest.h"
+#include "neural/int8_gemv.h"
 #include "neural/marian_model.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
@@ -265,6 +266,132 @@ TEST(Int8OnGpu, CudaGraphPathMatchesTheEagerPathOnBothKernels) {
       testing::ExpectNearArgmax(logits.narrow(0, 0, checked),
                                 std::vector<std::int64_t>(seq.begin() + 1, seq.begin() + 1 + checked), 3e-2,
                                 "row " + std::to_string(b));
+    }
+  }
+}
+
+// The fused kernel's conditions (int8_gemv.h) on the CPU: it never takes a CPU
+// input, whatever the build.
+TEST(Int8Gemv, NeverTakesACpuInput) {
+  const LinearWeights w = QuantizeInt8({torch::randn({8, 32}), {}, {}, false}, Int8Kernel::kAuto);
+  EXPECT_TRUE(w.int8_gemv);
+  EXPECT_FALSE(Int8GemvRuns(torch::randn({1, 32}), w));
+  EXPECT_FALSE(Int8GemvRuns(torch::randn({1, 32}).to(torch::kHalf), w));
+  const LinearWeights dequantized = QuantizeInt8({torch::randn({8, 32}), {}, {}, false}, Int8Kernel::kDequantize);
+  EXPECT_FALSE(dequantized.int8_gemv);
+}
+
+// On the GPU machine: the fused kernel against dequantize-then-matmul, for 1 to 8
+// rows, fp16 and bf16, with and without a bias, widths that are and are not a
+// multiple of its 16-weight loads, and a weight that is a row slice of a larger
+// one (as the fused q/k/v projections are).
+TEST(Int8OnGpu, FusedGemvMatchesDequantizeThenMatmul) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the int8 CUDA test runs on the GPU machine";
+  if (!Int8GemvBuilt()) GTEST_SKIP() << "this build has no fused int8 GEMV (no nvcc when it was configured)";
+  torch::manual_seed(5);
+  struct Shape {
+    std::int64_t out, in;
+  };
+  for (torch::ScalarType dtype : {torch::kHalf, torch::kBFloat16}) {
+    const auto on_gpu = torch::TensorOptions().device(torch::kCUDA).dtype(dtype);
+    for (Shape shape : {Shape{64, 16}, Shape{37, 100}, Shape{300, 768}, Shape{129, 1000}, Shape{515, 2056},
+                        Shape{768, 3072}, Shape{5, 7}}) {
+      for (bool with_bias : {false, true}) {
+        LinearWeights f{torch::randn({shape.out, shape.in}, on_gpu), {}, {}, false};
+        if (with_bias) f.bias = torch::randn({shape.out}, on_gpu);
+        const LinearWeights w = QuantizeInt8(f, Int8Kernel::kAuto);
+        for (std::int64_t rows = 1; rows <= kInt8GemvMaxRows; ++rows) {
+          const torch::Tensor x = torch::randn({1, rows, shape.in}, on_gpu);
+          ASSERT_TRUE(Int8GemvRuns(x, w));
+          const torch::Tensor got = Int8Gemv(x, w).to(torch::kFloat);
+          const torch::Tensor want = torch::linear(x.to(torch::kFloat), Dequantize(w).to(torch::kFloat),
+                                                   with_bias ? w.bias.to(torch::kFloat) : torch::Tensor());
+          ASSERT_EQ(got.sizes(), want.sizes());
+          const double tolerance = dtype == torch::kHalf ? 2e-3 : 1e-2;  // the output's rounding, relative
+          EXPECT_LT(RelativeError(got, want), tolerance) << c10::toString(dtype) << " " << shape.out << "x" << shape.in
+                                                         << " rows " << rows << " bias " << with_bias;
+          EXPECT_TRUE(torch::equal(Int8Linear(x, w), Int8Gemv(x, w))) << "Int8Linear did not take the fused kernel";
+        }
+        EXPECT_FALSE(Int8GemvRuns(torch::randn({kInt8GemvMaxRows + 1, shape.in}, on_gpu), w));
+        EXPECT_FALSE(Int8GemvRuns(torch::randn({1, shape.in}, on_gpu.dtype(torch::kFloat)), w));
+      }
+    }
+    // Rows 3.. of a weight whose width is odd: neither the weight nor its rows start
+    // on 16 bytes, so the kernel takes its one-by-one path.
+    const LinearWeights whole = QuantizeInt8({torch::randn({40, 33}, on_gpu), {}, {}, false}, Int8Kernel::kAuto);
+    LinearWeights part = whole;
+    part.weight = whole.weight.narrow(0, 3, 20);
+    part.scales = whole.scales.narrow(0, 3, 20);
+    const torch::Tensor x = torch::randn({2, 33}, on_gpu);
+    ASSERT_TRUE(Int8GemvRuns(x, part));
+    EXPECT_LT(RelativeError(Int8Gemv(x, part).to(torch::kFloat),
+                            torch::linear(x.to(torch::kFloat), Dequantize(part).to(torch::kFloat))),
+              dtype == torch::kHalf ? 2e-3 : 1e-2);
+  }
+}
+
+// On the GPU machine: the tiny checkpoints decode the same greedy tokens with the
+// fused kernel (Int8Kernel::kAuto) as by dequantizing, on the CUDA graph path,
+// except at marian_tiny's near-ties (see below).
+TEST(Int8OnGpu, FusedGemvGreedyTokensEqualTheDequantizePath) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the int8 CUDA test runs on the GPU machine";
+  if (!Int8GemvBuilt()) GTEST_SKIP() << "this build has no fused int8 GEMV (no nvcc when it was configured)";
+  for (torch::ScalarType dtype : {torch::kHalf, torch::kBFloat16}) {
+    const ModelOptions fused{torch::kCUDA, dtype, Quantization::kInt8, Int8Kernel::kAuto};
+    const ModelOptions dequantize{torch::kCUDA, dtype, Quantization::kInt8, Int8Kernel::kDequantize};
+    for (const char* name : {"marian_tiny", "marian_tiny_sharded"}) {
+      const std::string dir = TestdataDir(name);
+      const auto reference = ReadJsonFile(dir + "/reference.json");
+      const torch::Tensor input_ids = IdsTensor(reference["input_ids"]);
+      const torch::Tensor mask = IdsTensor(reference["attention_mask"]);
+      const auto a = MarianModel::Load(dir, fused);
+      const auto b = MarianModel::Load(dir, dequantize);
+      GenerationOptions o = a->DefaultGenerationOptions();
+      int differing = 0;
+      o.num_beams = 1;
+      o.max_new_tokens = reference["max_new_tokens"].get<std::int64_t>();
+      // One line at a time: batch 1 is where the fused kernel runs for every layer.
+      for (std::int64_t row = 0; row < input_ids.size(0); ++row) {
+        const std::int64_t length = mask[row].sum().item<std::int64_t>();
+        const torch::Tensor ids = input_ids.narrow(0, row, 1).narrow(1, 0, length);
+        const torch::Tensor m = mask.narrow(0, row, 1).narrow(1, 0, length);
+        const auto got = a->Generate(ids, m, o);
+        if (got == b->Generate(ids, m, o)) continue;
+        // marian_tiny's random logits hold near-ties (two tokens a few thousandths
+        // apart) that the two roundings break differently (measured: 2 of its lines
+        // in fp16 and bf16): then each fused choice must be one the dequantizing
+        // model's own logits allow, as the CUDA graph test above asks.
+        ++differing;
+        const auto fed = static_cast<std::int64_t>(got[0].size()) - 1;
+        const torch::Tensor decoder_ids = torch::tensor(got[0], torch::kLong).narrow(0, 0, fed).view({1, fed});
+        torch::Tensor logits = b->Logits(ids, m, decoder_ids)[0].to(torch::kFloat).cpu();
+        for (std::int64_t id : o.suppressed_tokens) logits.select(1, id).fill_(-std::numeric_limits<float>::infinity());
+        const std::int64_t checked = fed == o.max_new_tokens && o.forced_eos_token_id ? fed - 1 : fed;
+        testing::ExpectNearArgmax(logits.narrow(0, 0, checked),
+                                  std::vector<std::int64_t>(got[0].begin() + 1, got[0].begin() + 1 + checked), 3e-2,
+                                  std::string(name) + " row " + std::to_string(row) + " " + c10::toString(dtype));
+      }
+      std::printf("%s %s: %d of %lld lines differ from the dequantize path (near-ties)\n", name,
+                  c10::toString(dtype), differing, static_cast<long long>(input_ids.size(0)));
+      if (std::string(name) == "marian_tiny_sharded") {
+        EXPECT_EQ(differing, 0);
+      }
+    }
+    for (const char* name : {"whisper_tiny", "whisper_tiny_v3"}) {
+      const std::string dir = TestdataDir(name);
+      const auto a = WhisperTranscriber::Load(dir, fused);
+      const auto b = WhisperTranscriber::Load(dir, dequantize);
+      const auto reference = ReadJsonFile(dir + "/reference.json");
+      const auto tensors = SafetensorsFile::Open(dir + "/reference.safetensors");
+      for (std::size_t i = 0; i < reference["inputs"].size(); ++i) {
+        const torch::Tensor audio = tensors->Load("audio_" + std::to_string(i));
+        WhisperOptions o;
+        o.language = "en";
+        o.max_new_tokens = reference["max_new_tokens"].get<std::int64_t>();
+        const auto got = a->Transcribe(audio.data_ptr<float>(), audio.numel(), o);
+        const auto want = b->Transcribe(audio.data_ptr<float>(), audio.numel(), o);
+        EXPECT_EQ(got.sequence, want.sequence) << name << " input " << i << " " << c10::toString(dtype);
+      }
     }
   }
 }

@@ -101,6 +101,7 @@ void QuantizeInt8(AttentionWeights& w, Int8Kernel kernel) {
     part.weight = w.qkv.weight.narrow(0, i * d, d);
     part.scales = w.qkv.scales.narrow(0, i * d, d);
     part.int8_kernel = w.qkv.int8_kernel;
+    part.int8_gemv = w.qkv.int8_gemv;
     if (part.bias.defined()) part.bias = w.qkv.bias.narrow(0, i * d, d);
   }
 }
