@@ -141,37 +141,17 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
                                         const std::function<void(const FollowRecord&)>& on_record, Logger& logger) {
   if (options.script_path.empty()) return absl::InvalidArgumentError("follow needs a script: give --script FILE");
   LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
-  if (options.asr_engine != "pocketsphinx" && options.asr_engine != "whisper") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown --asr \"", options.asr_engine, "\" (use pocketsphinx or whisper)"));
-  }
-  const bool marian = std::find(options.fallback_engines.begin(), options.fallback_engines.end(), "marian") !=
-                      options.fallback_engines.end();
-  if (marian && options.marian_model_dir.empty()) {
-    return absl::InvalidArgumentError("--engine marian needs a checkpoint directory: give --marian-model DIR (docs/models.md)");
-  }
-  if (!marian && !options.marian_model_dir.empty()) {
-    return absl::InvalidArgumentError("--marian-model is for the marian engine: add marian to --engine");
-  }
+  LC_RETURN_IF_ERROR(CheckMarianModelFlag(options.fallback_engines, options.marian_model_dir));
   LC_ASSIGN_OR_RETURN(const Language heard, ParseLanguage(options.language));
+  LC_RETURN_IF_ERROR(CheckRecognizerFlags(options.asr_engine, options.asr_model_dir, heard, "--lang"));
   std::shared_ptr<AsrModel> model;
   if (options.asr_engine == "whisper") {
-    if (options.asr_model_dir.empty()) {
-      return absl::InvalidArgumentError("--asr whisper needs a checkpoint directory: give --asr-model DIR (docs/models.md)");
-    }
     WhisperPluginRequest request;
     request.model_dir = options.asr_model_dir;
     request.language = std::string(LanguageCode(heard));
     request.logger = &logger;
     LC_ASSIGN_OR_RETURN(model, LoadWhisperRecognizer(request));
   } else {
-    if (!options.asr_model_dir.empty()) {
-      return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper");
-    }
-    if (heard != Language::kEn) {
-      return absl::InvalidArgumentError(
-          "--lang zh: there is no embedded Mandarin recognizer; give --asr whisper --asr-model DIR (docs/models.md)");
-    }
     PocketsphinxOptions engine_options;
     engine_options.script_path = options.script_path;
     engine_options.script_weight = options.script_weight;

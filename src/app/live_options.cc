@@ -1,11 +1,11 @@
 #include "app/live_options.h"
 
-#include <algorithm>
-
-#include "audio/audio_decoder.h"
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "app/translation_setup.h"
+#include "app/whisper_recognizer.h"
+#include "audio/audio_decoder.h"
+#include "core/status.h"
 
 namespace lingcast {
 
@@ -48,13 +48,7 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
                                                    std::string(LanguageCode(options.source)),
                                                    ": live interprets between zh and en"));
   }
-  const bool marian = std::find(options.engines.begin(), options.engines.end(), "marian") != options.engines.end();
-  if (marian && options.marian_model_dir.empty()) {
-    return absl::InvalidArgumentError("--engine marian needs a checkpoint directory: give --marian-model DIR (docs/models.md)");
-  }
-  if (!marian && !options.marian_model_dir.empty()) {
-    return absl::InvalidArgumentError("--marian-model is for the marian engine: add marian to --engine");
-  }
+  LC_RETURN_IF_ERROR(CheckMarianModelFlag(options.engines, options.marian_model_dir));
   if (options.tts_engine != "espeak" && options.tts_engine != "vits") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", options.tts_engine, "\" (use espeak or vits)"));
   }
@@ -67,21 +61,7 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
   if (options.tts_engine == "vits" && (!options.voice_zh.empty() || !options.voice_en.empty())) {
     return absl::InvalidArgumentError("--voice-zh / --voice-en choose espeak-ng voices; a vits checkpoint has one voice");
   }
-  if (options.asr_engine != "pocketsphinx" && options.asr_engine != "whisper") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown --asr \"", options.asr_engine, "\" (use pocketsphinx or whisper)"));
-  }
-  if (options.asr_engine == "whisper" && options.asr_model_dir.empty()) {
-    return absl::InvalidArgumentError("--asr whisper needs a checkpoint directory: give --asr-model DIR (docs/models.md)");
-  }
-  if (options.asr_engine == "pocketsphinx" && !options.asr_model_dir.empty()) {
-    return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper");
-  }
-  if (options.source != Language::kEn && options.asr_engine == "pocketsphinx") {
-    return absl::InvalidArgumentError(
-        "--source zh: there is no embedded Mandarin recognizer (Debian ships only pocketsphinx's en-us model); "
-        "give --asr whisper --asr-model DIR for a Mandarin host (docs/models.md)");
-  }
+  LC_RETURN_IF_ERROR(CheckRecognizerFlags(options.asr_engine, options.asr_model_dir, options.source, "--source"));
   if (options.picture_in_picture && (options.input == "-" || AudioFileReader::IsUrl(options.input))) {
     return absl::InvalidArgumentError(
         "--pip shows the video of a media file given as --in; stdin and network sources are audio only here");

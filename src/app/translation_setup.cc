@@ -90,6 +90,17 @@ absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::str
   return engines;
 }
 
+absl::Status CheckMarianModelFlag(const std::vector<std::string>& engines, const std::string& model_dir) {
+  const bool marian = std::find(engines.begin(), engines.end(), "marian") != engines.end();
+  if (marian && model_dir.empty()) {
+    return absl::InvalidArgumentError("--engine marian needs a checkpoint directory: give --marian-model DIR (docs/models.md)");
+  }
+  if (!marian && !model_dir.empty()) {
+    return absl::InvalidArgumentError("--marian-model is for the marian engine: add marian to --engine");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions& options, Clock& clock,
                                                        Logger& logger) {
   if (options.threshold <= 0 || options.threshold > 1) {

@@ -46,6 +46,10 @@ struct TranslationStack {
 // unknown engine or a repeated one.
 absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs);
 
+// live and follow take the marian engine's checkpoint as --marian-model: it is
+// needed with marian among `engines`, and meaningless without. One clear line.
+absl::Status CheckMarianModelFlag(const std::vector<std::string>& engines, const std::string& model_dir);
+
 // Loads everything; every problem is one line naming the file (and line). Load
 // warnings (duplicate lines, untranslated script lines) go to `logger`.
 absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions& options, Clock& clock,

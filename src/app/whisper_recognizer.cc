@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "app/neural_plugin.h"
 #include "core/status.h"
 
@@ -74,6 +75,26 @@ absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPlu
   create(request, model);
   if (!model.ok()) return model.status();
   return std::shared_ptr<AsrModel>(std::make_shared<PluginAsrModel>(plugin.handle(), *std::move(model)));
+}
+
+absl::Status CheckRecognizerFlags(const std::string& engine, const std::string& model_dir, Language language,
+                                  const std::string& language_flag) {
+  if (engine != "pocketsphinx" && engine != "whisper") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --asr \"", engine, "\" (use pocketsphinx or whisper)"));
+  }
+  if (engine == "whisper" && model_dir.empty()) {
+    return absl::InvalidArgumentError("--asr whisper needs a checkpoint directory: give --asr-model DIR (docs/models.md)");
+  }
+  if (engine == "pocketsphinx" && !model_dir.empty()) {
+    return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper");
+  }
+  if (engine == "pocketsphinx" && language != Language::kEn) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        language_flag, " ", std::string(LanguageCode(language)),
+        ": there is no embedded Mandarin recognizer (Debian ships only pocketsphinx's en-us model); "
+        "give --asr whisper --asr-model DIR for a Mandarin host (docs/models.md)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace lingcast

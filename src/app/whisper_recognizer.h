@@ -8,7 +8,11 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include <string>
+
+#include "absl/status/status.h"
 #include "asr/asr_engine.h"
+#include "media/language.h"
 #include "neural/whisper_plugin.h"
 
 namespace lingcast {
@@ -16,5 +20,11 @@ namespace lingcast {
 // A build without src/neural answers FailedPrecondition naming the engine; a
 // bad checkpoint is the plug-in's error (naming the file).
 absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPluginRequest& request);
+
+// The recognizer flags of live and follow: --asr pocketsphinx (no model, English
+// only) or --asr whisper with --asr-model DIR. `language_flag` is the flag that
+// gave `language` ("--source", "--lang"), for the message. One clear line each.
+absl::Status CheckRecognizerFlags(const std::string& engine, const std::string& model_dir, Language language,
+                                  const std::string& language_flag);
 
 }  // namespace lingcast
