@@ -4,6 +4,8 @@
 #
 #   scripts/install-deps.sh            # apt packages (as root) + Python venv in .venv
 #   LINGCAST_SKIP_APT=1 scripts/...    # only the Python venv (no root needed)
+#   LINGCAST_BENCH_VENV=1 scripts/...  # also the CPU benchmark venv .venv-bench (opt-in, ~6 GB:
+#                                      # CTranslate2 + transformers + torch for tools/neural/ct2_cpu_compare.sh)
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -74,5 +76,28 @@ fi
 if ! "$venv/bin/python" -m pip show -q pypinyin-dict pypinyin >/dev/null 2>&1; then
   echo "install-deps: installing Python packages: ${python_packages[*]}"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${python_packages[@]}"
+fi
+# --- Optional: benchmark venv (CTranslate2 vs transformers vs ours, on CPU) ---
+# Not installed by default (CI does not need it and torch is large). Pinned so
+# figures stay comparable between runs. download.pytorch.org (the CPU-only torch
+# index) is not reachable from our build machine, so torch comes from PyPI.
+if [[ -n "${LINGCAST_BENCH_VENV:-}" ]]; then
+  bench_packages=(
+    "ctranslate2==4.8.5"
+    "transformers==4.57.6"
+    "torch==2.15.0"
+    "sentencepiece==0.2.3"
+    "safetensors==0.8.0"
+    "tokenizers==0.22.1"
+  )
+  bench_venv="$repo_root/.venv-bench"
+  if [[ ! -x "$bench_venv/bin/python" ]]; then
+    echo "install-deps: creating benchmark virtual environment in $bench_venv"
+    python3 -m venv "$bench_venv"
+  fi
+  if ! "$bench_venv/bin/python" -c "import ctranslate2, transformers, torch, sentencepiece" >/dev/null 2>&1; then
+    echo "install-deps: installing benchmark packages: ${bench_packages[*]}"
+    "$bench_venv/bin/python" -m pip install -q --disable-pip-version-check "${bench_packages[@]}"
+  fi
 fi
 echo "install-deps: all dependencies present"
