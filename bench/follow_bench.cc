@@ -17,6 +17,11 @@
 //   FOLLOW_BENCH_EXPECTED_MIN_TOKENS=3 build/bench/follow_bench   (3: the expected-line rule off, as before it)
 //   FOLLOW_BENCH_PARTIALS=1 build/bench/follow_bench   (also every partial hypothesis, with when it was
 //                                                      known as a fraction of the line's audio)
+//   FOLLOW_BENCH_DECODER="-lw 8 -wip 0.5" build/bench/follow_bench   (pocketsphinx search flags)
+//   FOLLOW_BENCH_ALTERNATIVES_BEAM=0 build/bench/follow_bench   (the acoustic check's beam; 0: the decoder's)
+//   FOLLOW_BENCH_DITHER=0 build/bench/follow_bench   (the samples without dither, as before it)
+//   FOLLOW_BENCH_SHOW=development build/bench/follow_bench   (one show only: development or held-out)
+//   FOLLOW_BENCH_REFERENCE=0 build/bench/follow_bench   (no words-only run)
 #include <algorithm>
 #include <cstdlib>
 #include <cstdio>
@@ -25,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "app/follow_command.h"
 #include "audio/resampler.h"
 #include "core/status.h"
@@ -135,6 +141,11 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
   if (const char* n = std::getenv("FOLLOW_BENCH_EXPECTED_MIN_TOKENS")) {
     options.follower.expected_line_min_tokens = std::atoi(n);
   }
+  if (const char* flags = std::getenv("FOLLOW_BENCH_DECODER")) {
+    options.decoder_flags = absl::StrSplit(flags, ' ', absl::SkipWhitespace());
+  }
+  if (const char* beam = std::getenv("FOLLOW_BENCH_ALTERNATIVES_BEAM")) options.alternatives_beam = std::strtod(beam, nullptr);
+  if (const char* dither = std::getenv("FOLLOW_BENCH_DITHER")) options.dither = std::string(dither) != "0";
   if (!acoustic_check) options.follower.acoustic_candidates = 0;
   Logger logger(LogLevel::kError);
   std::vector<FollowRecord> records;
@@ -196,6 +207,11 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
   return figures;
 }
 
+bool WordsOnlyReference() {
+  const char* reference = std::getenv("FOLLOW_BENCH_REFERENCE");
+  return reference == nullptr || std::string(reference) != "0";
+}
+
 void Print(const char* what, const Figures& f) {
   std::printf("  %-28s lines %2d/%-2d (%3.0f%%, %d by the audio)  ad-libs off script %d/%d (%3.0f%%)  "
               "commit point median %.2f  per hypothesis p50 %.1f ms p95 %.1f ms (%zu)\n",
@@ -227,13 +243,14 @@ absl::Status RunShow(const Show& spec, Figures& total_with, Figures& total_witho
   LC_ASSIGN_OR_RETURN(const AudioBuffer audio, Speak(show));
   std::printf("\n== %s\n", spec.name);
   absl::StatusOr<Figures> with = Follow(script, audio, show, /*acoustic_check=*/true, /*verbose=*/true);
-  absl::StatusOr<Figures> without = with.ok() ? Follow(script, audio, show, false, false) : with;
+  const bool words_only = WordsOnlyReference();
+  absl::StatusOr<Figures> without = with.ok() && words_only ? Follow(script, audio, show, false, false) : with;
   std::filesystem::remove(script);
   LC_RETURN_IF_ERROR(with.status());
   LC_RETURN_IF_ERROR(without.status());
   std::printf("\n");
   Print("with the acoustic check", *with);
-  Print("words only (reference)", *without);
+  if (words_only) Print("words only (reference)", *without);
   for (auto [from, to] : {std::pair{&*with, &total_with}, std::pair{&*without, &total_without}}) {
     to->scripted += from->scripted;
     to->scripted_right += from->scripted_right;
@@ -249,7 +266,9 @@ absl::Status RunShow(const Show& spec, Figures& total_with, Figures& total_witho
 
 int Run() {
   Figures with, without;
+  const char* only = std::getenv("FOLLOW_BENCH_SHOW");
   for (const Show* show : {&kDevelopmentShow, &kHeldOutShow}) {
+    if (only != nullptr && !std::string(show->name).starts_with(only)) continue;
     if (absl::Status status = RunShow(*show, with, without); !status.ok()) {
       std::fprintf(stderr, "follow_bench: %s\n", std::string(status.message()).c_str());
       return 1;
@@ -257,7 +276,7 @@ int Run() {
   }
   std::printf("\n== both shows\n");
   Print("with the acoustic check", with);
-  Print("words only (reference)", without);
+  if (WordsOnlyReference()) Print("words only (reference)", without);
   return 0;
 }
 

@@ -155,6 +155,9 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
     PocketsphinxOptions engine_options;
     engine_options.script_path = options.script_path;
     engine_options.script_weight = options.script_weight;
+    engine_options.decoder_flags = options.decoder_flags;
+    engine_options.alternatives_beam = options.alternatives_beam;
+    engine_options.dither = options.dither;
     engine_options.debug_log = options.debug_log;
     engine_options.logger = &logger;
     LC_ASSIGN_OR_RETURN(model, PocketsphinxModel::Load(engine_options));

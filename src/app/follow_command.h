@@ -42,6 +42,11 @@ struct FollowCommandOptions {
   FollowerConfig follower;
   // Weight of the script's language model against the general one (asr/README.md).
   float script_weight = PocketsphinxOptions{}.script_weight;
+  // pocketsphinx search settings (PocketsphinxOptions::decoder_flags and
+  // alternatives_beam), for tuning from bench/follow_bench.
+  std::vector<std::string> decoder_flags;
+  double alternatives_beam = PocketsphinxOptions{}.alternatives_beam;
+  bool dither = PocketsphinxOptions{}.dither;
   std::vector<std::string> fallback_engines = {"tm"};
   LlmConfig llm;
   std::string marian_model_dir;  // --marian-model: the Marian checkpoint for --engine marian

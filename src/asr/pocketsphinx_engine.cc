@@ -176,6 +176,61 @@ absl::StatusOr<Alignment> Align(ps_decoder_t* ps, const char* search, const std:
   return alignment;
 }
 
+// Flags every recognizing decoder gets from us; PocketsphinxOptions::decoder_flags may not set them.
+constexpr const char* kOwnFlags[] = {"-hmm", "-dict", "-lm", "-remove_silence", "-fwdflat", "-logfn"};
+
+// The decoder's configuration: ours, then the caller's search settings
+// (already checked by CheckDecoderFlags). Null when pocketsphinx refuses it.
+cmd_ln_t* ParseDecoderConfig(const std::string& acoustic_model, const std::string& dictionary, bool second_pass,
+                             bool debug_log, const std::vector<std::string>& extra) {
+  std::vector<const char*> argv = {"lingcast", "-hmm", acoustic_model.c_str(), "-dict", dictionary.c_str(),
+                                   "-remove_silence", "no", "-fwdflat", second_pass ? "yes" : "no",
+                                   "-logfn", debug_log ? "/dev/stderr" : "/dev/null"};
+  for (const std::string& flag : extra) argv.push_back(flag.c_str());
+  // cmd_ln_parse_r skips argv[0] and does not write to the strings.
+  return cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), const_cast<char**>(argv.data()), TRUE);
+}
+
+// PocketsphinxOptions::decoder_flags: pairs of a flag pocketsphinx knows (and
+// we do not set ourselves) and a value of its type.
+absl::Status CheckDecoderFlags(const std::vector<std::string>& flags) {
+  if (flags.size() % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("pocketsphinx decoder flag ", flags.back(), " has no value"));
+  }
+  const arg_t* known = ps_args();
+  for (size_t i = 0; i < flags.size(); i += 2) {
+    const std::string& name = flags[i];
+    const std::string& value = flags[i + 1];
+    if (std::find_if(std::begin(kOwnFlags), std::end(kOwnFlags), [&](const char* own) { return name == own; }) !=
+        std::end(kOwnFlags)) {
+      return absl::InvalidArgumentError(absl::StrCat("pocketsphinx decoder flag ", name,
+                                                     " is set by lingcast itself (its own option)"));
+    }
+    const arg_t* arg = known;
+    while (arg->name != nullptr && name != arg->name) ++arg;
+    if (arg->name == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("pocketsphinx has no decoder flag ", name,
+                                                     " (see pocketsphinx_continuous -h)"));
+    }
+    bool readable = !value.empty();
+    if (readable && (arg->type & (ARG_INTEGER | ARG_FLOATING))) {
+      char* end = nullptr;
+      if (arg->type & ARG_INTEGER) {
+        (void)std::strtol(value.c_str(), &end, 10);
+      } else {
+        (void)std::strtod(value.c_str(), &end);
+      }
+      readable = end != nullptr && *end == '\0';
+    } else if (readable && (arg->type & ARG_BOOLEAN)) {
+      readable = value == "yes" || value == "no" || value == "true" || value == "false";
+    }
+    if (!readable) {
+      return absl::InvalidArgumentError(absl::StrCat("pocketsphinx decoder flag ", name, " cannot be '", value, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // AsrSession::ScoreAlternatives and AlternativesScorer::Score: two block
 // decodes of `pcm` on `ps`. Its running channel estimate is put back
 // afterwards, and its search too when `search_after` is given.
@@ -185,7 +240,10 @@ absl::StatusOr<Alignment> Align(ps_decoder_t* ps, const char* search, const std:
 // Not through JSGF: pocketsphinx 5prealpha's JSGF parser leaks 10-16 KB of hash
 // tables per grammar, and a live show builds one for every check.
 // `ps_set_fsg` adds fillers and alternate pronunciations as it does for JSGF.
-absl::Status SetAlternativesGrammar(ps_decoder_t* ps, const std::vector<std::string>& rules) {
+// `beam` (when not 0) is the grammar search's -beam, -pbeam and -wbeam: the
+// search reads them from the configuration when it is made, so they are set
+// for ps_set_fsg and put back at once.
+absl::Status SetAlternativesGrammar(ps_decoder_t* ps, const std::vector<std::string>& rules, double beam) {
   std::vector<std::vector<std::string>> sequences;
   int32 states = 2;  // start and final
   for (const std::string& rule : rules) {
@@ -207,8 +265,17 @@ absl::Status SetAlternativesGrammar(ps_decoder_t* ps, const std::vector<std::str
       from = to;
     }
   }
+  cmd_ln_t* config = ps_get_config(ps);
+  constexpr const char* kBeams[] = {"-beam", "-pbeam", "-wbeam"};
+  double decoder_beams[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    decoder_beams[i] = cmd_ln_float_r(config, kBeams[i]);
+    if (beam > 0) cmd_ln_set_float_r(config, kBeams[i], beam);
+  }
   // The search holds its own reference to the grammar.
-  if (ps_set_fsg(ps, kAlternativesSearch, fsg.get()) < 0) {
+  const int set = ps_set_fsg(ps, kAlternativesSearch, fsg.get());
+  for (int i = 0; i < 3; ++i) cmd_ln_set_float_r(config, kBeams[i], decoder_beams[i]);
+  if (set < 0) {
     return absl::InternalError("pocketsphinx rejected the grammar of the alternatives");
   }
   return absl::OkStatus();
@@ -216,7 +283,7 @@ absl::Status SetAlternativesGrammar(ps_decoder_t* ps, const std::vector<std::str
 
 absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::vector<int16>& pcm,
                                                  const std::vector<std::string>& alternatives,
-                                                 const char* search_after) {
+                                                 const char* search_after, double beam) {
   if (pcm.empty()) return AlternativesScore{};
   std::vector<std::string> rules;  // the alternatives the dictionary can say, normalized
   std::vector<int> rule_alternative;
@@ -231,7 +298,7 @@ absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::ve
   }
   AlternativesScore score;
   if (rules.empty()) return score;
-  LC_RETURN_IF_ERROR(SetAlternativesGrammar(ps, rules));
+  LC_RETURN_IF_ERROR(SetAlternativesGrammar(ps, rules, beam));
   // Context-independent phones (about 40 HMMs a frame): a loop of every
   // triphone costs seconds per utterance, and the reference need not be the
   // best possible, only the same for every candidate.
@@ -268,11 +335,35 @@ absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::ve
   return score;
 }
 
-std::vector<int16> ToPcm16(const AudioBuffer& audio) {
-  std::vector<int16> pcm(audio.samples.size());
-  for (size_t i = 0; i < pcm.size(); ++i) {
-    pcm[i] = static_cast<int16>(std::lround(std::clamp(audio.samples[i], -1.0f, 1.0f) * 32767.0f));
+// PocketsphinxOptions::dither: a least significant bit of noise on one sample
+// in two. Digital silence (samples of exactly 0) has no energy at all, and the
+// log filterbank turns it into cepstra far from any speech or room; the VAD's
+// pre-roll of it drags an utterance's cepstral mean, and the channel estimate
+// after it, away from the speech. pocketsphinx's own -dither draws from
+// sphinxbase's one generator for the whole process, so two sessions on two
+// threads would race on it and give different results; this one belongs to
+// its session (or scorer call) and starts from the same seed.
+class Dither {
+ public:
+  explicit Dither(bool on) : on_(on) {}
+  int16 operator()(float sample) {
+    const long value = std::lround(std::clamp(sample, -1.0f, 1.0f) * 32767.0f);
+    if (!on_) return static_cast<int16>(value);
+    state_ = state_ * 1664525u + 1013904223u;  // Numerical Recipes' LCG: plenty for noise
+    const uint32_t quarter = state_ >> 30;  // the generator's best bits: 0-3
+    const long noise = quarter == 0 ? -1 : quarter == 3 ? 1 : 0;
+    return static_cast<int16>(std::clamp(value + noise, -32768L, 32767L));
   }
+
+ private:
+  bool on_;
+  uint32_t state_ = 12345;
+};
+
+std::vector<int16> ToPcm16(const AudioBuffer& audio, bool dither) {
+  Dither add_dither(dither);
+  std::vector<int16> pcm(audio.samples.size());
+  for (size_t i = 0; i < pcm.size(); ++i) pcm[i] = add_dither(audio.samples[i]);
   return pcm;
 }
 
@@ -293,6 +384,9 @@ class PocketsphinxModel::DecoderPool {
     float script_weight = PocketsphinxOptions{}.script_weight;
     float redecode_channel_shift = PocketsphinxOptions{}.redecode_channel_shift;
     MediaTime early_channel_check = PocketsphinxOptions{}.early_channel_check;
+    std::vector<std::string> decoder_flags;
+    double alternatives_beam = 0;
+    bool dither = true;
   };
 
   explicit DecoderPool(Recipe recipe) : recipe_(std::move(recipe)) {}
@@ -315,6 +409,8 @@ class PocketsphinxModel::DecoderPool {
 
   float redecode_channel_shift() const { return recipe_.redecode_channel_shift; }
   MediaTime early_channel_check() const { return recipe_.early_channel_check; }
+  double alternatives_beam() const { return recipe_.alternatives_beam; }
+  bool dither() const { return recipe_.dither; }
 
   void Give(PooledDecoder decoder) {
     absl::MutexLock lock(&mu_);
@@ -367,10 +463,8 @@ class PocketsphinxModel::DecoderPool {
     SphinxRuntime::Get().SetLogging(recipe_.debug_log);
     // -remove_silence no: our VAD already cut the audio, and pocketsphinx's own
     // silence removal drops frames, which would shift every word time.
-    Config config(cmd_ln_init(nullptr, ps_args(), TRUE, "-hmm", recipe_.acoustic_model.c_str(), "-dict",
-                              recipe_.dictionary.c_str(), "-remove_silence", "no", "-fwdflat",
-                              recipe_.second_pass ? "yes" : "no", "-logfn",
-                              recipe_.debug_log ? "/dev/stderr" : "/dev/null", nullptr));
+    Config config(ParseDecoderConfig(recipe_.acoustic_model, recipe_.dictionary, recipe_.second_pass,
+                                     recipe_.debug_log, recipe_.decoder_flags));
     if (!config) return absl::InternalError("pocketsphinx rejected its configuration");
     Decoder decoder(ps_init(config.get()));
     if (!decoder) {
@@ -444,7 +538,8 @@ class PocketsphinxSession : public AsrSession {
         pooled_(std::move(decoder)),
         decoder_(pooled_.ps.get()),
         redecode_channel_shift_(pool_->redecode_channel_shift()),
-        early_check_samples_(pool_->early_channel_check().micros() * kAsrSampleRate / 1'000'000) {}
+        early_check_samples_(pool_->early_channel_check().micros() * kAsrSampleRate / 1'000'000),
+        dither_(pool_->dither()) {}
 
   ~PocketsphinxSession() override {
     if (utterance_open_) ps_end_utt(decoder_);
@@ -457,6 +552,7 @@ class PocketsphinxSession : public AsrSession {
     if (ps_start_stream(decoder_) < 0) return absl::InternalError("pocketsphinx could not start a stream");
     // Exactly the state ps_init leaves (cmn_live_set would also give the initial
     // mean the weight of 500 frames, which adapts far slower than a fresh decoder).
+    dither_ = Dither(pool_->dither());
     cmn_t* cmn = ps_get_feat(decoder_)->cmn_struct;
     std::copy(pooled_.initial_cmn.begin(), pooled_.initial_cmn.end(), cmn->cmn_mean);
     std::fill(cmn->sum, cmn->sum + cmn->veclen, mfcc_t{0});
@@ -493,10 +589,7 @@ class PocketsphinxSession : public AsrSession {
       decoded_with_cmn_.assign(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
     }
     pcm_.resize(pcm16k.samples.size());
-    for (size_t i = 0; i < pcm_.size(); ++i) {
-      const float clamped = std::clamp(pcm16k.samples[i], -1.0f, 1.0f);
-      pcm_[i] = static_cast<int16>(std::lround(clamped * 32767.0f));
-    }
+    for (size_t i = 0; i < pcm_.size(); ++i) pcm_[i] = dither_(pcm16k.samples[i]);
     // Kept for a re-decode at the end, up to a minute (2 MB); a longer utterance
     // keeps its streamed result.
     if (utterance_pcm_.size() + pcm_.size() <= kMaxRedecodeSamples) {
@@ -589,7 +682,7 @@ class PocketsphinxSession : public AsrSession {
     if (last_utterance_pcm_.empty()) {
       return absl::FailedPreconditionError("no finished utterance (of at most a minute) to score alternatives against");
     }
-    return ScoreOnDecoder(decoder_, last_utterance_pcm_, alternatives, kSearchName);
+    return ScoreOnDecoder(decoder_, last_utterance_pcm_, alternatives, kSearchName, pool_->alternatives_beam());
   }
 
 
@@ -679,11 +772,13 @@ class PocketsphinxSession : public AsrSession {
   std::vector<int16> last_utterance_pcm_;  // the last finished one, for ScoreAlternatives()
   bool utterance_too_long_to_redecode_ = false;
   std::vector<mfcc_t> decoded_with_cmn_;  // the cepstral mean it is being normalized with
+  Dither dither_;  // every sample the session decodes (and keeps to decode again) has it
 };
 
 class PocketsphinxScorer : public AlternativesScorer {
  public:
-  explicit PocketsphinxScorer(Decoder decoder) : decoder_(std::move(decoder)) {}
+  PocketsphinxScorer(Decoder decoder, double beam, bool dither)
+      : decoder_(std::move(decoder)), beam_(beam), dither_(dither) {}
 
   absl::StatusOr<AlternativesScore> Score(const AudioBuffer& audio,
                                           const std::vector<std::string>& alternatives) override {
@@ -692,11 +787,13 @@ class PocketsphinxScorer : public AlternativesScorer {
       return absl::InvalidArgumentError(absl::StrCat("cannot score ", audio.duration().ToString(),
                                                      " of audio against alternatives (at most a minute)"));
     }
-    return ScoreOnDecoder(decoder_.get(), ToPcm16(audio), alternatives, /*search_after=*/nullptr);
+    return ScoreOnDecoder(decoder_.get(), ToPcm16(audio, dither_), alternatives, /*search_after=*/nullptr, beam_);
   }
 
  private:
   Decoder decoder_;
+  double beam_;  // PocketsphinxOptions::alternatives_beam
+  bool dither_;   // PocketsphinxOptions::dither
 };
 
 absl::Status CheckFile(const std::string& path, const std::string& what) {
@@ -740,7 +837,7 @@ absl::StatusOr<std::unique_ptr<AsrSession>> PocketsphinxModel::NewSession() cons
 
 absl::StatusOr<std::unique_ptr<AlternativesScorer>> PocketsphinxModel::NewAlternativesScorer() const {
   LC_ASSIGN_OR_RETURN(Decoder decoder, pool_->BuildScorer());
-  return std::make_unique<PocketsphinxScorer>(std::move(decoder));
+  return std::make_unique<PocketsphinxScorer>(std::move(decoder), pool_->alternatives_beam(), pool_->dither());
 }
 
 absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const PocketsphinxOptions& options) {
@@ -771,6 +868,14 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
   recipe.early_channel_check = options.early_channel_check;
   recipe.script_weight = options.script_weight;
   recipe.redecode_channel_shift = options.redecode_channel_shift;
+  LC_RETURN_IF_ERROR(CheckDecoderFlags(options.decoder_flags));
+  recipe.decoder_flags = options.decoder_flags;
+  if (!(options.alternatives_beam >= 0 && options.alternatives_beam < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("alternatives beam ", options.alternatives_beam,
+                                                   " is out of range (0 <= beam < 1; 0 keeps the decoder's)"));
+  }
+  recipe.alternatives_beam = options.alternatives_beam;
+  recipe.dither = options.dither;
   LC_RETURN_IF_ERROR(CheckFile(recipe.acoustic_model + "/mdef", "acoustic model"));
   LC_RETURN_IF_ERROR(CheckFile(recipe.language_model, "language model"));
   LC_RETURN_IF_ERROR(CheckFile(recipe.dictionary, "dictionary"));

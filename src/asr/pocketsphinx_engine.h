@@ -74,6 +74,28 @@ struct PocketsphinxOptions {
   // Zero turns it off; negative is InvalidArgument.
   MediaTime early_channel_check = MediaTime::Millis(1000);
 
+  // A least significant bit of noise on the samples decoded (as pocketsphinx's
+  // -dither, but from a generator of the session's own: deterministic, and no
+  // state shared between threads). Digital silence -- exact zeros, as in
+  // synthesized speech, padded files or a muted input -- otherwise gives
+  // cepstra far from any sound, which the VAD's pre-roll mixes into the
+  // utterance's cepstral mean: the first utterances are misheard (docs/translation.md,
+  // bench/follow_bench). False: the samples as they are.
+  bool dither = true;
+
+  // Search settings of the recognizing decoder, as pocketsphinx's own flags
+  // ("-lw", "8"): name, value, name, value... For tuning (bench/follow_bench's
+  // FOLLOW_BENCH_DECODER); empty leaves pocketsphinx's defaults. A flag it does
+  // not know, or a value it cannot read, is InvalidArgument naming it.
+  std::vector<std::string> decoder_flags;
+
+  // Beam width (-beam, -pbeam and -wbeam together) of the acoustic check's
+  // grammar decode (AsrSession::ScoreAlternatives, AlternativesScorer); 0 keeps
+  // the recognizing decoder's (-beam 1e-48, -wbeam 7e-29). The grammar has a few
+  // lines, not a vocabulary, so a wide beam costs little, and a line said in a
+  // voice the model fits poorly is not dropped before its end (README).
+  double alternatives_beam = 0;
+
   // pocketsphinx's own log (very verbose) goes to stderr when true, nowhere otherwise.
   bool debug_log = false;
   // Warnings (script lines skipped, pronunciations guessed); may be null.

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <malloc.h>
@@ -535,6 +536,101 @@ TEST_F(PocketsphinxTest, RedecodeChannelShiftOutOfRange) {
     EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(model.status().message(), HasSubstr("re-decode channel shift"));
   }
+}
+
+// Dither (PocketsphinxOptions::dither) comes from each session's own generator,
+// started from the same seed: two sessions on two threads given speech between
+// stretches of digital silence (the samples dither changes most) hear the same,
+// and the same as a session given it again; undithered, the words differ.
+TEST_F(PocketsphinxTest, DitherIsEachSessionsOwn) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  AudioBuffer padded = AudioBuffer::Silence(MediaTime::Millis(300), kAsrSampleRate);
+  for (size_t begin = 0; begin < audio->samples.size(); begin += kAsrSampleRate / 2) {
+    padded.samples.insert(padded.samples.end(), audio->samples.begin() + begin,
+                          audio->samples.begin() + std::min(audio->samples.size(), begin + kAsrSampleRate / 2));
+    padded.samples.resize(padded.samples.size() + kAsrSampleRate / 10, 0.0f);
+  }
+  AsrHypothesis first, second;
+  std::thread a([&] { first = Recognize(FreeModel(), padded); });
+  std::thread b([&] { second = Recognize(FreeModel(), padded); });
+  a.join();
+  b.join();
+  EXPECT_FALSE(first.text.empty());
+  EXPECT_EQ(first.text, second.text);
+  ASSERT_EQ(first.words.size(), second.words.size());
+  for (size_t i = 0; i < first.words.size(); ++i) EXPECT_EQ(first.words[i].end, second.words[i].end);
+  EXPECT_EQ(Recognize(FreeModel(), padded).text, first.text);
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> undithered = PocketsphinxModel::Load({.dither = false});
+  ASSERT_TRUE(undithered.ok()) << undithered.status();
+  EXPECT_NE(Recognize(**undithered, padded).text, first.text);
+}
+
+TEST_F(PocketsphinxTest, DecoderFlagsAreCheckedAndNamed) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"-lww", "8"}, "pocketsphinx has no decoder flag -lww"},
+      {{"-lw"}, "decoder flag -lw has no value"},
+      {{"-lw", "heavy"}, "decoder flag -lw cannot be 'heavy'"},
+      {{"-maxhmmpf", "1.5"}, "decoder flag -maxhmmpf cannot be '1.5'"},
+      {{"-bestpath", "maybe"}, "decoder flag -bestpath cannot be 'maybe'"},
+      {{"-hmm", "/tmp"}, "decoder flag -hmm is set by lingcast itself"},
+  };
+  for (const auto& [flags, message] : bad) {
+    absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.decoder_flags = flags});
+    ASSERT_FALSE(model.ok()) << flags.front();
+    EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(model.status().message(), HasSubstr(message));
+  }
+  EXPECT_TRUE(PocketsphinxModel::Load({.decoder_flags = {"-lw", "8", "-bestpath", "no"}}).ok());
+}
+
+// The flags reach the recognizing decoder: a beam far too narrow for speech
+// loses most of the words the default recognizes.
+TEST_F(PocketsphinxTest, DecoderFlagsChangeTheSearch) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> narrow =
+      PocketsphinxModel::Load({.decoder_flags = {"-beam", "1e-2", "-wbeam", "1e-2", "-pbeam", "1e-2"}});
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  const double default_wer = CountWordErrors(kLibri.transcript, Recognize(FreeModel(), *audio).text).rate();
+  const double narrow_wer = CountWordErrors(kLibri.transcript, Recognize(**narrow, *audio).text).rate();
+  EXPECT_GT(narrow_wer, default_wer + 0.2);
+}
+
+TEST_F(PocketsphinxTest, AlternativesBeamOutOfRange) {
+  for (double beam : {-1e-3, 1.0, std::nan("")}) {
+    absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.alternatives_beam = beam});
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(model.status().message(), HasSubstr("alternatives beam"));
+  }
+}
+
+// The beam reaches the check's grammar search, and only it: too narrow a beam
+// loses the sentence said (no alternative reaches the grammar's end), while the
+// session's own recognition of the next utterance is unchanged.
+TEST_F(PocketsphinxTest, TheAlternativesBeamIsTheGrammarSearchs) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> narrow = PocketsphinxModel::Load({.alternatives_beam = 1e-3});
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  const std::vector<std::string> alternatives = {"thank you for watching and see you tomorrow night",
+                                                 "concord returned to its place amidst the tents"};
+  std::vector<AlternativesScore> scores;
+  std::vector<std::string> next;
+  for (const PocketsphinxModel* model : std::vector<const PocketsphinxModel*>{&FreeModel(), narrow->get()}) {
+    absl::StatusOr<std::unique_ptr<AsrSession>> session = model->NewSession();
+    ASSERT_TRUE(session.ok()) << session.status();
+    ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
+    ASSERT_TRUE((*session)->Finish().ok());
+    absl::StatusOr<AlternativesScore> score = (*session)->ScoreAlternatives(alternatives);
+    ASSERT_TRUE(score.ok()) << score.status();
+    scores.push_back(*score);
+    ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
+    absl::StatusOr<AsrHypothesis> again = (*session)->Finish();
+    ASSERT_TRUE(again.ok()) << again.status();
+    next.push_back(again->text);
+  }
+  EXPECT_EQ(scores[0].best, 1);
+  EXPECT_EQ(scores[1].best, -1);
+  EXPECT_EQ(next[0], next[1]);
 }
 
 }  // namespace
