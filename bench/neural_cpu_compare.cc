@@ -14,9 +14,10 @@
 //   whisper_decode         Generate of exactly whisper_new_tokens tokens after
 //                          the prompt, on the encoder output (encoder excluded)
 // Threads: libtorch's default (one per core) unless LINGCAST_COMPARE_THREADS
-// is set. With LINGCAST_COMPARE_PROFILE=FILE, one batch-1 Marian decode and one
-// Whisper encoder pass are recorded with libtorch's profiler into FILE (a
-// chrome trace) after the timings. Output lines, parsed by the Python side:
+// is set. With LINGCAST_COMPARE_PROFILE=FILE nothing is timed: one batch-1 Marian
+// decode and one Whisper decode (after a warm-up of each) are recorded with
+// libtorch's profiler into FILE (a chrome trace). Output lines, parsed by the
+// Python side:
 //   RESULT <name> <median ms> <new tokens per run>
 //   TOKENS <name> <row> <ids after the prompt...>
 // Never fails on time.
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
 
   const auto inputs = SafetensorsFile::Open(inputs_path);
   const ModelOptions cpu{torch::kCPU, torch::kFloat};
+  const char* profile = std::getenv("LINGCAST_COMPARE_PROFILE");
 
   auto marian = MarianModel::Load(marian_dir, cpu);
   GenerationOptions marian_options = marian->DefaultGenerationOptions();
@@ -98,6 +100,22 @@ int main(int argc, char** argv) {
   marian_options.forced_eos_token_id.reset();
   marian_options.suppressed_tokens = {marian_options.eos_token_id, marian_options.pad_token_id};
   const torch::Tensor marian_b1 = inputs->Load("marian_ids_b1").to(torch::kLong);
+  auto whisper = WhisperModel::Load(whisper_dir, cpu);
+  const torch::Tensor features = inputs->Load("whisper_features").to(torch::kFloat);
+  GenerationOptions whisper_options;
+  whisper_options.prompt = ToVector(inputs->Load("whisper_prompt"));
+  whisper_options.eos_token_id = whisper_options.pad_token_id = whisper->config().eos_token_id;
+  whisper_options.suppressed_tokens = {whisper->config().eos_token_id};
+  whisper_options.max_new_tokens = ToVector(inputs->Load("whisper_new_tokens")).front();
+  if (profile != nullptr) {  // profile only: one batch-1 Marian decode and one Whisper decode, warm
+    const torch::Tensor encoded = whisper->Encode(features);
+    marian->Generate(marian_b1, torch::ones_like(marian_b1), marian_options);
+    whisper->Generate(encoded, whisper_options);
+    torch::autograd::profiler::RecordProfile record(std::string{profile});
+    marian->Generate(marian_b1, torch::ones_like(marian_b1), marian_options);
+    whisper->Generate(encoded, whisper_options);
+    return 0;
+  }
   for (const char* name : {"marian_b1", "marian_b16"}) {
     const torch::Tensor ids = inputs->Load(std::string(name) == "marian_b1" ? "marian_ids_b1" : "marian_ids_b16")
                                   .to(torch::kLong);
@@ -111,13 +129,6 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  auto whisper = WhisperModel::Load(whisper_dir, cpu);
-  const torch::Tensor features = inputs->Load("whisper_features").to(torch::kFloat);
-  GenerationOptions whisper_options;
-  whisper_options.prompt = ToVector(inputs->Load("whisper_prompt"));
-  whisper_options.eos_token_id = whisper_options.pad_token_id = whisper->config().eos_token_id;
-  whisper_options.suppressed_tokens = {whisper->config().eos_token_id};
-  whisper_options.max_new_tokens = ToVector(inputs->Load("whisper_new_tokens")).front();
   torch::Tensor encoded;
   const double encoder_ms = MedianMs([&] { encoded = whisper->Encode(features); }, runs);
   std::printf("RESULT whisper_encoder %.3f 0\n", encoder_ms);
@@ -127,10 +138,5 @@ int main(int argc, char** argv) {
   PrintTokens("whisper_decode", out, whisper_options.prompt.size());
   std::fflush(stdout);
 
-  if (const char* profile = std::getenv("LINGCAST_COMPARE_PROFILE")) {
-    torch::autograd::profiler::RecordProfile record(std::string{profile});
-    marian->Generate(marian_b1, torch::ones_like(marian_b1), marian_options);
-    whisper->Encode(features);
-  }
   return 0;
 }
