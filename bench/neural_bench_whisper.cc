@@ -1,8 +1,9 @@
 // neural_bench_whisper: Whisper speed on libtorch.
 //
-//   build/bench/neural_bench_whisper [CHECKPOINT_DIR]   (CUDA when available, else CPU)
+//   build/bench/neural_bench_whisper [CHECKPOINT_DIR [fp16]]   (CUDA when available, else CPU)
 //   LINGCAST_NEURAL_BENCH_DEVICE=cpu build/bench/neural_bench_whisper
 //
+// ("fp16": the CUDA fp16 variant only, e.g. for whisper-medium.)
 // Whisper-small size (d_model 768, 12+12 layers, 12 heads, FFN 3072, vocabulary
 // 51865, 80 mel bins): random weights of our own, or, given CHECKPOINT_DIR, the
 // checkpoint there and the 30 s window of features in its features.safetensors
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<ModelOptions, const char*>> variants;
   if (cuda) {
     variants.push_back({ModelOptions{torch::kCUDA, torch::kHalf}, "cuda fp16"});
-    variants.push_back({ModelOptions{torch::kCUDA, torch::kFloat}, "cuda fp32"});
+    if (!(argc > 2 && std::string(argv[2]) == "fp16")) variants.push_back({ModelOptions{torch::kCUDA, torch::kFloat}, "cuda fp32"});
   } else {
     variants.push_back({ModelOptions{torch::kCPU, torch::kFloat}, "cpu fp32"});
   }
@@ -127,9 +128,11 @@ int main(int argc, char** argv) {
     const double eager_decode_ms = MedianMs([&] { model->Generate(encoded, eager); }, runs, cuda);
     const double eager_generate_ms =
         MedianMs([&] { model->Generate(model->Encode(features, EncoderPath::kEager), eager); }, runs, cuda);
-    std::printf("whisper-small size, %s: encoder %.2f ms, decode 32 tokens %.1f ms, generate %.1f ms "
+    const WhisperConfig& c = model->config();
+    std::printf("whisper d_model %lld, %lld+%lld layers, %s: encoder %.2f ms, decode 32 tokens %.1f ms, generate %.1f ms "
                 "(%s; eager: decode %.1f ms, generate %.1f ms)\n",
-                label, encoder_ms, decode_ms, generate_ms,
+                static_cast<long long>(c.d_model), static_cast<long long>(c.encoder_layers),
+                static_cast<long long>(c.decoder_layers), label, encoder_ms, decode_ms, generate_ms,
                 report.cuda_graph ? "cuda graph" : (cuda ? "static, no graph" : "eager"), eager_decode_ms, eager_generate_ms);
   }
   return 0;

@@ -1,12 +1,18 @@
 #include "neural/cuda_graph.h"
 
+#include <algorithm>
 #include <exception>
+#include <optional>
+#include <vector>
+
+#include "neural/cache_budget.h"
 
 #include "neural/neural_error.h"
 
 #ifdef LINGCAST_HAVE_CUDA_GRAPHS
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -28,10 +34,31 @@ void StreamWaits(const c10::cuda::CUDAStream& waiting, const c10::cuda::CUDAStre
 }
 }  // namespace
 
+namespace {
+// The calling thread's side stream on device `index`, the same for all its
+// captures. cuBLAS keeps a workspace per handle (one per thread) and stream, 32
+// MiB on Hopper: with a new pool stream per scope (PyTorch's round robin over 32)
+// each thread ended up with up to 32 of them (measured on an H200 with the three
+// engines: ~700 MiB of the allocator's memory, src/neural/README.md). One
+// stream per thread keeps one; a thread never captures twice at once, so its
+// captures never share the stream concurrently.
+c10::cuda::CUDAStream ThreadSideStream(c10::DeviceIndex index) {
+  thread_local std::vector<std::optional<c10::cuda::CUDAStream>> streams;
+  const auto slot = static_cast<std::size_t>(index);
+  if (streams.size() <= slot) streams.resize(slot + 1);
+  if (!streams[slot]) streams[slot] = c10::cuda::getStreamFromPool(false, index);
+  return *streams[slot];
+}
+
+c10::DeviceIndex IndexOf(const torch::Device& device) {
+  return device.has_index() ? device.index() : c10::cuda::current_device();
+}
+}  // namespace
+
 struct SideStreamScope::Impl {
   explicit Impl(const torch::Device& device)
-      : before(c10::cuda::getCurrentCUDAStream(device.index())),
-        stream(c10::cuda::getStreamFromPool(false, device.index())),
+      : before(c10::cuda::getCurrentCUDAStream(IndexOf(device))),
+        stream(ThreadSideStream(IndexOf(device))),
         guard(stream) {}
   c10::cuda::CUDAStream before;
   c10::cuda::CUDAStream stream;
@@ -58,6 +85,7 @@ SideStreamScope::~SideStreamScope() {
 struct StepGraph::Impl {
   at::cuda::CUDAGraph graph;
   bool captured = false;
+  std::int64_t pool_bytes = 0;
 };
 
 StepGraph::StepGraph() : impl_(std::make_unique<Impl>()) {}
@@ -66,6 +94,8 @@ StepGraph::~StepGraph() = default;
 bool StepGraph::Supported(const torch::Device& device) { return device.is_cuda(); }
 
 bool StepGraph::Capture(const std::function<void()>& step, std::string& why) {
+  const torch::Device device(torch::kCUDA, c10::cuda::current_device());
+  const std::int64_t reserved_before = ReservedDeviceBytes(device);
   try {
     // Thread-local: other threads' CUDA work (another session's decode) may go on.
     impl_->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
@@ -88,10 +118,12 @@ bool StepGraph::Capture(const std::function<void()>& step, std::string& why) {
     return false;
   }
   impl_->captured = true;
+  impl_->pool_bytes = std::max<std::int64_t>(ReservedDeviceBytes(device) - reserved_before, 0);
   return true;
 }
 
 bool StepGraph::captured() const { return impl_->captured; }
+std::int64_t StepGraph::pool_bytes() const { return impl_->pool_bytes; }
 
 void StepGraph::Replay() { impl_->graph.replay(); }
 
@@ -110,6 +142,7 @@ bool StepGraph::Capture(const std::function<void()>&, std::string& why) {
   return false;
 }
 bool StepGraph::captured() const { return false; }
+std::int64_t StepGraph::pool_bytes() const { return 0; }
 void StepGraph::Replay() { Fail(ErrorCode::kInternal, "StepGraph::Replay without a captured graph"); }
 
 #endif

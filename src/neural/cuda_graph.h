@@ -5,6 +5,7 @@
 // is false and callers run the step eagerly.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -46,6 +47,9 @@ class StepGraph {
   // operation that waits for the host, say); nothing was run then either.
   bool Capture(const std::function<void()>& step, std::string& why);
   bool captured() const;
+  // Device memory the capture reserved (its private pool: the step's
+  // intermediates), measured as the allocator's growth across it; 0 without CUDA.
+  std::int64_t pool_bytes() const;
   // Runs the recorded step on the current stream.
   void Replay();
 

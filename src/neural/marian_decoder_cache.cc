@@ -22,7 +22,8 @@ std::int64_t MarianBatchBucket(std::int64_t batch) {
 MarianDecoderCache::Entry::Entry() = default;
 MarianDecoderCache::Entry::~Entry() = default;
 
-MarianDecoderCache::MarianDecoderCache(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
+MarianDecoderCache::MarianDecoderCache(std::size_t capacity, std::int64_t max_bytes)
+    : budget_{std::max<std::size_t>(capacity, 1), max_bytes} {}
 MarianDecoderCache::~MarianDecoderCache() = default;
 
 std::unique_ptr<MarianDecoderCache::Entry> MarianDecoderCache::Take(const MarianDecoderKey& key) {
@@ -32,6 +33,7 @@ std::unique_ptr<MarianDecoderCache::Entry> MarianDecoderCache::Take(const Marian
   if (found != idle_.end()) {
     std::unique_ptr<Entry> entry = std::move(*found);
     idle_.erase(found);
+    stats_.bytes -= entry->bytes;
     ++stats_.reused;
     return entry;
   }
@@ -43,12 +45,17 @@ std::unique_ptr<MarianDecoderCache::Entry> MarianDecoderCache::Take(const Marian
 void MarianDecoderCache::Return(std::unique_ptr<Entry> entry) {
   std::vector<std::unique_ptr<Entry>> freed;  // destroyed outside the lock
   std::lock_guard lock(mutex_);
+  stats_.bytes += entry->bytes;
   idle_.push_back(std::move(entry));
-  while (idle_.size() > capacity_) {
-    freed.push_back(std::move(idle_.front()));
-    idle_.erase(idle_.begin());
-    ++stats_.evicted;
+  std::vector<std::int64_t> bytes;
+  for (const auto& e : idle_) bytes.push_back(e->bytes);
+  const auto evict = static_cast<std::ptrdiff_t>(EntriesToEvict(bytes, budget_));
+  for (auto it = idle_.begin(); it != idle_.begin() + evict; ++it) {
+    stats_.bytes -= (*it)->bytes;
+    freed.push_back(std::move(*it));
   }
+  idle_.erase(idle_.begin(), idle_.begin() + evict);
+  stats_.evicted += evict;
 }
 
 MarianDecoderCacheStats MarianDecoderCache::stats() const {

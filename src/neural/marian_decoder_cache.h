@@ -12,10 +12,11 @@
 //
 // A decoder in use is taken out of the cache, so concurrent calls of one bucket
 // each get their own (the later one starts fresh); returned, it becomes the most
-// recently used, and the least recently used beyond `capacity` are freed (each
-// holds its self-attention cache: layers x 2 x batch x d_model x capacity values,
-// about 6 MB at batch 1 and 200 MB at batch 32 for OPUS-MT base in fp16 with 512
-// positions). Thread-safe.
+// recently used, and the least recently used beyond `capacity` decoders or
+// `max_bytes` bytes are freed (cache_budget.h). Each holds its self-attention
+// cache (layers x 2 x batch x d_model x capacity values), its cross-attention
+// keys and values, the search's buffers and its graph's private memory pool:
+// sizes vary a hundredfold with the batch, hence the byte bound. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <vector>
 
+#include "neural/cache_budget.h"
 #include "neural/generation.h"
 #include "neural/thread_annotations.h"
 
@@ -47,7 +49,8 @@ struct MarianDecoderKey {
 struct MarianDecoderCacheStats {
   std::int64_t decodes = 0;   // decoders handed out
   std::int64_t reused = 0;    // ... that an earlier call had left (its graph, if any, replays)
-  std::int64_t evicted = 0;   // freed past the capacity (least recently used)
+  std::int64_t evicted = 0;   // freed past the count or byte bound (least recently used)
+  std::int64_t bytes = 0;     // what the idle decoders hold (Entry::bytes)
 };
 
 class MarianDecoderCache {
@@ -58,9 +61,11 @@ class MarianDecoderCache {
     MarianDecoderKey key;
     std::unique_ptr<MarianStaticDecoder> decoder;
     StaticSearchKeep search;  // StaticGreedySearch's buffers and captured step
+    std::int64_t bytes = 0;   // device memory it holds, set by the owner before Return
   };
 
-  explicit MarianDecoderCache(std::size_t capacity);
+  // At most `capacity` idle decoders and `max_bytes` bytes of them (0: no byte bound).
+  explicit MarianDecoderCache(std::size_t capacity, std::int64_t max_bytes = 0);
   ~MarianDecoderCache();
   MarianDecoderCache(const MarianDecoderCache&) = delete;
   MarianDecoderCache& operator=(const MarianDecoderCache&) = delete;
@@ -73,10 +78,11 @@ class MarianDecoderCache {
   void Return(std::unique_ptr<Entry> entry);
 
   MarianDecoderCacheStats stats() const;
-  std::size_t capacity() const { return capacity_; }
+  std::size_t capacity() const { return budget_.max_entries; }
+  std::int64_t max_bytes() const { return budget_.max_bytes; }
 
  private:
-  const std::size_t capacity_;
+  const CacheBudget budget_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Entry>> idle_ ABSL_GUARDED_BY(mutex_);  // most recently used last
   MarianDecoderCacheStats stats_ ABSL_GUARDED_BY(mutex_);

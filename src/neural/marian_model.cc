@@ -105,6 +105,7 @@ std::shared_ptr<MarianModel> MarianModel::Build(const MarianConfig& c, const Mod
   std::shared_ptr<MarianModel> model(new MarianModel());
   model->config_ = c;
   model->options_ = options;
+  model->kept_decoders_ = std::make_shared<MarianDecoderCache>(kKeptDecoders, options.graph_cache_bytes);
   const std::int64_t d = c.d_model;
   model->encoder_embed_.weight = weight(encoder_embedding, {c.vocab_size, d});
   model->decoder_embed_ = decoder_embedding == encoder_embedding
@@ -319,15 +320,72 @@ std::vector<std::vector<std::int64_t>> MarianModel::GenerateBucketed(const torch
   }
   const torch::Tensor encoded = Encode(ids, mask);
   std::unique_ptr<MarianDecoderCache::Entry> kept = kept_decoders_->Take(key);
+  const bool new_bucket = kept->decoder == nullptr;
   if (kept->decoder) {
     kept->decoder->Refill(encoded, mask);
   } else {
     kept->decoder = StartStaticDecoder(encoded, mask, capacity);
   }
   std::vector<std::vector<std::int64_t>> out = StaticGreedySearch(*kept->decoder, key.batch, o, report, &kept->search);
+  const StaticSearchKeep& search = kept->search;
+  kept->bytes = kept->decoder->Bytes() +
+                StorageBytes({search.tokens, search.unfinished, search.position, search.suppress}) +
+                (search.graph ? search.graph->pool_bytes() : 0);
   kept_decoders_->Return(std::move(kept));
+  // A bucket's first line ran its shapes eagerly once (~160 ms); what that left
+  // cached, the replays of later lines never need.
+  if (new_bucket) ReleaseCachedDeviceMemory(options_.device);
   out.resize(static_cast<std::size_t>(batch));
   return out;
+}
+
+std::vector<std::int64_t> MarianModel::DefaultWarmSourceLengths() { return {8, 16, 24, 32, 40, 48, 56, 64}; }
+
+std::int64_t MarianModel::WarmBuckets(const std::vector<std::int64_t>& source_lengths, std::int64_t batch,
+                                      const GenerationOptions& options) const {
+  torch::NoGradGuard no_grad;
+  GenerationOptions o = CheckedGeneration(options);
+  if (!(o.path == DecodePath::kAuto && UseStaticPath(o, options_.device) && o.cuda_graphs &&
+        StepGraph::Supported(options_.device) && o.num_beams == 1 && !o.process_scores) ||
+      batch < 1) {
+    return 0;
+  }
+  // A placeholder token that is neither padding nor eos (its meaning is irrelevant:
+  // the shapes are what is warmed).
+  std::int64_t filler = 0;
+  while (filler == config_.pad_token_id || filler == config_.eos_token_id) ++filler;
+  std::vector<MarianDecoderKey> warmed;
+  for (const std::int64_t length : source_lengths) {
+    if (length < 1 || length > config_.max_position_embeddings) continue;
+    const MarianDecoderKey key{MarianBatchBucket(batch), MarianSourceBucket(length, config_.max_position_embeddings),
+                               o.max_new_tokens};
+    if (std::find(warmed.begin(), warmed.end(), key) != warmed.end()) continue;
+    const torch::Tensor ids = torch::full({batch, key.source_length}, filler, torch::kLong);
+    StaticSearchReport report;
+    GenerateBucketed(ids, torch::ones_like(ids), o, &report);
+    if (!report.cuda_graph) {
+      // The placeholder ended at once (eos first), before the step was recorded:
+      // again with eos suppressed, which only changes the mask the graph reads.
+      GenerationOptions no_eos = o;
+      no_eos.suppressed_tokens.push_back(o.eos_token_id);
+      GenerateBucketed(ids, torch::ones_like(ids), no_eos, &report);
+    }
+    warmed.push_back(key);
+  }
+  return static_cast<std::int64_t>(warmed.size());
+}
+
+std::int64_t MarianStaticDecoder::Bytes() const {
+  std::vector<torch::Tensor> tensors = {cross_mask_};
+  for (const auto& cache : caches_) {
+    tensors.push_back(cache.keys());
+    tensors.push_back(cache.values());
+  }
+  for (const auto& cross : cross_) {
+    tensors.push_back(cross.keys);
+    tensors.push_back(cross.values);
+  }
+  return StorageBytes(tensors);
 }
 
 torch::Tensor MarianDecoderState::Step(const torch::Tensor& tokens) {

@@ -307,6 +307,36 @@ TEST_P(MarianOnGpu, KeptGraphsReplayAcrossLinesOfABucket) {
   EXPECT_GT(model->KeptDecoderStats().reused, 0);
 }
 
+// Buckets warmed at load: each line's first call replays a graph recorded by the
+// warm-up and decodes what a model that was not warmed decodes.
+TEST_P(MarianOnGpu, WarmedBucketsReplayOnTheirFirstLine) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the warm-up test runs on the GPU machine";
+  const std::string dir = TestdataDir("marian_tiny");
+  auto warmed = MarianModel::Load(dir, ModelOptions{torch::kCUDA, GetParam().dtype});
+  auto cold = MarianModel::Load(dir, ModelOptions{torch::kCUDA, GetParam().dtype});
+  const auto reference = ReadJsonFile(dir + "/reference.json");
+  const torch::Tensor ids = IdsTensor(reference["input_ids"]);
+  const torch::Tensor mask = IdsTensor(reference["attention_mask"]);
+  GenerationOptions o = warmed->DefaultGenerationOptions();
+  o.max_new_tokens = reference["max_new_tokens"].get<std::int64_t>();
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t i = 0; i < ids.size(0); ++i) lengths.push_back(mask[i].sum().item<std::int64_t>());
+  EXPECT_GE(warmed->WarmBuckets(lengths, 1, o), 1);
+  const std::int64_t decodes_after_warming = warmed->KeptDecoderStats().decodes;
+  for (std::int64_t i = 0; i < ids.size(0); ++i) {
+    const torch::Tensor line = ids.narrow(0, i, 1).narrow(1, 0, lengths[static_cast<std::size_t>(i)]);
+    StaticSearchReport report;
+    const auto tokens = warmed->GenerateBucketed(line, torch::ones_like(line), o, &report).at(0);
+    EXPECT_EQ(tokens, cold->GenerateBucketed(line, torch::ones_like(line), o).at(0)) << "line " << i;
+    if (report.steps > 2) {
+      EXPECT_TRUE(report.graph_reused) << "line " << i;
+    }
+  }
+  // Every line after the warm-up found its bucket's decoder kept.
+  const MarianDecoderCacheStats stats = warmed->KeptDecoderStats();
+  EXPECT_GE(stats.reused, stats.decodes - decodes_after_warming);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, MarianOnGpu,
                          ::testing::Values(GpuCase{torch::kFloat, kTolerance, "fp32"}, GpuCase{torch::kHalf, 3e-2, "fp16"},
                                            GpuCase{torch::kBFloat16, 1e-1, "bf16"}),
@@ -355,6 +385,13 @@ TEST(MarianDecoderCache, AnEntryInUseIsNotHandedOutTwice) {
   EXPECT_TRUE(second->search.shape.empty());
   cache.Return(std::move(first));
   EXPECT_EQ(cache.Take(key)->search.shape, std::vector<std::int64_t>{1});
+}
+
+TEST(MarianModel, WarmingIsANoOpWhereNoGraphIsKept) {
+  auto model = MarianModel::Load(TestdataDir("marian_tiny"));  // the CPU: greedy stays eager, nothing kept
+  EXPECT_EQ(model->WarmBuckets(MarianModel::DefaultWarmSourceLengths(), 1, model->DefaultGenerationOptions()), 0);
+  EXPECT_EQ(model->KeptDecoderStats().decodes, 0);
+  EXPECT_EQ(MarianModel::DefaultWarmSourceLengths().size(), 8u);
 }
 
 TEST(MarianModel, BucketedDecodingRefusesBeams) {

@@ -53,7 +53,21 @@ absl::StatusOr<std::unique_ptr<MarianTranslator>> MarianTranslator::Create(const
                                                    " tokens but config.json's vocab_size is ",
                                                    (*model)->config().vocab_size, ": they are from different models"));
   }
-  return std::unique_ptr<MarianTranslator>(new MarianTranslator(options, *std::move(model), *std::move(tokenizer)));
+  auto translator = std::unique_ptr<MarianTranslator>(new MarianTranslator(options, *std::move(model), *std::move(tokenizer)));
+  if (!options.warm_source_lengths.empty()) {
+    const auto warmed = CallNeural("warming " + options.model_dir, [&] {
+      return translator->model_->WarmBuckets(options.warm_source_lengths, 1, translator->Generation());
+    });
+    if (!warmed.ok()) return warmed.status();
+  }
+  return translator;
+}
+
+GenerationOptions MarianTranslator::Generation() const {
+  GenerationOptions generation = model_->DefaultGenerationOptions();
+  if (options_.num_beams) generation.num_beams = *options_.num_beams;
+  if (options_.max_new_tokens) generation.max_new_tokens = *options_.max_new_tokens;
+  return generation;
 }
 
 absl::StatusOr<std::vector<std::string>> MarianTranslator::TranslateBatch(const std::vector<std::string>& sources,
@@ -75,9 +89,7 @@ absl::StatusOr<std::vector<std::string>> MarianTranslator::TranslateBatch(const 
       ids[r].narrow(0, 0, length).copy_(torch::tensor(row, torch::kLong));
       mask[r].narrow(0, 0, length).fill_(1);
     }
-    GenerationOptions generation = model_->DefaultGenerationOptions();
-    if (options_.num_beams) generation.num_beams = *options_.num_beams;
-    if (options_.max_new_tokens) generation.max_new_tokens = *options_.max_new_tokens;
+    GenerationOptions generation = Generation();
     generation.stop = stop;
     std::vector<std::string> out;
     for (const auto& tokens : model_->Generate(ids, mask, generation)) out.push_back(tokenizer_.Decode(tokens));

@@ -26,6 +26,11 @@ struct MarianTranslatorOptions {
   std::optional<int> num_beams;       // default: the checkpoint's generation config
   std::optional<int> max_new_tokens;  // default: the checkpoint's max_length - 1
   ModelOptions model;
+  // On CUDA with greedy decoding, Create decodes a placeholder line of each of
+  // these source lengths' buckets (MarianModel::WarmBuckets), so a line of a
+  // warmed bucket never pays its first call; nothing on the CPU or with beams.
+  // Empty: no warming.
+  std::vector<std::int64_t> warm_source_lengths = MarianModel::DefaultWarmSourceLengths();
 };
 
 class MarianTranslator : public Translator {
@@ -45,6 +50,8 @@ class MarianTranslator : public Translator {
  private:
   MarianTranslator(MarianTranslatorOptions options, std::shared_ptr<const MarianModel> model, MarianTokenizer tokenizer)
       : options_(std::move(options)), model_(std::move(model)), tokenizer_(std::move(tokenizer)) {}
+
+  GenerationOptions Generation() const;  // the checkpoint's, with options_ applied
 
   MarianTranslatorOptions options_;
   std::shared_ptr<const MarianModel> model_;

@@ -4,6 +4,11 @@
 
 #if __has_include("absl/base/thread_annotations.h")
 #include "absl/base/thread_annotations.h"
-#elif !defined(ABSL_GUARDED_BY)
+#else
+#ifndef ABSL_GUARDED_BY
 #define ABSL_GUARDED_BY(x)
+#endif
+#ifndef ABSL_EXCLUSIVE_LOCKS_REQUIRED
+#define ABSL_EXCLUSIVE_LOCKS_REQUIRED(...)
+#endif
 #endif

@@ -31,13 +31,30 @@ struct GraphCache::Entry {
   std::string key;
   std::vector<torch::Tensor> inputs, outputs;
   std::int64_t calls = 0;
+  std::int64_t bytes = 0;
   bool failed = false;
   std::unique_ptr<at::cuda::CUDAGraph> graph;
 };
 
 bool GraphCache::Supported(const torch::Device& device) { return device.is_cuda(); }
 
-GraphCache::GraphCache(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
+GraphCache::GraphCache(std::size_t capacity, std::int64_t max_bytes)
+    : budget_{std::max<std::size_t>(capacity, 1), max_bytes} {}
+
+void GraphCache::Evict() {
+  std::vector<std::int64_t> bytes;
+  for (const auto& e : entries_) bytes.push_back(e->bytes);
+  const std::size_t evict = EntriesToEvict(bytes, budget_);
+  for (std::size_t i = 0; i < evict; ++i) stats_.bytes -= entries_[i]->bytes;
+  entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(evict));
+  stats_.evicted += static_cast<std::int64_t>(evict);
+  // The pool dies with its last graph: a later capture must not name it again
+  // (PyTorch asserts), so it gets a fresh one.
+  if (evict > 0 && std::none_of(entries_.begin(), entries_.end(), [](const auto& e) { return e->graph != nullptr; })) {
+    pool_.reset();
+    stats_.pool_bytes = 0;
+  }
+}
 
 // Graphs first: they hold the pool, whose memory goes when the last one does.
 GraphCache::~GraphCache() { entries_.clear(); }
@@ -46,14 +63,13 @@ std::vector<torch::Tensor> GraphCache::Run(const std::string& key, const std::ve
                                            const Body& body) {
   auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& e) { return e->key == key; });
   if (found == entries_.end()) {
-    if (entries_.size() >= capacity_) {
-      entries_.erase(entries_.begin());
-      ++stats_.evicted;
-    }
     auto entry = std::make_unique<Entry>();
     entry->key = key;
     for (const torch::Tensor& input : inputs) entry->inputs.push_back(torch::empty(input.sizes(), input.options()));
+    entry->bytes = StorageBytes(entry->inputs);
+    stats_.bytes += entry->bytes;
     entries_.push_back(std::move(entry));
+    Evict();
   } else {
     std::rotate(found, found + 1, entries_.end());  // most recently used last
   }
@@ -68,12 +84,25 @@ std::vector<torch::Tensor> GraphCache::Run(const std::string& key, const std::ve
     return body(e.inputs);
   }
   if (!e.graph) {
+    if (budget_.max_bytes > 0 && stats_.pool_bytes >= budget_.max_bytes) {
+      // The shared pool alone fills the budget, and no eviction short of every
+      // graph frees any of it: all the others go (recorded again when they come
+      // back), and this capture starts a fresh pool.
+      stats_.evicted += static_cast<std::int64_t>(entries_.size() - 1);
+      for (std::size_t i = 0; i + 1 < entries_.size(); ++i) stats_.bytes -= entries_[i]->bytes;
+      entries_.erase(entries_.begin(), entries_.end() - 1);
+      pool_.reset();
+      stats_.pool_bytes = 0;
+      ++stats_.pool_restarts;
+    }
     if (!pool_) pool_ = std::make_unique<Pool>();
     e.graph = std::make_unique<at::cuda::CUDAGraph>();
+    const torch::Device device = inputs.empty() ? torch::Device(torch::kCUDA) : inputs[0].device();
+    const std::int64_t reserved_before = ReservedDeviceBytes(device);
     std::string why;
     try {
       // Captured on a side stream (not the default stream); replayed on the caller's.
-      SideStreamScope side_stream(inputs.empty() ? torch::Device(torch::kCUDA) : inputs[0].device());
+      SideStreamScope side_stream(device);
       // Thread-local: other threads' CUDA work (another engine's decode) may go on.
       e.graph->capture_begin(pool_->id, cudaStreamCaptureModeThreadLocal);
       try {
@@ -102,6 +131,12 @@ std::vector<torch::Tensor> GraphCache::Run(const std::string& key, const std::ve
       return body(e.inputs);
     }
     ++stats_.captured;
+    stats_.pool_bytes += std::max<std::int64_t>(ReservedDeviceBytes(device) - reserved_before, 0);
+    const std::int64_t outputs = StorageBytes(e.outputs);
+    e.bytes += outputs;
+    stats_.bytes += outputs;
+    Evict();  // the key just captured is last: never itself evicted
+    ReleaseCachedDeviceMemory(device);
   } else {
     ++stats_.replayed;
   }
@@ -115,7 +150,8 @@ struct GraphCache::Pool {};
 struct GraphCache::Entry {};
 
 bool GraphCache::Supported(const torch::Device&) { return false; }
-GraphCache::GraphCache(std::size_t capacity) : capacity_(capacity) {}
+GraphCache::GraphCache(std::size_t capacity, std::int64_t max_bytes) : budget_{capacity, max_bytes} {}
+void GraphCache::Evict() {}
 GraphCache::~GraphCache() = default;
 
 std::vector<torch::Tensor> GraphCache::Run(const std::string&, const std::vector<torch::Tensor>& inputs,

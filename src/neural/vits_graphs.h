@@ -21,6 +21,8 @@
 
 #include <torch/types.h>
 
+#include "neural/cache_budget.h"
+
 namespace lingcast::neural::vits {
 
 // `length` rounded up to its bucket: a multiple of `step` below 16 * step, then
@@ -32,19 +34,32 @@ struct GraphCacheStats {
   std::int64_t eager = 0;     // first call of a key: run eagerly (warm-up)
   std::int64_t captured = 0;  // second call: recorded, then replayed
   std::int64_t replayed = 0;  // later calls
-  std::int64_t evicted = 0;   // graphs dropped past the capacity (least recently used)
+  std::int64_t evicted = 0;   // graphs dropped past the count or byte bound (least recently used)
   std::int64_t failed = 0;    // captures that failed (that key then runs eagerly)
+  std::int64_t bytes = 0;     // what the kept keys hold: their static inputs and outputs
+  std::int64_t pool_bytes = 0;  // the shared pool's growth over the captures (its scratch: the largest stage's)
+  std::int64_t pool_restarts = 0;  // times the pool alone reached the byte bound: every graph dropped, a fresh pool
 };
 
 // Graphs keyed by a string (stage and padded shape), all in one memory pool
 // (stages replay one after another, never at once, so they can share it; the
-// pool holds about the largest stage's activations, not the sum). Not
-// thread-safe: the owner serializes calls.
+// pool holds about the largest stage's activations, not the sum). Bounded by
+// count and by bytes (cache_budget.h): a key's bytes are its static inputs and
+// outputs, which evicting it frees (the outputs back into the pool, for later
+// captures). The pool's scratch is shared and stays while any graph does
+// (stats().pool_bytes, its growth over the captures: about the largest stage
+// recorded, if the largest are recorded first); when eviction leaves no graph,
+// the pool goes with the last one and a fresh one is started; and when the
+// pool alone reaches the byte bound before a capture, every other graph is
+// dropped so that the capture starts a fresh pool (pool_restarts). After each capture the blocks the key's eager first
+// call left cached are given back to the device (ReleaseCachedDeviceMemory).
+// Not thread-safe: the owner serializes calls.
 class GraphCache {
  public:
   using Body = std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)>;
 
-  explicit GraphCache(std::size_t capacity);
+  // At most `capacity` keys and `max_bytes` bytes (0: no byte bound).
+  explicit GraphCache(std::size_t capacity, std::int64_t max_bytes = 0);
   ~GraphCache();
   GraphCache(const GraphCache&) = delete;
   GraphCache& operator=(const GraphCache&) = delete;
@@ -63,7 +78,10 @@ class GraphCache {
  private:
   struct Entry;
   struct Pool;
-  std::size_t capacity_;
+  // Frees the least recently used keys past the budget (never the last one).
+  void Evict();
+
+  CacheBudget budget_;
   std::vector<std::unique_ptr<Entry>> entries_;  // most recently used last
   std::unique_ptr<Pool> pool_;
   GraphCacheStats stats_;

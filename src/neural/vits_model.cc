@@ -210,7 +210,7 @@ void CheckIds(const torch::Tensor& input_ids, std::int64_t vocab_size) {
 // mms-tts-eng's hop of 256 samples), coarser past 16 steps (vits_graphs.h);
 // graphs kept per model, the least recently used dropped past that.
 constexpr std::int64_t kTokenStep = 16, kFrameStep = 32;
-constexpr std::size_t kGraphsPerModel = 32;
+constexpr std::size_t kGraphsPerModel = 48;
 
 }  // namespace
 
@@ -317,6 +317,58 @@ torch::Tensor VitsModel::Decode(const torch::Tensor& prior, const torch::Tensor&
 
 bool VitsModel::UseGraphs() const { return options_.cuda_graphs && vits::GraphCache::Supported(options_.device); }
 
+std::vector<torch::Tensor> VitsModel::TextStageGraph(const std::vector<torch::Tensor>& inputs, bool masked) const {
+  const std::string key = "VITS text " + std::to_string(inputs[0].size(0)) + "x" + std::to_string(inputs[0].size(1)) +
+                          (masked ? " masked" : "");
+  return graphs_->Run(key, inputs, [&](const std::vector<torch::Tensor>& in) {
+    return EncodeAndPredict(in[0], in[1], masked, in.size() > 2 ? in[2] : torch::Tensor());
+  });
+}
+
+torch::Tensor VitsModel::DecodeStageGraph(const std::vector<torch::Tensor>& inputs) const {
+  const std::string key = "VITS decode " + std::to_string(inputs[0].size(0)) + "x" + std::to_string(inputs[0].size(2));
+  return graphs_->Run(key, inputs, [&](const std::vector<torch::Tensor>& in) {
+    return std::vector<torch::Tensor>{Decode(in[0], in[1], in[2])};
+  })[0];
+}
+
+std::int64_t VitsModel::WarmGraphs(const VitsWarmup& warmup) const {
+  torch::NoGradGuard no_grad;
+  if (!UseGraphs()) return 0;
+  std::lock_guard<std::mutex> lock(graphs_mutex_);
+  if (!graphs_) graphs_ = std::make_unique<vits::GraphCache>(kGraphsPerModel, options_.graph_cache_bytes);
+  const std::int64_t captured_before = graphs_->stats().captured;
+  const auto float_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
+  const auto long_options = torch::TensorOptions().dtype(torch::kLong).device(options_.device);
+  // Each bucket once, the largest first: graphs share one pool, and a smaller
+  // stage recorded after a larger one fits in the blocks the larger one freed
+  // (recorded smallest first, each would add segments of its own: measured
+  // 1788 MiB of pool for the 30 default buckets, against the largest stage's
+  // worth). Placeholder inputs: the first real token with its last position
+  // padded (the key a padded line takes: " masked"), zero noise; all-ones masks
+  // and a zero prior for the decoder.
+  auto buckets_down_from = [](std::int64_t most, std::int64_t step) {
+    std::vector<std::int64_t> buckets;
+    for (std::int64_t t = 1; t <= most; t = vits::BucketLength(t, step) + 1) buckets.push_back(vits::BucketLength(t, step));
+    return std::vector<std::int64_t>(buckets.rbegin(), buckets.rend());
+  };
+  for (const std::int64_t padded : buckets_down_from(warmup.max_frames, kFrameStep)) {
+    const std::vector<torch::Tensor> inputs = {torch::zeros({1, config_.flow_size, padded}, float_options),
+                                               torch::ones({1, 1, padded}, float_options),
+                                               torch::ones({1, 1, padded}, float_options)};
+    for (int pass = 0; pass < 2; ++pass) DecodeStageGraph(inputs);
+  }
+  for (const std::int64_t padded : buckets_down_from(warmup.max_tokens, kTokenStep)) {
+    torch::Tensor keep = torch::ones({1, padded}, long_options);
+    keep.narrow(1, padded - 1, 1).fill_(0);
+    std::vector<torch::Tensor> inputs = {torch::full({1, padded}, std::min<std::int64_t>(1, config_.vocab_size - 1), long_options), keep};
+    if (config_.use_stochastic_duration_prediction) inputs.push_back(torch::zeros({1, 2, padded}, float_options));
+    for (int pass = 0; pass < 2; ++pass) TextStageGraph(inputs, /*masked=*/true);
+  }
+  // (Each capture already gave back what its eager first run left cached.)
+  return graphs_->stats().captured - captured_before;
+}
+
 vits::GraphCacheStats VitsModel::graph_stats() const {
   std::lock_guard<std::mutex> lock(graphs_mutex_);
   return graphs_ ? graphs_->stats() : vits::GraphCacheStats{};
@@ -352,7 +404,7 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
   std::unique_lock<std::mutex> lock(graphs_mutex_, std::defer_lock);
   if (graphs) {
     lock.lock();
-    if (!graphs_) graphs_ = std::make_unique<vits::GraphCache>(kGraphsPerModel);
+    if (!graphs_) graphs_ = std::make_unique<vits::GraphCache>(kGraphsPerModel, options_.graph_cache_bytes);
   }
   const std::int64_t padded_t = graphs ? vits::BucketLength(t, kTokenStep) : t;
   const bool masked = attention_mask.defined() || padded_t > t;
@@ -370,10 +422,7 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
     keep = torch::constant_pad_nd(keep, {0, pad});
     std::vector<torch::Tensor> inputs = {ids, keep};
     if (scaled_noise.defined()) inputs.push_back(torch::constant_pad_nd(scaled_noise, {0, pad}));
-    encoded = graphs_->Run("VITS text " + std::to_string(n) + "x" + std::to_string(padded_t) + (masked ? " masked" : ""),
-                           inputs, [&](const std::vector<torch::Tensor>& in) {
-                             return EncodeAndPredict(in[0], in[1], masked, in.size() > 2 ? in[2] : torch::Tensor());
-                           });
+    encoded = TextStageGraph(inputs, masked);
   } else {
     encoded = EncodeAndPredict(ids, keep, masked, scaled_noise);
   }
@@ -416,10 +465,8 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
     // Every row's decoder sees the batch's frames, as unpadded (the reference
     // decodes the padded batch whole).
     const torch::Tensor decoder_mask = (frame_positions < frames).unsqueeze(1).to(float_options);
-    const std::vector<torch::Tensor> decoded = graphs_->Run(
-        "VITS decode " + std::to_string(n) + "x" + std::to_string(padded_frames), {prior, flow_mask, decoder_mask},
-        [&](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{Decode(in[0], in[1], in[2])}; });
-    out.waveform = decoded[0].narrow(2, 0, frames * config_.hop_length()).squeeze(1).clone();
+    const torch::Tensor decoded = DecodeStageGraph({prior, flow_mask, decoder_mask});
+    out.waveform = decoded.narrow(2, 0, frames * config_.hop_length()).squeeze(1).clone();
   } else {
     out.waveform = Decode(prior, flow_mask, {}).squeeze(1);
   }

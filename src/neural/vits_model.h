@@ -32,6 +32,17 @@ struct VitsModelOptions {
   // bucket runs eagerly, the second records. Same results as eager (the padding
   // is masked). Synthesis calls on one model are then serialized.
   bool cuda_graphs = true;
+  // What the stage graphs may keep, least recently used freed past it
+  // (vits::GraphCache, cache_budget.h); 0: bounded by count only (48 graphs).
+  std::int64_t graph_cache_bytes = std::int64_t{256} << 20;
+};
+
+// The buckets VitsModel::WarmGraphs records before the first line: every text
+// bucket up to `max_tokens` tokens and every frame bucket up to `max_frames`
+// frames (0: none of that stage).
+struct VitsWarmup {
+  std::int64_t max_tokens = 128;  // MMS-TTS: ~63 characters (a blank between each)
+  std::int64_t max_frames = 384;  // ~6 s at 16 kHz, 256 samples a frame
 };
 
 // The standard normal draws of one synthesis, to replay exactly what another
@@ -87,6 +98,13 @@ class VitsModel {
   // What the CUDA graphs did so far (all zero without them).
   vits::GraphCacheStats graph_stats() const;
 
+  // On CUDA with graphs: records both stages at batch 1 for every bucket of
+  // `warmup` (each run eagerly once, then captured), on placeholder inputs, so
+  // a live job's first lines replay instead of paying a first call at each new
+  // bucket (200+ ms for MMS-TTS on an H200). Returns the graphs recorded; 0
+  // without graphs (the CPU), a no-op.
+  std::int64_t WarmGraphs(const VitsWarmup& warmup = {}) const;
+
   ~VitsModel();
 
   struct Weights;  // the layers' tensors (vits_layers.h), defined in vits_model.cc
@@ -106,6 +124,12 @@ class VitsModel {
   torch::Tensor Decode(const torch::Tensor& prior, const torch::Tensor& flow_mask,
                        const torch::Tensor& decoder_mask) const;
   bool UseGraphs() const;
+  // The two stages through graphs_ (the caller holds graphs_mutex_), keyed by
+  // their padded shapes: the text stage's inputs {ids, keep[, scaled noise]}, the
+  // decode stage's {prior, flow_mask, decoder_mask}.
+  std::vector<torch::Tensor> TextStageGraph(const std::vector<torch::Tensor>& inputs, bool masked) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(graphs_mutex_);
+  torch::Tensor DecodeStageGraph(const std::vector<torch::Tensor>& inputs) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(graphs_mutex_);
 
   VitsConfig config_;
   VitsModelOptions options_;

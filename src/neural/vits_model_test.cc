@@ -368,6 +368,37 @@ class NoTf32Convolutions {
 // The graph path (CUDA graphs per length bucket, padding masked) against the
 // reference and the eager GPU path: every case, batched too, through the first
 // call of a bucket (eager), the second (capture + replay) and the third (replay).
+TEST(VitsModel, WarmingIsANoOpWithoutGraphs) {
+  const auto model = VitsModel::Load(TestdataDir("vits_tiny"));  // the CPU
+  EXPECT_EQ(model->WarmGraphs(), 0);
+  EXPECT_EQ(model->graph_stats().eager, 0);
+}
+
+// Graphs warmed at load: a line in a warmed bucket replays on its first call (no
+// stage runs eagerly) and sounds as an unwarmed model's first call does.
+TEST(VitsCuda, WarmedBucketsReplayOnTheFirstLine) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const NoTf32Convolutions exact;
+  const std::string dir = TestdataDir("vits_tiny");
+  const auto warmed = VitsModel::Load(dir, {torch::Device(torch::kCUDA), torch::kFloat, /*cuda_graphs=*/true});
+  const auto cold = VitsModel::Load(dir, {torch::Device(torch::kCUDA), torch::kFloat, /*cuda_graphs=*/true});
+  VitsWarmup warmup;
+  warmup.max_tokens = 64;
+  warmup.max_frames = 1024;
+  const std::int64_t recorded = warmed->WarmGraphs(warmup);
+  EXPECT_GE(recorded, 4 + 16);  // 4 text buckets (16..64), frames 32..512 alone are 16
+  const vits::GraphCacheStats before = warmed->graph_stats();
+  EXPECT_EQ(before.failed, 0);
+  const torch::Tensor ids = torch::tensor({{3, 5, 7, 2, 9, 4, 6, 8, 3, 5, 7}}, torch::kLong);  // 11 tokens
+  const VitsOutput out = warmed->Synthesize(ids);
+  const vits::GraphCacheStats after = warmed->graph_stats();
+  EXPECT_EQ(after.eager, before.eager) << "a stage of the first line ran eagerly: its bucket was not warmed";
+  EXPECT_EQ(after.replayed, before.replayed + 2);
+  const VitsOutput plain = cold->Synthesize(ids);
+  ASSERT_EQ(out.waveform.sizes(), plain.waveform.sizes());
+  EXPECT_LT(RelativeError(out.waveform.cpu(), plain.waveform.cpu()), 1e-3);
+}
+
 TEST(VitsCuda, GraphsFollowTheReference) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const NoTf32Convolutions exact;

@@ -114,6 +114,10 @@ absl::StatusOr<std::unique_ptr<VitsTts>> VitsTts::Create(const VitsTtsOptions& o
   // A checkpoint for a language lingcast does not name still speaks: clauses are
   // then taken as they come, whatever language they are tagged with.
   const Language language = LanguageOfCode(tokenizer->language()).value_or(Language::kEn);
+  if (options.warm_at_load) {
+    const auto warmed = CallNeural("warming " + options.model_dir, [&] { return (*model)->WarmGraphs(options.warmup); });
+    if (!warmed.ok()) return warmed.status();
+  }
   return std::unique_ptr<VitsTts>(new VitsTts(options, *std::move(model), *std::move(tokenizer), language));
 }
 

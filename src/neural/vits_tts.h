@@ -26,6 +26,10 @@ struct VitsTtsOptions {
   std::string model_dir;
   std::uint64_t seed = 0;  // the noise of every synthesis: the same text gives the same audio
   VitsModelOptions model;
+  // On CUDA with graphs, Create records the graphs of these buckets
+  // (VitsModel::WarmGraphs) so the first lines replay; nothing on the CPU.
+  bool warm_at_load = true;
+  VitsWarmup warmup;
 };
 
 // Start and end (samples) of every token of an encoding, from its durations in

@@ -61,6 +61,20 @@ absl::StatusOr<std::shared_ptr<WhisperAsrModel>> WhisperAsrModel::Load(const Whi
       return true;
     }).status());
   }
+  if (options.warm_at_load && t.model().options().device.is_cuda()) {
+    LC_RETURN_IF_ERROR(CallNeural("warming " + options.model_dir, [&] {
+      const std::vector<float> silence(static_cast<std::size_t>(t.features().window_samples()), 0.0f);
+      WhisperOptions o;
+      o.language = options.language;
+      o.task = options.task;
+      o.num_beams = options.num_beams;
+      o.timestamps = true;
+      o.max_new_tokens = options.max_new_tokens;
+      for (int pass = 0; pass < 2; ++pass) t.Transcribe(silence.data(), static_cast<std::int64_t>(silence.size()), o);
+      ReleaseCachedDeviceMemory(t.model().options().device);
+      return true;
+    }).status());
+  }
   return std::shared_ptr<WhisperAsrModel>(new WhisperAsrModel(options, *std::move(transcriber)));
 }
 

@@ -60,6 +60,10 @@ struct WhisperAsrOptions {
   ModelOptions model;
   WhisperWordTimeSource word_times = WhisperWordTimeSource::kAuto;
   Logger* logger = nullptr;  // debug: each partial decode's time; may be null
+  // On CUDA, Load transcribes a silent window twice as a session would (the
+  // encoder's graph recorded, the decoder's shapes met), so the first words heard
+  // do not pay for it; nothing on the CPU.
+  bool warm_at_load = true;
 };
 
 class WhisperAsrModel : public AsrModel {

@@ -184,7 +184,7 @@ torch::Tensor WhisperModel::Encode(const torch::Tensor& features, EncoderPath pa
   // Eager, the encoder is ~250 kernels whose launches take longer than the GPU
   // needs for them; replayed as one graph the host launches once.
   std::lock_guard<std::mutex> lock(encoder_graphs_mutex_);
-  if (!encoder_graphs_) encoder_graphs_ = std::make_unique<vits::GraphCache>(kEncoderGraphsPerModel);
+  if (!encoder_graphs_) encoder_graphs_ = std::make_unique<vits::GraphCache>(kEncoderGraphsPerModel, options_.graph_cache_bytes);
   const std::int64_t eager_before = encoder_graphs_->stats().eager;
   const std::vector<torch::Tensor> out =
       encoder_graphs_->Run("Whisper encoder, batch " + std::to_string(features.size(0)), {on_device},
