@@ -8,7 +8,8 @@
 // and the first-call latency of each engine at new shapes, which warming at
 // load (--warm) is meant to remove: run it once without and once with --warm.
 //
-//   build/bench/neural_memory_bench [--warm] [--vits-cache-mib=N]   (CUDA when available, else CPU)
+//   build/bench/neural_memory_bench [--warm] [--vits-cache-mib=N] [--vits-warm=TOKENS,FRAMES]
+//                                   (CUDA when available, else CPU)
 //
 // --warm does at load what the engines' options do by default on CUDA:
 // Whisper: a window encoded and decoded twice (WhisperAsrOptions::warm_at_load);
@@ -129,9 +130,15 @@ int main(int argc, char** argv) {
   torch::NoGradGuard no_grad;
   bool warm = false;
   std::int64_t vits_cache_bytes = VitsModelOptions{}.graph_cache_bytes;
+  VitsWarmup vits_warmup;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--warm") == 0) warm = true;
     if (std::strncmp(argv[i], "--vits-cache-mib=", 17) == 0) vits_cache_bytes = std::atoll(argv[i] + 17) << 20;
+    if (std::strncmp(argv[i], "--vits-warm=", 12) == 0) {  // TOKENS,FRAMES
+      vits_warmup.max_tokens = std::atoll(argv[i] + 12);
+      const char* comma = std::strchr(argv[i], ',');
+      if (comma != nullptr) vits_warmup.max_frames = std::atoll(comma + 1);
+    }
   }
   const bool cuda = torch::cuda::is_available();
 #ifndef LINGCAST_BENCH_HAVE_CUDA
@@ -206,9 +213,10 @@ int main(int argc, char** argv) {
   const double vits_load_ms = TimedMs([&] { vits = VitsModel::Random(mms, vits_options, 1); }, cuda);
   double vits_warm_ms = 0;
   std::int64_t vits_warmed = 0;
-  if (warm) vits_warm_ms = TimedMs([&] { vits_warmed = vits->WarmGraphs(VitsWarmup{}); }, cuda);
-  std::printf("mms-tts: load %.0f ms, warm-up %.0f ms (%lld graphs)\n", vits_load_ms, vits_warm_ms,
-              static_cast<long long>(vits_warmed));
+  if (warm) vits_warm_ms = TimedMs([&] { vits_warmed = vits->WarmGraphs(vits_warmup); }, cuda);
+  std::printf("mms-tts: load %.0f ms, warm-up %.0f ms (%lld graphs, up to %lld tokens and %lld frames)\n", vits_load_ms,
+              vits_warm_ms, static_cast<long long>(vits_warmed), static_cast<long long>(vits_warmup.max_tokens),
+              static_cast<long long>(vits_warmup.max_frames));
   Report("+ mms-tts-eng loaded", cuda);
   for (int pass = 0; pass < 2; ++pass) {
     std::printf("  vits lines of 41, 87, 121, 163 tokens, pass %d:", pass + 1);

@@ -41,8 +41,8 @@ struct VitsModelOptions {
 // bucket up to `max_tokens` tokens and every frame bucket up to `max_frames`
 // frames (0: none of that stage).
 struct VitsWarmup {
-  std::int64_t max_tokens = 128;  // MMS-TTS: ~63 characters (a blank between each)
-  std::int64_t max_frames = 384;  // ~6 s at 16 kHz, 256 samples a frame
+  std::int64_t max_tokens = 192;  // MMS-TTS: ~95 characters (a blank between each)
+  std::int64_t max_frames = 640;  // ~10 s at 16 kHz, 256 samples a frame
 };
 
 // The standard normal draws of one synthesis, to replay exactly what another
