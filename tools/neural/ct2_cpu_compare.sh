@@ -9,7 +9,7 @@
 #     whisper-small-size checkpoints with transformers, and the inputs;
 #  3. ct2-transformers-converter on both (float32; int8 is CTranslate2's
 #     quantization when the model is loaded with compute_type int8);
-#  4. for each thread count in LINGCAST_COMPARE_THREADS (default "2", one per
+#  4. for each thread count in LINGCAST_COMPARE_THREAD_COUNTS (default "2", one per
 #     core; e.g. "2 1"): ours, ours again on OpenBLAS (see below), transformers,
 #     CTranslate2 float32 and int8, each in its own process, under nice, one
 #     after another, every engine at the same thread count; medians of RUNS
@@ -74,7 +74,7 @@ ours() {  # ours ENGINE THREADS RUNS [LD_LIBRARY_PATH]
     nice "$build/bench/neural_cpu_compare" "$out/inputs.safetensors" "$out/marian" "$out/whisper" "$3" >"$out/$1_t$2.log"
   "${py[@]}" ours "$out" "$out/$1_t$2.log" --threads "$2" --engine "$1"
 }
-for threads in ${LINGCAST_COMPARE_THREADS:-2}; do
+for threads in ${LINGCAST_COMPARE_THREAD_COUNTS:-2}; do
   ours ours "$threads" "$system_runs"
   if [[ -f $openblas/libblas.so.3 ]]; then ours ours_openblas "$threads" "$runs" "$openblas"; fi
   OMP_NUM_THREADS=$threads "${py[@]}" transformers "$out" --threads "$threads" --runs "$runs"
