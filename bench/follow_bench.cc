@@ -19,7 +19,7 @@
 //                                                      known as a fraction of the line's audio)
 //   FOLLOW_BENCH_DECODER="-lw 8 -wip 0.5" build/bench/follow_bench   (pocketsphinx search flags)
 //   FOLLOW_BENCH_ALTERNATIVES_BEAM=0 build/bench/follow_bench   (the acoustic check's beam; 0: the decoder's)
-//   FOLLOW_BENCH_DITHER=0 build/bench/follow_bench   (the samples without dither, as before it)
+//   FOLLOW_BENCH_DITHER=1 build/bench/follow_bench   (the recognizer's dither on; off by default)
 //   FOLLOW_BENCH_SHOW=development build/bench/follow_bench   (one show only: development or held-out)
 //   FOLLOW_BENCH_REFERENCE=0 build/bench/follow_bench   (no words-only run)
 #include <algorithm>

@@ -172,13 +172,13 @@ TEST(SpeechFollowerTest, AMisheardLineIsCheckedOnThePauseBeforeItsEndpoint) {
   EXPECT_EQ(decided[0], decided[1]);
 }
 
-// espeak-ng's audio is exact zeros around its sentences (and the VAD's pre-roll
-// takes 300 ms of them into each utterance). Undithered, their cepstra (far
-// below any sound) drag the running channel estimate, and six utterances into
-// the show the recognizer hears "the price today is only ninety nine yuan" as
-// "the yuan": no line. Dithered (the default), the line is committed from a
-// partial, on its first words (bench/follow_bench's development show).
-TEST(SpeechFollowerTest, ALineAfterDigitalSilenceIsHeardWithDither) {
+// With the recognizer's dither (off by default), six utterances into an
+// espeak-ng show -- whose pauses are exact zeros -- "the price today is only
+// ninety nine yuan" is committed from a partial, on its first words (the follow
+// bench's development show; undithered it was heard as "the yuan" there, but
+// that depends on the exact audio, which espeak-ng's process-wide state varies
+// with the tests run before).
+TEST(SpeechFollowerTest, WithDitherALineSixUtterancesIntoAnEspeakShowIsCommittedFromAPartial) {
   const std::vector<FollowerLine> lines = {
       {1, "Welcome to the live room everyone", "", "欢迎大家来到直播间"},
       {2, "Today we have a very special face cream for you", "", "今天给大家带来一款特别的面霜"},
@@ -198,24 +198,19 @@ TEST(SpeechFollowerTest, ALineAfterDigitalSilenceIsHeardWithDither) {
   FILE* file = std::fopen(path.c_str(), "w");
   std::fputs(script.c_str(), file);
   std::fclose(file);
-  for (const bool dither : {true, false}) {
-    absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model =
-        PocketsphinxModel::Load({.script_path = path, .dither = dither});
-    ASSERT_TRUE(model.ok()) << model.status();
-    absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(**model, lines, {});
-    ASSERT_TRUE(follower.ok()) << follower.status();
-    std::optional<FollowDecision> price;  // the last utterance's decision
-    for (const FollowEvent& e : Follow(*follower, audio)) {
-      if (e.type == Type::kDecision && e.utterance == 6) price = e.decision;
-    }
-    ASSERT_TRUE(price.has_value()) << "dither " << dither;
-    if (dither) {
-      EXPECT_EQ(price->line_number, 5);
-      EXPECT_FALSE(price->at_endpoint);
-    } else {
-      EXPECT_TRUE(price->off_script) << price->line_number;
-    }
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_path = path, .dither = true});
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(**model, lines, {});
+  ASSERT_TRUE(follower.ok()) << follower.status();
+  std::optional<FollowDecision> price;  // the last utterance's decision
+  for (const FollowEvent& e : Follow(*follower, audio)) {
+    if (e.type == Type::kDecision && e.utterance == 6) price = e.decision;
   }
+  ASSERT_TRUE(price.has_value());
+  EXPECT_EQ(price->line_number, 5);
+  EXPECT_FALSE(price->at_endpoint);
+  ASSERT_TRUE(price->commit_point.has_value());
+  EXPECT_LT(*price->commit_point, 0.5);
 }
 
 TEST(SpeechFollowerTest, WithoutAScriptEachUtteranceIsOneOffScriptDecisionAtItsEnd) {

@@ -336,13 +336,11 @@ absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::ve
 }
 
 // PocketsphinxOptions::dither: a least significant bit of noise on one sample
-// in two. Digital silence (samples of exactly 0) has no energy at all, and the
-// log filterbank turns it into cepstra far from any speech or room; the VAD's
-// pre-roll of it drags an utterance's cepstral mean, and the channel estimate
-// after it, away from the speech. pocketsphinx's own -dither draws from
-// sphinxbase's one generator for the whole process, so two sessions on two
-// threads would race on it and give different results; this one belongs to
-// its session (or scorer call) and starts from the same seed.
+// in two, so that digital silence (samples of exactly 0) has some energy.
+// pocketsphinx's own -dither draws from sphinxbase's one generator for the
+// whole process, so two sessions on two threads would race on it and give
+// different results; this one belongs to its session (or scorer call) and
+// starts from the same seed.
 class Dither {
  public:
   explicit Dither(bool on) : on_(on) {}

@@ -76,12 +76,11 @@ struct PocketsphinxOptions {
 
   // A least significant bit of noise on the samples decoded (as pocketsphinx's
   // -dither, but from a generator of the session's own: deterministic, and no
-  // state shared between threads). Digital silence -- exact zeros, as in
-  // synthesized speech, padded files or a muted input -- otherwise gives
-  // cepstra far from any sound, which the VAD's pre-roll mixes into the
-  // utterance's cepstral mean: the first utterances are misheard (docs/translation.md,
-  // bench/follow_bench). False: the samples as they are.
-  bool dither = true;
+  // state shared between threads). Off by default: on espeak-ng's speech, whose
+  // pauses are exact zeros, it found one more line of the follow bench's
+  // development show, but the held-out show's commit points got worse and JFK
+  // streamed through the VAD went from under 0.5 to 0.91 WER (docs/translation.md).
+  bool dither = false;
 
   // Search settings of the recognizing decoder, as pocketsphinx's own flags
   // ("-lw", "8"): name, value, name, value... For tuning (bench/follow_bench's
