@@ -41,7 +41,11 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "import ctranslate2,
   exit 1
 fi
 export PYTHONUNBUFFERED=1
-load() { echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min) on $(nproc) cores; $(date -u +%H:%M:%S) UTC"; }
+# OpenMP pools that spin at barriers collapse on a shared machine (transformers'
+# batch-1 Marian generate measured 10.6 s spinning, 1.5 s passive at load ~4-6);
+# every engine gets the same policy. Set OMP_WAIT_POLICY=ACTIVE on an idle machine.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
+load() { echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min) on $(nproc) cores; $(date -u +%H:%M:%S) UTC; OMP_WAIT_POLICY=$OMP_WAIT_POLICY"; }
 {
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
   load
