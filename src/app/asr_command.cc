@@ -106,6 +106,8 @@ absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptio
   request.language = options.language == "auto" ? "" : options.language;
   request.translate = options.task == "translate";
   request.quantize = options.quantize;
+  request.device = options.neural.device;
+  request.dtype = options.neural.dtype;
   request.logger = &logger;  // --log-level debug: each partial decode's time
   return LoadWhisperRecognizer(request);
 }
@@ -137,6 +139,9 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
   }
   if (!whisper && options.quantize != "none") {
     return absl::InvalidArgumentError("--quantize applies to --engine whisper only (pocketsphinx has no neural weights)");
+  }
+  if (!whisper && options.neural.given()) {
+    return absl::InvalidArgumentError("--device and --dtype apply to --engine whisper only (pocketsphinx runs on the CPU)");
   }
   if (whisper && options.model_dir.empty()) {
     return absl::InvalidArgumentError("the whisper engine needs a checkpoint directory: give --model DIR (docs/models.md)");
@@ -211,6 +216,8 @@ Command AddAsrCommand(CLI::App& app) {
   asr_cmd->add_option("--quantize", asr_options.quantize,
                       "whisper: none, or int8 (linear weights as int8 with per-row scales; docs/models.md)")
       ->capture_default_str();
+  asr_cmd->add_option("--device", asr_options.neural.device, kDeviceFlagHelp)->capture_default_str();
+  asr_cmd->add_option("--dtype", asr_options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
   asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
   return {asr_cmd, [flags](Logger& logger) {

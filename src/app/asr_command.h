@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "app/command.h"
+#include "app/neural_plugin.h"
 #include "audio/vad.h"
 #include "core/logger.h"
 #include "core/media_time.h"
@@ -24,6 +25,7 @@ struct AsrCommandOptions {
   std::string model_dir;                // --model: the Whisper checkpoint (docs/models.md)
   std::string task = "transcribe";      // whisper: "translate" gives English text whatever is spoken
   std::string quantize = "none";        // whisper: "int8" stores the linear layers' weights as int8
+  NeuralDeviceFlags neural;             // whisper: --device, --dtype
   std::string script_path;  // script mode when set
   bool json = false;
   // A partial is considered after every this much speech audio, and printed only

@@ -204,6 +204,17 @@ TEST(AsrCommandTest, QuantizeIsInt8AndForWhisperOnly) {
   EXPECT_TRUE(pocketsphinx.lines.empty());
 }
 
+TEST(AsrCommandTest, DeviceAndDtypeAreForWhisperOnly) {
+  AsrCommandOptions options{.input = "-"};
+  options.neural.device = "cuda";
+  const AsrRun device = RunAsr(options, std::string(3200, '\0'));
+  EXPECT_EQ(ExitCodeFor(device.status), 2) << device.status;
+  EXPECT_THAT(device.status.message(), HasSubstr("--device and --dtype apply to --engine whisper only"));
+  EXPECT_TRUE(device.lines.empty());
+  options.neural = {.dtype = "float16"};
+  EXPECT_THAT(RunAsr(options, std::string(3200, '\0')).status.message(), HasSubstr("--engine whisper only"));
+}
+
 TEST(AsrCommandTest, MandarinSaysThereIsNoModel) {
   const AsrRun run = RunAsr({.input = "-", .language = "zh"}, std::string(3200, '\0'));
   EXPECT_EQ(ExitCodeFor(run.status), 2) << run.status;

@@ -144,11 +144,19 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   LC_RETURN_IF_ERROR(CheckMarianModelFlag(options.fallback_engines, options.marian_model_dir));
   LC_ASSIGN_OR_RETURN(const Language heard, ParseLanguage(options.language));
   LC_RETURN_IF_ERROR(CheckRecognizerFlags(options.asr_engine, options.asr_model_dir, heard, "--lang"));
+  if (options.neural.given() && options.asr_engine != "whisper" &&
+      std::find(options.fallback_engines.begin(), options.fallback_engines.end(), "marian") ==
+          options.fallback_engines.end()) {
+    return absl::InvalidArgumentError(
+        "--device and --dtype place the neural engines: use them with --asr whisper or --engine marian");
+  }
   std::shared_ptr<AsrModel> model;
   if (options.asr_engine == "whisper") {
     WhisperPluginRequest request;
     request.model_dir = options.asr_model_dir;
     request.language = std::string(LanguageCode(heard));
+    request.device = options.neural.device;
+    request.dtype = options.neural.dtype;
     request.logger = &logger;
     LC_ASSIGN_OR_RETURN(model, LoadWhisperRecognizer(request));
   } else {
@@ -176,6 +184,7 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   fallback_options.engines = options.fallback_engines;
   fallback_options.llm = options.llm;
   fallback_options.marian_model_dir = options.marian_model_dir;
+  fallback_options.marian_device = options.neural;
   SystemClock clock;
   LC_ASSIGN_OR_RETURN(TranslationStack fallback, BuildTranslationStack(fallback_options, clock, logger));
 
@@ -294,6 +303,8 @@ Command AddFollowCommand(CLI::App& app) {
   follow_cmd->add_option("--llm-model", follow_options.llm.model, "Model name for --engine llm");
   follow_cmd->add_option("--marian-model", follow_options.marian_model_dir,
                          "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
+  follow_cmd->add_option("--device", follow_options.neural.device, kDeviceFlagHelp)->capture_default_str();
+  follow_cmd->add_option("--dtype", follow_options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   follow_cmd->add_flag("--json", follow_options.json,
                        "One JSON object per decision: line, off_script, confidence, commit_time_ms, commit_point, "
                        "source_text, translation");

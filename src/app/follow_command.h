@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "app/command.h"
+#include "app/neural_plugin.h"
 #include "app/translation_setup.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/vad.h"
@@ -57,6 +58,7 @@ struct FollowCommandOptions {
   std::string asr_engine = "pocketsphinx";
   std::string asr_model_dir;
   std::string language = "en";
+  NeuralDeviceFlags neural;  // --device, --dtype: where --asr whisper and --engine marian run
 };
 
 struct FollowRecord {

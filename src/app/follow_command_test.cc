@@ -192,6 +192,10 @@ TEST(FollowCommandTest, BadInputsAreClearErrors) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.message;
     EXPECT_THAT(std::string(status.message()), HasSubstr(c.message));
   }
+  FollowCommandOptions placed = options;
+  placed.neural.device = "cuda";
+  EXPECT_THAT(std::string(RunFollow(placed, FromBuffer(silence), [](const FollowRecord&) {}, logger).status().message()),
+              HasSubstr("--device and --dtype place the neural engines"));
   FollowCommandOptions marian = options;
   marian.fallback_engines = {"tm", "marian"};
   EXPECT_THAT(std::string(RunFollow(marian, FromBuffer(silence), [](const FollowRecord&) {}, logger).status().message()),

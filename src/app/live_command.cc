@@ -133,6 +133,8 @@ Command AddLiveCommand(CLI::App& app) {
                "The avatar's voice: espeak (embedded), or vits (a VITS / MMS-TTS checkpoint, --tts-model)")
       ->capture_default_str();
   c.add_option("--tts-model", options.tts_model_dir, "VITS checkpoint directory for --tts vits (docs/models.md)");
+  c.add_option("--device", options.neural.device, kDeviceFlagHelp)->capture_default_str();
+  c.add_option("--dtype", options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   c.add_option("--rate", options.rate, "The avatar's speaking rate (0.5-2)")->capture_default_str();
   c.add_option("--lag-policy", flags->lag_policy, "When lines queue up: speedup, shorten or skip")
       ->capture_default_str();

@@ -116,6 +116,8 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     WhisperPluginRequest request;
     request.model_dir = options.asr_model_dir;
     request.language = std::string(LanguageCode(options.source));
+    request.device = options.neural.device;
+    request.dtype = options.neural.dtype;
     request.logger = &logger;
     LC_ASSIGN_OR_RETURN(asr, LoadWhisperRecognizer(request));
   } else {
@@ -148,6 +150,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   }
   translation.llm = options.llm;
   translation.marian_model_dir = options.marian_model_dir;
+  translation.marian_device = options.neural;
   SystemClock system_clock;
   SimulatedClock simulated_clock;
   Clock& clock = simulated ? static_cast<Clock&>(simulated_clock) : static_cast<Clock&>(system_clock);
@@ -163,7 +166,8 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     TtsCommandOptions vits;
     vits.engine = "vits";
     vits.model_dir = options.tts_model_dir;
-    LC_ASSIGN_OR_RETURN(tts, MakeTtsEngine(vits));
+    vits.neural = options.neural;
+    LC_ASSIGN_OR_RETURN(tts, MakeTtsEngine(vits, &logger));
     // A checkpoint that cannot speak the avatar's language fails now, not at
     // the show's first line.
     SynthesisRequest probe;

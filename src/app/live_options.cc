@@ -1,5 +1,7 @@
 #include "app/live_options.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "app/translation_setup.h"
@@ -62,6 +64,12 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
     return absl::InvalidArgumentError("--voice-zh / --voice-en choose espeak-ng voices; a vits checkpoint has one voice");
   }
   LC_RETURN_IF_ERROR(CheckRecognizerFlags(options.asr_engine, options.asr_model_dir, options.source, "--source"));
+  const bool any_neural = options.asr_engine == "whisper" || options.tts_engine == "vits" ||
+                          std::find(options.engines.begin(), options.engines.end(), "marian") != options.engines.end();
+  if (options.neural.given() && !any_neural) {
+    return absl::InvalidArgumentError(
+        "--device and --dtype place the neural engines: use them with --asr whisper, --engine marian or --tts vits");
+  }
   if (options.picture_in_picture && (options.input == "-" || AudioFileReader::IsUrl(options.input))) {
     return absl::InvalidArgumentError(
         "--pip shows the video of a media file given as --in; stdin and network sources are audio only here");

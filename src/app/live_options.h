@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "app/neural_plugin.h"
 #include "core/media_time.h"
 #include "media/language.h"
 #include "mt/llm_translator.h"
@@ -63,6 +64,7 @@ struct LiveOptions {
   // language only (facebook/mms-tts-eng: English; there is no MMS Mandarin).
   std::string tts_engine = "espeak";
   std::string tts_model_dir;          // --tts-model: the VITS checkpoint directory
+  NeuralDeviceFlags neural;           // --device, --dtype: where the neural engines above run
   double rate = 1.0;                  // --rate: the avatar's normal speaking rate
   // The look, as `render` takes it (app/studio.h).
   std::string avatar_path;                 // --avatar RIG.json (empty: the built-in presenter)

@@ -68,6 +68,8 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
          o.voice_en = "en-gb";
        },
        "a vits checkpoint has one voice"},
+      {[](LiveOptions& o) { o.neural.device = "cuda"; }, "--device and --dtype place the neural engines"},
+      {[](LiveOptions& o) { o.neural.dtype = "bfloat16"; }, "use them with --asr whisper"},
       {[](LiveOptions& o) { o.fps = 0; }, "--fps"},
       {[](LiveOptions& o) { o.max_lag = MediaTime::Millis(100); }, "--max-lag"},
       {[](LiveOptions& o) { o.max_speedup = 3; }, "--max-speedup"},

@@ -13,6 +13,19 @@
 
 namespace lingcast {
 
+// Where the neural engines run: the words of --device and --dtype, read by the
+// plug-in (src/neural/device_choice.h). "auto" takes a GPU when libtorch sees
+// one (float16 there; VITS float32) and the CPU otherwise (float32).
+struct NeuralDeviceFlags {
+  std::string device = "auto";  // auto, cpu, cuda, cuda:N
+  std::string dtype = "auto";   // auto, float32, float16, bfloat16
+  bool given() const { return device != "auto" || dtype != "auto"; }
+};
+inline constexpr char kDeviceFlagHelp[] =
+    "Neural engines: auto (a CUDA GPU when there is one), cpu, cuda or cuda:N";
+inline constexpr char kDtypeFlagHelp[] =
+    "Neural engines: auto (float16 on a GPU, VITS float32; float32 on the CPU), float32, float16 or bfloat16";
+
 class NeuralPlugin {
  public:
   // Opens the plug-in built beside this lingcast (LINGCAST_NEURAL_PLUGIN env

@@ -136,6 +136,10 @@ Command AddTranslateCommand(CLI::App& app) {
   translate_cmd->add_option("--quantize", translate_options.translation.marian_quantize,
                             "marian: none, or int8 (linear weights as int8 with per-row scales; docs/models.md)")
       ->capture_default_str();
+  translate_cmd->add_option("--device", translate_options.translation.marian_device.device, kDeviceFlagHelp)
+      ->capture_default_str();
+  translate_cmd->add_option("--dtype", translate_options.translation.marian_device.dtype, kDtypeFlagHelp)
+      ->capture_default_str();
   translate_cmd->add_option("--threshold", translate_options.translation.threshold,
                             "Fuzzy match score (0-1] the memory needs")
       ->capture_default_str();

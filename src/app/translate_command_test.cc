@@ -121,6 +121,11 @@ TEST(TranslateCommandTest, BadSetupsAreClearErrors) {
   quantized_tm.translation.marian_quantize = "int8";
   EXPECT_THAT(std::string(f.Run(quantized_tm, "x\n", output).status().message()),
               HasSubstr("--quantize applies to the marian engine only"));
+  TranslateCommandOptions placed_tm;
+  placed_tm.translation.memory_paths = {f.Write("p4.tsv", "a\tb\n")};
+  placed_tm.translation.marian_device.device = "cuda:0";
+  EXPECT_THAT(std::string(f.Run(placed_tm, "x\n", output).status().message()),
+              HasSubstr("--device and --dtype apply to the marian engine only"));
   quantized_tm.translation.marian_quantize = "int4";
   EXPECT_THAT(std::string(f.Run(quantized_tm, "x\n", output).status().message()),
               HasSubstr("unknown --quantize \"int4\" (use none or int8)"));

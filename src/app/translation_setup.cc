@@ -52,7 +52,7 @@ class PluginTranslator : public Translator {
 
 // The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
 // (app/neural_plugin.h, neural/marian_plugin.h).
-absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options) {
+absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options, Logger& logger) {
   if (options.marian_model_dir.empty()) {
     return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
@@ -63,9 +63,14 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const Translati
   request.from = options.from;
   request.to = options.to;
   request.quantize = options.marian_quantize;
+  request.device = options.marian_device.device;
+  request.dtype = options.marian_device.dtype;
+  std::string placed_on;
+  request.placed_on = &placed_on;
   absl::StatusOr<std::unique_ptr<Translator>> translator = absl::UnknownError("the plug-in did not answer");
   create(request, translator);
   if (!translator.ok()) return translator.status();
+  logger.Info("mt", "marian loaded", {{"model", options.marian_model_dir}, {"device", placed_on}});
   return std::unique_ptr<Translator>(std::make_unique<PluginTranslator>(plugin.handle(), std::move(*translator)));
 }
 
@@ -114,6 +119,10 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
       std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end()) {
     return absl::InvalidArgumentError("--quantize applies to the marian engine only: add marian to --engine");
   }
+  if (options.marian_device.given() &&
+      std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end()) {
+    return absl::InvalidArgumentError("--device and --dtype apply to the marian engine only: add marian to --engine");
+  }
   TranslationStack stack;
   stack.memory = std::make_unique<TranslationMemory>();
   TmLoadReport report;
@@ -149,7 +158,7 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
                           LlmTranslator::Create(LlmConfigFromEnvironment(options.llm), clock));
       engines.push_back(std::move(llm));
     } else if (name == "marian") {
-      LC_ASSIGN_OR_RETURN(std::unique_ptr<Translator> marian, MakeMarianTranslator(options));
+      LC_ASSIGN_OR_RETURN(std::unique_ptr<Translator> marian, MakeMarianTranslator(options, logger));
       engines.push_back(std::move(marian));
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown translation engine \"", name, "\""));

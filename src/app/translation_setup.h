@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "app/neural_plugin.h"
 #include "core/clock.h"
 #include "core/logger.h"
 #include "media/language.h"
@@ -33,6 +34,7 @@ struct TranslationOptions {
   LlmConfig llm;                              // endpoint/model/key (environment fills the gaps)
   std::string marian_model_dir;               // --model: Marian checkpoint for the marian engine (docs/models.md)
   std::string marian_quantize = "none";       // --quantize: "int8" stores the marian engine's linear weights as int8
+  NeuralDeviceFlags marian_device;            // --device, --dtype of the marian engine
 };
 
 struct TranslationStack {

@@ -204,9 +204,12 @@ class PluginTtsEngine : public TtsEngine {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options) {
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options, Logger* logger) {
   const std::string engine = absl::AsciiStrToLower(options.engine);
   if (engine == "espeak" || engine == "espeak-ng") {
+    if (options.neural.given()) {
+      return absl::InvalidArgumentError("--device and --dtype apply to --engine vits only (espeak-ng runs on the CPU)");
+    }
     LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, EspeakEngine::Create());
     return std::unique_ptr<TtsEngine>(std::move(espeak));
   }
@@ -220,9 +223,14 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
   LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Find<CreateVitsTtsFn>(kCreateVitsTtsSymbol));
   VitsPluginRequest request;
   request.model_dir = options.model_dir;
+  request.device = options.neural.device;
+  request.dtype = options.neural.dtype;
+  std::string placed_on;
+  request.placed_on = &placed_on;
   absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
   create(request, created);
   if (!created.ok()) return created.status();
+  if (logger != nullptr) logger->Info("tts", "vits loaded", {{"model", options.model_dir}, {"device", placed_on}});
   return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
 }
 
@@ -374,7 +382,7 @@ int RunFromFlags(TtsFlags& flags, Logger& logger) {
   tts_options.read_stdin = flags.text.empty() || (flags.text.size() == 1 && flags.text[0] == "-");
   for (const std::string& piece : flags.text) tts_options.text += (tts_options.text.empty() ? "" : " ") + piece;
   tts_options.progress = !flags.json && StderrIsTerminal();
-  absl::StatusOr<std::unique_ptr<TtsEngine>> engine = MakeTtsEngine(tts_options);
+  absl::StatusOr<std::unique_ptr<TtsEngine>> engine = MakeTtsEngine(tts_options, &logger);
   if (!engine.ok()) return ReportCommandStatus(engine.status());
   absl::StatusOr<TtsSummary> summary = RunTtsCommand(**engine, tts_options, std::cin, logger, &signals);
   if (!summary.ok()) return ReportCommandStatus(summary.status());
@@ -406,6 +414,8 @@ Command AddTtsCommand(CLI::App& app) {
   tts_cmd->add_option("--engine", tts_options.engine, "espeak, or vits (a VITS / MMS-TTS checkpoint, --model)")
       ->capture_default_str();
   tts_cmd->add_option("--model", tts_options.model_dir, "VITS checkpoint directory for --engine vits (docs/models.md)");
+  tts_cmd->add_option("--device", tts_options.neural.device, kDeviceFlagHelp)->capture_default_str();
+  tts_cmd->add_option("--dtype", tts_options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   tts_cmd->add_flag("--json", tts_json, "Print a JSON summary on stdout");
   return {tts_cmd, [flags](Logger& logger) { return RunFromFlags(*flags, logger); }};
 }

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "app/command.h"
+#include "app/neural_plugin.h"
 #include "app/signals.h"
 #include "core/logger.h"
 #include "tts/tts_engine.h"
@@ -33,12 +34,14 @@ struct TtsCommandOptions {
   bool progress = false;           // draw a progress line on stderr
   std::string engine = "espeak";   // espeak, or vits (a VITS / MMS-TTS checkpoint, --model)
   std::string model_dir;           // --engine vits: the checkpoint directory (docs/models.md)
+  NeuralDeviceFlags neural;        // --engine vits: --device, --dtype
 };
 
 // The engine `options.engine` names: espeak-ng, or a VITS checkpoint from the
 // neural plug-in (app/neural_plugin.h). InvalidArgument for an unknown engine or a
-// vits engine without --model; the plug-in's error (naming the file) otherwise.
-absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options);
+// vits engine without --model, or --device/--dtype with espeak; the plug-in's
+// error (naming the file) otherwise. Where a VITS model went goes to `logger`.
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options, Logger* logger = nullptr);
 
 struct TtsSummary {
   std::string output;

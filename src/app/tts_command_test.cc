@@ -246,6 +246,14 @@ TEST_F(TtsCommandTest, BadInputIsAClearErrorAndLeavesNothingBehind) {
   }
 }
 
+TEST(MakeTtsEngineTest, DeviceAndDtypeAreForVitsOnly) {
+  TtsCommandOptions options;
+  options.neural.device = "cuda";
+  const absl::StatusOr<std::unique_ptr<TtsEngine>> engine = MakeTtsEngine(options);
+  EXPECT_EQ(engine.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(engine.status().message()), HasSubstr("--device and --dtype apply to --engine vits only"));
+}
+
 TEST_F(TtsCommandTest, LongLineIsStreamedInBoundedMemory) {
   // 10,000 characters on one line: almost ten minutes of speech, 25 MB as 16-bit
   // PCM and 50 MB as float. Written as it is spoken, the peak RSS barely moves.

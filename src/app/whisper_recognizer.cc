@@ -72,8 +72,14 @@ absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPlu
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("whisper"));
   LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create, plugin.Find<CreateWhisperAsrFn>(kCreateWhisperAsrSymbol));
   absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
-  create(request, model);
+  std::string placed_on;
+  WhisperPluginRequest placed_request = request;
+  placed_request.placed_on = &placed_on;
+  create(placed_request, model);
   if (!model.ok()) return model.status();
+  if (request.logger != nullptr) {
+    request.logger->Info("asr", "whisper loaded", {{"model", request.model_dir}, {"device", placed_on}});
+  }
   return std::shared_ptr<AsrModel>(std::make_shared<PluginAsrModel>(plugin.handle(), *std::move(model)));
 }
 

@@ -1,6 +1,7 @@
 // The module behind marian_plugin.h: MarianTranslator with libtorch inside.
 #include "neural/marian_plugin.h"
 
+#include "neural/device_choice.h"
 #include "neural/marian_translator.h"
 #include "neural/quantization.h"
 #include "neural/status_adapter.h"
@@ -18,12 +19,22 @@ extern "C" __attribute__((visibility("default"))) void lingcast_create_marian_tr
     return;
   }
   options.model.quantization = *quantization;
+  const absl::StatusOr<lingcast::neural::DeviceChoice> placement = lingcast::neural::CallNeural("--device", [&] {
+    return lingcast::neural::ChooseDevice(request.device, request.dtype, lingcast::neural::EngineKind::kMarian);
+  });
+  if (!placement.ok()) {
+    result = placement.status();
+    return;
+  }
+  options.model.device = placement->device;
+  options.model.dtype = placement->dtype;
   absl::StatusOr<std::unique_ptr<lingcast::neural::MarianTranslator>> created =
       lingcast::neural::MarianTranslator::Create(options);
   if (!created.ok()) {
     result = created.status();
     return;
   }
+  if (request.placed_on != nullptr) *request.placed_on = lingcast::neural::DescribeDevice(*placement);
   result = std::unique_ptr<lingcast::Translator>(std::move(*created));
 }
 

@@ -23,6 +23,12 @@ struct MarianPluginRequest {
   Language from = Language::kZh;
   Language to = Language::kEn;
   std::string quantize = "none";  // --quantize: "none" or "int8" (neural/quantization.h)
+  // Where the engine runs (neural/device_choice.h): --device "auto" (a GPU when
+  // libtorch sees one), "cpu", "cuda", "cuda:N"; --dtype "auto", "float32",
+  // "float16", "bfloat16".
+  std::string device = "auto";
+  std::string dtype = "auto";
+  std::string* placed_on = nullptr;  // when set, receives where it was loaded ("cuda:0 float16")
 };
 
 // The plug-in's entry point, exported with C linkage under this name.

@@ -1,6 +1,7 @@
 // The entry point behind whisper_plugin.h: WhisperAsrModel with libtorch inside.
 #include "neural/whisper_plugin.h"
 
+#include "neural/device_choice.h"
 #include "neural/quantization.h"
 #include "neural/status_adapter.h"
 #include "neural/whisper_asr.h"
@@ -22,11 +23,21 @@ extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_a
     return;
   }
   options.model.quantization = *quantization;
+  const absl::StatusOr<lingcast::neural::DeviceChoice> placement = lingcast::neural::CallNeural("--device", [&] {
+    return lingcast::neural::ChooseDevice(request.device, request.dtype, lingcast::neural::EngineKind::kWhisper);
+  });
+  if (!placement.ok()) {
+    result = placement.status();
+    return;
+  }
+  options.model.device = placement->device;
+  options.model.dtype = placement->dtype;
   absl::StatusOr<std::shared_ptr<lingcast::neural::WhisperAsrModel>> created = lingcast::neural::WhisperAsrModel::Load(options);
   if (!created.ok()) {
     result = created.status();
     return;
   }
+  if (request.placed_on != nullptr) *request.placed_on = lingcast::neural::DescribeDevice(*placement);
   result = std::shared_ptr<lingcast::AsrModel>(*std::move(created));
 }
 

@@ -96,6 +96,12 @@ TEST(WhisperCli, BadOptionsAreOneClearLine) {
            {{"asr", "-", "--engine", "whispr", "--model", kModel}, "whispr"},
            {{"asr", "-", "--engine", "whisper", "--model", kModel + "/no-such-dir"}, "no-such-dir"},
            {{"asr", "-", "--engine", "whisper", "--model", kModel, "--language", "xx"}, "xx"},
+           {{"asr", "-", "--engine", "whisper", "--model", kModel, "--device", "tpu"}, "--device \"tpu\" is not supported"},
+           {{"asr", "-", "--engine", "whisper", "--model", kModel, "--device", "cpu", "--dtype", "fp16"},
+            "--dtype fp16 needs a GPU"},
+           {{"tts", "hello", "-o", "/tmp/never-written.wav", "--engine", "vits", "--model", kVitsModel, "--device", "cpu",
+             "--dtype", "half"},
+            "--dtype \"half\" is not supported"},
        }) {
     const RunResult r = RunLingcast(c.args, options);
     if (r.err.find("built without neural engines") != std::string::npos) GTEST_SKIP() << "no neural engines in this build";
@@ -121,7 +127,7 @@ TEST(WhisperCli, LiveHearsAMandarinHostThroughThePlugin) {
   const RunResult r = RunLingcast({"live", "--in", dir + "/host.wav", "--source", "zh", "--target", "en", "--asr", "whisper",
                                    "--asr-model", kModel, "--script", dir + "/show.script", "--out", dir + "/out.mp4",
                                    "--engine", "marian", "--marian-model", kMarianModel, "--tts", "vits", "--tts-model",
-                                   kVitsModel, "--clock", "simulated", "--size", "320x180", "--json"});
+                                   kVitsModel, "--device", "cpu", "--clock", "simulated", "--size", "320x180", "--json"});
   if (r.exit_code != 0 && r.err.find("built without neural engines") != std::string::npos) {
     std::filesystem::remove_all(dir);
     GTEST_SKIP() << "this build has no neural engines (libtorch not found)";
