@@ -41,6 +41,10 @@ apt_packages=(
   libpng-dev
   # neural engines (src/neural, optional): libtorch (CPU) tensors, SentencePiece tokenizers + spm_train
   libtorch-dev libsentencepiece-dev sentencepiece
+  # ...and an optimized BLAS under it: Debian's libtorch multiplies through libblas.so.3,
+  # which is netlib's reference BLAS unless another is installed (10-70x slower on the
+  # CPU engines, src/neural/README.md); the OpenMP build shares libtorch's thread pool
+  libopenblas0-openmp
 )
 
 missing=()
