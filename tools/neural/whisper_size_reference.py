@@ -2,7 +2,8 @@
 
   whisper_size_reference.py make SIZE CKPT   writes a checkpoint of SIZE (small, medium)
       with random weights (seed 0; fp16 on disk for medium, to halve the write) and one
-      30 s window of features (features.safetensors)
+      30 s window of features (features.safetensors; for small also transformers' fp32
+      encoder output of it, "encoder_fp32")
   whisper_size_reference.py time CKPT [fp16]  times transformers on it (SDPA; fp16, and
       fp32 unless "fp16"): the encoder eagerly and as one CUDA graph replay, and
       generate() of exactly 32 tokens after the 4-token prompt; median of 20, wall
@@ -29,11 +30,16 @@ def make(size, ckpt):
     config = WhisperConfig(**SIZES[size], vocab_size=51865, num_mel_bins=80, decoder_start_token_id=50258,
                            eos_token_id=50257, pad_token_id=50257)
     model = WhisperForConditionalGeneration(config).eval()
-    if size != "small":
+    features = torch.rand(1, 80, 3000) * 2 - 1
+    tensors = {"features": features.contiguous()}
+    if size == "small":
+        # transformers' fp32 encoder output: bench/neural_bench_whisper prints ours' difference from it
+        with torch.no_grad():
+            tensors["encoder_fp32"] = model.model.encoder(features).last_hidden_state.contiguous()
+    else:
         model = model.half()
     model.save_pretrained(ckpt)
-    features = torch.rand(1, 80, 3000) * 2 - 1
-    save_file({"features": features.contiguous()}, ckpt + "/features.safetensors")
+    save_file(tensors, ckpt + "/features.safetensors")
     print(f"checkpoint written: whisper-{size} size, {sum(p.numel() for p in model.parameters()) / 1e6:.0f} M parameters",
           flush=True)
 
