@@ -7,9 +7,11 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "app/model_dirs.h"
+#include "app/neural_plugin.h"
 #include "compose/font.h"
 #include "nlohmann/json.hpp"
 #include "audio/av_util.h"
+#include "neural/runtime_plugin.h"
 #include "text/data_files.h"
 #include "tts/espeak_engine.h"
 
@@ -64,6 +66,30 @@ DoctorCheck CheckEncoder(const char* codec, const char* package) {
   return c;
 }
 
+#ifdef LINGCAST_HAVE_NEURAL
+// What the neural engines would run on (neural/runtime_info.h): the plug-in is
+// opened and asked. A reference BLAS fails the check: install-deps installs
+// OpenBLAS, and without it every CPU engine is 10-70x slower.
+DoctorCheck CheckNeuralRuntime() {
+  DoctorCheck c{"neural runtime"};
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("neural");
+  absl::StatusOr<DescribeNeuralRuntimeFn> describe =
+      plugin.ok() ? plugin->Find<DescribeNeuralRuntimeFn>(kDescribeNeuralRuntimeSymbol)
+                  : absl::StatusOr<DescribeNeuralRuntimeFn>(plugin.status());
+  if (!describe.ok()) {
+    c.detail = std::string(describe.status().message());
+    c.fix = "rebuild lingcast (the plug-in is built beside it), or point LINGCAST_NEURAL_PLUGIN at it";
+    return c;
+  }
+  NeuralRuntimeReport report;
+  (*describe)(report);
+  c.ok = !report.reference_blas && !report.summary.empty();
+  c.detail = report.summary;
+  if (report.reference_blas) c.fix = absl::StrCat(kInstallFix, "libopenblas0-openmp");
+  return c;
+}
+#endif  // LINGCAST_HAVE_NEURAL
+
 }  // namespace
 
 std::vector<DoctorCheck> RunDoctorChecks() {
@@ -76,6 +102,7 @@ std::vector<DoctorCheck> RunDoctorChecks() {
       CheckEncoder("aac", "libavcodec59"),
 #ifdef LINGCAST_HAVE_NEURAL
       CheckModelDirectories(ModelsRoot(), /*neural_built=*/true),
+      CheckNeuralRuntime(),
 #else
       CheckModelDirectories(ModelsRoot(), /*neural_built=*/false),
 #endif

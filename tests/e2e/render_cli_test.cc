@@ -218,6 +218,13 @@ TEST_F(RenderCliTest, DoctorPassesOnAProperlyInstalledMachine) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["ok"].get<bool>());
   EXPECT_GE(j["checks"].size(), 5u);
+  // With neural engines built: what they run on, from the plug-in (an optimized BLAS
+  // under a CPU libtorch, as install-deps installs it).
+  for (const auto& check : j["checks"]) {
+    if (check["name"] != "neural runtime") continue;
+    EXPECT_NE(check["detail"].get<std::string>().find("libtorch "), std::string::npos) << check;
+    EXPECT_NE(check["detail"].get<std::string>().find("BLAS: "), std::string::npos) << check;
+  }
 }
 
 TEST_F(RenderCliTest, PinyinPrintsLexicalReadingsAfterNormalization) {
