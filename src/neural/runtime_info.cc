@@ -46,7 +46,9 @@ RuntimeInfo DescribeRuntime() {
   RuntimeInfo info;
   info.libtorch_version = TORCH_VERSION;
   if (torch::cuda::is_available()) {
-    for (std::size_t i = 0; i < torch::cuda::device_count(); ++i) {
+    // device_count() is size_t in libtorch 1.13 and DeviceIndex in 2.x.
+    const int count = static_cast<int>(torch::cuda::device_count());
+    for (int i = 0; i < count; ++i) {
       info.gpus.push_back(std::string("cuda:") + std::to_string(i));
     }
   }

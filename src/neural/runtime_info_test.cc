@@ -22,7 +22,8 @@ TEST(RuntimeInfoTest, DebianAlternativesTellTheReferenceBlasFromOptimizedOnes) {
 TEST(RuntimeInfoTest, DescribesThisProcess) {
   const RuntimeInfo info = DescribeRuntime();
   EXPECT_FALSE(info.libtorch_version.empty());
-  EXPECT_EQ(info.gpus.size(), torch::cuda::is_available() ? torch::cuda::device_count() : 0u);
+  EXPECT_EQ(info.gpus.size(),
+            torch::cuda::is_available() ? static_cast<std::size_t>(torch::cuda::device_count()) : std::size_t{0});
   EXPECT_GE(info.cpu_threads, 1);
   // Debian's libtorch links libblas.so.3; PyPI's carries MKL: either way the BLAS is known.
   if (info.blas != BlasKind::kMkl) {
