@@ -160,7 +160,8 @@ class EspeakEngine::Runtime {
     const auto unknown = [&voice] {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown espeak-ng voice '", voice,
-          "' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin; `espeak-ng --voices` lists all)"));
+          "' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin, each also with a variant such as en-us+klatt3; "
+          "`espeak-ng --voices` lists all, `espeak-ng --voices=variant` the variants)"));
     };
     auto resolved = shared.resolved_voices.find(voice);
     if (resolved == shared.resolved_voices.end()) {
@@ -201,7 +202,16 @@ class EspeakEngine::Runtime {
   // The identifier of `voice`: a voice file ("gmw/en-US", "en-US"), a voice name
   // ("English_(America)") or a language ("en-gb", the best non-MBROLA voice for it,
   // as `espeak-ng -v` does); "" if espeak-ng has nothing by that name.
+  // A variant may follow a "+" ("en-us+klatt3": the voice, spoken through
+  // espeak-ng's Klatt formant synthesizer), as `espeak-ng -v` takes it; the
+  // identifier is then "gmw/en-US+klatt3", which espeak_SetVoiceByName reads.
   static std::string ResolveVoice(const std::string& voice) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
+    const size_t plus = voice.find('+');
+    if (plus != std::string::npos) {
+      const std::string variant = ResolveVariant(voice.substr(plus + 1));
+      const std::string base = ResolveVoice(voice.substr(0, plus));
+      return base.empty() || variant.empty() ? "" : absl::StrCat(base, "+", variant);
+    }
     const std::string wanted = absl::AsciiStrToLower(voice);
     std::string chosen;
     int best_priority = 1 << 30;
@@ -222,6 +232,21 @@ class EspeakEngine::Runtime {
       }
     }
     return chosen;
+  }
+  // The file name of a variant ("klatt3" for "Klatt3"); "" when there is none.
+  static std::string ResolveVariant(const std::string& variant) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {
+    if (variant.empty()) return "";
+    const std::string wanted = absl::AsciiStrToLower(variant);
+    espeak_VOICE spec{};
+    char variants[] = "variant";  // espeak-ng lists its variants under this language
+    spec.languages = variants;
+    for (const espeak_VOICE** v = espeak_ListVoices(&spec); v != nullptr && *v != nullptr; ++v) {
+      const std::string identifier = (*v)->identifier ? (*v)->identifier : "";
+      const std::string file = identifier.substr(identifier.rfind('/') + 1);  // "!v/klatt3" -> "klatt3"
+      const std::string name = absl::AsciiStrToLower(std::string((*v)->name ? (*v)->name : ""));
+      if (absl::AsciiStrToLower(file) == wanted || name == wanted) return file;
+    }
+    return "";
   }
   // Never destroyed: engines may outlive static destruction order.
   static Shared& State() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_espeak_mutex) {

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tts/test_engine.h"
 
@@ -342,8 +343,15 @@ TEST(EspeakEngineTest, UnknownVoiceIsAClearError) {
   const absl::Status status = TestEspeakEngine().Synthesize(request).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "unknown espeak-ng voice 'xx-nope' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin; "
-            "`espeak-ng --voices` lists all)");
+            "unknown espeak-ng voice 'xx-nope' (lingcast speaks with en-us, en-gb and cmn-latn-pinyin, each also "
+            "with a variant such as en-us+klatt3; `espeak-ng --voices` lists all, `espeak-ng --voices=variant` the "
+            "variants)");
+  // A variant that does not exist, or a known variant of an unknown voice.
+  for (const char* bad : {"en-us+nope", "xx-nope+klatt3", "en-us+"}) {
+    request.voice = bad;
+    EXPECT_THAT(TestEspeakEngine().Synthesize(request).status().message(),
+                HasSubstr(absl::StrCat("unknown espeak-ng voice '", bad, "'")));
+  }
   // A session checks its voice when it opens, before any text arrives.
   VoiceSettings settings;
   settings.voice = "xx-nope";
@@ -361,6 +369,43 @@ TEST(EspeakEngineTest, ChosenVoiceIsUsed) {
   auto british = TestEspeakEngine().Synthesize(request);
   ASSERT_TRUE(british.ok()) << british.status();
   EXPECT_NE(Phonemes(*british), Phonemes(Speak("water", Language::kEn)));
+}
+
+// Energy of the first difference over the signal's: how much of the sound is high frequencies.
+double HighFrequencyShare(const std::vector<float>& samples) {
+  double signal = 0, difference = 0;
+  for (size_t i = 1; i < samples.size(); ++i) {
+    signal += static_cast<double>(samples[i]) * samples[i];
+    difference += static_cast<double>(samples[i] - samples[i - 1]) * (samples[i] - samples[i - 1]);
+  }
+  return signal > 0 ? difference / signal : 0;
+}
+
+// "en-us+klatt3": the same voice's phonemes, through the Klatt synthesizer
+// (other samples); the variant's name is matched without regard to case.
+TEST(EspeakEngineTest, VoiceVariantIsUsed) {
+  SynthesisRequest request;
+  request.text = "Good morning, everyone.";
+  request.voice = "en-us";
+  auto plain = TestEspeakEngine().Synthesize(request);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  request.voice = "en-us+Klatt3";
+  auto klatt = TestEspeakEngine().Synthesize(request);
+  ASSERT_TRUE(klatt.ok()) << klatt.status();
+  EXPECT_EQ(Phonemes(*klatt), Phonemes(*plain));
+  // The Klatt synthesizer's voicing has far less energy at high frequencies.
+  EXPECT_LT(HighFrequencyShare(klatt->audio.samples), 0.7 * HighFrequencyShare(plain->audio.samples));
+  // And back: the plain voice again, as before (espeak-ng's noise sources and
+  // pitch envelopes keep running between calls, so not to the sample: two
+  // plain calls in a row differ by a few samples in length).
+  request.voice = "en-us";
+  auto again = TestEspeakEngine().Synthesize(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(Phonemes(*again), Phonemes(*plain));
+  EXPECT_NEAR(static_cast<double>(again->audio.samples.size()), static_cast<double>(plain->audio.samples.size()),
+              0.01 * static_cast<double>(plain->audio.samples.size()));
+  EXPECT_NEAR(HighFrequencyShare(again->audio.samples), HighFrequencyShare(plain->audio.samples),
+              0.1 * HighFrequencyShare(plain->audio.samples));
 }
 
 TEST(EspeakEngineTest, BadParametersAreClearErrors) {
