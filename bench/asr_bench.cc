@@ -16,6 +16,8 @@
 // usage: asr_bench [RUNS (default 5)] [SCRIPT_WEIGHT ...]   (several weights: a sweep)
 //   LINGCAST_ASR_BENCH_SWEEP=1 in the environment: only the script modes of the
 //   weights given (a faster sweep; RTF/free is then against the first of them).
+//   LINGCAST_ASR_BENCH_DECODER="-remove_noise no": pocketsphinx search and front-end
+//   flags for every mode (PocketsphinxOptions::decoder_flags).
 #include <time.h>
 
 #include <algorithm>
@@ -27,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "asr/asr_test_data.h"
 #include "asr/pocketsphinx_engine.h"
 #include "asr/word_error_rate.h"
@@ -288,6 +291,9 @@ int Main(int argc, char** argv) {
 
   std::printf("asr_bench: pocketsphinx en-us, %zu recordings, %d runs, 2 cores shared (figures are noisy)\n",
               recordings.size(), runs);
+  if (const char* flags = std::getenv("LINGCAST_ASR_BENCH_DECODER")) {
+    for (Mode& mode : modes) mode.options.decoder_flags = absl::StrSplit(flags, ' ', absl::SkipWhitespace());
+  }
   for (Mode& mode : modes) {
     const double load_start = WallSeconds();
     absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load(mode.options);

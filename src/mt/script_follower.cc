@@ -1,6 +1,7 @@
 #include "mt/script_follower.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "mt/match_text.h"
@@ -29,6 +30,19 @@ std::vector<std::vector<int>> PrefixDistances(const std::vector<uint32_t>& heard
     }
   }
   return d;
+}
+
+// How many of `line`'s tokens appear in `heard` in the same order (the longest
+// common subsequence).
+int TokensInOrder(const std::vector<uint32_t>& heard, const std::vector<uint32_t>& line) {
+  std::vector<int> previous(line.size() + 1, 0), current(line.size() + 1, 0);
+  for (uint32_t token : heard) {
+    for (size_t j = 1; j <= line.size(); ++j) {
+      current[j] = token == line[j - 1] ? previous[j - 1] + 1 : std::max(previous[j], current[j - 1]);
+    }
+    std::swap(previous, current);
+  }
+  return previous[line.size()];
 }
 
 // Leftover words after a finished line shorter than this are noise ("uh", "OK").
@@ -265,7 +279,7 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
       decisions.back().commit_point =
           static_cast<double>(fragment->offset + fragment->line_tokens_matched) / static_cast<double>(length);
       committed_ = fragment;
-    } else if (std::optional<AcousticMatch> heard_line = consumed_ == 0 ? CheckAcoustically(ranked, check)
+    } else if (std::optional<AcousticMatch> heard_line = consumed_ == 0 ? CheckAcoustically(ranked, heard, check)
                                                                         : std::nullopt) {
       Alignment best;
       best.line = heard_line->line;
@@ -291,6 +305,7 @@ std::vector<FollowDecision> ScriptFollower::OnPartial(const std::string& text, M
 }
 
 std::optional<AcousticMatch> ScriptFollower::CheckAcoustically(std::vector<std::pair<double, int>> ranked,
+                                                               const std::vector<uint32_t>& heard,
                                                                const AcousticCheck& check) const {
   if (!check || config_.acoustic_candidates <= 0 || ranked.empty()) return std::nullopt;
   // The closest lines by their words, and the line expected next whatever its
@@ -308,6 +323,15 @@ std::optional<AcousticMatch> ScriptFollower::CheckAcoustically(std::vector<std::
   std::optional<AcousticMatch> match = check(candidates);
   if (!match || match->line < 0 || match->line >= static_cast<int>(lines_.size()) ||
       match->gap > config_.acoustic_max_gap) {
+    return std::nullopt;
+  }
+  // The audio overrules the words only where they agree in part: words heard
+  // clearly and wholly off the line (an ad-lib the recognizer got right) are
+  // not outweighed by a line the grammar could stretch over the same sounds.
+  const std::vector<uint32_t>& line = line_tokens_[static_cast<size_t>(match->line)];
+  const int agreeing = TokensInOrder(heard, line);
+  if (agreeing < config_.acoustic_min_agreeing_tokens ||
+      agreeing < static_cast<int>(std::ceil(config_.acoustic_min_agreement * static_cast<double>(line.size()) - 1e-9))) {
     return std::nullopt;
   }
   return match;

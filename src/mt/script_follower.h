@@ -75,6 +75,17 @@ struct FollowerConfig {
   // turns the check off.
   int acoustic_candidates = 3;
   double acoustic_max_gap = 2.0;
+  // ... and only when the words heard agree with the line in part: at least
+  // this many of its tokens, and this fraction of them, among the words heard
+  // in the same order. The audio finds lines whose words were mostly lost or
+  // misheard ("to to everyone" for "welcome to the live room everyone": 2 of
+  // 6), but an ad-lib heard right shares a word or none with any line, and a
+  // grammar of one short line can still be stretched over its sounds (the
+  // follow bench's "the weather outside is terrible i almost ..." aligned with
+  // "welcome to the live room everyone" at a gap of 1.10: 1 word of 6). The
+  // lines the audio found in the bench agreed in 2 of 8 to 5 of 10 words.
+  int acoustic_min_agreeing_tokens = 2;
+  double acoustic_min_agreement = 0.2;
 };
 
 // What the audio of an utterance says about a few candidate lines: the one it
@@ -163,6 +174,7 @@ class ScriptFollower {
   std::optional<Alignment> PartialCommit(const std::vector<uint32_t>& heard) const;
   std::optional<Alignment> FindFragment(const std::vector<uint32_t>& heard) const;
   std::optional<AcousticMatch> CheckAcoustically(std::vector<std::pair<double, int>> ranked,
+                                                 const std::vector<uint32_t>& heard,
                                                  const AcousticCheck& check) const;
   std::vector<uint32_t> Tokens(const std::string& text);
   FollowDecision Commit(const Alignment& best, const std::vector<uint32_t>& heard, MediaTime time, bool final);

@@ -279,6 +279,38 @@ TEST(ScriptFollowerTest, TheAudioDecidesWhatTheWordsCannot) {
   EXPECT_TRUE(decided[0].off_script);  // the audio fits no candidate at all
 }
 
+// An ad-lib heard right shares a word or none with the line the audio fits:
+// the words are not overruled. Words that agree with the line in part are.
+TEST(ScriptFollowerTest, TheAudioDoesNotOverruleWordsThatDisagreeWholly) {
+  ScriptFollower follower(Lines());
+  ASSERT_EQ(Speak(follower, "welcome to the live room everyone").decisions.size(), 1u);
+  const auto fits_line = [](int line) {
+    return [line](const std::vector<int>&) -> std::optional<AcousticMatch> { return AcousticMatch{line, 0.5}; };
+  };
+  // "today we have a very special cream for you": one word in common.
+  std::vector<FollowDecision> decided =
+      follower.OnFinal("the weather outside is terrible for sure", MediaTime::Seconds(5), fits_line(1));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_TRUE(decided[0].off_script);
+  // Two words of nine, in the line's order: the audio decides.
+  decided = follower.OnFinal("we the is for cream", MediaTime::Seconds(9), fits_line(1));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_EQ(decided[0].line_number, 2);
+  ASSERT_TRUE(decided[0].acoustic_gap.has_value());
+  // Two words, but out of the line's order, agree in one.
+  decided = follower.OnFinal("cream we is to the", MediaTime::Seconds(13), fits_line(1));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_TRUE(decided[0].off_script);
+
+  // The fraction counts too: a line of 9 words needs 3 at 0.3.
+  FollowerConfig strict;
+  strict.acoustic_min_agreement = 0.3;
+  ScriptFollower follower3(Lines(), strict);
+  ASSERT_EQ(Speak(follower3, "welcome to the live room everyone").decisions.size(), 1u);
+  EXPECT_TRUE(follower3.OnFinal("we the is for cream", MediaTime::Seconds(5), fits_line(1))[0].off_script);
+  EXPECT_EQ(follower3.OnFinal("we the is special for cream", MediaTime::Seconds(9), fits_line(1))[0].line_number, 2);
+}
+
 TEST(ScriptFollowerTest, NoAcousticCheckWhenTheWordsDecide) {
   FollowerConfig config;
   ScriptFollower follower(Lines(), config);
