@@ -198,6 +198,31 @@ std::optional<ScriptFollower::Alignment> ScriptFollower::FindFragment(const std:
   return best;
 }
 
+std::optional<ScriptFollower::Alignment> ScriptFollower::FindWithWordsLost(const std::vector<uint32_t>& heard) const {
+  if (heard.empty() || static_cast<int>(heard.size()) < config_.min_lost_words_tokens) return std::nullopt;
+  std::optional<Alignment> best;
+  double second = 0;
+  for (int line = 0; line < static_cast<int>(lines_.size()); ++line) {
+    const std::vector<uint32_t>& tokens = line_tokens_[static_cast<size_t>(line)];
+    if (tokens.empty() || TokensInOrder(heard, tokens) != static_cast<int>(heard.size())) continue;
+    const double coverage = static_cast<double>(heard.size()) / static_cast<double>(tokens.size());
+    if (!best || coverage > best->quality) {
+      if (best) second = best->quality;
+      Alignment a;
+      a.line = line;
+      a.quality = coverage;
+      a.score = coverage;
+      a.line_tokens_matched = static_cast<int>(tokens.size());
+      best = a;
+    } else {
+      second = std::max(second, coverage);
+    }
+  }
+  // Two lines that hold the same words as well: nothing tells them apart.
+  if (!best || best->quality < config_.lost_words_coverage || best->quality <= second) return std::nullopt;
+  return best;
+}
+
 std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& all_heard, MediaTime time,
                                                    bool final, const AcousticCheck& check) {
   std::vector<FollowDecision> decisions;
@@ -263,9 +288,10 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
         second_score = score;
       }
     }
-    std::optional<Alignment> fragment;
+    std::optional<Alignment> fragment, words_lost;
     if (best_line < 0 || best_similarity < config_.final_quality || best_score <= second_score) {
       fragment = FindFragment(heard);
+      if (!fragment) words_lost = FindWithWordsLost(heard);
     }
     if (!fragment && best_line >= 0 && best_similarity >= config_.final_quality && best_score > second_score) {
       Alignment best;
@@ -279,6 +305,8 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
       decisions.back().commit_point =
           static_cast<double>(fragment->offset + fragment->line_tokens_matched) / static_cast<double>(length);
       committed_ = fragment;
+    } else if (words_lost) {
+      decisions.push_back(Commit(*words_lost, heard, time, true));
     } else if (std::optional<AcousticMatch> heard_line = consumed_ == 0 ? CheckAcoustically(ranked, heard, check)
                                                                         : std::nullopt) {
       Alignment best;

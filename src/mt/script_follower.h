@@ -64,6 +64,15 @@ struct FollowerConfig {
   // many words matching a stretch this well.
   int min_fragment_tokens = 4;
   double fragment_quality = 0.8;
+  // ... or the line with some of its words lost: every word heard is one of
+  // the line's, in the line's order, at least this many words and this
+  // fraction of the line ("see you next week" for "see you at the same time
+  // next week"), and no other line holds them as well. A recognizer that
+  // loses words to a voice it fits poorly (espeak-ng's en-gb above all) does
+  // this; an ad-lib seldom does: in the follow bench no ad-lib of 3 words or
+  // more had more than 3 of 5 of its words in a line, in order.
+  int min_lost_words_tokens = 3;
+  double lost_words_coverage = 0.4;
   // Words the recognizer dropped or misheard can leave a scripted line looking
   // off script. Before calling an utterance off script, the audio is checked
   // against this many of the closest lines (OnFinal's AcousticCheck); the best
@@ -173,6 +182,7 @@ class ScriptFollower {
   // and margin over every other line.
   std::optional<Alignment> PartialCommit(const std::vector<uint32_t>& heard) const;
   std::optional<Alignment> FindFragment(const std::vector<uint32_t>& heard) const;
+  std::optional<Alignment> FindWithWordsLost(const std::vector<uint32_t>& heard) const;
   std::optional<AcousticMatch> CheckAcoustically(std::vector<std::pair<double, int>> ranked,
                                                  const std::vector<uint32_t>& heard,
                                                  const AcousticCheck& check) const;

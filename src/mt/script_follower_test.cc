@@ -279,6 +279,28 @@ TEST(ScriptFollowerTest, TheAudioDecidesWhatTheWordsCannot) {
   EXPECT_TRUE(decided[0].off_script);  // the audio fits no candidate at all
 }
 
+// Words the recognizer lost: what is left is the line's, in its order.
+TEST(ScriptFollowerTest, ALineWithWordsLostIsFoundAtTheEndpoint) {
+  ScriptFollower follower(Lines());
+  // "click the link below to buy it now" with half its words lost.
+  std::vector<FollowDecision> decided = follower.OnFinal("the link buy now", MediaTime::Seconds(3));
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_EQ(decided[0].line_number, 6);
+  EXPECT_TRUE(decided[0].at_endpoint);
+  EXPECT_DOUBLE_EQ(*decided[0].commit_point, 1.0);
+  EXPECT_DOUBLE_EQ(decided[0].confidence, 0.5);
+  EXPECT_FALSE(decided[0].acoustic_gap.has_value());
+  // One word that is not the line's: no longer the line's words alone.
+  EXPECT_TRUE(follower.OnFinal("the link buy then now", MediaTime::Seconds(6))[0].off_script);
+  // The line's words out of order.
+  EXPECT_TRUE(follower.OnFinal("buy the link now", MediaTime::Seconds(9))[0].off_script);
+  // Too few words, or too little of the line.
+  EXPECT_TRUE(follower.OnFinal("link now", MediaTime::Seconds(12))[0].off_script);
+  EXPECT_TRUE(follower.OnFinal("the to it", MediaTime::Seconds(15))[0].off_script);
+  // Words two lines hold as well ("this dress comes ... in": red or blue?).
+  EXPECT_TRUE(follower.OnFinal("this dress in and in", MediaTime::Seconds(18))[0].off_script);
+}
+
 // An ad-lib heard right shares a word or none with the line the audio fits:
 // the words are not overruled. Words that agree with the line in part are.
 TEST(ScriptFollowerTest, TheAudioDoesNotOverruleWordsThatDisagreeWholly) {
