@@ -151,10 +151,11 @@ struct Alignment {
   int frames = 0;
 };
 
-// Decodes `pcm` as one block with `search` (the caller restores the search
-// and the running cepstral mean afterwards).
+// Decodes `pcm` as one block with `search`, in a stream of its own (the front
+// end's noise estimate starts afresh; the caller restores the running
+// cepstral mean afterwards).
 absl::StatusOr<Alignment> Align(ps_decoder_t* ps, const char* search, const std::vector<int16>& pcm) {
-  if (ps_set_search(ps, search) < 0 || ps_start_utt(ps) < 0 ||
+  if (ps_set_search(ps, search) < 0 || ps_start_stream(ps) < 0 || ps_start_utt(ps) < 0 ||
       ps_process_raw(ps, pcm.data(), pcm.size(), FALSE, TRUE) < 0 ||
       ps_end_utt(ps) < 0) {
     return absl::InternalError("pocketsphinx failed to decode the utterance against the alternatives");
@@ -232,8 +233,11 @@ absl::Status CheckDecoderFlags(const std::vector<std::string>& flags) {
 }
 
 // AsrSession::ScoreAlternatives and AlternativesScorer::Score: two block
-// decodes of `pcm` on `ps`. Its running channel estimate is put back
-// afterwards, and its search too when `search_after` is given.
+// decodes of `pcm` on `ps`, a decoder of their own (never a session's
+// recognizing one: the decodes would move its front end's noise estimate,
+// and so change what the session hears next). Each decode starts a fresh
+// stream, so a score depends on its audio alone, not on what was scored
+// before; the running channel estimate is put back afterwards.
 // The grammar "one of these word sequences", built as a finite-state grammar
 // directly: start --w1--> ... --wn--> final for each alternative, every
 // transition of probability 1, the graph the JSGF "( a b ) | ( c d )" gives.
@@ -282,8 +286,7 @@ absl::Status SetAlternativesGrammar(ps_decoder_t* ps, const std::vector<std::str
 }
 
 absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::vector<int16>& pcm,
-                                                 const std::vector<std::string>& alternatives,
-                                                 const char* search_after, double beam) {
+                                                 const std::vector<std::string>& alternatives, double beam) {
   if (pcm.empty()) return AlternativesScore{};
   std::vector<std::string> rules;  // the alternatives the dictionary can say, normalized
   std::vector<int> rule_alternative;
@@ -305,7 +308,6 @@ absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::ve
   if (ps_set_search(ps, kPhoneLoopSearch) < 0) {
     cmd_ln_set_boolean_r(ps_get_config(ps), "-allphone_ci", TRUE);
     if (ps_set_allphone(ps, kPhoneLoopSearch, nullptr) < 0) {
-      if (search_after != nullptr) ps_set_search(ps, search_after);
       return absl::InternalError("pocketsphinx could not set up its phone-loop search");
     }
   }
@@ -320,10 +322,8 @@ absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::ve
       std::find(rules.begin(), rules.end(), constrained->words) != rules.end();
   const absl::StatusOr<Alignment> free = reached_an_alternative ? Align(ps, kPhoneLoopSearch, pcm) : Alignment{};
   std::copy(running.begin(), running.end(), cmn->cmn_mean);
-  const bool restored = search_after == nullptr || ps_set_search(ps, search_after) >= 0;
   LC_RETURN_IF_ERROR(constrained.status());
   LC_RETURN_IF_ERROR(free.status());
-  if (!restored) return absl::InternalError("pocketsphinx could not go back to its language-model search");
   if (!constrained->aligned || !free->aligned || free->frames <= 0) return score;
   const auto rule = std::find(rules.begin(), rules.end(), constrained->words);
   if (rule == rules.end()) return score;  // the grammar's end was not reached
@@ -680,7 +680,10 @@ class PocketsphinxSession : public AsrSession {
     if (last_utterance_pcm_.empty()) {
       return absl::FailedPreconditionError("no finished utterance (of at most a minute) to score alternatives against");
     }
-    return ScoreOnDecoder(decoder_, last_utterance_pcm_, alternatives, kSearchName, pool_->alternatives_beam());
+    if (!scorer_) {
+      LC_ASSIGN_OR_RETURN(scorer_, pool_->BuildScorer());
+    }
+    return ScoreOnDecoder(scorer_.get(), last_utterance_pcm_, alternatives, pool_->alternatives_beam());
   }
 
 
@@ -771,6 +774,7 @@ class PocketsphinxSession : public AsrSession {
   bool utterance_too_long_to_redecode_ = false;
   std::vector<mfcc_t> decoded_with_cmn_;  // the cepstral mean it is being normalized with
   Dither dither_;  // every sample the session decodes (and keeps to decode again) has it
+  Decoder scorer_;  // ScoreAlternatives' own decoder, made on its first use
 };
 
 class PocketsphinxScorer : public AlternativesScorer {
@@ -785,7 +789,7 @@ class PocketsphinxScorer : public AlternativesScorer {
       return absl::InvalidArgumentError(absl::StrCat("cannot score ", audio.duration().ToString(),
                                                      " of audio against alternatives (at most a minute)"));
     }
-    return ScoreOnDecoder(decoder_.get(), ToPcm16(audio, dither_), alternatives, /*search_after=*/nullptr, beam_);
+    return ScoreOnDecoder(decoder_.get(), ToPcm16(audio, dither_), alternatives, beam_);
   }
 
  private:
