@@ -59,6 +59,9 @@ using Ngram = std::unique_ptr<ngram_model_t, NgramFree>;
 struct PooledDecoder {
   Decoder ps;
   std::vector<mfcc_t> initial_cmn;
+  // AsrSession::ScoreAlternatives' own decoder, made on its first use and kept
+  // with this one (a score leaves nothing behind in it).
+  Decoder scorer;
 };
 
 // sphinxbase sends its log to one process-wide FILE* (err_set_logfp), which
@@ -400,7 +403,7 @@ class PocketsphinxModel::DecoderPool {
     }
     LC_ASSIGN_OR_RETURN(Decoder decoder, Build());
     const cmn_t* cmn = ps_get_feat(decoder.get())->cmn_struct;
-    PooledDecoder pooled{std::move(decoder), {}};
+    PooledDecoder pooled{std::move(decoder), {}, nullptr};
     pooled.initial_cmn.assign(cmn->cmn_mean, cmn->cmn_mean + cmn->veclen);
     return pooled;
   }
@@ -680,10 +683,10 @@ class PocketsphinxSession : public AsrSession {
     if (last_utterance_pcm_.empty()) {
       return absl::FailedPreconditionError("no finished utterance (of at most a minute) to score alternatives against");
     }
-    if (!scorer_) {
-      LC_ASSIGN_OR_RETURN(scorer_, pool_->BuildScorer());
+    if (!pooled_.scorer) {
+      LC_ASSIGN_OR_RETURN(pooled_.scorer, pool_->BuildScorer());
     }
-    return ScoreOnDecoder(scorer_.get(), last_utterance_pcm_, alternatives, pool_->alternatives_beam());
+    return ScoreOnDecoder(pooled_.scorer.get(), last_utterance_pcm_, alternatives, pool_->alternatives_beam());
   }
 
 
@@ -774,7 +777,6 @@ class PocketsphinxSession : public AsrSession {
   bool utterance_too_long_to_redecode_ = false;
   std::vector<mfcc_t> decoded_with_cmn_;  // the cepstral mean it is being normalized with
   Dither dither_;  // every sample the session decodes (and keeps to decode again) has it
-  Decoder scorer_;  // ScoreAlternatives' own decoder, made on its first use
 };
 
 class PocketsphinxScorer : public AlternativesScorer {
