@@ -3,7 +3,12 @@
 #include "absl/container/inlined_vector.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "core/status.h"
+#include "text/normalize_en.h"
+#include "text/normalize_zh.h"
+#include "text/sanitize.h"
 #include "text/utf8.h"
 
 namespace lingcast {
@@ -25,7 +30,92 @@ char32_t FoldCase(char32_t c) {
 
 enum class TokenKind { kNone, kLetters, kDigits };
 
+// Chinese numerals that say the same number, as one: 两 and 二 (两百 / 二百, and
+// NormalizeChinese reads 2 as 两 before a measure word, 200 as 二百), 〇 and 零
+// (二〇二四 / 二零二四; 〇 is not a Han character to MatchTokens, so it would be
+// dropped), 幺 and 一 (phone numbers).
+char32_t FoldChineseNumeral(char32_t c) {
+  switch (c) {
+    case U'两': return U'二';
+    case U'〇': return U'零';
+    case U'幺': return U'一';
+    default: return c;
+  }
+}
+
+bool IsChineseNumeral(std::string_view token) {
+  static constexpr std::string_view kNumerals[] = {"零", "一", "二", "三", "四", "五", "六", "七",
+                                                   "八", "九", "十", "百", "千", "万", "亿"};
+  return std::find(std::begin(kNumerals), std::end(kNumerals), token) != std::end(kNumerals);
+}
+
+bool IsEnglishNumberWord(std::string_view token) {
+  static constexpr std::string_view kWords[] = {
+      "zero",    "one",       "two",      "three",    "four",     "five",    "six",     "seven",
+      "eight",   "nine",      "ten",      "eleven",   "twelve",   "thirteen", "fourteen", "fifteen",
+      "sixteen", "seventeen", "eighteen", "nineteen", "twenty",   "thirty",  "forty",   "fifty",
+      "sixty",   "seventy",   "eighty",   "ninety",   "hundred",  "thousand", "million", "billion"};
+  return std::find(std::begin(kWords), std::end(kWords), token) != std::end(kWords);
+}
+
+bool HasHan(std::string_view text) {
+  for (const CodePoint& cp : DecodeUtf8(text)) {
+    if (IsHan(cp.value)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+MatchSpelling::MatchSpelling(Language language, std::shared_ptr<const ZhScriptConverter> to_simplified)
+    : language_(language), to_simplified_(std::move(to_simplified)) {}
+
+absl::StatusOr<MatchSpelling> MatchSpelling::Load(Language language) {
+  if (language != Language::kZh) return MatchSpelling(language);
+  LC_ASSIGN_OR_RETURN(ZhScriptConverter converter, ZhScriptConverter::Load(ZhScript::kSimplified));
+  return MatchSpelling(language, std::make_shared<const ZhScriptConverter>(std::move(converter)));
+}
+
+std::string MatchSpelling::Spell(std::string_view text) const {
+  if (!language_) return std::string(text);
+  std::string spelled = SanitizeText(text).text;
+  if (to_simplified_ != nullptr && HasHan(spelled)) spelled = to_simplified_->Convert(spelled);
+  if (*language_ == Language::kEn) return NormalizeEnglish(spelled).text;
+  std::string folded;
+  for (const CodePoint& cp : DecodeUtf8(NormalizeChinese(spelled).text)) AppendUtf8(FoldChineseNumeral(cp.value), folded);
+  return folded;
+}
+
+std::vector<std::string> MatchSpelling::Tokens(std::string_view text) const { return MatchTokens(Spell(text)); }
+
+std::string MatchSpelling::Key(std::string_view text) const { return MatchKey(Spell(text)); }
+
+std::vector<std::string> MatchSpelling::TokensWithWholeNumbers(std::string_view text) const {
+  std::vector<std::string> tokens = Tokens(text);
+  std::vector<std::string> joined;
+  joined.reserve(tokens.size());
+  // The kind of number the last token is part of, if any.
+  enum class Number { kNone, kChinese, kEnglish } open = Number::kNone;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    std::string& token = tokens[i];
+    const Number kind = IsChineseNumeral(token)   ? Number::kChinese
+                        : IsEnglishNumberWord(token) ? Number::kEnglish
+                                                     : Number::kNone;
+    // A decimal point said between two numerals (三点五, "three point five") is
+    // part of the number.
+    const bool point = open != Number::kNone && i + 1 < tokens.size() &&
+                       ((open == Number::kChinese && token == "点" && IsChineseNumeral(tokens[i + 1])) ||
+                        (open == Number::kEnglish && token == "point" && IsEnglishNumberWord(tokens[i + 1])));
+    if ((kind != Number::kNone && kind == open) || point) {
+      if (open == Number::kEnglish) joined.back().push_back(' ');
+      joined.back() += token;
+      continue;
+    }
+    joined.push_back(std::move(token));
+    open = kind;
+  }
+  return joined;
+}
 
 std::vector<std::string> MatchTokens(std::string_view text) {
   std::vector<std::string> tokens;

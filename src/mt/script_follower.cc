@@ -50,8 +50,8 @@ constexpr size_t kMinLeftoverTokens = 2;
 
 }  // namespace
 
-ScriptFollower::ScriptFollower(std::vector<FollowerLine> lines, FollowerConfig config)
-    : lines_(std::move(lines)), config_(config) {
+ScriptFollower::ScriptFollower(std::vector<FollowerLine> lines, FollowerConfig config, MatchSpelling spelling)
+    : lines_(std::move(lines)), config_(config), spelling_(std::move(spelling)) {
   for (const FollowerLine& line : lines_) {
     line_tokens_.push_back(Tokens(line.spoken.empty() ? line.source : line.spoken));
   }
@@ -59,7 +59,7 @@ ScriptFollower::ScriptFollower(std::vector<FollowerLine> lines, FollowerConfig c
 
 std::vector<uint32_t> ScriptFollower::Tokens(const std::string& text) {
   std::vector<uint32_t> ids;
-  for (std::string& token : MatchTokens(text)) {
+  for (std::string& token : spelling_.Tokens(text)) {
     auto [it, inserted] = token_ids_.try_emplace(token, static_cast<uint32_t>(vocabulary_.size()));
     if (inserted) vocabulary_.push_back(std::move(token));
     ids.push_back(it->second);

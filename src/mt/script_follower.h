@@ -32,6 +32,7 @@
 
 #include "core/media_time.h"
 #include "media/language.h"
+#include "mt/match_text.h"
 
 namespace lingcast {
 
@@ -116,13 +117,17 @@ struct FollowDecision {
   std::optional<double> commit_point;  // fraction of the line heard at the commit (null off script)
   bool at_endpoint = false;       // decided only at the final hypothesis
   std::optional<double> acoustic_gap;  // set when the audio, not the words, decided it (AcousticMatch::gap)
-  std::string heard;              // the recognized words the decision is based on
+  std::string heard;              // the recognized words the decision is based on (match tokens, spelled as matched)
   std::string translation;        // the line's translation (empty off script)
 };
 
 class ScriptFollower {
  public:
-  ScriptFollower(std::vector<FollowerLine> lines, FollowerConfig config = {});
+  // `spelling`: how lines and what is heard are written before they are matched
+  // (mt/match_text.h): with the language followed, digits and numerals, prices
+  // and percentages, Traditional and Simplified characters match. The default
+  // matches them as written.
+  ScriptFollower(std::vector<FollowerLine> lines, FollowerConfig config = {}, MatchSpelling spelling = {});
 
   // A partial hypothesis of the current utterance: the whole text heard so far
   // and the input time it reaches. Returns the lines committed by it (usually
@@ -191,6 +196,7 @@ class ScriptFollower {
 
   std::vector<FollowerLine> lines_;
   FollowerConfig config_;
+  MatchSpelling spelling_;
   std::vector<std::vector<uint32_t>> line_tokens_;
   std::vector<std::string> vocabulary_;  // token id -> token (for `heard` text)
   std::unordered_map<std::string, uint32_t> token_ids_;

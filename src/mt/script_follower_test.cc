@@ -524,3 +524,80 @@ TEST(ScriptFollowerTest, TheExpectedLineRuleCanBeTurnedOff) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// A Mandarin show's lines as the script writes them (Simplified, numbers in words).
+std::vector<FollowerLine> MandarinLines() {
+  return {{1, "欢迎大家来到直播间", "", "Welcome to the live room everyone"},
+          {2, "这款面霜特别适合干性皮肤", "", "This face cream is made for dry skin"},
+          {3, "一瓶有五十毫升", "", "One bottle holds fifty milliliters"},
+          {4, "专柜价格是三百二十八元", "", "The counter price is 328 yuan"},
+          {5, "今天直播间只要一百九十九元", "", "Today in the live room it is only 199 yuan"},
+          {6, "喜欢的话记得点个关注", "", "If you like it, remember to follow"}};
+}
+
+MatchSpelling MandarinSpelling() {
+  absl::StatusOr<MatchSpelling> spelling = MatchSpelling::Load(Language::kZh);
+  EXPECT_TRUE(spelling.ok()) << spelling.status();
+  return *std::move(spelling);
+}
+
+// Three lines of a held-out Mandarin show that Whisper base heard right and wrote
+// its own way: Traditional characters, digits for numerals. Matched as written,
+// none of them is its line for sure (一瓶有50毫升 is 2 edits from its line: a weak
+// endpoint match at best).
+TEST(ScriptFollowerTest, MandarinHeardInTraditionalWithDigitsIsTheScriptsLine) {
+  const std::vector<std::pair<std::string, int>> heard = {
+      {"喜歡的話記得點個關注", 5}, {"專櫃價格是328元", 3}, {"一瓶有50毫升", 2}};
+  ScriptFollower as_written(MandarinLines());
+  for (const auto& [text, line] : heard) {
+    const std::vector<FollowDecision> d = as_written.OnFinal(text, MediaTime::Seconds(3));
+    ASSERT_EQ(d.size(), 1u) << text;
+    EXPECT_TRUE(d[0].line != line || d[0].confidence < 0.75) << text << ": matched as written, " << d[0].confidence;
+  }
+  ScriptFollower follower(MandarinLines(), FollowerConfig{}, MandarinSpelling());
+  for (const auto& [text, line] : heard) {
+    const std::vector<FollowDecision> d = follower.OnFinal(text, MediaTime::Seconds(3));
+    ASSERT_EQ(d.size(), 1u) << text;
+    EXPECT_EQ(d[0].line, line) << text;
+    EXPECT_FALSE(d[0].off_script) << text;
+    EXPECT_GT(d[0].confidence, 0.99) << text;
+  }
+}
+
+TEST(ScriptFollowerTest, TraditionalPartialsCommitBeforeTheLineEnds) {
+  ScriptFollower follower(MandarinLines(), FollowerConfig{}, MandarinSpelling());
+  EXPECT_TRUE(follower.OnPartial("專櫃", MediaTime::Millis(400)).empty());
+  const std::vector<FollowDecision> d = follower.OnPartial("專櫃價格是3", MediaTime::Millis(900));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 3);
+  EXPECT_LT(*d[0].commit_point, 1.0);
+  EXPECT_TRUE(follower.OnFinal("專櫃價格是328元", MediaTime::Seconds(2)).empty());
+}
+
+TEST(ScriptFollowerTest, EnglishDigitsAndNumberWordsAreTheSameLine) {
+  // The script writes digits, the recognizer words (pocketsphinx), or the other
+  // way round (Whisper writes "$89").
+  const std::vector<FollowerLine> lines = {{1, "Now only $89 for the whole set", "", "整套只要八十九美元"},
+                                           {2, "The first fifteen buyers get eighty percent off", "", "前十五位买家打两折"},
+                                           {3, "Do not forget to follow our channel", "", "别忘了关注我们的频道"}};
+  ScriptFollower follower(lines, FollowerConfig{}, MatchSpelling(Language::kEn));
+  std::vector<FollowDecision> d = follower.OnFinal("now only eighty nine dollars for the whole set", MediaTime::Seconds(3));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 0);
+  EXPECT_GT(d[0].confidence, 0.99);
+  d = follower.OnFinal("The first 15 buyers get 80% off.", MediaTime::Seconds(6));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 1);
+  EXPECT_GT(d[0].confidence, 0.99);
+  // As written, "$89" is one token against three words.
+  ScriptFollower as_written(lines);
+  d = as_written.OnFinal("now only eighty nine dollars for the whole set", MediaTime::Seconds(3));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_LT(d[0].confidence, 0.99);
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -74,6 +74,9 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+TranslationMemory::TranslationMemory(std::shared_ptr<const ZhScriptConverter> to_simplified)
+    : zh_spelling_(Language::kZh, to_simplified), en_spelling_(Language::kEn, std::move(to_simplified)) {}
+
 int TranslationMemory::DirectionIndex(Language from, Language to) {
   if (from == Language::kZh) return to == Language::kEn ? 0 : 2;
   return to == Language::kZh ? 1 : 3;
@@ -112,7 +115,7 @@ std::vector<uint32_t> TranslationMemory::LookupTokens(const std::vector<std::str
 TranslationMemory::AddResult TranslationMemory::AddLocked(TmEntry entry, bool replace,
                                                          std::string* existing_origin) {
   Direction& direction = directions_[DirectionIndex(entry.from, entry.to)];
-  const std::vector<std::string> tokens = MatchTokens(entry.source);
+  const std::vector<std::string> tokens = spelling(entry.from).TokensWithWholeNumbers(entry.source);
   std::string key;
   for (const std::string& token : tokens) absl::StrAppend(&key, key.empty() ? "" : " ", token);
   auto existing = direction.by_key.find(key);
@@ -123,7 +126,8 @@ TranslationMemory::AddResult TranslationMemory::AddLocked(TmEntry entry, bool re
       old = std::move(entry);
       return AddResult::kAdded;
     }
-    return MatchKey(old.target) == MatchKey(entry.target) ? AddResult::kDuplicate : AddResult::kConflict;
+    const MatchSpelling& target = spelling(entry.to);
+    return target.Key(old.target) == target.Key(entry.target) ? AddResult::kDuplicate : AddResult::kConflict;
   }
   const uint32_t index = static_cast<uint32_t>(direction.entries.size());
   const std::vector<uint32_t> ids = InternTokens(tokens);
@@ -410,10 +414,10 @@ std::vector<TmMatch> TranslationMemory::Search(std::string_view source, Language
                                                double min_score, size_t max_results) const {
   std::vector<TmMatch> matches;
   if (max_results == 0) return matches;
+  const std::vector<std::string> tokens = spelling(from).TokensWithWholeNumbers(source);  // (no lock needed)
+  if (tokens.empty()) return matches;
   absl::ReaderMutexLock lock(&mu_);
   const Direction& direction = directions_[DirectionIndex(from, to)];
-  const std::vector<std::string> tokens = MatchTokens(source);
-  if (tokens.empty()) return matches;
   std::string key;
   for (const std::string& token : tokens) absl::StrAppend(&key, key.empty() ? "" : " ", token);
   uint32_t exact_index = kNoToken;

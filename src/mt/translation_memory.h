@@ -3,8 +3,11 @@
 // match of the source line.
 //
 // Matching works on MatchTokens (characters for Chinese, words for English), so
-// case, width, punctuation and spacing never stop a match. The score of a fuzzy
-// match is 1 - token edit distance / the longer line's token count.
+// case, width, punctuation and spacing never stop a match, of the lines in one
+// spelling per language (MatchSpelling, mt/match_text.h): numbers written as
+// digits or as words ("$89" / "eighty nine dollars", 328元 / 三百二十八元) match,
+// and with a Traditional -> Simplified converter so do 喜歡 and 喜欢. The score
+// of a fuzzy match is 1 - token edit distance / the longer line's token count.
 //
 // Lookup cost does not grow with the memory: a hash of the match key finds exact
 // matches, and an inverted index of token pairs (bigrams) picks a few fuzzy
@@ -17,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,7 +32,9 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "media/language.h"
+#include "mt/match_text.h"
 #include "text/script.h"
+#include "text/zh_script.h"
 
 namespace lingcast {
 
@@ -62,7 +68,9 @@ class TranslationMemory {
  public:
   enum class AddResult { kAdded, kDuplicate, kConflict };
 
-  TranslationMemory() = default;
+  // `to_simplified`, when given, folds Traditional characters to Simplified on
+  // both sides of a match (entries and lookups); null: characters as written.
+  explicit TranslationMemory(std::shared_ptr<const ZhScriptConverter> to_simplified = nullptr);
   TranslationMemory(const TranslationMemory&) = delete;
   TranslationMemory& operator=(const TranslationMemory&) = delete;
 
@@ -93,6 +101,11 @@ class TranslationMemory {
 
   size_t size() const;
 
+  // How lines in `language` are spelled before they are matched.
+  const MatchSpelling& spelling(Language language) const {
+    return language == Language::kZh ? zh_spelling_ : en_spelling_;
+  }
+
  private:
   struct Direction {
     std::vector<TmEntry> entries;
@@ -120,6 +133,7 @@ class TranslationMemory {
   AddResult AddLocked(TmEntry entry, bool replace, std::string* existing_origin)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  const MatchSpelling zh_spelling_, en_spelling_;  // set once: read without the lock
   mutable absl::Mutex mu_;
   // Index 0: zh->en, 1: en->zh, 2: zh->zh, 3: en->en.
   Direction directions_[4] ABSL_GUARDED_BY(mu_);

@@ -57,14 +57,25 @@ TEST(TranslationMemoryTest, DirectionsAreSeparate) {
 
 TEST(TranslationMemoryTest, FuzzyMatchScoresByCharacters) {
   TranslationMemory tm;
-  tm.Add(Pair("这款面霜今天只要九十九元", "This cream is only 99 yuan today"));
+  tm.Add(Pair("这款面霜今天特别适合送礼", "This cream is a perfect gift today"));
   tm.Add(Pair("这款口红今天买一送一", "This lipstick is buy one get one free today"));
   // One character differs out of 12.
-  std::optional<TmMatch> match = tm.Lookup("这款面霜今天只要八十九元", Language::kZh, Language::kEn);
+  std::optional<TmMatch> match = tm.Lookup("这款面膜今天特别适合送礼", Language::kZh, Language::kEn);
   ASSERT_TRUE(match.has_value());
   EXPECT_FALSE(match->exact);
   EXPECT_NEAR(match->score, 11.0 / 12.0, 1e-9);
-  EXPECT_EQ(match->entry.target, "This cream is only 99 yuan today");
+  EXPECT_EQ(match->entry.target, "This cream is a perfect gift today");
+}
+
+TEST(TranslationMemoryTest, ANumberIsOneTokenWhateverItsSpelling) {
+  TranslationMemory tm;
+  tm.Add(Pair("这款面霜今天只要九十九元", "This cream is only 99 yuan today"));
+  // 九十九 / 八十九 is one wrong number among 10 tokens, as 99 / 89 would be.
+  for (const std::string query : {"这款面霜今天只要八十九元", "这款面霜今天只要89元"}) {
+    std::optional<TmMatch> match = tm.Lookup(query, Language::kZh, Language::kEn);
+    ASSERT_TRUE(match.has_value()) << query;
+    EXPECT_NEAR(match->score, 9.0 / 10.0, 1e-9) << query;
+  }
 }
 
 TEST(TranslationMemoryTest, FuzzyMatchScoresEnglishByWords) {
@@ -231,11 +242,12 @@ TEST(TranslationMemoryTest, IndexFindsWhatALinearScanFinds) {
       if (q % 2 == 0) query += pieces[rng() % pieces.size()];
       if (q % 3 == 0) query = pieces[rng() % pieces.size()] + query;
       std::optional<TmMatch> found = tm.Lookup(query, Language::kZh, Language::kEn, threshold);
-      // Reference: the best similarity over every line, on the same tokens.
+      // Reference: the best similarity over every line, on the same tokens (as
+      // the memory spells them).
       double best = 0;
-      const std::string query_key = MatchKey(query);
+      const MatchSpelling& spelling = tm.spelling(Language::kZh);
       for (const std::string& line : lines) {
-        std::vector<std::string> a = MatchTokens(query), b = MatchTokens(line);
+        std::vector<std::string> a = spelling.TokensWithWholeNumbers(query), b = spelling.TokensWithWholeNumbers(line);
         std::map<std::string, uint32_t> ids;
         std::vector<uint32_t> ia, ib;
         for (const std::string& t : a) ia.push_back(ids.try_emplace(t, static_cast<uint32_t>(ids.size())).first->second);
@@ -278,7 +290,10 @@ TEST(TranslationMemoryTest, SearchFindsTheBestScoresALinearScanFinds) {
   std::map<std::string, uint32_t> ids;
   auto to_ids = [&](const std::string& text) {
     std::vector<uint32_t> out;
-    for (const std::string& t : MatchTokens(text)) out.push_back(ids.try_emplace(t, static_cast<uint32_t>(ids.size())).first->second);
+    // The tokens as the memory spells them (编号220 is 编号 二百二十).
+    for (const std::string& t : tm.spelling(Language::kZh).TokensWithWholeNumbers(text)) {
+      out.push_back(ids.try_emplace(t, static_cast<uint32_t>(ids.size())).first->second);
+    }
     return out;
   };
   std::vector<std::vector<uint32_t>> line_ids;
@@ -331,8 +346,10 @@ namespace {
 // exactly what a scan of every line finds.
 TEST(TranslationMemoryTest, RandomEnglishLinesMatchALinearScan) {
   std::mt19937 rng(23);
-  const std::vector<std::string> words = {"the", "price", "today", "is", "only", "ninety", "nine", "yuan", "buy",
-                                          "one", "get", "free", "shipping", "red", "black", "dress", "cream", "now"};
+  // No number words: a number said in words is one token to the memory
+  // (MatchSpelling::TokensWithWholeNumbers), and here a token is a word.
+  const std::vector<std::string> words = {"the", "price", "today", "is", "only", "great", "deal", "yuan", "buy",
+                                          "pair", "get", "free", "shipping", "red", "black", "dress", "cream", "now"};
   auto random_line = [&] {
     std::vector<std::string> line;
     const int length = 1 + static_cast<int>(rng() % (rng() % 4 == 0 ? 90 : 16));
@@ -393,6 +410,45 @@ TEST(TranslationMemoryTest, RandomEnglishLinesMatchALinearScan) {
     }
   }
   EXPECT_GT(compared, 150);
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(TranslationMemoryTest, TraditionalAndDigitsFindTheSimplifiedLine) {
+  absl::StatusOr<MatchSpelling> zh = MatchSpelling::Load(Language::kZh);
+  ASSERT_TRUE(zh.ok()) << zh.status();
+  TranslationMemory tm(zh->to_simplified());
+  tm.Add(Pair("专柜价格是三百二十八元", "The counter price is 328 yuan"));
+  tm.Add(Pair("喜欢的话记得点个关注", "If you like it, remember to follow"));
+  std::optional<TmMatch> m = tm.Lookup("專櫃價格是328元", Language::kZh, Language::kEn);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->exact);
+  EXPECT_EQ(m->entry.target, "The counter price is 328 yuan");
+  m = tm.Lookup("喜歡的話記得點個關注！", Language::kZh, Language::kEn);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->exact);
+  // Without a converter, digits still match numerals but characters are as written.
+  TranslationMemory as_written;
+  as_written.Add(Pair("专柜价格是三百二十八元", "The counter price is 328 yuan"));
+  as_written.Add(Pair("喜欢的话记得点个关注", "If you like it, remember to follow"));
+  EXPECT_TRUE(as_written.Lookup("专柜价格是328元", Language::kZh, Language::kEn).has_value());
+  EXPECT_FALSE(as_written.Lookup("喜歡的話記得點個關注", Language::kZh, Language::kEn).has_value());
+}
+
+TEST(TranslationMemoryTest, EnglishDigitsAndNumberWordsAreOneSource) {
+  TranslationMemory tm;
+  tm.Add(Pair("Now only $89 for the whole set", "整套只要八十九美元", Language::kEn, Language::kZh));
+  std::optional<TmMatch> m = tm.Lookup("now only eighty nine dollars for the whole set", Language::kEn, Language::kZh);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->exact);
+  // The same source spelled another way is a duplicate, not a second entry.
+  EXPECT_EQ(tm.Add(Pair("Now only eighty-nine dollars for the whole set", "整套只要八十九美元", Language::kEn,
+                        Language::kZh)),
+            TranslationMemory::AddResult::kDuplicate);
 }
 
 }  // namespace
