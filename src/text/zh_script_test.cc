@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "text/utf8.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -102,6 +104,32 @@ TEST(ZhScriptTest, ConvertsFromManyThreadsAtOnce) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_THAT(mismatches, ::testing::Each(0));
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+TEST(ZhScriptTest, CharacterByCharacterEachCharacterConvertsAsItDoesAlone) {
+  absl::StatusOr<ZhScriptConverter> to_simplified = ZhScriptConverter::Load(ZhScript::kSimplified);
+  ASSERT_TRUE(to_simplified.ok()) << to_simplified.status();
+  EXPECT_EQ(to_simplified->ConvertCharacters("喜歡的話記得點個關注"), "喜欢的话记得点个关注");
+  EXPECT_EQ(to_simplified->ConvertCharacters("專櫃價格是328元"), "专柜价格是328元");
+  // No phrases: 乾 is 干 in 乾隆 too, as it is alone, so a text and any part of
+  // it fold alike.
+  EXPECT_EQ(to_simplified->ConvertCharacters("乾隆"), "干隆");
+  EXPECT_EQ(to_simplified->ConvertCharacters("乾"), to_simplified->Convert("乾"));
+  for (const std::string text : {"甚至出現交易幾乎停滯的情況", "頭髮", "這款產品的質量非常好，歡迎大家購買"}) {
+    std::string alone;
+    for (const CodePoint& cp : DecodeUtf8(text)) {
+      alone += to_simplified->Convert(text.substr(static_cast<size_t>(cp.offset), static_cast<size_t>(cp.length)));
+    }
+    EXPECT_EQ(to_simplified->ConvertCharacters(text), alone) << text;
+  }
+  EXPECT_EQ(to_simplified->ConvertCharacters("欢迎 Hello 123"), "欢迎 Hello 123");
+  EXPECT_EQ(to_simplified->ConvertCharacters("點\xE9\x97"), "点\xE9\x97");
 }
 
 }  // namespace
