@@ -79,7 +79,9 @@ absl::StatusOr<MatchSpelling> MatchSpelling::Load(Language language) {
 std::string MatchSpelling::Spell(std::string_view text) const {
   if (!language_) return std::string(text);
   std::string spelled = SanitizeText(text).text;
-  if (to_simplified_ != nullptr && HasHan(spelled)) spelled = to_simplified_->Convert(spelled);
+  // Character by character, not by phrase: a line and the start of it heard
+  // must fold alike, whatever follows (乾 is 干 alone, and in 乾隆 too).
+  if (to_simplified_ != nullptr && HasHan(spelled)) spelled = to_simplified_->ConvertCharacters(spelled);
   if (*language_ == Language::kEn) return NormalizeEnglish(spelled).text;
   std::string folded;
   for (const CodePoint& cp : DecodeUtf8(NormalizeChinese(spelled).text)) AppendUtf8(FoldChineseNumeral(cp.value), folded);

@@ -37,7 +37,8 @@ std::string MatchKey(std::string_view text);
 // ("eighty nine dollars" for "$89"). The one spelling is the line's language as
 // spoken, in Simplified characters:
 //   * full-width digits and signs are ASCII (SanitizeText: ５０％ -> 50%);
-//   * Traditional characters are Simplified (the converter given: OpenCC t2s);
+//   * Traditional characters are Simplified (the converter given: OpenCC t2s,
+//     character by character, so a line and any part of it fold alike);
 //   * numbers, prices, percentages, dates, units ... are read as words, the way
 //     the text front-end reads them for speech: NormalizeChinese for Chinese
 //     (328元 -> 三百二十八元, 50毫升 -> 五十毫升), NormalizeEnglish for English
