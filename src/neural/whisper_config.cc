@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "neural/neural_error.h"
+#include "neural/whisper_ct2.h"
 
 namespace lingcast::neural {
 namespace {
@@ -127,6 +128,7 @@ void ReadGenerationFields(const Fields& f, WhisperConfig& c) {
 
 WhisperConfig LoadWhisperConfig(const std::string& dir) {
   namespace fs = std::filesystem;
+  if (IsCt2WhisperDir(dir)) return Ct2WhisperConfig(dir, *Ct2Checkpoint::Open(dir));
   const std::string path = (fs::path(dir) / "config.json").string();
   if (!fs::exists(path)) Fail(ErrorCode::kNotFound, dir + " is not a checkpoint directory: it has no config.json");
   const nlohmann::json json = ReadJsonObject(path);

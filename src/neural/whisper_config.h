@@ -51,6 +51,8 @@ struct WhisperConfig {
 // Reads DIR/config.json (required) and DIR/generation_config.json (optional).
 // Throws NeuralError naming the file and field: kNotFound without config.json,
 // kInvalidArgument for a missing or bad field or a config that is not Whisper's.
+// A CTranslate2 checkpoint directory (model.bin or its parts, no safetensors) is
+// read as whisper_ct2.h says: sizes from its variables, ids from tokenizer.json.
 WhisperConfig LoadWhisperConfig(const std::string& dir);
 
 }  // namespace lingcast::neural

@@ -8,6 +8,7 @@
 
 #include "neural/neural_error.h"
 #include "neural/safetensors.h"
+#include "neural/whisper_ct2.h"
 
 namespace lingcast::neural {
 namespace {
@@ -94,9 +95,14 @@ class StaticPromptLogitsCapture : public StaticStepDecoder {
 
 std::shared_ptr<const WhisperModel> WhisperModel::Load(const std::string& dir, const ModelOptions& options) {
   torch::NoGradGuard no_grad;
+  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
+  if (IsCt2WhisperDir(dir)) {
+    // The mapping is read once and let go when the model is built (weights are copied out of it).
+    const std::shared_ptr<const Ct2Checkpoint> ct2 = Ct2Checkpoint::Open(dir);
+    return Build(Ct2WhisperConfig(dir, *ct2), options, Ct2WhisperWeights(*ct2, tensor_options), Ct2HasOwnProjection(*ct2));
+  }
   const WhisperConfig config = LoadWhisperConfig(dir);
   const Checkpoint checkpoint = Checkpoint::Open(dir);
-  const auto tensor_options = torch::TensorOptions().dtype(options.dtype).device(options.device);
   const WeightSource weight = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
     return checkpoint.LoadWeight(name, shape, tensor_options);
   };

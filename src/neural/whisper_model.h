@@ -5,7 +5,8 @@
 // norm. Decoder: token embeddings plus learned positions, pre-norm layers with
 // self-attention (cached) and cross-attention over the encoder output (keys and
 // values projected once), a final layer norm, and the output projection tied to
-// the token embeddings. Loaded from a checkpoint directory as published;
+// the token embeddings. Loaded from a checkpoint directory as published
+// (transformers' safetensors, or CTranslate2's model.bin: whisper_ct2.h);
 // immutable after loading, so one model serves any number of decoder states.
 #pragma once
 

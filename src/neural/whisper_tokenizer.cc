@@ -303,6 +303,33 @@ WhisperTokenizer WhisperTokenizer::Load(const std::string& dir) {
   return t;
 }
 
+void WhisperTokenizer::AddTimestampTokens(std::int64_t first_id, std::int64_t vocab_size) {
+  if (first_id < 0 || first_id > vocab_size || vocab_size > std::numeric_limits<std::int32_t>::max()) {
+    Fail(ErrorCode::kInvalidArgument, dir_ + ": timestamp tokens from id " + std::to_string(first_id) + " to " +
+                                          std::to_string(vocab_size));
+  }
+  if (static_cast<std::size_t>(vocab_size) > id_to_token_.size()) id_to_token_.resize(static_cast<std::size_t>(vocab_size));
+  for (std::int64_t id = first_id; id < vocab_size; ++id) {
+    // In centiseconds, so that the name is exact ("<|0.14|>", as Python's "%.2f" % (i * 0.02) spells it).
+    const std::int64_t centiseconds = 2 * (id - first_id);
+    const std::string hundredths = std::to_string(centiseconds % 100);
+    const std::string content =
+        "<|" + std::to_string(centiseconds / 100) + "." + (hundredths.size() == 1 ? "0" : "") + hundredths + "|>";
+    std::string& existing = id_to_token_[static_cast<std::size_t>(id)];
+    if (!existing.empty() && !IsTimestampToken(existing)) {
+      Fail(ErrorCode::kInvalidArgument, dir_ + ": token " + std::to_string(id) + " is \"" + existing +
+                                            "\", but the model's ids from " + std::to_string(first_id) +
+                                            " (<|notimestamps|> + 1) are timestamps (" + content + " here)");
+    }
+    if (existing.empty()) {
+      existing = content;
+      token_to_id_[content] = id;
+      added_by_text_[content] = id;
+    }
+    special_[id] = existing;
+  }
+}
+
 std::optional<std::int64_t> WhisperTokenizer::Find(const std::string& content) const {
   auto it = token_to_id_.find(content);
   if (it == token_to_id_.end()) return std::nullopt;

@@ -6,7 +6,8 @@
 // merges; the vocabulary maps the merged strings to ids. The special tokens
 // (<|endoftext|>, <|startoftranscript|>, the language tokens, <|transcribe|>,
 // <|translate|>, <|notimestamps|>, the timestamps <|0.00|> .. <|30.00|>) are
-// added tokens, found by name.
+// added tokens, found by name; timestamps the files leave out are named from
+// the config (AddTimestampTokens).
 //
 // Loaded from a checkpoint directory as published: vocab.json + merges.txt, or
 // tokenizer.json; added tokens from tokenizer.json, added_tokens.json or
@@ -34,6 +35,14 @@ class WhisperTokenizer {
   // Ids -> text; special and timestamp tokens are left out when `skip_special`.
   // kInvalidArgument for an id outside the vocabulary.
   std::string Decode(const std::vector<std::int64_t>& ids, bool skip_special = true) const;
+
+  // Names ids [first_id, vocab_size) the timestamps <|0.00|>, <|0.02|>, ... in
+  // 0.02 s steps, as the model's config places them (from <|notimestamps|> + 1
+  // to the end of the embedding table): tokenizer files may list none of them
+  // (the tokenizer.json of CTranslate2's conversions), and decoding such an id
+  // must still work. Ids the files already name a timestamp keep their name; an
+  // id there that is some other token is kInvalidArgument naming it.
+  void AddTimestampTokens(std::int64_t first_id, std::int64_t vocab_size);
 
   // The id of token `content` ("<|en|>"), if the vocabulary has it.
   std::optional<std::int64_t> Find(const std::string& content) const;

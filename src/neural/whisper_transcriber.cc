@@ -132,6 +132,8 @@ std::shared_ptr<const WhisperTranscriber> WhisperTranscriber::Load(const std::st
                                           " frames, but the encoder takes " + std::to_string(model->input_frames()));
   }
   WhisperSpecialTokens special = ResolveSpecialTokens(c, tokenizer, dir);
+  // Timestamps are known from the config, not the vocabulary (whisper_tokenizer.h).
+  tokenizer.AddTimestampTokens(special.timestamp_begin, c.vocab_size);
   return std::shared_ptr<const WhisperTranscriber>(
       new WhisperTranscriber(std::move(model), std::move(tokenizer), std::move(features), std::move(special)));
 }
