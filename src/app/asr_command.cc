@@ -100,16 +100,18 @@ class AsrPrinter {
 
 // --engine whisper: a Whisper checkpoint on libtorch, from the neural plug-in
 // (app/neural_plugin.h, neural/whisper_plugin.h).
-absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptions& options, Logger& logger) {
+absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptions& options,
+                                                           const std::string& model_dir, Logger& logger) {
   WhisperPluginRequest request;
-  request.model_dir = options.model_dir;
+  request.model_dir = model_dir;
   request.language = options.language == "auto" ? "" : options.language;
   request.translate = options.task == "translate";
   request.quantize = options.quantize;
   request.device = options.neural.device;
   request.dtype = options.neural.dtype;
   request.logger = &logger;  // --log-level debug: each partial decode's time
-  return LoadWhisperRecognizer(request);
+  LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
+  return LoadWhisperRecognizer(request, zh_script);
 }
 
 }  // namespace
@@ -123,14 +125,15 @@ std::string FormatAsrTime(MediaTime time) {
 
 absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin_stream, std::ostream& out,
                            Logger& logger) {
-  if (options.engine != "pocketsphinx" && options.engine != "whisper") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --engine \"", options.engine, "\" (use pocketsphinx or whisper)"));
-  }
-  const bool whisper = options.engine == "whisper";
-  Language language = Language::kEn;
-  if (!whisper || options.language != "auto") {
+  std::optional<Language> language;  // nullopt: detected per utterance (whisper)
+  if (options.language != "auto") {
     LC_ASSIGN_OR_RETURN(language, ParseLanguage(options.language));
   }
+  LC_RETURN_IF_ERROR(ParseZhScriptFlag(options.zh_script).status());
+  LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
+                      ResolveRecognizer(options.engine, options.model_dir, language, "--lang"));
+  logger.Info("asr", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
+  const bool whisper = recognizer.engine == "whisper";
   if (whisper && options.task != "transcribe" && options.task != "translate") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --task \"", options.task, "\" (use transcribe or translate)"));
   }
@@ -142,9 +145,6 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
   }
   if (!whisper && options.neural.given()) {
     return absl::InvalidArgumentError("--device and --dtype apply to --engine whisper only (pocketsphinx runs on the CPU)");
-  }
-  if (whisper && options.model_dir.empty()) {
-    return absl::InvalidArgumentError("the whisper engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
   if (options.input.empty()) return absl::InvalidArgumentError("no input: give a media file, or - for raw PCM on stdin");
 
@@ -162,10 +162,10 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
 
   std::shared_ptr<AsrModel> model;
   if (whisper) {
-    LC_ASSIGN_OR_RETURN(model, LoadWhisperModel(options, logger));
+    LC_ASSIGN_OR_RETURN(model, LoadWhisperModel(options, recognizer.model_dir, logger));
   } else {
     PocketsphinxOptions engine_options;
-    engine_options.language = language;
+    engine_options.language = Language::kEn;  // ResolveRecognizer took pocketsphinx for English only
     engine_options.script_path = options.script_path;
     engine_options.debug_log = options.debug_log;
     engine_options.logger = &logger;
@@ -209,9 +209,12 @@ Command AddAsrCommand(CLI::App& app) {
   asr_cmd->add_option("--lang,--language", asr_options.language,
                       "Language spoken: en, zh (whisper only), or auto (whisper: detected per utterance)")
       ->capture_default_str();
-  asr_cmd->add_option("--engine", asr_options.engine, "pocketsphinx, or whisper (a Whisper checkpoint, --model)")
+  asr_cmd->add_option("--engine,--asr", asr_options.engine,
+                      "auto (Whisper base when installed, else pocketsphinx), whisper (en, zh, auto; --model or the "
+                      "installed base), or pocketsphinx (embedded, English)")
       ->capture_default_str();
-  asr_cmd->add_option("--model", asr_options.model_dir, "Whisper checkpoint directory for --engine whisper (docs/models.md)");
+  asr_cmd->add_option("--model,--asr-model", asr_options.model_dir,
+                      "Whisper checkpoint directory (default: the installed Whisper base; docs/models.md)");
   asr_cmd->add_option("--task", asr_options.task, "whisper: transcribe, or translate (English text)")->capture_default_str();
   asr_cmd->add_option("--quantize", asr_options.quantize,
                       "whisper: none, or int8 (linear weights as int8 with per-row scales; docs/models.md)")
@@ -220,6 +223,9 @@ Command AddAsrCommand(CLI::App& app) {
   asr_cmd->add_option("--dtype", asr_options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
   asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
+  asr_cmd->add_option("--zh-script", asr_options.zh_script,
+                      "whisper: Mandarin in simplified or traditional characters")
+      ->capture_default_str();
   return {asr_cmd, [flags](Logger& logger) {
             flags->debug_log = logger.Enabled(LogLevel::kDebug);
             return ReportCommandStatus(RunAsrCommand(*flags, std::cin, std::cout, logger));

@@ -21,7 +21,10 @@ namespace lingcast {
 struct AsrCommandOptions {
   std::string input;  // a media file, or "-" for raw s16le 16 kHz mono on `stdin_stream`
   std::string language = "en";  // whisper: also "auto" (detected per utterance)
-  std::string engine = "pocketsphinx";  // or "whisper" (a checkpoint in model_dir, through the neural plug-in)
+  // auto: Whisper base when installed, else pocketsphinx (English); or "whisper"
+  // (model_dir, default the installed base, through the neural plug-in) or
+  // "pocketsphinx" (app/whisper_recognizer.h).
+  std::string engine = "auto";
   std::string model_dir;                // --model: the Whisper checkpoint (docs/models.md)
   std::string task = "transcribe";      // whisper: "translate" gives English text whatever is spoken
   std::string quantize = "none";        // whisper: "int8" stores the linear layers' weights as int8
@@ -33,6 +36,9 @@ struct AsrCommandOptions {
   MediaTime partial_interval = MediaTime::Millis(500);
   VadConfig vad;
   bool debug_log = false;  // pocketsphinx's own log on stderr
+  // --zh-script: whisper's Mandarin in "simplified" (the default) or "traditional"
+  // characters (app/whisper_recognizer.h).
+  std::string zh_script = "simplified";
 };
 
 // Writes one line per hypothesis to `out`, flushed as it is made:

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -64,7 +65,7 @@ std::string JoinedFinalText(const AsrRun& run) {
 
 TEST(AsrCommandTest, JsonLinesWithPartialsAndFinalsOnJfk) {
   SPEECH_OR_SKIP(path, kJfk);
-  const AsrRun run = RunAsr({.input = path, .json = true});
+  const AsrRun run = RunAsr({.input = path, .engine = "pocketsphinx", .json = true});
   ASSERT_TRUE(run.status.ok()) << run.status;
   ASSERT_FALSE(run.lines.empty());
   int partials = 0;
@@ -114,7 +115,7 @@ TEST(AsrCommandTest, JsonLinesWithPartialsAndFinalsOnJfk) {
 
 TEST(AsrCommandTest, TextLinesHaveTimesAndType) {
   SPEECH_OR_SKIP(path, kLibri);
-  const AsrRun run = RunAsr({.input = path});
+  const AsrRun run = RunAsr({.input = path, .engine = "pocketsphinx"});
   ASSERT_TRUE(run.status.ok()) << run.status;
   ASSERT_FALSE(run.lines.empty());
   EXPECT_THAT(run.lines.back(), StartsWith("[00:0"));
@@ -125,10 +126,10 @@ TEST(AsrCommandTest, ScriptModeRecognizesTheScriptedSentence) {
   SPEECH_OR_SKIP(path, kLibri);
   const std::string script = ::testing::TempDir() + "/asr_command_script.txt";
   std::ofstream(script) << ScriptWithReferences();
-  const AsrRun run = RunAsr({.input = path, .script_path = script, .json = true});
+  const AsrRun run = RunAsr({.input = path, .engine = "pocketsphinx", .script_path = script, .json = true});
   ASSERT_TRUE(run.status.ok()) << run.status;
   const std::string text = JoinedFinalText(run);
-  const AsrRun free_run = RunAsr({.input = path, .json = true});
+  const AsrRun free_run = RunAsr({.input = path, .engine = "pocketsphinx", .json = true});
   EXPECT_LT(CountWordErrors(kLibri.transcript, text).rate(),
             CountWordErrors(kLibri.transcript, JoinedFinalText(free_run)).rate())
       << text;
@@ -198,14 +199,14 @@ TEST(AsrCommandTest, QuantizeIsInt8AndForWhisperOnly) {
   const AsrRun unknown = RunAsr({.input = "-", .engine = "whisper", .model_dir = "/no/such/checkpoint", .quantize = "int4"});
   EXPECT_EQ(ExitCodeFor(unknown.status), 2) << unknown.status;
   EXPECT_THAT(unknown.status.message(), HasSubstr("unknown --quantize \"int4\" (use none or int8)"));
-  const AsrRun pocketsphinx = RunAsr({.input = "-", .quantize = "int8"}, std::string(3200, '\0'));
+  const AsrRun pocketsphinx = RunAsr({.input = "-", .engine = "pocketsphinx", .quantize = "int8"}, std::string(3200, '\0'));
   EXPECT_EQ(ExitCodeFor(pocketsphinx.status), 2) << pocketsphinx.status;
   EXPECT_THAT(pocketsphinx.status.message(), HasSubstr("--quantize applies to --engine whisper only"));
   EXPECT_TRUE(pocketsphinx.lines.empty());
 }
 
 TEST(AsrCommandTest, DeviceAndDtypeAreForWhisperOnly) {
-  AsrCommandOptions options{.input = "-"};
+  AsrCommandOptions options{.input = "-", .engine = "pocketsphinx"};
   options.neural.device = "cuda";
   const AsrRun device = RunAsr(options, std::string(3200, '\0'));
   EXPECT_EQ(ExitCodeFor(device.status), 2) << device.status;
@@ -215,19 +216,42 @@ TEST(AsrCommandTest, DeviceAndDtypeAreForWhisperOnly) {
   EXPECT_THAT(RunAsr(options, std::string(3200, '\0')).status.message(), HasSubstr("--engine whisper only"));
 }
 
-TEST(AsrCommandTest, MandarinSaysThereIsNoModel) {
-  const AsrRun run = RunAsr({.input = "-", .language = "zh"}, std::string(3200, '\0'));
+TEST(AsrCommandTest, MandarinOnPocketsphinxSaysItHearsOnlyEnglish) {
+  const AsrRun run = RunAsr({.input = "-", .language = "zh", .engine = "pocketsphinx"}, std::string(3200, '\0'));
   EXPECT_EQ(ExitCodeFor(run.status), 2) << run.status;
-  EXPECT_THAT(run.status.message(), HasSubstr("no Mandarin (zh) speech recognition model"));
+  EXPECT_THAT(run.status.message(), HasSubstr("--lang zh: pocketsphinx hears only English"));
+  EXPECT_TRUE(run.lines.empty());
+}
+
+TEST(AsrCommandTest, MandarinWithoutWhisperInstalledSaysHowToInstallIt) {
+  const char* old = std::getenv("LINGCAST_MODELS");
+  const std::string kept = old != nullptr ? old : "";
+  setenv("LINGCAST_MODELS", "none", 1);
+  const AsrRun run = RunAsr({.input = "-", .language = "zh"}, std::string(3200, '\0'));
+  if (old != nullptr) {
+    setenv("LINGCAST_MODELS", kept.c_str(), 1);
+  } else {
+    unsetenv("LINGCAST_MODELS");
+  }
+  EXPECT_EQ(ExitCodeFor(run.status), 2) << run.status;
+  EXPECT_THAT(run.status.message(), HasSubstr("--lang zh: pocketsphinx hears only English"));
+  EXPECT_THAT(run.status.message(), HasSubstr("install"));
   EXPECT_TRUE(run.lines.empty());
 }
 
 TEST(AsrCommandTest, ChineseOnlyScriptIsExitTwo) {
   const std::string script = ::testing::TempDir() + "/zh_only_script.txt";
   std::ofstream(script) << "大家好，欢迎来到直播间。\n";
-  const AsrRun run = RunAsr({.input = "-", .script_path = script}, std::string(3200, '\0'));
+  const AsrRun run = RunAsr({.input = "-", .engine = "pocketsphinx", .script_path = script}, std::string(3200, '\0'));
   EXPECT_EQ(ExitCodeFor(run.status), 2) << run.status;
   EXPECT_THAT(run.status.message(), HasSubstr("no en lines to recognize"));
+}
+
+TEST(AsrCommandTest, UnknownZhScriptIsExitTwo) {
+  const AsrRun run = RunAsr({.input = "-", .zh_script = "cursive"}, std::string(3200, '\0'));
+  EXPECT_EQ(ExitCodeFor(run.status), 2) << run.status;
+  EXPECT_EQ(run.status.message(), "unknown --zh-script \"cursive\" (use simplified or traditional)");
+  EXPECT_TRUE(run.lines.empty());
 }
 
 TEST(AsrCommandTest, FormatAsrTime) {

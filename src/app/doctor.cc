@@ -101,10 +101,12 @@ std::vector<DoctorCheck> RunDoctorChecks() {
       CheckEncoder("libx264", "libavcodec59 libx264-164"),
       CheckEncoder("aac", "libavcodec59"),
 #ifdef LINGCAST_HAVE_NEURAL
-      CheckModelDirectories(ModelsRoot(), /*neural_built=*/true),
+      CheckModelDirectories(ModelRoots(), /*neural_built=*/true),
+      CheckSpeechRecognizer(/*neural_built=*/true),
       CheckNeuralRuntime(),
 #else
-      CheckModelDirectories(ModelsRoot(), /*neural_built=*/false),
+      CheckModelDirectories(ModelRoots(), /*neural_built=*/false),
+      CheckSpeechRecognizer(/*neural_built=*/false),
 #endif
   };
 }

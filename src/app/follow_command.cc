@@ -143,22 +143,25 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
   LC_RETURN_IF_ERROR(CheckMarianModelFlag(options.fallback_engines, options.marian_model_dir));
   LC_ASSIGN_OR_RETURN(const Language heard, ParseLanguage(options.language));
-  LC_RETURN_IF_ERROR(CheckRecognizerFlags(options.asr_engine, options.asr_model_dir, heard, "--lang"));
-  if (options.neural.given() && options.asr_engine != "whisper" &&
+  LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
+  LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
+                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, heard, "--lang"));
+  logger.Info("follow", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
+  if (options.neural.given() && recognizer.engine != "whisper" &&
       std::find(options.fallback_engines.begin(), options.fallback_engines.end(), "marian") ==
           options.fallback_engines.end()) {
     return absl::InvalidArgumentError(
         "--device and --dtype place the neural engines: use them with --asr whisper or --engine marian");
   }
   std::shared_ptr<AsrModel> model;
-  if (options.asr_engine == "whisper") {
+  if (recognizer.engine == "whisper") {
     WhisperPluginRequest request;
-    request.model_dir = options.asr_model_dir;
+    request.model_dir = recognizer.model_dir;
     request.language = std::string(LanguageCode(heard));
     request.device = options.neural.device;
     request.dtype = options.neural.dtype;
     request.logger = &logger;
-    LC_ASSIGN_OR_RETURN(model, LoadWhisperRecognizer(request));
+    LC_ASSIGN_OR_RETURN(model, LoadWhisperRecognizer(request, zh_script));
   } else {
     PocketsphinxOptions engine_options;
     engine_options.script_path = options.script_path;
@@ -192,6 +195,8 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   follower_options.recognizer.vad = options.vad;
   follower_options.recognizer.partial_interval = options.partial_interval;
   follower_options.follower = options.follower;
+  // Lines and what is heard in one spelling (mt/match_text.h), as the memory has them.
+  follower_options.spelling = fallback.memory->spelling(heard);
   LC_ASSIGN_OR_RETURN(SpeechFollower hearing, SpeechFollower::Create(*model, std::move(lines), follower_options));
   FollowSummary summary;
   Follower follower(fallback, heard, target, on_record, summary);
@@ -291,10 +296,11 @@ Command AddFollowCommand(CLI::App& app) {
   follow_cmd->add_option("--lang,--language", follow_options.language, "Language the host speaks: en, or zh (--asr whisper)")
       ->capture_default_str();
   follow_cmd->add_option("--asr", follow_options.asr_engine,
-                         "Recognizer: pocketsphinx (embedded, English), or whisper (a checkpoint, --asr-model)")
+                         "Recognizer: auto (Whisper base when installed, else pocketsphinx), whisper (en and zh; "
+                         "--asr-model or the installed base), or pocketsphinx (embedded, English)")
       ->capture_default_str();
   follow_cmd->add_option("--asr-model", follow_options.asr_model_dir,
-                         "Whisper checkpoint directory for --asr whisper (docs/models.md)");
+                         "Whisper checkpoint directory (default: the installed Whisper base; docs/models.md)");
   follow_cmd->add_option("--engine", follow_options.fallback_engines,
                          "Engines for off-script speech: tm (fuzzy script match), llm, marian (--marian-model), or a list: tm,llm")
       ->capture_default_str();
@@ -305,6 +311,9 @@ Command AddFollowCommand(CLI::App& app) {
                          "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
   follow_cmd->add_option("--device", follow_options.neural.device, kDeviceFlagHelp)->capture_default_str();
   follow_cmd->add_option("--dtype", follow_options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
+  follow_cmd->add_option("--zh-script", follow_options.zh_script,
+                         "Mandarin from --asr whisper in simplified or traditional characters (either matches the script)")
+      ->capture_default_str();
   follow_cmd->add_flag("--json", follow_options.json,
                        "One JSON object per decision: line, off_script, confidence, commit_time_ms, commit_point, "
                        "source_text, translation");

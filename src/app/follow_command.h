@@ -52,13 +52,16 @@ struct FollowCommandOptions {
   LlmConfig llm;
   std::string marian_model_dir;  // --marian-model: the Marian checkpoint for --engine marian
   bool debug_log = false;
-  // --asr: pocketsphinx (embedded, English) or whisper (--asr-model DIR, a
-  // Whisper checkpoint through the neural plug-in); --lang: the language the
-  // host speaks, en or zh (whisper only).
-  std::string asr_engine = "pocketsphinx";
+  // --asr: auto (Whisper base when installed, else pocketsphinx), pocketsphinx
+  // (embedded, English) or whisper (--asr-model DIR, default the installed base;
+  // app/whisper_recognizer.h); --lang: the language the host speaks, en or zh.
+  std::string asr_engine = "auto";
   std::string asr_model_dir;
   std::string language = "en";
   NeuralDeviceFlags neural;  // --device, --dtype: where --asr whisper and --engine marian run
+  // --zh-script: whisper's Mandarin in "simplified" (the default) or "traditional"
+  // characters; the follower matches either against the script.
+  std::string zh_script = "simplified";
 };
 
 struct FollowRecord {

@@ -145,6 +145,21 @@ TEST(FollowCommandTest, SilenceGivesNoRecords) {
   EXPECT_TRUE(summary->records.empty());
 }
 
+TEST(FollowCommandTest, UnknownZhScriptIsOneClearLine) {
+  ScratchDir dir;
+  Logger logger(LogLevel::kOff);
+  FollowCommandOptions options;
+  options.script_path = dir.File("show.script");
+  std::ofstream(options.script_path) << kScript;
+  options.zh_script = "cursive";
+  AudioBuffer silence{16000, 1, std::vector<float>(1600, 0.0f)};
+  const absl::Status status = RunFollow(options, FromBuffer(silence), [](const FollowRecord&) {}, logger).status();
+  EXPECT_EQ(ExitCodeFor(status), 2) << status;
+  EXPECT_EQ(status.message(), "unknown --zh-script \"cursive\" (use simplified or traditional)");
+  options.zh_script = "traditional";
+  EXPECT_TRUE(RunFollow(options, FromBuffer(silence), [](const FollowRecord&) {}, logger).ok());
+}
+
 TEST(FollowCommandTest, BadInputsAreClearErrors) {
   ScratchDir dir;
   Logger logger(LogLevel::kOff);
@@ -179,9 +194,8 @@ TEST(FollowCommandTest, BadInputsAreClearErrors) {
   };
   for (const Case& c : std::vector<Case>{
            {"whispr", "", "en", "unknown --asr \"whispr\""},
-           {"whisper", "", "en", "give --asr-model DIR"},
            {"pocketsphinx", "models/whisper-small", "en", "give it with --asr whisper"},
-           {"pocketsphinx", "", "zh", "give --asr whisper --asr-model DIR"},
+           {"pocketsphinx", "", "zh", "--lang zh: pocketsphinx hears only English"},
            {"pocketsphinx", "", "fr", "fr"},
        }) {
     FollowCommandOptions bad = options;

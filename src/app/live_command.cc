@@ -100,9 +100,13 @@ Command AddLiveCommand(CLI::App& app) {
   c.add_option("--source", flags->source, "Language the host speaks")->capture_default_str();
   c.add_option("--target", flags->target, "Language the avatar speaks")->capture_default_str();
   c.add_option("--asr", options.asr_engine,
-               "Recognizer: pocketsphinx (embedded, English), or whisper (a checkpoint, --asr-model; en and zh)")
+               "Recognizer: auto (Whisper base when installed, else pocketsphinx), whisper (en and zh; --asr-model "
+               "or the installed base), or pocketsphinx (embedded, English)")
       ->capture_default_str();
-  c.add_option("--asr-model", options.asr_model_dir, "Whisper checkpoint directory for --asr whisper (docs/models.md)");
+  c.add_option("--asr-model", options.asr_model_dir, "Whisper checkpoint directory (default: the installed Whisper base; docs/models.md)");
+  c.add_option("--zh-script", options.zh_script,
+               "Mandarin from --asr whisper in simplified or traditional characters (either matches the script)")
+      ->capture_default_str();
   c.add_option("--script", options.script_path, "Script the host follows: its lines commit their own translation");
   c.add_option("--tm", options.memory_paths, "More translation memory (.tsv/.csv pairs or bilingual scripts)");
   c.add_option("--glossary", options.glossary_path, "Glossary (CHINESE<TAB>ENGLISH terms)");

@@ -109,17 +109,21 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     }
   }
 
+  LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
+                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source"));
+  logger.Info("live", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
   std::shared_ptr<AsrModel> asr;
-  if (options.asr_engine == "whisper") {
+  if (recognizer.engine == "whisper") {
     // The host's language is given: no detection per utterance, no translation
     // by Whisper (the follower and the translators do that).
     WhisperPluginRequest request;
-    request.model_dir = options.asr_model_dir;
+    request.model_dir = recognizer.model_dir;
     request.language = std::string(LanguageCode(options.source));
     request.device = options.neural.device;
     request.dtype = options.neural.dtype;
     request.logger = &logger;
-    LC_ASSIGN_OR_RETURN(asr, LoadWhisperRecognizer(request));
+    LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
+    LC_ASSIGN_OR_RETURN(asr, LoadWhisperRecognizer(request, zh_script));
   } else {
     PocketsphinxOptions asr_options;
     asr_options.language = options.source;
@@ -129,6 +133,8 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   }
   SpeechFollowerOptions follower_options;
   follower_options.recognizer.partial_interval = MediaTime::Millis(250);
+  // Lines and what is heard in one spelling (mt/match_text.h); the memory shares its converter.
+  LC_ASSIGN_OR_RETURN(follower_options.spelling, MatchSpelling::Load(options.source));
   LC_ASSIGN_OR_RETURN(SpeechFollower follower, SpeechFollower::Create(*asr, lines, follower_options));
 
   TranslationOptions translation;
@@ -151,6 +157,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   translation.llm = options.llm;
   translation.marian_model_dir = options.marian_model_dir;
   translation.marian_device = options.neural;
+  translation.to_simplified = follower_options.spelling.to_simplified();
   SystemClock system_clock;
   SimulatedClock simulated_clock;
   Clock& clock = simulated ? static_cast<Clock&>(simulated_clock) : static_cast<Clock&>(system_clock);

@@ -80,6 +80,9 @@ class LiveJobTest : public ::testing::Test {
     options.script_path = dir_.File("show.script");
     std::ofstream(options.script_path) << kScript;
     options.clock = LiveClock::kSimulated;
+    // The pipeline on the embedded recognizer (what these tests' espeak-ng hosts
+    // were tuned on); Whisper's live path has tests of its own (e2e WhisperCli).
+    options.asr_engine = "pocketsphinx";
     options.width = 320;
     options.height = 180;
     options.fps = 15;

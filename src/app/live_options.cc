@@ -63,8 +63,10 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
   if (options.tts_engine == "vits" && (!options.voice_zh.empty() || !options.voice_en.empty())) {
     return absl::InvalidArgumentError("--voice-zh / --voice-en choose espeak-ng voices; a vits checkpoint has one voice");
   }
-  LC_RETURN_IF_ERROR(CheckRecognizerFlags(options.asr_engine, options.asr_model_dir, options.source, "--source"));
-  const bool any_neural = options.asr_engine == "whisper" || options.tts_engine == "vits" ||
+  LC_ASSIGN_OR_RETURN(const RecognizerChoice asr,
+                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source"));
+  LC_RETURN_IF_ERROR(ParseZhScriptFlag(options.zh_script).status());
+  const bool any_neural = asr.engine == "whisper" || options.tts_engine == "vits" ||
                           std::find(options.engines.begin(), options.engines.end(), "marian") != options.engines.end();
   if (options.neural.given() && !any_neural) {
     return absl::InvalidArgumentError(

@@ -34,11 +34,15 @@ struct LiveOptions {
   std::string input;                  // --in: a media file, a URL (rtmp://, srt://, ...) or "-" (s16le 16 kHz mono on stdin)
   MediaTime source_timeout = MediaTime::Seconds(10);  // --source-timeout: a URL that does not answer or stalls
   Language source = Language::kEn;    // --source: what the host speaks
-  // --asr: the recognizer. pocketsphinx (embedded, English only) or whisper: a
-  // Whisper checkpoint (--asr-model DIR) through the neural plug-in, for English
-  // and Mandarin hosts; real time needs a GPU for any size above tiny.
-  std::string asr_engine = "pocketsphinx";
+  // --asr: the recognizer. auto: Whisper base when installed (models/, by
+  // scripts/install-deps.sh), else pocketsphinx (English only); whisper: a
+  // Whisper checkpoint (--asr-model DIR, default the installed base) through the
+  // neural plug-in, for English and Mandarin hosts (app/whisper_recognizer.h).
+  std::string asr_engine = "auto";
   std::string asr_model_dir;          // --asr-model: the Whisper checkpoint directory
+  // --zh-script: Whisper's Mandarin in "simplified" (the default) or "traditional"
+  // characters; the follower and the memory match either against the script.
+  std::string zh_script = "simplified";
   Language target = Language::kZh;    // --target: what the avatar speaks
   std::vector<std::string> outputs;   // --out (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...
   std::string script_path;            // --script: followed lines commit their own translation

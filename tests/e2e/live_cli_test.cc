@@ -71,7 +71,7 @@ void ExpectPlayableMp4(const std::string& path, double min_seconds) {
 
 TEST_F(LiveCliTest, InterpretsARecordingOnTheSimulatedClock) {
   const std::string host = Host("Click the link below to buy it now.");
-  const RunResult r = RunLingcast({"live", "--in", host, "--out", Path("out.mp4"), "--script", Path("show.script"),
+  const RunResult r = RunLingcast({"live", "--asr", "pocketsphinx", "--in", host, "--out", Path("out.mp4"), "--script", Path("show.script"),
                                    "--clock", "simulated", "--size", "320x180", "--report", Path("report.json"),
                                    "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -100,7 +100,7 @@ std::string ReadAll(const std::string& path) {
 TEST_F(LiveCliTest, TwoSimulatedRunsGiveTheSameReportAndTheSameBytes) {
   const std::string host = Host("Click the link below to buy it now. Do not forget to follow our channel.");
   for (const char* run : {"1", "2"}) {
-    const RunResult r = RunLingcast({"live", "--in", host, "--out", Path(std::string("out") + run + ".mp4"), "--script",
+    const RunResult r = RunLingcast({"live", "--asr", "pocketsphinx", "--in", host, "--out", Path(std::string("out") + run + ".mp4"), "--script",
                                      Path("show.script"), "--clock", "simulated", "--size", "320x180", "--report",
                                      Path(std::string("report") + run + ".json"), "--quiet"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -117,7 +117,7 @@ TEST_F(LiveCliTest, ASignalStopsItCleanlyWithTheOutputComplete) {
   RunOptions options;
   options.signal_on_stderr = "msg=started";
   options.signal = SIGINT;
-  const RunResult r = RunLingcast({"--log-level", "info", "live", "--in", host, "--out", Path("out.mp4"), "--script",
+  const RunResult r = RunLingcast({"--log-level", "info", "live", "--asr", "pocketsphinx", "--in", host, "--out", Path("out.mp4"), "--script",
                                    Path("show.script"), "--size", "320x180", "--quiet"},
                                   options);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -131,7 +131,8 @@ TEST_F(LiveCliTest, BadUsageIsOneLineAndExitTwo) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {{"live", "--in", host, "--out", Path("o.mp4"), "--source", "zh", "--target", "en"}, "Mandarin recognizer"},
+      {{"live", "--in", host, "--out", Path("o.mp4"), "--source", "zh", "--target", "en", "--asr", "pocketsphinx"},
+       "--source zh: pocketsphinx hears only English"},
       {{"live", "--in", host, "--out", "ftp://example.com/x"}, "ftp"},
       {{"live", "--in", Path("missing.wav"), "--out", Path("o.mp4")}, "missing.wav"},
       {{"live", "--in", host, "--out", Path("o.mp4"), "--lag-policy", "panic"}, "--lag-policy"},

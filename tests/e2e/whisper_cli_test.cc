@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,7 +93,6 @@ TEST(WhisperCli, BadOptionsAreOneClearLine) {
     std::string needle;
   };
   for (const Case& c : std::vector<Case>{
-           {{"asr", "-", "--engine", "whisper"}, "--model DIR"},
            {{"asr", "-", "--engine", "whisper", "--model", kModel, "--task", "summarize"}, "summarize"},
            {{"asr", "-", "--engine", "whispr", "--model", kModel}, "whispr"},
            {{"asr", "-", "--engine", "whisper", "--model", kModel + "/no-such-dir"}, "no-such-dir"},
@@ -110,6 +111,77 @@ TEST(WhisperCli, BadOptionsAreOneClearLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+}
+
+// Sets an environment variable for one test (the child processes inherit it).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(WhisperCli, WithoutAnInstalledModelWhisperSaysHowToGetOne) {
+  ScopedEnv models("LINGCAST_MODELS", "none");
+  const RunResult r = RunLingcast({"asr", "-", "--engine", "whisper"});
+  if (r.err.find("no neural engines") != std::string::npos) GTEST_SKIP() << "no neural engines in this build";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--asr whisper: no Whisper model is installed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scripts/install-deps.sh"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const RunResult zh = RunLingcast({"asr", "-", "--lang", "zh"});
+  EXPECT_EQ(zh.exit_code, 2) << zh.err;
+  EXPECT_NE(zh.err.find("--lang zh: pocketsphinx hears only English"), std::string::npos) << zh.err;
+}
+
+// The installed Whisper base (scripts/install-deps.sh) with no recognizer flags:
+// a real Mandarin recording comes out in Simplified characters, and `live`
+// interprets it into an MP4.
+const std::string kInstalledBase = std::string(LINGCAST_SOURCE_DIR) + "/models/whisper-base";
+const std::string kAishell = std::string(LINGCAST_SOURCE_DIR) + "/../shared/data/speech/zh-aishell-BAC009S0764W0121.wav";
+
+#define INSTALLED_BASE_OR_SKIP()                                                                           \
+  if (!std::filesystem::exists(kInstalledBase + "/config.json"))                                           \
+    GTEST_SKIP() << "Whisper base is not installed in models/ (scripts/install-deps.sh installs it)";      \
+  if (!std::filesystem::exists(kAishell)) GTEST_SKIP() << "no recordings in ../shared/data (" << kAishell << ")"
+
+TEST(WhisperCli, AsrHearsMandarinInSimplifiedCharactersByDefault) {
+  INSTALLED_BASE_OR_SKIP();
+  const RunResult r = RunLingcast({"asr", kAishell, "--lang", "zh"});
+  if (r.err.find("no neural engines") != std::string::npos) GTEST_SKIP() << "no neural engines in this build";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("final: 甚至出现交易几乎停滞的情况"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("現"), std::string::npos) << r.out;  // Traditional 現 for 现: not converted
+}
+
+TEST(WhisperCli, LiveInterpretsAMandarinRecordingWithTheDefaults) {
+  INSTALLED_BASE_OR_SKIP();
+  const std::string dir = std::filesystem::temp_directory_path() / ("lingcast-e2e-live-zh-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const RunResult r = RunLingcast({"live", "--in", kAishell, "--source", "zh", "--target", "en", "--out",
+                                   dir + "/x.mp4", "--clock", "simulated", "--size", "320x180", "--report", dir + "/report.json"});
+  if (r.err.find("no neural engines") != std::string::npos) GTEST_SKIP() << "no neural engines in this build";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/x.mp4"));
+  std::ifstream report_file(dir + "/report.json");
+  const nlohmann::json report = nlohmann::json::parse(report_file, nullptr, false);
+  ASSERT_FALSE(report.is_discarded());
+  EXPECT_NE(report["summary"]["recognizer"].get<std::string>().find("whisper"), std::string::npos) << report["summary"];
+  EXPECT_NE(report.dump().find("甚至出现"), std::string::npos) << report.dump();
+  std::filesystem::remove_all(dir);
 }
 
 // `lingcast live --asr whisper`: a Mandarin host (the embedded recognizer hears
