@@ -24,6 +24,7 @@
 //   FOLLOW_BENCH_SHOW=development build/bench/follow_bench   (one show only: development, held-out or second)
 //   FOLLOW_BENCH_VOICES=en-gb,en-us+klatt2 build/bench/follow_bench   (the espeak-ng voices that say the shows)
 //   FOLLOW_BENCH_REFERENCE=0 build/bench/follow_bench   (no words-only run)
+//   FOLLOW_BENCH_ASR=whisper build/bench/follow_bench   (the installed Whisper base; default pocketsphinx)
 #include <algorithm>
 #include <cstdlib>
 #include <cstdio>
@@ -158,6 +159,10 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
   };
   FollowCommandOptions options;
   options.script_path = script;
+  // The recognizer: pocketsphinx by default (the figures in src/mt/README.md), or
+  // FOLLOW_BENCH_ASR=whisper / auto (the installed Whisper base).
+  const char* asr = std::getenv("FOLLOW_BENCH_ASR");
+  options.asr_engine = asr != nullptr ? asr : "pocketsphinx";
   if (const char* weight = std::getenv("FOLLOW_BENCH_SCRIPT_WEIGHT")) options.script_weight = std::strtof(weight, nullptr);
   if (const char* ms = std::getenv("FOLLOW_BENCH_PARTIAL_MS")) options.partial_interval = MediaTime::Millis(std::atoi(ms));
   if (const char* n = std::getenv("FOLLOW_BENCH_EXPECTED_MIN_TOKENS")) {
