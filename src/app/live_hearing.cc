@@ -153,8 +153,9 @@ LiveTranslate::LiveTranslate(TranslationStack& stack, Language from, Language to
       lines_(std::move(lines)),
       control_(control),
       logger_(logger),
-      provisional_(provisional) {
-  for (const FollowerLine& line : lines_) script_tokens_.push_back(MatchTokens(line.spoken.empty() ? line.source : line.spoken));
+      provisional_(provisional),
+      spelling_(stack_.memory != nullptr ? stack_.memory->spelling(from_) : MatchSpelling(from_)) {
+  for (const FollowerLine& line : lines_) script_tokens_.push_back(spelling_.Tokens(line.spoken.empty() ? line.source : line.spoken));
   // Corrections of earlier shows (--corrections) that name a script line.
   if (stack_.corrections) {
     for (const Correction& c : stack_.corrections->corrections()) {
@@ -339,7 +340,7 @@ absl::Status LiveTranslate::TranslatePartial() {
   AdLib& ad_lib = AdLibOf(partial.utterance);
   if (ad_lib.closed) return absl::OkStatus();
   if (!ad_lib.off_script) {
-    if (MayBeScripted(partial.text, script_tokens_, provisional_)) return absl::OkStatus();
+    if (MayBeScripted(spelling_.Spell(partial.text), script_tokens_, provisional_)) return absl::OkStatus();
     ad_lib.off_script = true;  // for the rest of the utterance: no flicker between the two
   }
   if (!ad_lib.session) {

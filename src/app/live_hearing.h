@@ -192,7 +192,9 @@ class LiveTranslate : public Stage {
   std::map<std::string, std::string> corrected_lines_;
   std::vector<TranslatedLine> context_;
   const ProvisionalOptions provisional_;
-  std::vector<std::vector<std::string>> script_tokens_;  // MatchTokens of each line as spoken
+  // Lines and partials in one spelling (mt/match_text.h), as the memory has them.
+  const MatchSpelling spelling_;
+  std::vector<std::vector<std::string>> script_tokens_;  // spelling_.Tokens of each line as spoken
   std::optional<AdLib> ad_lib_;
   std::optional<Packet<LiveEvent>> pending_partial_;  // the newest partial not yet translated
   int64_t urgent_taken_ = 0;  // decisions and utterance ends taken from the input

@@ -30,7 +30,7 @@ absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std
     }
   }
   LC_ASSIGN_OR_RETURN(StreamingRecognizer recognizer, StreamingRecognizer::Create(model, recognizer_options));
-  return SpeechFollower(std::move(recognizer), ScriptFollower(std::move(lines), options.follower));
+  return SpeechFollower(std::move(recognizer), ScriptFollower(std::move(lines), options.follower, options.spelling));
 }
 
 SpeechFollower::SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower)

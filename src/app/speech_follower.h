@@ -22,6 +22,9 @@ namespace lingcast {
 struct SpeechFollowerOptions {
   StreamingRecognizerOptions recognizer;
   FollowerConfig follower;
+  // How the script's lines and what is heard are spelled before they are
+  // matched (ScriptFollower; mt/match_text.h). The default: as written.
+  MatchSpelling spelling;
   // With a script: decide at the VAD endpoint from the streaming hypothesis
   // when its words are sure (ScriptFollower::OnEndpoint), before the
   // recognizer's final pass and acoustic check. Off: endpoint decisions wait

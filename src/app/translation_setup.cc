@@ -124,7 +124,14 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
     return absl::InvalidArgumentError("--device and --dtype apply to the marian engine only: add marian to --engine");
   }
   TranslationStack stack;
-  stack.memory = std::make_unique<TranslationMemory>();
+  // Mandarin heard in Traditional characters still finds the script's Simplified
+  // lines (and the other way round).
+  std::shared_ptr<const ZhScriptConverter> to_simplified = options.to_simplified;
+  if (to_simplified == nullptr && options.from == Language::kZh) {
+    LC_ASSIGN_OR_RETURN(MatchSpelling spelling, MatchSpelling::Load(Language::kZh));
+    to_simplified = spelling.to_simplified();
+  }
+  stack.memory = std::make_unique<TranslationMemory>(std::move(to_simplified));
   TmLoadReport report;
   for (const std::string& path : options.memory_paths) {
     if (IsPairFile(path)) {

@@ -18,6 +18,7 @@
 #include "mt/llm_translator.h"
 #include "mt/translation_memory.h"
 #include "mt/translator_chain.h"
+#include "text/zh_script.h"
 
 namespace lingcast {
 
@@ -35,6 +36,9 @@ struct TranslationOptions {
   std::string marian_model_dir;               // --model: Marian checkpoint for the marian engine (docs/models.md)
   std::string marian_quantize = "none";       // --quantize: "int8" stores the marian engine's linear weights as int8
   NeuralDeviceFlags marian_device;            // --device, --dtype of the marian engine
+  // Traditional -> Simplified for the memory's matching (MatchSpelling), shared
+  // with whoever else loaded it; null: loaded here when `from` is zh.
+  std::shared_ptr<const ZhScriptConverter> to_simplified;
 };
 
 struct TranslationStack {
