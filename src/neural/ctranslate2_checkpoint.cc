@@ -1,5 +1,9 @@
 #include "neural/ctranslate2_checkpoint.h"
 
+#include <dirent.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -82,11 +86,14 @@ std::shared_ptr<const Ct2Checkpoint> Ct2Checkpoint::Open(const std::string& dir)
   std::error_code ec;
   const fs::path single = fs::path(dir) / "model.bin";
   if (fs::exists(single, ec)) return OpenFiles({single.string()});
-  // The parts present, by number; they must run 1 .. N without a gap.
+  // The parts present, by number; they must run 1 .. N without a gap. Listed
+  // with POSIX calls: pip's libtorch (the GPU machine's) exports broken copies
+  // of some of libstdc++'s std::filesystem (src/neural/README.md).
   std::set<std::uint64_t> numbers;
   const std::string prefix = "model.bin.part";
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string file = it->path().filename().string();
+  const std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), &::closedir);
+  for (const dirent* entry = listing ? ::readdir(listing.get()) : nullptr; entry != nullptr; entry = ::readdir(listing.get())) {
+    const std::string file = entry->d_name;
     if (file.size() <= prefix.size() || file.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string digits = file.substr(prefix.size());
     if (digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
@@ -114,8 +121,8 @@ std::shared_ptr<const Ct2Checkpoint> Ct2Checkpoint::OpenFiles(const std::vector<
     checkpoint->part_begin_.push_back(checkpoint->size_);
     checkpoint->size_ += checkpoint->parts_.back()->size();
   }
-  checkpoint->name_ = paths.size() == 1 ? paths.front()
-                                        : paths.front() + " .. " + std::filesystem::path(paths.back()).filename().string();
+  const std::string& last = paths.back();
+  checkpoint->name_ = paths.size() == 1 ? paths.front() : paths.front() + " .. " + last.substr(last.rfind('/') + 1);
   checkpoint->Parse();
   return checkpoint;
 }
@@ -137,6 +144,20 @@ void Ct2Checkpoint::Copy(std::uint64_t offset, std::uint64_t bytes, void* out) c
     to += n;
     offset += n;
     bytes -= n;
+  }
+}
+
+void Ct2Checkpoint::ReleasePages(std::uint64_t offset, std::uint64_t bytes) const {
+  static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t end = offset + bytes;
+  for (std::size_t part = 0; part < parts_.size(); ++part) {
+    const std::uint64_t part_end = part_begin_[part] + parts_[part]->size();
+    if (parts_[part]->size() == 0 || end <= part_begin_[part] || offset >= part_end) continue;
+    // The whole pages of this part inside [offset, end): a page shared with a
+    // neighbouring variable stays (the mapping is page-aligned).
+    const std::uint64_t from = (std::max(offset, part_begin_[part]) - part_begin_[part] + page - 1) / page * page;
+    const std::uint64_t to = (std::min(end, part_end) - part_begin_[part]) / page * page;
+    if (to > from) ::madvise(parts_[part]->data() + from, to - from, MADV_DONTNEED);
   }
 }
 
@@ -330,6 +351,7 @@ torch::Tensor Ct2Checkpoint::LoadRange(const std::string& resolved, std::int64_t
   }
   torch::Tensor out = torch::empty(shape, torch::TensorOptions().dtype(TorchType(v.dtype)));
   Copy(offset, bytes, out.data_ptr());
+  ReleasePages(offset, bytes);
   return out;
 }
 

@@ -33,8 +33,8 @@
 // shape x dtype, the alias targets, nothing after the alias table), so a
 // truncated or corrupt checkpoint fails at once with one line naming the file
 // and the variable, and no read ever goes past the end. Weights are copied out
-// of the mapping (the format does not align them), so the mapping goes with the
-// Ct2Checkpoint once the model is built.
+// of the mapping (the format does not align them), each one's pages given back
+// once copied, and the mapping goes with the Ct2Checkpoint once the model is built.
 #pragma once
 
 #include <cstdint>
@@ -117,6 +117,10 @@ class Ct2Checkpoint {
   std::size_t PartOf(std::uint64_t offset) const;
   // Copies `bytes` from stream offset `offset`, across parts; the range was checked.
   void Copy(std::uint64_t offset, std::uint64_t bytes, void* out) const;
+  // Gives the mapping's whole pages inside the range back to the kernel (they
+  // are clean: read again from the file if touched again), so that a model
+  // being built holds the file's bytes once, as its weights, not twice.
+  void ReleasePages(std::uint64_t offset, std::uint64_t bytes) const;
   torch::Tensor LoadRange(const std::string& resolved, std::int64_t first_row, std::int64_t rows) const;
 
   std::string name_;
