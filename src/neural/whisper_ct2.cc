@@ -105,6 +105,20 @@ class Variables {
   const Ct2Checkpoint& checkpoint_;
 };
 
+// WhisperSpec stores scale_embeddings as a flag (false); the specs it derives
+// from store the factor itself (a float, 1 for none). Either way, none.
+void ExpectUnscaledEmbeddings(const Ct2Checkpoint& checkpoint) {
+  const std::string name = "decoder/scale_embeddings";
+  if (!checkpoint.Contains(name)) return;
+  const Ct2Variable& v = checkpoint.Info(name);
+  const bool is_float = v.dtype == Ct2DType::kFloat32 || v.dtype == Ct2DType::kFloat16 || v.dtype == Ct2DType::kBFloat16;
+  const bool unscaled = is_float && v.shape.empty() ? checkpoint.Load(name).item<double>() == 1.0 : checkpoint.LoadInt(name) == 0;
+  if (!unscaled) {
+    Fail(ErrorCode::kUnimplemented, checkpoint.FileOf(name) + ": variable '" + name +
+                                        "' scales the embeddings, which is not how Whisper computes, nor this engine");
+  }
+}
+
 Activation DecoderActivation(const Ct2Checkpoint& checkpoint) {
   const std::string name = "decoder/activation";
   if (!checkpoint.Contains(name)) return Activation::kGelu;
@@ -165,18 +179,20 @@ WhisperConfig Ct2WhisperConfig(const std::string& dir, const Ct2Checkpoint& chec
   c.decoder_layers = v.CountLayers("decoder");
   c.encoder_ffn_dim = v.Shape("encoder/layer_0/ffn/linear_0/weight", 2)[0];
   c.decoder_ffn_dim = v.Shape("decoder/layer_0/ffn/linear_0/weight", 2)[0];
-  for (const char* heads_name : {"encoder/num_heads", "decoder/num_heads"}) {
-    const std::int64_t heads = v.Int(heads_name);
+  auto heads_of = [&](const std::string& name) {
+    const std::int64_t heads = v.Int(name);
     if (heads < 1 || c.d_model % heads != 0) {
-      Fail(ErrorCode::kInvalidArgument, checkpoint.FileOf(heads_name) + ": variable '" + heads_name + "' is " +
-                                            std::to_string(heads) + ", not a divisor of d_model " + std::to_string(c.d_model));
+      Fail(ErrorCode::kInvalidArgument, checkpoint.FileOf(name) + ": variable '" + name + "' is " + std::to_string(heads) +
+                                            ", not a divisor of d_model " + std::to_string(c.d_model));
     }
-    (std::string(heads_name) == "encoder/num_heads" ? c.encoder_attention_heads : c.decoder_attention_heads) = heads;
-  }
+    return heads;
+  };
+  c.encoder_attention_heads = heads_of("encoder/num_heads");
+  c.decoder_attention_heads = heads_of("decoder/num_heads");
   c.activation = DecoderActivation(checkpoint);
   v.Expect("decoder/pre_norm", 1, "post-norm layers");
   v.Expect("decoder/alibi", 0, "ALiBi positions");
-  v.Expect("decoder/scale_embeddings", 0, "embeddings scaled by sqrt(d_model)");
+  ExpectUnscaledEmbeddings(checkpoint);
   v.Expect("decoder/start_from_zero_embedding", 0, "a decoder started from a zero embedding");
   if (checkpoint.Contains("decoder/projection/bias")) {
     Fail(ErrorCode::kUnimplemented, checkpoint.FileOf("decoder/projection/bias") +

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -389,6 +390,33 @@ TEST(Ct2Whisper, Int8WeightsRequantizeToTheStoredInt8) {
   EXPECT_LE(RelativeError(quantized->Logits(encoded, ids), plain->Logits(encoded, ids)), 1e-5);
 }
 
+// On a GPU (the GPU machine's build), in half precision: the CTranslate2 float16
+// checkpoint placed there is the HF path's with the same weights, to the bit.
+TEST(Ct2WhisperOnGpu, Float16OnCudaIsTheHfPathOnTheSameWeights) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: this test runs on the GPU machine";
+  const ScratchDir scratch;
+  WriteHfWithRoundedWeights(scratch.path(), Rounding::kFloat16);
+  ModelOptions gpu;
+  gpu.device = torch::Device(torch::kCUDA, 0);
+  gpu.dtype = torch::kHalf;
+  const auto ct2 = WhisperTranscriber::Load(TestdataDir("whisper_tiny_ct2_float16"), gpu);
+  const auto hf = WhisperTranscriber::Load(scratch.path(), gpu);
+  const auto tensors = SafetensorsFile::Open(TestdataDir("whisper_tiny") + "/reference.safetensors");
+  const torch::Tensor audio = tensors->Load("audio_0");
+  const torch::Tensor features = ct2->features().Compute(audio.data_ptr<float>(), audio.numel()).unsqueeze(0);
+  const torch::Tensor encoded = ct2->model().Encode(features, EncoderPath::kEager);
+  EXPECT_TRUE(torch::equal(encoded, hf->model().Encode(features, EncoderPath::kEager)));
+  const torch::Tensor ids = torch::tensor({377, 378, 478, 482, 100, 622}, torch::kLong).view({1, -1});
+  EXPECT_TRUE(torch::equal(ct2->model().Logits(encoded, ids), hf->model().Logits(encoded, ids)));
+  WhisperOptions o;
+  o.language = "en";
+  o.timestamps = true;
+  o.max_new_tokens = 24;
+  const WhisperResult got = ct2->Transcribe(audio.data_ptr<float>(), audio.numel(), o);
+  EXPECT_EQ(got.sequence, hf->Transcribe(audio.data_ptr<float>(), audio.numel(), o).sequence);
+  EXPECT_EQ(got.text.find("<|"), std::string::npos);
+}
+
 // The byte offsets of one variable's entry in a binary version 6 file.
 struct EntryBytes {
   std::size_t name, dims, data;
@@ -447,6 +475,7 @@ TEST_F(BrokenCt2Whisper, SettingsThisEngineDoesNotComputeAreRefused) {
   for (const Case& c : {Case{"decoder/activation", 0, ErrorCode::kUnimplemented, "activation 0"},
                         Case{"decoder/pre_norm", 0, ErrorCode::kUnimplemented, "post-norm"},
                         Case{"decoder/alibi", 1, ErrorCode::kUnimplemented, "ALiBi"},
+                        Case{"decoder/scale_embeddings", 1, ErrorCode::kUnimplemented, "scales the embeddings"},
                         Case{"encoder/num_heads", 5, ErrorCode::kInvalidArgument, "not a divisor of d_model 32"}}) {
     SCOPED_TRACE(c.variable);
     std::string damaged = bytes_;
