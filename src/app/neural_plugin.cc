@@ -13,6 +13,11 @@ absl::StatusOr<NeuralPlugin> NeuralPlugin::Open(const std::string& engine) {
 #ifdef LINGCAST_HAVE_NEURAL
   const char* override_path = std::getenv("LINGCAST_NEURAL_PLUGIN");
   std::string path = override_path != nullptr && *override_path != '\0' ? override_path : LINGCAST_NEURAL_PLUGIN_PATH;
+  // libtorch's OpenMP threads spin at every barrier by default; on a small
+  // shared CPU the spinning takes the cores the other stages (and the other
+  // pool thread) need (src/neural/README.md: 600 vs 34 ms a decode step under
+  // load). OpenMP reads this once, when the plug-in loads it; a user's setting wins.
+  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
   std::shared_ptr<void> library(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL), [](void* handle) {
     if (handle != nullptr) dlclose(handle);
   });

@@ -1,5 +1,6 @@
 #include "neural/ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -30,6 +31,15 @@ Activation ParseActivation(const std::string& name, const std::string& field) {
 
 torch::Tensor Linear(const torch::Tensor& x, const LinearWeights& w) {
   if (w.scales.defined()) return Int8Linear(x, w);
+  if (x.device().is_cpu() && x.numel() == x.size(-1) && x.scalar_type() == torch::kFloat) {
+    // One row (a decode step): a matrix-vector product. The BLAS's GEMM
+    // packs the whole weight into its buffers first, which for the 51865-row
+    // output projection is a second pass over 106 MB every step.
+    std::vector<std::int64_t> shape = x.sizes().vec();
+    shape.back() = w.weight.size(0);
+    const torch::Tensor row = x.reshape({x.size(-1)});
+    return (w.bias.defined() ? torch::addmv(w.bias, w.weight, row) : torch::mv(w.weight, row)).view(shape);
+  }
   return torch::linear(x, w.weight, w.bias);
 }
 
@@ -83,6 +93,20 @@ torch::Tensor Attention(const torch::Tensor& q, const torch::Tensor& k, const to
   return at::scaled_dot_product_attention(q, k, v, additive_mask.defined() ? std::optional<at::Tensor>(additive_mask) : std::nullopt,
                                           0.0, false, scale);
 #else
+  constexpr std::int64_t kQueryBlock = 256;
+  if (!additive_mask.defined() && q.device().is_cpu() && q.size(-2) > 2 * kQueryBlock) {
+    // Long self-attention (the encoder: 1500 positions) a block of queries at a
+    // time: the scores of one block stay in cache, and the whole (N, H, T, T)
+    // score tensor (72 MB for Whisper base's 30 s window) is never resident.
+    torch::Tensor out = torch::empty(q.sizes(), q.options().dtype(v.scalar_type()));
+    const torch::Tensor keys = k.transpose(-1, -2);
+    for (std::int64_t at = 0; at < q.size(-2); at += kQueryBlock) {
+      const std::int64_t n = std::min(kQueryBlock, q.size(-2) - at);
+      const torch::Tensor scores = torch::matmul(q.narrow(-2, at, n) * scale, keys);
+      out.narrow(-2, at, n).copy_(torch::matmul(torch::softmax(scores, -1), v));
+    }
+    return out;
+  }
   torch::Tensor scores = torch::matmul(q * scale, k.transpose(-1, -2));
   if (additive_mask.defined()) scores = scores + additive_mask;
   return torch::matmul(torch::softmax(scores, -1), v);

@@ -24,6 +24,11 @@ struct LinearWeights {
   // Whether products of a few rows on CUDA may run through our fused int8 GEMV
   // kernel (int8_gemv.h; Int8Kernel::kAuto) rather than dequantize-then-matmul.
   bool int8_gemv = false;
+  // On a CPU with AVX-512 VNNI (int8_gemm_cpu.h): each int8 row's sum (int32)
+  // and, unless the table is also an embedding (kept once), the weight packed
+  // for many-row products; the product then runs through our VNNI kernels.
+  torch::Tensor cpu_int8_row_sums;
+  torch::Tensor cpu_int8_packed;
 };
 
 struct LayerNormWeights {

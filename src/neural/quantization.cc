@@ -5,6 +5,7 @@
 
 #include <torch/version.h>
 
+#include "neural/int8_gemm_cpu.h"
 #include "neural/int8_gemv.h"
 #include "neural/neural_error.h"
 
@@ -67,7 +68,7 @@ bool Int8KernelCompiled() {
 #endif
 }
 
-LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel) {
+LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel, bool pack) {
   torch::NoGradGuard no_grad;
   const torch::ScalarType dtype = w.weight.scalar_type();
   if (w.weight.dim() != 2 || !ComputeDtype(dtype)) {
@@ -75,16 +76,32 @@ LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel) {
                                         std::string(c10::toString(dtype)) + " of " +
                                         std::to_string(w.weight.dim()) + " dimensions");
   }
-  const torch::Tensor weight = w.weight.to(torch::kFloat);
-  const torch::Tensor largest = weight.abs().amax(1);
-  // A row of zeros keeps scale 1 (its int8 values are 0 whatever the scale).
-  const torch::Tensor scales = torch::where(largest > 0, largest / 127.0, torch::ones_like(largest)).to(dtype);
+  // A block of rows at a time: the float temporaries stay a few MB however
+  // large the weight (the 51865-row table is 106 MB in float32), which keeps
+  // the peak RSS of loading near the quantized model's.
+  constexpr std::int64_t kRowsPerBlock = 2048;
+  const std::int64_t rows = w.weight.size(0);
+  torch::Tensor scales = torch::empty({rows}, w.weight.options());
   LinearWeights q;
-  q.weight = torch::round(weight / scales.to(torch::kFloat).unsqueeze(1)).clamp(-127, 127).to(torch::kChar).contiguous();
+  q.weight = torch::empty(w.weight.sizes(), w.weight.options().dtype(torch::kChar));
+  for (std::int64_t at = 0; at < rows; at += kRowsPerBlock) {
+    const std::int64_t n = std::min(kRowsPerBlock, rows - at);
+    const torch::Tensor block = w.weight.narrow(0, at, n).to(torch::kFloat);
+    const torch::Tensor largest = block.abs().amax(1);
+    // A row of zeros keeps scale 1 (its int8 values are 0 whatever the scale).
+    const torch::Tensor block_scales = torch::where(largest > 0, largest / 127.0, torch::ones_like(largest)).to(dtype);
+    scales.narrow(0, at, n).copy_(block_scales);
+    q.weight.narrow(0, at, n).copy_((block / block_scales.to(torch::kFloat).unsqueeze(1)).round_().clamp_(-127, 127));
+  }
   q.scales = scales;
   q.bias = w.bias;
   q.int8_gemv = kernel == Int8Kernel::kAuto;
   if (kernel == Int8Kernel::kDequantize || (kernel == Int8Kernel::kAuto && !w.weight.device().is_cpu())) return q;
+  if (kernel == Int8Kernel::kAuto && dtype == torch::kFloat && CpuInt8GemmSupported()) {
+    q.cpu_int8_row_sums = Int8RowSums(q.weight);
+    if (pack) q.cpu_int8_packed = PackInt8ForGemm(q.weight);
+    return q;
+  }
   q.int8_kernel = LibtorchKernelRuns(q);
   if (kernel == Int8Kernel::kLibtorch && !q.int8_kernel) {
     Fail(ErrorCode::kUnimplemented,
@@ -97,6 +114,9 @@ LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel) {
 torch::Tensor Dequantize(const LinearWeights& w) { return w.weight * w.scales.unsqueeze(1); }
 
 torch::Tensor Int8Linear(const torch::Tensor& x, const LinearWeights& w) {
+  if (w.cpu_int8_row_sums.defined() && x.device().is_cpu() && x.scalar_type() == torch::kFloat) {
+    return CpuInt8Linear(x, w.weight, w.scales, w.cpu_int8_row_sums, w.cpu_int8_packed, w.bias);
+  }
   if (w.int8_gemv && Int8GemvRuns(x, w)) return Int8Gemv(x, w);
   torch::Tensor y;
   if (w.int8_kernel) {

@@ -32,8 +32,9 @@ enum class Quantization { kNone, kInt8 };
 Quantization ParseQuantization(const std::string& name, const std::string& field);
 std::string QuantizationName(Quantization quantization);
 
-// How a quantized weight's product is computed. kAuto: libtorch's int8 kernel on
-// the CPU where it runs; on CUDA, our fused int8 GEMV (int8_gemv.h) for inputs of
+// How a quantized weight's product is computed. kAuto: on the CPU our AVX-512
+// VNNI kernels (int8_gemm_cpu.h) where the CPU has them, else libtorch's int8
+// kernel where it runs; on CUDA, our fused int8 GEMV (int8_gemv.h) for inputs of
 // at most kInt8GemvMaxRows rows (decode) where this build has it, else
 // dequantize-then-matmul (PyTorch's CUDA _weight_int8pack_mm is one thread per
 // output in fp32, measured slower than dequantizing: src/neural/README.md).
@@ -46,7 +47,11 @@ bool Int8KernelCompiled();
 
 // `w` quantized (see above); its bias stays as it is. `w.weight` is (out, in) in
 // the compute dtype (float, half or bfloat16; anything else is kUnimplemented).
-LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel);
+// On the CPU with kAuto, where the CPU has AVX-512 VNNI, products run through
+// our int8 kernels (int8_gemm_cpu.h); `pack` also keeps a copy of the weight
+// packed for many-row products (the encoder, prompts), which a tied embedding
+// table leaves out (its products are one row a step; the copy would double it).
+LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel, bool pack = true);
 
 // x (..., in) -> (..., out) for a quantized `w`.
 torch::Tensor Int8Linear(const torch::Tensor& x, const LinearWeights& w);

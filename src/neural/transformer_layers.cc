@@ -102,6 +102,10 @@ void QuantizeInt8(AttentionWeights& w, Int8Kernel kernel) {
     part.scales = w.qkv.scales.narrow(0, i * d, d);
     part.int8_kernel = w.qkv.int8_kernel;
     part.int8_gemv = w.qkv.int8_gemv;
+    if (w.qkv.cpu_int8_row_sums.defined()) part.cpu_int8_row_sums = w.qkv.cpu_int8_row_sums.narrow(0, i * d, d);
+    // Whole 16-row blocks of the packed copy are views; otherwise the part's
+    // products of many rows run through the row-major kernel.
+    if (w.qkv.cpu_int8_packed.defined() && d % 16 == 0) part.cpu_int8_packed = w.qkv.cpu_int8_packed.narrow(0, i * d / 16, d / 16);
     if (part.bias.defined()) part.bias = w.qkv.bias.narrow(0, i * d, d);
   }
 }
@@ -121,7 +125,7 @@ void QuantizeInt8(DecoderLayerWeights& w, Int8Kernel kernel) {
 
 namespace {
 void Append(const LinearWeights& w, std::vector<torch::Tensor>& out) {
-  out.insert(out.end(), {w.weight, w.bias, w.scales});
+  out.insert(out.end(), {w.weight, w.bias, w.scales, w.cpu_int8_row_sums, w.cpu_int8_packed});
 }
 void Append(const LayerNormWeights& w, std::vector<torch::Tensor>& out) { out.insert(out.end(), {w.weight, w.bias}); }
 void Append(const AttentionWeights& w, std::vector<torch::Tensor>& out) {

@@ -129,6 +129,7 @@ WhisperResult WhisperAsrSession::DecodeWindow(std::size_t at, std::size_t count,
                                               bool word_times) const {
   WhisperOptions o;
   o.word_timestamps = word_times;
+  o.encode_heard_only = options_.encode_heard_only;
   o.language = language_;
   o.task = options_.task;
   o.num_beams = options_.num_beams;
@@ -248,7 +249,8 @@ void WhisperAsrSession::TrimWindow() {
 
 std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
   if (audio_.empty()) return std::nullopt;
-  const auto interval = static_cast<std::size_t>(options_.streaming.min_partial_interval.ToSamples(kAsrSampleRate));
+  const auto interval = std::max(
+      next_interval_, static_cast<std::size_t>(options_.streaming.min_partial_interval.ToSamples(kAsrSampleRate)));
   const std::size_t heard = trimmed_ + audio_.size();
   if (last_partial_ && heard < decoded_at_ + interval) return last_partial_;
   TrimWindow();
@@ -259,6 +261,11 @@ std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
   const double decode_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   if (!result.ok()) return last_partial_;  // a partial is a hint; Finish() reports the error
   decoded_at_ = heard;
+  // Partials take at most max_compute_share of real time: the next one waits for
+  // audio enough to pay for this one.
+  next_interval_ = options_.streaming.max_compute_share > 0.0
+                       ? static_cast<std::size_t>(decode_ms / 1000.0 / options_.streaming.max_compute_share * kAsrSampleRate)
+                       : 0;
   if (language_.empty()) language_ = result->language;
   // The decode continued the committed words: what follows them is the hypothesis.
   const std::size_t prefix = TokensOf(committed_, /*text_only=*/false).size();
@@ -364,6 +371,7 @@ void WhisperAsrSession::Reset() {
   start_.reset();
   trimmed_ = 0;
   decoded_at_ = 0;
+  next_interval_ = 0;
   language_ = options_.language;
   previous_tokens_.clear();
   committed_.clear();

@@ -3,16 +3,17 @@
 // Whisper hears whole windows, not a stream: a session buffers the open
 // utterance's audio and streams it with LocalAgreement-n (whisper_streaming.h).
 // Partial() decodes the window again (with timestamps) once at least
-// `streaming.min_partial_interval` of new audio has arrived (else it returns the
-// last partial unchanged), commits the words the last n hypotheses agree on and
+// `streaming.min_partial_interval` of new audio has arrived, and at least the
+// last partial decode's wall time / `streaming.max_compute_share` (else it
+// returns the last partial unchanged), commits the words the last n hypotheses agree on and
 // returns committed + the newest unconfirmed tail (`stable_prefix_chars` says
 // where the committed text ends). Committed words are the forced start of every
 // later decode, so they never change, and once the window passes
 // `streaming.trim_after` the audio of committed segments is dropped and their
 // text becomes the previous-text prompt. Finish() decodes the rest once (window
 // after window when no partial ever trimmed a window longer than 30 s) and
-// returns the whole utterance. Intervals are counted in audio, not wall time, so
-// runs are reproducible.
+// returns the whole utterance. Intervals are counted in audio; only the
+// compute-share rule looks at wall time (a fast machine never meets it).
 //
 // Word times of a final: when the checkpoint has alignment heads (generation_
 // config.json "alignment_heads", as the published checkpoints do), from the
@@ -54,6 +55,10 @@ struct WhisperAsrOptions {
   // allows). A cap keeps a model that loops from costing a whole window's worth.
   std::int64_t max_new_tokens = 0;
   WhisperStreamingOptions streaming;
+  // Every decode (partials and the final) encodes the utterance's audio, not a
+  // padded 30 s window (WhisperOptions::encode_heard_only): partials of a
+  // growing utterance then cost its length so far.
+  bool encode_heard_only = true;
   // A final with nothing committed whose no-speech probability is above this is
   // empty (Whisper's 0.6); committed words are never taken back.
   double no_speech_threshold = 0.6;
@@ -133,6 +138,7 @@ class WhisperAsrSession : public AsrSession {
   MediaTime position_;
   std::size_t trimmed_ = 0;                     // samples of the utterance dropped before audio_
   std::size_t decoded_at_ = 0;                  // trimmed_ + audio_.size() at the last partial decode
+  std::size_t next_interval_ = 0;               // samples of new audio the next partial decode waits for
   std::string language_;                        // of the utterance, once heard (or given)
   std::vector<std::int64_t> previous_tokens_;   // committed text whose audio was dropped
   std::vector<StreamWord> committed_;           // committed words inside the window

@@ -56,10 +56,15 @@ class PromptLogitsCapture : public StepDecoder {
   }
   void Select(const torch::Tensor& rows) override { inner_.Select(rows); }
   torch::Tensor Prefill(const torch::Tensor& tokens) override {
-    const torch::Tensor all = inner_.PrefillAll(tokens);
-    if (position_ >= fed_ && position_ < fed_ + tokens.size(1)) kept_ = all.select(1, position_ - fed_);
-    fed_ += tokens.size(1);
-    return all.select(1, tokens.size(1) - 1);
+    const std::int64_t t = tokens.size(1);
+    const bool keeps = position_ >= fed_ && position_ < fed_ + t && position_ - fed_ != t - 1;
+    std::vector<std::int64_t> rows;
+    if (keeps) rows.push_back(position_ - fed_);
+    rows.push_back(t - 1);
+    const torch::Tensor picked = inner_.PrefillRows(tokens, rows);
+    if (position_ >= fed_ && position_ < fed_ + t) kept_ = picked.select(1, 0);
+    fed_ += t;
+    return picked.select(1, picked.size(1) - 1);
   }
   const torch::Tensor& kept() const { return kept_; }
 
@@ -134,35 +139,46 @@ std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const 
   model->conv1_ = LinearWeights{weight("model.encoder.conv1.weight", {d, c.num_mel_bins, 3}), weight("model.encoder.conv1.bias", {d})};
   model->conv2_ = LinearWeights{weight("model.encoder.conv2.weight", {d, d, 3}), weight("model.encoder.conv2.bias", {d})};
   model->encoder_positions_ = weight("model.encoder.embed_positions.weight", {c.max_source_positions, d});
+  // Each layer is fused and (with int8) quantized as soon as it is loaded, so
+  // the float copy of at most one layer (or the token table) is alive at a
+  // time: the peak RSS of loading is about the quantized model's, not the
+  // float model's plus the quantized one.
+  const bool int8 = options.quantization == Quantization::kInt8;
+  const Int8Kernel kernel = options.int8_kernel;
   for (std::int64_t i = 0; i < c.encoder_layers; ++i) {
     const std::string p = "model.encoder.layers." + std::to_string(i);
-    model->encoder_layers_.push_back(EncoderLayerWeights{
+    EncoderLayerWeights layer{
         LoadAttention(weight, p + ".self_attn", d, c.encoder_attention_heads), LoadNorm(weight, p + ".self_attn_layer_norm", d),
         LoadLinear(weight, p + ".fc1", c.encoder_ffn_dim, d), LoadLinear(weight, p + ".fc2", d, c.encoder_ffn_dim),
-        LoadNorm(weight, p + ".final_layer_norm", d)});
+        LoadNorm(weight, p + ".final_layer_norm", d)};
+    FuseQkv(layer.self_attn);
+    if (int8) QuantizeInt8(layer, kernel);
+    model->encoder_layers_.push_back(std::move(layer));
   }
   model->encoder_norm_ = LoadNorm(weight, "model.encoder.layer_norm", d);
 
   model->token_embed_.weight = weight("model.decoder.embed_tokens.weight", {c.vocab_size, d});
+  // The tied table's products are one row a decode step (the prompt's last
+  // position included): no packed copy of its 51865 rows.
+  if (int8) model->token_embed_ = QuantizeInt8(model->token_embed_, kernel, /*pack=*/false);
   model->decoder_positions_ = weight("model.decoder.embed_positions.weight", {c.max_target_positions, d});
   for (std::int64_t i = 0; i < c.decoder_layers; ++i) {
     const std::string p = "model.decoder.layers." + std::to_string(i);
-    model->decoder_layers_.push_back(DecoderLayerWeights{
+    DecoderLayerWeights layer{
         LoadAttention(weight, p + ".self_attn", d, c.decoder_attention_heads), LoadNorm(weight, p + ".self_attn_layer_norm", d),
         LoadAttention(weight, p + ".encoder_attn", d, c.decoder_attention_heads),
         LoadNorm(weight, p + ".encoder_attn_layer_norm", d), LoadLinear(weight, p + ".fc1", c.decoder_ffn_dim, d),
-        LoadLinear(weight, p + ".fc2", d, c.decoder_ffn_dim), LoadNorm(weight, p + ".final_layer_norm", d)});
+        LoadLinear(weight, p + ".fc2", d, c.decoder_ffn_dim), LoadNorm(weight, p + ".final_layer_norm", d)};
+    FuseQkv(layer.self_attn);
+    if (int8) QuantizeInt8(layer, kernel);
+    model->decoder_layers_.push_back(std::move(layer));
   }
   model->decoder_norm_ = LoadNorm(weight, "model.decoder.layer_norm", d);
-  for (auto& layer : model->encoder_layers_) FuseQkv(layer.self_attn);
-  for (auto& layer : model->decoder_layers_) FuseQkv(layer.self_attn);
-  model->proj_out_ = has_proj_out ? LinearWeights{weight("proj_out.weight", {c.vocab_size, d}), {}} : model->token_embed_;
-  if (options.quantization == Quantization::kInt8) {
-    const Int8Kernel kernel = options.int8_kernel;
-    for (auto& layer : model->encoder_layers_) QuantizeInt8(layer, kernel);
-    for (auto& layer : model->decoder_layers_) QuantizeInt8(layer, kernel);
-    model->token_embed_ = QuantizeInt8(model->token_embed_, kernel);
-    model->proj_out_ = has_proj_out ? QuantizeInt8(model->proj_out_, kernel) : model->token_embed_;
+  if (has_proj_out) {
+    const LinearWeights proj_out{weight("proj_out.weight", {c.vocab_size, d}), {}};
+    model->proj_out_ = int8 ? QuantizeInt8(proj_out, kernel) : proj_out;
+  } else {
+    model->proj_out_ = model->token_embed_;
   }
   return model;
 }
@@ -170,7 +186,8 @@ std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const 
 std::int64_t WhisperModel::WeightBytes() const {
   std::vector<torch::Tensor> tensors = {conv1_.weight, conv1_.bias, conv2_.weight, conv2_.bias,
                                         encoder_positions_, decoder_positions_, token_embed_.weight,
-                                        token_embed_.scales, proj_out_.weight, proj_out_.scales,
+                                        token_embed_.scales, token_embed_.cpu_int8_row_sums, proj_out_.weight,
+                                        proj_out_.scales, proj_out_.cpu_int8_row_sums, proj_out_.cpu_int8_packed,
                                         encoder_norm_.weight, encoder_norm_.bias, decoder_norm_.weight,
                                         decoder_norm_.bias};
   for (const auto& layer : encoder_layers_) AppendTensors(layer, tensors);
@@ -180,13 +197,16 @@ std::int64_t WhisperModel::WeightBytes() const {
 
 torch::Tensor WhisperModel::Encode(const torch::Tensor& features, EncoderPath path) const {
   torch::NoGradGuard no_grad;
-  if (features.dim() != 3 || features.size(1) != config_.num_mel_bins || features.size(2) != input_frames()) {
-    Fail(ErrorCode::kInvalidArgument, "Whisper's encoder takes (batch, " + std::to_string(config_.num_mel_bins) + ", " +
-                                          std::to_string(input_frames()) + ") mel features, not " +
-                                          ShapeString(features.sizes().vec()));
+  if (features.dim() != 3 || features.size(1) != config_.num_mel_bins || features.size(2) < 2 ||
+      features.size(2) > input_frames() || features.size(2) % 2 != 0) {
+    Fail(ErrorCode::kInvalidArgument, "Whisper's encoder takes (batch, " + std::to_string(config_.num_mel_bins) +
+                                          ", frames) mel features, an even number of frames up to " +
+                                          std::to_string(input_frames()) + ", not " + ShapeString(features.sizes().vec()));
   }
   const torch::Tensor on_device = features.to(options_.device, options_.dtype);
-  if (path == EncoderPath::kEager || !vits::GraphCache::Supported(options_.device)) return EncodeOnDevice(on_device);
+  if (path == EncoderPath::kEager || features.size(2) != input_frames() || !vits::GraphCache::Supported(options_.device)) {
+    return EncodeOnDevice(on_device);
+  }
   // Eager, the encoder is ~250 kernels whose launches take longer than the GPU
   // needs for them; replayed as one graph the host launches once.
   std::lock_guard<std::mutex> lock(encoder_graphs_mutex_);
@@ -208,7 +228,7 @@ vits::GraphCacheStats WhisperModel::encoder_graph_stats() const {
 torch::Tensor WhisperModel::EncodeOnDevice(const torch::Tensor& features) const {
   torch::Tensor x = torch::gelu(torch::conv1d(features, conv1_.weight, conv1_.bias, 1, 1));
   x = torch::gelu(torch::conv1d(x, conv2_.weight, conv2_.bias, 2, 1));
-  x = x.permute({0, 2, 1}) + encoder_positions_;
+  x = x.permute({0, 2, 1}) + encoder_positions_.narrow(0, 0, x.size(2));
   for (const auto& layer : encoder_layers_) x = PreNormEncoderLayer(layer, config_.activation, x);
   return LayerNorm(x, encoder_norm_);
 }
@@ -288,7 +308,7 @@ std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tenso
 }
 
 torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches,
-                                         const std::vector<CrossKv>& cross) const {
+                                         const std::vector<CrossKv>& cross, const std::vector<std::int64_t>* rows) const {
   CheckTokenIds(ids, config_.vocab_size);
   const std::int64_t past = caches.front().length();
   const std::int64_t t = ids.size(1);
@@ -301,6 +321,7 @@ torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<K
   for (std::size_t i = 0; i < decoder_layers_.size(); ++i) {
     x = PreNormDecoderLayer(decoder_layers_[i], config_.activation, x, caches[i], cross[i]);
   }
+  if (rows != nullptr) x = x.index_select(1, torch::tensor(*rows, torch::kLong).to(x.device()));
   return Linear(LayerNorm(x, decoder_norm_), proj_out_);
 }
 
@@ -376,8 +397,13 @@ torch::Tensor WhisperDecoderState::PrefillAll(const torch::Tensor& tokens) {
   return model_->DecodeTokens(tokens, caches_, cross_).to(torch::kFloat);
 }
 
+torch::Tensor WhisperDecoderState::PrefillRows(const torch::Tensor& tokens, const std::vector<std::int64_t>& rows) {
+  torch::NoGradGuard no_grad;
+  return model_->DecodeTokens(tokens, caches_, cross_, &rows).to(torch::kFloat);
+}
+
 torch::Tensor WhisperDecoderState::Prefill(const torch::Tensor& tokens) {
-  return PrefillAll(tokens).select(1, tokens.size(1) - 1);
+  return PrefillRows(tokens, {tokens.size(1) - 1}).select(1, 0);
 }
 
 torch::Tensor WhisperStaticDecoder::Forward(const torch::Tensor& tokens, const torch::Tensor& positions) {

@@ -61,9 +61,13 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   // Mel frames the encoder takes: 2 * max_source_positions (3000 = 30 s).
   std::int64_t input_frames() const { return 2 * config_.max_source_positions; }
 
-  // features (B, num_mel_bins, input_frames) -> the encoder's last hidden state
-  // (B, max_source_positions, d_model), a tensor of its own (never a graph's
-  // buffer). kInvalidArgument for another shape.
+  // features (B, num_mel_bins, F) -> the encoder's last hidden state (B, F / 2,
+  // d_model), a tensor of its own (never a graph's buffer). F is input_frames (the
+  // 30 s window, as the model was trained) or any even count up to it: the first
+  // F / 2 positions only, so a short utterance costs its length rather than a
+  // window's (WhisperOptions::encode_heard_only says what that costs in
+  // accuracy). kInvalidArgument for another shape. CUDA graphs serve the whole
+  // window only; shorter inputs run eagerly.
   torch::Tensor Encode(const torch::Tensor& features, EncoderPath path = EncoderPath::kAuto) const;
   // What the encoder's CUDA graphs did so far (all zero without them).
   vits::GraphCacheStats encoder_graph_stats() const;
@@ -114,9 +118,10 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   WhisperModel() = default;
   static std::shared_ptr<WhisperModel> Build(const WhisperConfig& config, const ModelOptions& options,
                                              const WeightSource& weight, bool has_proj_out);
-  // ids (N, t) at positions past.. -> logits (N, t, V).
-  torch::Tensor DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches,
-                             const std::vector<CrossKv>& cross) const;
+  // ids (N, t) at positions past.. -> logits (N, t, V); with `rows`, those of
+  // the positions rows (indices into the t) only: (N, rows.size(), V).
+  torch::Tensor DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches, const std::vector<CrossKv>& cross,
+                             const std::vector<std::int64_t>* rows = nullptr) const;
   // The encoder's layers on features already on the device in the compute dtype.
   torch::Tensor EncodeOnDevice(const torch::Tensor& features) const;
 
@@ -142,6 +147,10 @@ class WhisperDecoderState : public StepDecoder {
   torch::Tensor Prefill(const torch::Tensor& tokens) override;
   // Like Prefill, but the logits at every prompt position (N, T, V) float32.
   torch::Tensor PrefillAll(const torch::Tensor& tokens);
+  // Like Prefill, but the logits at the prompt positions `rows` only (N,
+  // rows.size(), V) float32: the output projection over 51865 tokens is most of
+  // a long prompt's cost, and generation reads one or two of its rows.
+  torch::Tensor PrefillRows(const torch::Tensor& tokens, const std::vector<std::int64_t>& rows);
   std::int64_t length() const { return caches_.front().length(); }
 
  private:

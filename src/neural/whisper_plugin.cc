@@ -1,6 +1,7 @@
 // The entry point behind whisper_plugin.h: WhisperAsrModel with libtorch inside.
 #include "neural/whisper_plugin.h"
 
+#include "neural/cpu_threads.h"
 #include "neural/device_choice.h"
 #include "neural/quantization.h"
 #include "neural/status_adapter.h"
@@ -8,6 +9,9 @@
 
 extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_asr(
     const lingcast::WhisperPluginRequest& request, absl::StatusOr<std::shared_ptr<lingcast::AsrModel>>& result) {
+  // libtorch sized its pool from what OpenMP saw at start-up (one thread on the
+  // 2-core build VM); the model runs on the cores the process may use.
+  lingcast::neural::UseAvailableCpuThreads();
   lingcast::neural::WhisperAsrOptions options;
   options.model_dir = request.model_dir;
   options.language = request.language;

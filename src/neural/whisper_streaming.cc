@@ -28,6 +28,10 @@ absl::Status CheckStreamingOptions(const WhisperStreamingOptions& options, Media
     return absl::InvalidArgumentError(absl::StrCat("whisper streaming: min_partial_interval must not be negative, got ",
                                                    options.min_partial_interval.millis(), " ms"));
   }
+  if (!(options.max_compute_share >= 0.0 && options.max_compute_share <= 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat("whisper streaming: max_compute_share must be between 0 and 1, got ",
+                                                   options.max_compute_share));
+  }
   if (options.trim_after < MediaTime::Seconds(1) || options.trim_after > window) {
     return absl::InvalidArgumentError(absl::StrCat("whisper streaming: trim_after must be between 1000 ms and the ",
                                                    window.millis(), " ms window, got ", options.trim_after.millis(), " ms"));

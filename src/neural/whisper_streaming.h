@@ -34,6 +34,12 @@ struct WhisperStreamingOptions {
   // A Partial() decodes again only after this much new audio (else it repeats
   // the last partial): the cost cap, one decode per interval of speech.
   MediaTime min_partial_interval = MediaTime::Millis(500);
+  // The cadence adapts to the machine: after a partial decode that took d of
+  // wall time, the next one waits for at least d / max_compute_share of new
+  // audio, so partials never take more than this share of real time however
+  // slow the CPU or long the window (a 10 s window on 2 cores: one partial a
+  // second or two instead of one each 500 ms). 0 turns it off (the interval alone).
+  double max_compute_share = 0.4;
   // Once the window of undropped audio grows past this, the audio of committed
   // words is dropped up to the end of the last committed segment, and their
   // text becomes the decoder's previous-text prompt. At most the 30 s window.

@@ -95,6 +95,9 @@ TEST(WhisperStreamingOptions, EachBadFieldIsNamed) {
   o.min_partial_interval = MediaTime::Millis(-1);
   EXPECT_NE(CheckStreamingOptions(o, window).message().find("min_partial_interval"), std::string::npos);
   o = {};
+  o.max_compute_share = 1.5;
+  EXPECT_NE(CheckStreamingOptions(o, window).message().find("max_compute_share"), std::string::npos);
+  o = {};
   o.trim_after = MediaTime::Millis(500);
   EXPECT_NE(CheckStreamingOptions(o, window).message().find("trim_after"), std::string::npos);
   o.trim_after = MediaTime::Seconds(31);
@@ -109,6 +112,9 @@ class WhisperStreaming : public ::testing::Test {
     options_.model_dir = TestdataDir("whisper_tiny");
     options_.language = "en";
     options_.max_new_tokens = 24;  // the random model never says <|endoftext|>
+    // The cadence's compute-share rule watches wall time: off here, so these
+    // tests count audio alone (one test below turns it on).
+    options_.streaming.max_compute_share = 0.0;
     transcriber_ = WhisperTranscriber::Load(options_.model_dir);
     const auto reference = SafetensorsFile::Open(options_.model_dir + "/reference.safetensors");
     for (const char* name : {"audio_0", "audio_1"}) {
@@ -142,6 +148,7 @@ class WhisperStreaming : public ::testing::Test {
     WhisperOptions o;
     o.language = "en";
     o.timestamps = true;
+    o.encode_heard_only = options_.encode_heard_only;
     o.max_new_tokens = options_.max_new_tokens;
     return o;
   }
@@ -248,6 +255,35 @@ TEST_F(WhisperStreaming, PartialDecodesAtMostOncePerInterval) {
   EXPECT_EQ(cached->end, MediaTime::Millis(500)) << "less than the interval: the last partial stands";
   ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + 12800, 3200)).ok());  // 500 ms since the decode
   const std::optional<AsrHypothesis> fresh = session->Partial();
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(fresh->end, MediaTime::Millis(1000));
+}
+
+// The cadence adapts to the machine: a decode that took d waits for d /
+// max_compute_share of new audio. With a share of a millionth any decode (at
+// least a microsecond) asks for more audio than the test gives, however fast
+// the machine: the later partials repeat the first.
+TEST_F(WhisperStreaming, ASlowDecodeWaitsForAudioEnoughToPayForIt) {
+  options_.streaming.min_partial_interval = MediaTime::Millis(500);
+  options_.streaming.max_compute_share = 1e-6;
+  const std::vector<float> audio = Speech(3);
+  auto session = Session();
+  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()).ok());
+  const std::optional<AsrHypothesis> first = session->Partial();
+  ASSERT_TRUE(first.has_value());
+  for (std::size_t at = 8000; at < audio.size(); at += 8000) {
+    ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + at, std::min<std::size_t>(8000, audio.size() - at))).ok());
+    const std::optional<AsrHypothesis> later = session->Partial();
+    ASSERT_TRUE(later.has_value());
+    EXPECT_EQ(later->end, first->end) << "decoded again after " << at << " samples";
+  }
+  // Off (0), the interval alone decides, as in the tests above.
+  options_.streaming.max_compute_share = 0.0;
+  auto steady = Session();
+  ASSERT_TRUE(steady->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()).ok());
+  ASSERT_TRUE(steady->Partial().has_value());
+  ASSERT_TRUE(steady->AcceptAudio(Mono16k(audio.data() + 8000, 8000)).ok());
+  const std::optional<AsrHypothesis> fresh = steady->Partial();
   ASSERT_TRUE(fresh.has_value());
   EXPECT_EQ(fresh->end, MediaTime::Millis(1000));
 }

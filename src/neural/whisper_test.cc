@@ -247,8 +247,10 @@ TEST(WhisperTranscriber, UnknownLanguageAndTooLongAudioAreRefused) {
   std::vector<float> long_audio(16000 * 31, 0.0f);
   ExpectError([&] { transcriber->Transcribe(long_audio.data(), static_cast<std::int64_t>(long_audio.size()), {}); },
               ErrorCode::kInvalidArgument, {"496000 samples", "window"});
-  ExpectError([&] { transcriber->model().Encode(torch::zeros({1, 80, 100})); }, ErrorCode::kInvalidArgument,
-              {"(batch, 80, 3000)", "[1, 80, 100]"});
+  ExpectError([&] { transcriber->model().Encode(torch::zeros({1, 80, 101})); }, ErrorCode::kInvalidArgument,
+              {"(batch, 80, frames)", "even number of frames up to 3000", "[1, 80, 101]"});
+  ExpectError([&] { transcriber->model().Encode(torch::zeros({1, 80, 3002})); }, ErrorCode::kInvalidArgument,
+              {"up to 3000", "[1, 80, 3002]"});
 }
 
 TEST(WhisperTranscriber, NotACheckpointDirectory) {

@@ -206,7 +206,16 @@ WhisperResult WhisperTranscriber::Transcribe(const float* samples, std::int64_t 
   }
   // The reference's attention mask: one mel frame per hop of heard samples.
   const std::int64_t hop = features_.options().hop_length;
-  return TranscribeFeatures(features_.Compute(samples, count).unsqueeze(0), options, (count + hop - 1) / hop);
+  const std::int64_t heard_frames = (count + hop - 1) / hop;
+  // The whole window's features either way: their normalization (the floor 8
+  // below the maximum) and the padding's values are the window's.
+  torch::Tensor features = features_.Compute(samples, count).unsqueeze(0);
+  if (options.encode_heard_only) {
+    const std::int64_t window = features.size(2);
+    const std::int64_t frames = std::clamp<std::int64_t>(heard_frames + std::max<std::int64_t>(options.heard_margin_frames, 0), 2, window);
+    features = features.narrow(2, 0, std::min(window, (frames + 1) / 2 * 2));
+  }
+  return TranscribeFeatures(features, options, heard_frames);
 }
 
 WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& features, const WhisperOptions& options,

@@ -53,6 +53,15 @@ struct WhisperOptions {
   // ::words. kInvalidArgument naming generation_config.json when the checkpoint
   // has no alignment_heads (has_word_timestamps() says so beforehand).
   bool word_timestamps = false;
+  // Encode only the audio given (rounded up to whole encoder positions, plus
+  // `heard_margin_frames` mel frames of the padding after it) instead of the
+  // 30 s window the model was trained on (and transformers and faster-whisper
+  // always encode): the encoder's cost is then the utterance's length (a 4 s
+  // utterance ~ a seventh of a window's), its attention the square of it. Off by
+  // default (the reference's computation); src/neural/README.md has what it
+  // costs in accuracy on real speech.
+  bool encode_heard_only = false;
+  std::int64_t heard_margin_frames = 100;  // 1 s
 };
 
 struct WhisperSegment {
