@@ -131,7 +131,8 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
   }
   LC_RETURN_IF_ERROR(ParseZhScriptFlag(options.zh_script).status());
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
-                      ResolveRecognizer(options.engine, options.model_dir, language, "--lang"));
+                      ResolveRecognizer(options.engine, options.model_dir, language, "--lang",
+                                        /*follows_script=*/!options.script_path.empty()));
   logger.Info("asr", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
   const bool whisper = recognizer.engine == "whisper";
   if (whisper && options.task != "transcribe" && options.task != "translate") {

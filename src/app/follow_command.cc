@@ -145,7 +145,7 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   LC_ASSIGN_OR_RETURN(const Language heard, ParseLanguage(options.language));
   LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
-                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, heard, "--lang"));
+                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, heard, "--lang", /*follows_script=*/true));
   logger.Info("follow", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
   if (options.neural.given() && recognizer.engine != "whisper" &&
       std::find(options.fallback_engines.begin(), options.fallback_engines.end(), "marian") ==

@@ -110,6 +110,7 @@ absl::Status LiveHear::Send(FollowEvent event, MediaTime watermark, MediaTime or
     line.commit_point = d.commit_point;
     line.at_endpoint = d.at_endpoint;
     line.heard = d.heard;
+    line.speech_translation = d.speech_translation;
     line.utterance_start = event.utterance_start;
     line.decided_at = event.decided_at;
     line.trigger_origin = origin;
@@ -324,6 +325,11 @@ absl::Status LiveTranslate::TranslateLine(HeardLine& line) {
     line.provisional_updates = CloseAdLib(line.utterance);
   } else {
     line.provisional_updates = CloseAdLib(line.utterance);
+  }
+  // The translators had nothing: the recognizer's own translation, when it made one.
+  if (!line.line_number && line.translation.empty() && !line.speech_translation.empty()) {
+    line.translation = line.speech_translation;
+    line.engine = "whisper";
   }
   if (!line.translation.empty()) {
     context_.push_back({line.source_text, line.translation});

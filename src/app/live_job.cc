@@ -1,6 +1,7 @@
 #include "app/live_job.h"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -110,8 +111,14 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   }
 
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
-                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source"));
+                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source",
+                                        /*follows_script=*/!options.script_path.empty()));
   logger.Info("live", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
+  // A Mandarin host with no MT model: Whisper's own translate task is the
+  // fallback for off-script speech, after the memory and an LLM (docs/live.md).
+  const bool whisper_translates =
+      recognizer.engine == "whisper" && options.source == Language::kZh && options.target == Language::kEn &&
+      std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end();
   std::shared_ptr<AsrModel> asr;
   if (recognizer.engine == "whisper") {
     // The host's language is given: no detection per utterance, no translation
@@ -119,6 +126,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     WhisperPluginRequest request;
     request.model_dir = recognizer.model_dir;
     request.language = std::string(LanguageCode(options.source));
+    request.also_translate = whisper_translates;
     request.device = options.neural.device;
     request.dtype = options.neural.dtype;
     request.logger = &logger;
@@ -150,7 +158,9 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     // Without a script or --tm there is no memory to look in: off-script speech
     // goes to the other engines, or becomes subtitles only.
     std::erase(translation.engines, "tm");
-    if (translation.engines.empty()) {
+    if (translation.engines.empty() && whisper_translates) {
+      logger.Info("live", "no script, --tm or --engine llm: off-script speech is interpreted by Whisper's translate task");
+    } else if (translation.engines.empty()) {
       logger.Warn("live", "no script, --tm or --engine llm: what the host says is shown, not interpreted");
     }
   }

@@ -31,7 +31,10 @@ struct HeardLine {
   std::string source_text;  // the script line as written, or what was heard off script
   std::string heard;        // the recognized words the decision rests on
   std::string translation;  // empty: nothing to say (subtitles only)
-  std::string engine;       // "script", "tm", "llm", or "" (subtitles only)
+  std::string engine;       // "script", "tm", "llm", "marian", "whisper", or "" (subtitles only)
+  // Off script: the recognizer's own English (Whisper's translate task), said when
+  // no translator of the chain answers (engine "whisper").
+  std::string speech_translation;
   // Off-script speech translated while it was spoken (LiveTranslate): how many
   // provisional captions of its utterance were sent before this line closed it,
   // and whether its final translation does not begin with the stable text shown.

@@ -64,7 +64,8 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
     return absl::InvalidArgumentError("--voice-zh / --voice-en choose espeak-ng voices; a vits checkpoint has one voice");
   }
   LC_ASSIGN_OR_RETURN(const RecognizerChoice asr,
-                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source"));
+                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source",
+                                        /*follows_script=*/!options.script_path.empty()));
   LC_RETURN_IF_ERROR(ParseZhScriptFlag(options.zh_script).status());
   const bool any_neural = asr.engine == "whisper" || options.tts_engine == "vits" ||
                           std::find(options.engines.begin(), options.engines.end(), "marian") != options.engines.end();

@@ -367,6 +367,29 @@ TEST(LiveTranslateTest, AScriptedLineGetsNoCaptionAndKeepsItsPreparedTranslation
   EXPECT_EQ(run.lines[1].provisional_updates, static_cast<int>(run.captions.size()));
 }
 
+TEST(LiveTranslateTest, TheRecognizersOwnTranslationIsSaidOnlyWhenNoTranslatorAnswers) {
+  ScratchDir dir;
+  SimulatedClock clock;
+  TranslationStack stack = MemoryStack(dir, clock);
+  std::vector<LiveEvent> events = Endpoint(0, "good morning", MediaTime::Millis(1500));
+  events[0].line->speech_translation = "what whisper said";  // the memory has the line: it stays in front
+  for (LiveEvent& e : Endpoint(1, "the parcel ships from our own warehouse", MediaTime::Millis(4000))) {
+    events.push_back(std::move(e));
+  }
+  events[2].line->speech_translation = "包裹从我们自己的仓库发货";
+  for (LiveEvent& e : Endpoint(2, "nothing anyone translates", MediaTime::Millis(6000))) events.push_back(std::move(e));
+  ProvisionalOptions off;
+  off.enabled = false;
+  const TranslateRun run = RunTranslate(stack, {}, off, events);
+  ASSERT_EQ(run.lines.size(), 3u);
+  EXPECT_EQ(run.lines[0].translation, "早上好");
+  EXPECT_EQ(run.lines[0].engine, "tm");
+  EXPECT_EQ(run.lines[1].translation, "包裹从我们自己的仓库发货");
+  EXPECT_EQ(run.lines[1].engine, "whisper");
+  EXPECT_TRUE(run.lines[2].translation.empty());  // neither: subtitles only
+  EXPECT_EQ(run.lines[2].engine, "");
+}
+
 TEST(LiveTranslateTest, OnlyTheNewestQueuedPartialIsTranslatedAndTheFinalDropsStaleOnes) {
   ScratchDir dir;
   SimulatedClock clock;

@@ -135,6 +135,15 @@ TEST(RecognizerChoice, AutoTakesTheInstalledWhisperBaseForBothLanguages) {
     EXPECT_EQ(ResolveRecognizer("auto", "/my/whisper", Language::kZh, "--source")->model_dir, "/my/whisper");
     EXPECT_TRUE(CheckSpeechRecognizer(true).ok);
   }
+  // An English host following a script keeps pocketsphinx (its script mode); a
+  // Mandarin one has Whisper.
+  const absl::StatusOr<RecognizerChoice> scripted = ResolveRecognizer("auto", "", Language::kEn, "--source", true);
+  ASSERT_TRUE(scripted.ok());
+  EXPECT_EQ(scripted->engine, "pocketsphinx");
+  if (NeuralEnginesBuilt()) {
+    EXPECT_EQ(ResolveRecognizer("auto", "", Language::kZh, "--source", true)->engine, "whisper");
+    EXPECT_EQ(ResolveRecognizer("whisper", "", Language::kEn, "--source", true)->engine, "whisper");
+  }
   const absl::StatusOr<RecognizerChoice> pocketsphinx = ResolveRecognizer("pocketsphinx", "", Language::kEn, "--source");
   ASSERT_TRUE(pocketsphinx.ok());
   EXPECT_EQ(pocketsphinx->engine, "pocketsphinx");

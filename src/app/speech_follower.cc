@@ -177,12 +177,16 @@ absl::Status SpeechFollower::Handle(RecognizerEvent event, const FollowSink& sin
         };
         decisions = follower_.OnFinal(final.text, final.end, check);
         pause_check_.reset();
+        for (FollowDecision& d : decisions) {
+          if (d.off_script) d.speech_translation = final.translation;
+        }
       } else if (!final.text.empty()) {
         FollowDecision off;
         off.off_script = true;
         off.commit_time = final.end;
         off.at_endpoint = true;
         off.heard = final.text;
+        off.speech_translation = final.translation;
         decisions.push_back(std::move(off));
       }
       LC_RETURN_IF_ERROR(SendDecisions(std::move(decisions), event.decided_at, sink));

@@ -110,7 +110,8 @@ bool NeuralEnginesBuilt() {
 }
 
 absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
-                                                   std::optional<Language> language, const std::string& language_flag) {
+                                                   std::optional<Language> language, const std::string& language_flag,
+                                                   bool follows_script) {
   if (engine != "auto" && engine != "pocketsphinx" && engine != "whisper") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --asr \"", engine, "\" (use auto, whisper or pocketsphinx)"));
   }
@@ -120,6 +121,9 @@ absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, co
   const bool kNeuralBuilt = NeuralEnginesBuilt();
   const std::string spoken = language ? absl::StrCat(language_flag, " ", std::string(LanguageCode(*language)))
                                       : absl::StrCat(language_flag, " auto");
+  if (engine == "auto" && model_dir.empty() && follows_script && language == Language::kEn) {
+    return RecognizerChoice{"pocketsphinx", "", "an English host following a script: pocketsphinx finds its lines sooner"};
+  }
   if (engine != "pocketsphinx") {
     if (!model_dir.empty()) return RecognizerChoice{"whisper", model_dir, "--asr-model given"};
     if (kNeuralBuilt) {

@@ -45,11 +45,16 @@ bool NeuralEnginesBuilt();
 
 // auto: Whisper when --asr-model is given or Whisper base is installed
 // (app/model_dirs.h) and this build has neural engines, else pocketsphinx for
-// English; whisper without --asr-model takes the installed base. `language_flag`
+// English; an English host following a script (`follows_script`) keeps
+// pocketsphinx, whose script-biased search and acoustic check find more lines
+// earlier than Whisper's words do (follow_bench: 30/30 lines, median commit
+// point 0.38, against 27/30 at the endpoint, docs/live.md). whisper without
+// --asr-model takes the installed base. `language_flag`
 // is the flag that gave `language` ("--source", "--lang"), for the message;
 // nullopt `language`: detected per utterance (whisper only). One clear line for
 // each bad combination, saying how to install what is missing.
 absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
-                                                   std::optional<Language> language, const std::string& language_flag);
+                                                   std::optional<Language> language, const std::string& language_flag,
+                                                   bool follows_script = false);
 
 }  // namespace lingcast

@@ -49,6 +49,10 @@ struct AsrHypothesis {
   // the utterance and its final start with them (the rest is a guess that may
   // still change). 0: the engine promises nothing.
   std::size_t stable_prefix_chars = 0;
+  // Finals only: the engine's own English translation of the utterance when it
+  // was asked for one (Whisper's translate task, WhisperAsrOptions::also_translate);
+  // empty otherwise, and for English speech.
+  std::string translation;
 };
 
 // How well the last utterance's audio fits a few given word sequences

@@ -119,6 +119,9 @@ struct FollowDecision {
   std::optional<double> acoustic_gap;  // set when the audio, not the words, decided it (AcousticMatch::gap)
   std::string heard;              // the recognized words the decision is based on (match tokens, spelled as matched)
   std::string translation;        // the line's translation (empty off script)
+  // Off script, at the endpoint: the recognizer's own English for the utterance
+  // (Whisper's translate task), the fallback when no translator answers.
+  std::string speech_translation;
 };
 
 class ScriptFollower {

@@ -147,8 +147,38 @@ WhisperResult WhisperAsrSession::DecodeWindow(std::size_t at, std::size_t count,
       o.previous_tokens.empty() ? 0 : 1 + std::min<std::int64_t>(static_cast<std::int64_t>(o.previous_tokens.size()), positions / 2 - 1);
   const std::int64_t room = positions - previous - 4 - static_cast<std::int64_t>(o.prefix_tokens.size());
   const std::int64_t wanted = options_.max_new_tokens > 0 ? options_.max_new_tokens : transcriber_->model().config().max_length;
-  o.max_new_tokens = std::max<std::int64_t>(1, std::min(wanted, room));
+  // Nobody says more than ~15 tokens a second (fast Mandarin is ~6 characters,
+  // ~8 tokens, timestamps included): a decode that runs past that is looping
+  // ("深深深..." on the first 0.24 s of an AISHELL utterance ran to 448 tokens,
+  // most of a minute on two cores), so it is cut where speech could not reach.
+  const std::int64_t spoken_at_most = 10 + static_cast<std::int64_t>(15.0 * static_cast<double>(count) / kAsrSampleRate);
+  o.max_new_tokens = std::max<std::int64_t>(1, std::min({wanted, room, spoken_at_most}));
   return transcriber_->Transcribe(audio_.data() + at, static_cast<std::int64_t>(count), o);
+}
+
+std::string WhisperAsrSession::TranslateWindow() const {
+  std::vector<std::int64_t> english;
+  for (std::size_t at = 0; at < audio_.size(); at += window_samples()) {
+    const std::size_t count = std::min(window_samples(), audio_.size() - at);
+    WhisperOptions o;
+    o.language = language_;
+    o.task = WhisperTask::kTranslate;
+    o.num_beams = options_.num_beams;
+    // Timestamps on, as every session decode: encoding only the heard audio
+    // without them loops (LibriSpeech repeated its sentence to the token limit
+    // with 1 s of padding); the timestamp tokens are dropped below.
+    o.timestamps = true;
+    o.encode_heard_only = options_.encode_heard_only;
+    // As DecodeWindow: no more tokens than speech of this length could hold.
+    o.max_new_tokens = std::max<std::int64_t>(
+        1, std::min<std::int64_t>(transcriber_->model().config().max_length - 4,
+                                  10 + static_cast<std::int64_t>(15.0 * static_cast<double>(count) / kAsrSampleRate)));
+    const WhisperResult r = transcriber_->Transcribe(audio_.data() + at, static_cast<std::int64_t>(count), o);
+    for (std::int64_t id : r.tokens) {
+      if (id < transcriber_->special().end_of_text) english.push_back(id);
+    }
+  }
+  return Text(english);
 }
 
 std::string WhisperAsrSession::Text(const std::vector<std::int64_t>& text_tokens) const {
@@ -359,8 +389,13 @@ absl::StatusOr<AsrHypothesis> WhisperAsrSession::Finish() {
         first_in_window = false;
       }
     }
-    if (!timed) return Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true);
-    return Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true, std::move(words));
+    AsrHypothesis hypothesis = timed ? Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true, std::move(words))
+                                     : Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true);
+    if (options_.also_translate && options_.task == WhisperTask::kTranscribe && !hypothesis.text.empty() &&
+        language_ != "en") {
+      hypothesis.translation = TranslateWindow();
+    }
+    return hypothesis;
   });
   Reset();
   return final;

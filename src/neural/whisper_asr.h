@@ -69,6 +69,11 @@ struct WhisperAsrOptions {
   // encoder's graph recorded, the decoder's shapes met), so the first words heard
   // do not pay for it; nothing on the CPU.
   bool warm_at_load = true;
+  // Finish() also decodes the utterance with Whisper's translate task and puts the
+  // English in AsrHypothesis::translation (speech not heard as English only): the
+  // offline zh -> en fallback when no MT engine answers (docs/live.md). One more
+  // decode per final; audio a partial already trimmed from the window is not in it.
+  bool also_translate = false;
 };
 
 class WhisperAsrModel : public AsrModel {
@@ -123,6 +128,8 @@ class WhisperAsrSession : public AsrSession {
   void TrimWindow();
   std::size_t window_samples() const;
   std::string Text(const std::vector<std::int64_t>& text_tokens) const;
+  // The window's audio in English (Whisper's translate task), window by window.
+  std::string TranslateWindow() const;
   // `timed`: words with their times (final only); without them the words share
   // the span by length.
   AsrHypothesis Hypothesis(std::string text, double no_speech, bool final,

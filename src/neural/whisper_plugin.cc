@@ -16,6 +16,7 @@ extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_a
   options.model_dir = request.model_dir;
   options.language = request.language;
   options.task = request.translate ? lingcast::neural::WhisperTask::kTranslate : lingcast::neural::WhisperTask::kTranscribe;
+  options.also_translate = request.also_translate;
   options.streaming.agreement = request.agreement;
   options.streaming.min_partial_interval = lingcast::MediaTime::Millis(request.min_partial_interval_ms);
   options.streaming.trim_after = lingcast::MediaTime::Millis(request.trim_after_ms);

@@ -18,6 +18,9 @@ struct WhisperPluginRequest {
   std::string model_dir;
   std::string language;    // "zh", "en", ...; empty: detected per utterance
   bool translate = false;  // English text whatever the language spoken
+  // Finals also carry Whisper's English translation (AsrHypothesis::translation):
+  // the offline zh -> en fallback of live and follow.
+  bool also_translate = false;
   // Streaming (neural/whisper_streaming.h): LocalAgreement-n, a decode at most
   // once per this much new audio, and the window length that drops committed audio.
   int agreement = 2;
