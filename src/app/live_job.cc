@@ -127,6 +127,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     request.model_dir = recognizer.model_dir;
     request.language = std::string(LanguageCode(options.source));
     request.also_translate = whisper_translates;
+    request.int8_on_cpu = true;
     request.device = options.neural.device;
     request.dtype = options.neural.dtype;
     request.logger = &logger;

@@ -37,6 +37,9 @@ extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_a
   }
   options.model.device = placement->device;
   options.model.dtype = placement->dtype;
+  if (request.int8_on_cpu && request.quantize == "none" && placement->device.is_cpu()) {
+    options.model.quantization = lingcast::neural::Quantization::kInt8;
+  }
   absl::StatusOr<std::shared_ptr<lingcast::neural::WhisperAsrModel>> created = lingcast::neural::WhisperAsrModel::Load(options);
   if (!created.ok()) {
     result = created.status();

@@ -28,6 +28,10 @@ struct WhisperPluginRequest {
   std::int64_t trim_after_ms = 20000;
   Logger* logger = nullptr;  // debug: each partial decode's time; may be null
   std::string quantize = "none";  // --quantize: "none" or "int8" (neural/quantization.h)
+  // With quantize "none": int8 all the same when the engine lands on the CPU
+  // (live and follow: int8 streams at ~0.46 of real time on two cores, float32 at
+  // 0.51-0.79, with the same words on the real recordings; docs/models.md).
+  bool int8_on_cpu = false;
   // Where the engine runs (neural/device_choice.h): --device "auto" (a GPU when
   // libtorch sees one), "cpu", "cuda", "cuda:N"; --dtype "auto", "float32",
   // "float16", "bfloat16".
