@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -147,13 +148,13 @@ WhisperResult WhisperAsrSession::DecodeWindow(std::size_t at, std::size_t count,
       o.previous_tokens.empty() ? 0 : 1 + std::min<std::int64_t>(static_cast<std::int64_t>(o.previous_tokens.size()), positions / 2 - 1);
   const std::int64_t room = positions - previous - 4 - static_cast<std::int64_t>(o.prefix_tokens.size());
   const std::int64_t wanted = options_.max_new_tokens > 0 ? options_.max_new_tokens : transcriber_->model().config().max_length;
-  // Nobody says more than ~15 tokens a second (fast Mandarin is ~6 characters,
-  // ~8 tokens, timestamps included): a decode that runs past that is looping
-  // ("深深深..." on the first 0.24 s of an AISHELL utterance ran to 448 tokens,
-  // most of a minute on two cores), so it is cut where speech could not reach.
-  const std::int64_t spoken_at_most = 10 + static_cast<std::int64_t>(15.0 * static_cast<double>(count) / kAsrSampleRate);
-  o.max_new_tokens = std::max<std::int64_t>(1, std::min({wanted, room, spoken_at_most}));
+  o.max_new_tokens = std::max<std::int64_t>(1, std::min({wanted, room, SpokenAtMost(count)}));
   return transcriber_->Transcribe(audio_.data() + at, static_cast<std::int64_t>(count), o);
+}
+
+std::int64_t WhisperAsrSession::SpokenAtMost(std::size_t samples) const {
+  if (options_.max_tokens_per_second <= 0.0) return std::numeric_limits<std::int64_t>::max();
+  return 10 + static_cast<std::int64_t>(options_.max_tokens_per_second * static_cast<double>(samples) / kAsrSampleRate);
 }
 
 std::string WhisperAsrSession::TranslateWindow() const {
@@ -171,8 +172,7 @@ std::string WhisperAsrSession::TranslateWindow() const {
     o.encode_heard_only = options_.encode_heard_only;
     // As DecodeWindow: no more tokens than speech of this length could hold.
     o.max_new_tokens = std::max<std::int64_t>(
-        1, std::min<std::int64_t>(transcriber_->model().config().max_length - 4,
-                                  10 + static_cast<std::int64_t>(15.0 * static_cast<double>(count) / kAsrSampleRate)));
+        1, std::min<std::int64_t>(transcriber_->model().config().max_length - 4, SpokenAtMost(count)));
     const WhisperResult r = transcriber_->Transcribe(audio_.data() + at, static_cast<std::int64_t>(count), o);
     for (std::int64_t id : r.tokens) {
       if (id < transcriber_->special().end_of_text) english.push_back(id);

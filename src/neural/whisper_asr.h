@@ -54,6 +54,11 @@ struct WhisperAsrOptions {
   // Tokens one decode may generate (0: as many as the checkpoint's max_length
   // allows). A cap keeps a model that loops from costing a whole window's worth.
   std::int64_t max_new_tokens = 0;
+  // And at most 10 + this many tokens per second of the window's audio (0: no
+  // such cap): nobody says more than ~15 a second (fast Mandarin is ~6
+  // characters, ~8 tokens, timestamps included), so a decode past it is looping
+  // ("深深深..." on the first 0.24 s of an AISHELL utterance ran to 448 tokens).
+  double max_tokens_per_second = 15.0;
   WhisperStreamingOptions streaming;
   // Every decode (partials and the final) encodes the utterance's audio, not a
   // padded 30 s window (WhisperOptions::encode_heard_only): partials of a
@@ -128,6 +133,8 @@ class WhisperAsrSession : public AsrSession {
   void TrimWindow();
   std::size_t window_samples() const;
   std::string Text(const std::vector<std::int64_t>& text_tokens) const;
+  // The most tokens speech of `samples` could hold (max_tokens_per_second).
+  std::int64_t SpokenAtMost(std::size_t samples) const;
   // The window's audio in English (Whisper's translate task), window by window.
   std::string TranslateWindow() const;
   // `timed`: words with their times (final only); without them the words share

@@ -114,6 +114,7 @@ TEST_F(WhisperAsr, ChineseFinalWordsAreTheGroupedPieces) {
   zh.language = "zh";
   // The random model never says <|endoftext|>: both decodes stop at the same cap.
   zh.max_new_tokens = 64;
+  zh.max_tokens_per_second = 0;
   auto model = WhisperAsrModel::Load(zh);
   ASSERT_TRUE(model.ok()) << model.status();
   auto session = *(*model)->NewSession();
@@ -136,6 +137,30 @@ TEST_F(WhisperAsr, ChineseFinalWordsAreTheGroupedPieces) {
   for (std::size_t i = 0; i < spoken.size(); ++i) {
     EXPECT_EQ(final->words[i].start, std::min(MediaTime::Micros(std::llround(spoken[i]->start * 1e6)), final->end)) << i;
   }
+}
+
+TEST_F(WhisperAsr, ADecodeIsCutWhereSpeechOfItsLengthCouldNotReach) {
+  // The random model never says <|endoftext|>: it loops as a real one does on a
+  // breath, and the cap (10 + 15 tokens a second) stops it there.
+  WhisperAsrOptions capped = options_;
+  capped.language = "zh";
+  WhisperAsrOptions uncapped = capped;
+  uncapped.max_tokens_per_second = 0;
+  const std::size_t samples_heard = std::min<std::size_t>(count(), 8000);  // half a second
+  std::size_t words[2] = {0, 0};
+  int i = 0;
+  for (const WhisperAsrOptions& options : {capped, uncapped}) {
+    auto model = WhisperAsrModel::Load(options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    auto session = *(*model)->NewSession();
+    ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), samples_heard), MediaTime::Zero()).ok());
+    const absl::StatusOr<AsrHypothesis> final = session->Finish();
+    ASSERT_TRUE(final.ok()) << final.status();
+    words[i++] = final->words.size();
+  }
+  const double seconds = static_cast<double>(samples_heard) / 16000.0;
+  EXPECT_LE(words[0], static_cast<std::size_t>(10 + 15.0 * seconds));
+  EXPECT_GT(words[1], words[0]);
 }
 
 TEST_F(WhisperAsr, ProportionalWordTimesWhenAskedOrWithoutAlignmentHeads) {
