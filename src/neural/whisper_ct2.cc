@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "neural/json_file.h"
 #include "neural/neural_error.h"
 #include "neural/safetensors.h"  // ShapeString
 
@@ -21,15 +22,6 @@ namespace {
 constexpr std::int64_t kEnglishOnlyVocabulary = 51864;
 // faster-whisper's default max_initial_timestamp (1.0 s), in 0.02 s timestamp steps.
 constexpr std::int64_t kMaxInitialTimestampIndex = 50;
-
-nlohmann::json ReadJsonObject(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) Fail(ErrorCode::kNotFound, path + ": cannot open");
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) Fail(ErrorCode::kInvalidArgument, path + ": not valid JSON");
-  if (!json.is_object()) Fail(ErrorCode::kInvalidArgument, path + ": not a JSON object");
-  return json;
-}
 
 // Token ids listed under `key` (absent or null: none), each in [0, vocab).
 std::vector<std::int64_t> IdList(const nlohmann::json& json, const std::string& path, const char* key, std::int64_t vocab) {
