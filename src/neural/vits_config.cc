@@ -73,12 +73,12 @@ class Fields {
     return out;
   }
 
- private:
   [[noreturn]] void BadField(const char* key, const std::string& expected) const {
     Fail(ErrorCode::kInvalidArgument,
          path_ + ": field \"" + key + "\" is " + json_.at(key).dump() + ", expected " + expected);
   }
 
+ private:
   const nlohmann::json& json_;
   std::string path_;
 };
@@ -132,6 +132,11 @@ VitsConfig LoadVitsConfig(const std::string& dir) {
   c.upsample_kernel_sizes = f.Ints("upsample_kernel_sizes", c.upsample_kernel_sizes);
   c.resblock_kernel_sizes = f.Ints("resblock_kernel_sizes", c.resblock_kernel_sizes);
   c.resblock_dilation_sizes = f.IntLists("resblock_dilation_sizes", c.resblock_dilation_sizes);
+  if (f.Has("resblock_type")) {
+    const std::string type = f.String("resblock_type", "1");
+    if (type != "1" && type != "2") f.BadField("resblock_type", "\"1\" or \"2\"");
+    c.resblock_type = type == "2" ? 2 : 1;
+  }
   c.leaky_relu_slope = f.Number("leaky_relu_slope", c.leaky_relu_slope, false);
   c.depth_separable_channels = f.Int("depth_separable_channels", c.depth_separable_channels, 2);
   c.depth_separable_num_layers = f.Int("depth_separable_num_layers", c.depth_separable_num_layers, 1);

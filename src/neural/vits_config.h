@@ -30,6 +30,11 @@ struct VitsConfig {
   std::vector<std::int64_t> upsample_kernel_sizes = {16, 16, 4, 4};
   std::vector<std::int64_t> resblock_kernel_sizes = {3, 7, 11};
   std::vector<std::vector<std::int64_t>> resblock_dilation_sizes = {{1, 3, 5}, {1, 3, 5}, {1, 3, 5}};
+  // HiFi-GAN's residual block: 1 (two convolutions per dilation, transformers'
+  // only kind) or 2 (one per dilation: Piper's medium and low voices). Not a
+  // transformers field: tools/neural/piper_to_checkpoint.py writes it, as "1"/"2"
+  // the way the original VITS config says it.
+  int resblock_type = 1;
   double leaky_relu_slope = 0.1;
   std::int64_t depth_separable_channels = 2;
   std::int64_t depth_separable_num_layers = 3;

@@ -147,10 +147,10 @@ torch::Tensor StochasticDurations(const StochasticDurationPredictor& w, const to
   torch::Tensor inputs = Apply(w.pre, x);
   inputs = DepthSeparable(w.dds, inputs, mask, {});
   inputs = Apply(w.proj, inputs) * mask;
-  // Reverse order, without the first conv flow (the reference drops it: "a useless
-  // vflow"), ending with the elementwise affine flow.
+  // Reverse order (`flows` has no first conv flow: the reference drops it, "a
+  // useless vflow"), ending with the elementwise affine flow.
   torch::Tensor latents = scaled_noise;
-  for (std::size_t i = w.flows.size(); i-- > 1;) {
+  for (std::size_t i = w.flows.size(); i-- > 0;) {
     latents = torch::flip(latents, {1});
     latents = ConvFlowReverse(w.flows[i], w, latents, mask, inputs);
   }
@@ -260,7 +260,7 @@ torch::Tensor HifiGanForward(const HifiGan& w, const torch::Tensor& spectrogram,
       torch::Tensor r = h;
       for (std::size_t k = 0; k < block.convs_1.size(); ++k) {
         torch::Tensor y = Apply(block.convs_1[k], activate(r, i + 1, w.leaky_relu_slope));
-        y = Apply(block.convs_2[k], activate(y, i + 1, w.leaky_relu_slope));
+        if (!block.convs_2.empty()) y = Apply(block.convs_2[k], activate(y, i + 1, w.leaky_relu_slope));
         r = y + r;
       }
       sum = j == 0 ? r : sum + r;

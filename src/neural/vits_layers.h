@@ -60,7 +60,7 @@ struct StochasticDurationPredictor {
   Conv pre, proj;
   DepthSeparableConv dds;
   torch::Tensor translate, log_scale;  // the elementwise affine flow, (2, 1)
-  std::vector<ConvFlow> flows;         // the conv flows, in the reference's (forward) order
+  std::vector<ConvFlow> flows;         // the conv flows after the first (unused), in forward order
   std::int64_t bins = 10;
   double tail_bound = 5.0;
   std::int64_t filter_channels = 0;
@@ -93,6 +93,7 @@ torch::Tensor FlowReverse(const std::vector<CouplingLayer>& flows, const torch::
 
 // HiFi-GAN: (N, flow_size, T') -> waveform (N, 1, T' * hop).
 struct ResidualBlock {
+  // Type 1: convs_2[k] follows convs_1[k]; type 2 (Piper): convs_2 is empty.
   std::vector<Conv> convs_1, convs_2;
 };
 struct HifiGan {

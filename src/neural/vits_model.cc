@@ -114,7 +114,10 @@ class Builder {
     s.dds = DepthSeparable(p + ".conv_dds");
     s.translate = w_(p + ".flows.0.translate", {2, 1});
     s.log_scale = w_(p + ".flows.0.log_scale", {2, 1});
-    for (std::int64_t i = 1; i <= c_.duration_predictor_num_flows; ++i) {
+    // The first conv flow (transformers' flows.1) is never used at inference (the
+    // reference drops it in reverse: "a useless vflow"), and Piper's export leaves
+    // it out, so it is not loaded.
+    for (std::int64_t i = 2; i <= c_.duration_predictor_num_flows; ++i) {
       const std::string f = p + ".flows." + std::to_string(i);
       s.flows.push_back(vits::ConvFlow{Conv(f + ".conv_pre", h, 1, 1), Conv(f + ".conv_proj", bins * 3 - 1, h, 1),
                                        DepthSeparable(f + ".conv_dds")});
@@ -171,7 +174,9 @@ class Builder {
           const std::int64_t dilation = c_.resblock_dilation_sizes[j][n];
           block.convs_1.push_back(Conv(b + ".convs1." + std::to_string(n), channels, channels, rk,
                                        (rk * dilation - dilation) / 2, dilation));
-          block.convs_2.push_back(Conv(b + ".convs2." + std::to_string(n), channels, channels, rk, (rk - 1) / 2));
+          if (c_.resblock_type == 1) {
+            block.convs_2.push_back(Conv(b + ".convs2." + std::to_string(n), channels, channels, rk, (rk - 1) / 2));
+          }
         }
         d.blocks.push_back(std::move(block));
       }

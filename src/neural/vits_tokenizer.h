@@ -21,6 +21,11 @@ struct VitsEncoding {
   // that add_blank inserts.
   std::vector<int> source_offset;
   std::vector<int> source_length;
+  // Phoneme checkpoints (Piper, piper_phonemes.h) only, per token: the IPA it
+  // says, "_" for a pause (a space, punctuation), "" for a token that continues
+  // the one before (the blanks between phonemes, stress and length marks).
+  // Empty for character checkpoints.
+  std::vector<std::string> phonemes;
 };
 
 class VitsTokenizer {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/status.h"
 #include "neural/status_adapter.h"
 
 namespace lingcast::neural {
@@ -84,6 +86,31 @@ PhonemeTrack TrackOf(const VitsEncoding& encoding, const std::vector<TokenSpan>&
   return track;
 }
 
+PhonemeTrack TrackOfPhonemes(const VitsEncoding& encoding, const std::vector<TokenSpan>& spans, int sample_rate,
+                             Language language) {
+  PhonemeTrack track;
+  track.language = language;
+  auto time = [&](std::int64_t sample) { return MediaTime::FromSamples(sample, sample_rate); };
+  int word_offset = -1;
+  for (std::size_t i = 0; i < encoding.ids.size() && i < spans.size() && i < encoding.phonemes.size(); ++i) {
+    const std::string& phoneme = encoding.phonemes[i];
+    if (phoneme.empty()) continue;  // a pad or a mark: the phoneme before it lasts through it
+    const MediaTime start = time(spans[i].start);
+    if (track.phonemes.empty() && spans[i].start > 0) track.phonemes.push_back({"_", MediaTime::Zero(), start});
+    track.phonemes.push_back({phoneme, start, time(spans[i].end) - start});
+    const int offset = encoding.source_offset[i];
+    if (offset < 0) {  // a space or punctuation ends the word
+      word_offset = -1;
+      continue;
+    }
+    if (offset != word_offset) {
+      track.words.push_back({start, offset, encoding.source_length[i]});
+      word_offset = offset;
+    }
+  }
+  return track;
+}
+
 class VitsTts::Session : public TtsSession {
  public:
   Session(const VitsTts& engine, VoiceSettings settings) : engine_(engine), settings_(std::move(settings)) {}
@@ -104,21 +131,53 @@ class VitsTts::Session : public TtsSession {
 absl::StatusOr<std::unique_ptr<VitsTts>> VitsTts::Create(const VitsTtsOptions& options) {
   auto model = CallNeural("loading " + options.model_dir, [&] { return VitsModel::Load(options.model_dir, options.model); });
   if (!model.ok()) return model.status();
-  auto tokenizer = CallNeural("loading " + options.model_dir, [&] { return VitsTokenizer::Load(options.model_dir); });
-  if (!tokenizer.ok()) return tokenizer.status();
-  if (tokenizer->vocab_size() > (*model)->config().vocab_size) {
-    return absl::InvalidArgumentError(absl::StrCat(options.model_dir, "/vocab.json has ", tokenizer->vocab_size(),
-                                                   " characters but config.json's vocab_size is ",
-                                                   (*model)->config().vocab_size, ": they are from different models"));
+  std::optional<VitsTokenizer> tokenizer;
+  std::optional<PiperPhonemes> piper;
+  std::string code;
+  if (std::filesystem::exists(std::filesystem::path(options.model_dir) / "piper.json")) {
+    auto phonemes = CallNeural("loading " + options.model_dir, [&] { return PiperPhonemes::Load(options.model_dir); });
+    if (!phonemes.ok()) return phonemes.status();
+    if (phonemes->max_id() >= (*model)->config().vocab_size) {
+      return absl::InvalidArgumentError(absl::StrCat(options.model_dir, "/piper.json has phoneme id ", phonemes->max_id(),
+                                                     " but config.json's vocab_size is ", (*model)->config().vocab_size,
+                                                     ": they are from different voices"));
+    }
+    // An unknown espeak-ng voice is said at load, not at the first line.
+    if (auto probe = EspeakEngine::PhonemizeIpa("", phonemes->espeak_voice()); !probe.ok()) return probe.status();
+    code = phonemes->language();
+    piper = *std::move(phonemes);
+  } else {
+    auto characters = CallNeural("loading " + options.model_dir, [&] { return VitsTokenizer::Load(options.model_dir); });
+    if (!characters.ok()) return characters.status();
+    if (characters->vocab_size() > (*model)->config().vocab_size) {
+      return absl::InvalidArgumentError(absl::StrCat(options.model_dir, "/vocab.json has ", characters->vocab_size(),
+                                                     " characters but config.json's vocab_size is ",
+                                                     (*model)->config().vocab_size, ": they are from different models"));
+    }
+    code = characters->language();
+    tokenizer = *std::move(characters);
   }
   // A checkpoint for a language lingcast does not name still speaks: clauses are
   // then taken as they come, whatever language they are tagged with.
-  const Language language = LanguageOfCode(tokenizer->language()).value_or(Language::kEn);
+  const Language language = LanguageOfCode(code).value_or(Language::kEn);
   if (options.warm_at_load) {
     const auto warmed = CallNeural("warming " + options.model_dir, [&] { return (*model)->WarmGraphs(options.warmup); });
     if (!warmed.ok()) return warmed.status();
   }
-  return std::unique_ptr<VitsTts>(new VitsTts(options, *std::move(model), *std::move(tokenizer), language));
+  return std::unique_ptr<VitsTts>(new VitsTts(options, *std::move(model), std::move(tokenizer), std::move(piper),
+                                              language));
+}
+
+std::string VitsTts::LanguageCodeOfCheckpoint() const {
+  return piper_ ? piper_->language() : tokenizer_->language();
+}
+
+absl::StatusOr<VitsEncoding> VitsTts::Encode(const std::string& text) const {
+  if (piper_) {
+    LC_ASSIGN_OR_RETURN(const std::vector<IpaClause> clauses, EspeakEngine::PhonemizeIpa(text, piper_->espeak_voice()));
+    return piper_->Encode(clauses);
+  }
+  return CallNeural("tokenizing", [&] { return tokenizer_->Encode(text); });
 }
 
 absl::Status VitsTts::CheckSettings(const VoiceSettings& settings, Language language) const {
@@ -131,9 +190,10 @@ absl::Status VitsTts::CheckSettings(const VoiceSettings& settings, Language lang
     return absl::InvalidArgumentError(absl::StrFormat("pitch %g: the vits engine speaks at the checkpoint's pitch only (1)",
                                                       settings.pitch));
   }
-  if (LanguageOfCode(tokenizer_.language()) && language != language_) {
-    return absl::InvalidArgumentError(absl::StrCat("the vits checkpoint ", options_.model_dir, " speaks ",
-                                                   tokenizer_.language(), ", not ", std::string(LanguageCode(language))));
+  if (LanguageOfCode(LanguageCodeOfCheckpoint()) && language != language_) {
+    return absl::InvalidArgumentError(absl::StrCat("the ", name(), " checkpoint ", options_.model_dir, " speaks ",
+                                                   LanguageCodeOfCheckpoint(), ", not ",
+                                                   std::string(LanguageCode(language))));
   }
   return absl::OkStatus();
 }
@@ -155,7 +215,7 @@ absl::StatusOr<SynthesisResult> VitsTts::Speak(std::string_view text, const Voic
   result.audio.sample_rate = sample_rate();
   result.track.language = language;
   const std::string utf8(text);
-  auto encoding = CallNeural("tokenizing", [&] { return tokenizer_.Encode(utf8); });
+  auto encoding = Encode(utf8);
   if (!encoding.ok()) return encoding.status();
   if (encoding->ids.empty()) return result;  // nothing to say
   auto output = CallNeural("synthesizing", [&] {
@@ -177,7 +237,9 @@ absl::StatusOr<SynthesisResult> VitsTts::Speak(std::string_view text, const Voic
   const torch::Tensor durations = output->durations[0].contiguous();
   const std::vector<std::int64_t> frames(durations.data_ptr<std::int64_t>(),
                                          durations.data_ptr<std::int64_t>() + durations.numel());
-  result.track = TrackOf(*encoding, TokenTimeline(frames, model_->config().hop_length()), utf8, sample_rate(), language);
+  const std::vector<TokenSpan> spans = TokenTimeline(frames, model_->config().hop_length());
+  result.track = encoding->phonemes.empty() ? TrackOf(*encoding, spans, utf8, sample_rate(), language)
+                                            : TrackOfPhonemes(*encoding, spans, sample_rate(), language);
   FinishPhonemeTrack(result);
   return result;
 }

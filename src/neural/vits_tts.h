@@ -1,21 +1,26 @@
-// VitsTts: a VITS (MMS-TTS) checkpoint behind lingcast's TtsEngine interface.
+// VitsTts: a VITS checkpoint behind lingcast's TtsEngine interface: MMS-TTS as
+// transformers publishes it (characters in), or a Piper voice converted by
+// tools/neural/piper_to_checkpoint.py (espeak-ng phonemes in: piper.json beside
+// config.json says so; piper_phonemes.h).
 //
-// One checkpoint speaks one language with one voice (facebook/mms-tts-eng:
-// English). The per-token durations the model predicts become the PhonemeTrack
-// the renderer animates the mouth from: one event per spoken character (letters
-// mapped to the nearest IPA phoneme, spaces and punctuation as pauses), timed
-// from its token's first frame, and one word boundary per run of characters
-// between spaces. The model is loaded once; Synthesize() may be called from
-// several threads.
+// One checkpoint speaks one language with one voice (facebook/mms-tts-eng,
+// en_US-joe-medium: English). The per-token durations the model predicts become
+// the PhonemeTrack the renderer animates the mouth from: one event per spoken
+// character or phoneme (an MMS letter mapped to the nearest IPA phoneme; spaces
+// and punctuation as pauses), timed from its token's first frame, and one word
+// boundary per word of the text. The model is loaded once; Synthesize() may be
+// called from several threads.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "neural/piper_phonemes.h"
 #include "neural/vits_model.h"
 #include "neural/vits_tokenizer.h"
 #include "tts/tts_engine.h"
@@ -43,6 +48,9 @@ std::vector<TokenSpan> TokenTimeline(const std::vector<std::int64_t>& durations,
 // lasting `spans`.
 PhonemeTrack TrackOf(const VitsEncoding& encoding, const std::vector<TokenSpan>& spans, std::string_view text,
                      int sample_rate, Language language);
+// The same for a phoneme encoding (encoding.phonemes set: a Piper voice).
+PhonemeTrack TrackOfPhonemes(const VitsEncoding& encoding, const std::vector<TokenSpan>& spans, int sample_rate,
+                             Language language);
 
 class VitsTts : public TtsEngine {
  public:
@@ -53,15 +61,23 @@ class VitsTts : public TtsEngine {
   absl::StatusOr<SynthesisResult> Synthesize(const SynthesisRequest& request) override;
   absl::StatusOr<std::unique_ptr<TtsSession>> OpenSession(const VoiceSettings& settings) override;
   int sample_rate() const override { return static_cast<int>(model_->config().sampling_rate); }
-  std::string name() const override { return "vits"; }
+  std::string name() const override { return piper_ ? "piper" : "vits"; }
 
-  // The language the checkpoint speaks (tokenizer_config.json's "language").
+  // The language the checkpoint speaks (tokenizer_config.json's "language",
+  // piper.json's language family).
   Language language() const { return language_; }
 
  private:
   class Session;
-  VitsTts(VitsTtsOptions options, std::shared_ptr<const VitsModel> model, VitsTokenizer tokenizer, Language language)
-      : options_(std::move(options)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), language_(language) {}
+  VitsTts(VitsTtsOptions options, std::shared_ptr<const VitsModel> model, std::optional<VitsTokenizer> tokenizer,
+          std::optional<PiperPhonemes> piper, Language language)
+      : options_(std::move(options)), model_(std::move(model)), tokenizer_(std::move(tokenizer)),
+        piper_(std::move(piper)), language_(language) {}
+
+  // The checkpoint's own name for its language ("eng", "en"), or empty.
+  std::string LanguageCodeOfCheckpoint() const;
+  // The tokens of `text`: characters (MMS) or espeak-ng phonemes (Piper).
+  absl::StatusOr<VitsEncoding> Encode(const std::string& text) const;
 
   // InvalidArgument for settings this engine cannot honour (a voice, a pitch).
   absl::Status CheckSettings(const VoiceSettings& settings, Language language) const;
@@ -70,7 +86,8 @@ class VitsTts : public TtsEngine {
 
   VitsTtsOptions options_;
   std::shared_ptr<const VitsModel> model_;
-  VitsTokenizer tokenizer_;
+  std::optional<VitsTokenizer> tokenizer_;  // MMS: characters
+  std::optional<PiperPhonemes> piper_;      // Piper: phonemes, from EspeakEngine::PhonemizeIpa
   Language language_;
 };
 

@@ -404,3 +404,132 @@ absl::StatusOr<SynthesisResult> EspeakEngine::SynthesizeText(std::string_view te
 }
 
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+constexpr int kPhonemesIpa = 0x02;  // espeak_TextToPhonemes: IPA, no separator (what Piper asks for)
+
+struct ByteSpan {
+  int begin = 0, end = 0;
+};
+
+// The words of text[begin, end): runs of non-space bytes holding a letter or a
+// digit (any non-ASCII byte counts as a letter), so "—" or a lone "-" is none.
+std::vector<ByteSpan> TextWords(std::string_view text, int begin, int end) {
+  std::vector<ByteSpan> words;
+  int i = begin;
+  while (i < end) {
+    while (i < end && absl::ascii_isspace(static_cast<unsigned char>(text[i]))) ++i;
+    const int start = i;
+    bool sayable = false;
+    while (i < end && !absl::ascii_isspace(static_cast<unsigned char>(text[i]))) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      sayable = sayable || c >= 0x80 || absl::ascii_isalnum(c);
+      ++i;
+    }
+    if (i > start && sayable) words.push_back({start, i});
+  }
+  return words;
+}
+
+std::vector<std::string> SplitIpaWords(const char* ipa) {
+  std::vector<std::string> words;
+  std::string current;
+  for (const char* p = ipa; p != nullptr && *p != '\0'; ++p) {
+    if (*p == ' ' || *p == '\n') {
+      if (!current.empty()) words.push_back(std::move(current));
+      current.clear();
+    } else {
+      current.push_back(*p);
+    }
+  }
+  if (!current.empty()) words.push_back(std::move(current));
+  return words;
+}
+
+// How many IPA words espeak-ng makes of `word` alone ("$89": three). Holds the
+// runtime's lock through the caller.
+std::size_t IpaWordCount(const std::string& word) {
+  std::size_t n = 0;
+  const void* cursor = word.c_str();
+  while (cursor != nullptr) n += SplitIpaWords(espeak_TextToPhonemes(&cursor, espeakCHARS_UTF8, kPhonemesIpa)).size();
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<IpaClause>> EspeakEngine::PhonemizeIpa(std::string_view text, const std::string& voice) {
+  LC_RETURN_IF_ERROR(ValidateUtf8(text));
+  LC_ASSIGN_OR_RETURN(const std::unique_ptr<Runtime> runtime, Runtime::Acquire(""));
+  const std::string input(text);  // NUL-terminated, as espeak-ng reads it
+  const std::lock_guard<std::mutex> lock(g_espeak_mutex);
+  LC_RETURN_IF_ERROR(Runtime::SetVoice(voice));
+  // espeak-ng's IPA, clause by clause. Where a clause ended in the text cannot be
+  // read off its cursor (it reads a character or two ahead), so the words of the
+  // whole text are matched to the IPA words below.
+  std::vector<std::vector<std::string>> clause_ipa;
+  const void* cursor = input.c_str();
+  while (cursor != nullptr) {
+    std::vector<std::string> ipa = SplitIpaWords(espeak_TextToPhonemes(&cursor, espeakCHARS_UTF8, kPhonemesIpa));
+    if (!ipa.empty()) clause_ipa.push_back(std::move(ipa));
+  }
+  std::size_t total = 0;
+  for (const auto& ipa : clause_ipa) total += ipa.size();
+  if (total == 0) return std::vector<IpaClause>{};
+  std::vector<ByteSpan> words = TextWords(input, 0, static_cast<int>(input.size()));
+  if (words.empty()) words.push_back({0, static_cast<int>(input.size())});
+
+  // Which text word each IPA word says: one each when the counts agree; else by
+  // what espeak-ng makes of each word alone ("$89": three); else spread in order.
+  std::vector<std::size_t> counts;
+  std::size_t sum = 0;
+  if (total != words.size()) {
+    for (const ByteSpan& w : words) counts.push_back(IpaWordCount(input.substr(w.begin, w.end - w.begin)));
+    for (const std::size_t c : counts) sum += c;
+  }
+  std::size_t k = 0, word = 0, used = 0;
+  auto owner = [&]() -> std::size_t {
+    std::size_t o = 0;
+    if (total == words.size()) {
+      o = k;
+    } else if (sum == total) {
+      while (word < counts.size() && used == counts[word]) ++word, used = 0;
+      o = word;
+      ++used;
+    } else {
+      o = k * words.size() / total;
+    }
+    ++k;
+    return o;
+  };
+  // The punctuation that ends a clause whose last word is `w`: on the word itself
+  // ("dollars,") or standing after it ("dollars ,").
+  auto terminator = [&](std::size_t w) -> char {
+    const int limit = w + 1 < words.size() ? words[w + 1].begin : static_cast<int>(input.size());
+    for (int i = words[w].end - 1; i < limit; ++i) {
+      if (std::string_view(".,?!:;").find(input[i]) != std::string_view::npos) return input[i];
+    }
+    return 0;
+  };
+  std::vector<IpaClause> clauses;
+  for (const auto& ipa : clause_ipa) {
+    IpaClause clause;
+    std::size_t last_owner = 0;
+    for (const std::string& piece : ipa) {
+      const std::size_t o = owner();
+      const ByteSpan& w = words[o];
+      if (!clause.words.empty() && o == last_owner) {
+        clause.words.back().ipa += " " + piece;
+      } else {
+        clause.words.push_back({piece, w.begin, w.end - w.begin});
+      }
+      last_owner = o;
+    }
+    clause.terminator = terminator(last_owner);
+    clauses.push_back(std::move(clause));
+  }
+  return clauses;
+}
+
+}  // namespace lingcast

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/media_time.h"
@@ -53,6 +54,19 @@ struct EspeakOptions {
   MediaTime max_trailing_silence = MediaTime::Millis(200);
 };
 
+// One word of espeak-ng's IPA for a text, as Piper's voices are trained on it
+// (stress and length marks kept, no separators inside the word).
+struct IpaWord {
+  std::string ipa;
+  int text_offset = 0;  // the bytes of the input it says
+  int text_length = 0;
+};
+// One clause: espeak-ng phonemizes up to a comma, colon, semicolon or sentence end.
+struct IpaClause {
+  std::vector<IpaWord> words;
+  char terminator = 0;  // the punctuation that ended it (. , ? ! : ;), 0 for none
+};
+
 class EspeakEngine : public TtsEngine {
  public:
   // Fails with NotFound for a missing lexicon or espeak-ng data, InvalidArgument
@@ -64,6 +78,14 @@ class EspeakEngine : public TtsEngine {
   absl::StatusOr<std::unique_ptr<TtsSession>> OpenSession(const VoiceSettings& settings) override;
   int sample_rate() const override { return sample_rate_; }
   std::string name() const override { return "espeak-ng"; }
+
+  // `text` (UTF-8) as espeak-ng's `voice` ("en-us") phonemizes it, clause by
+  // clause: what a neural voice trained on espeak-ng phonemes (Piper) is fed.
+  // Every word keeps the input bytes it says, so durations become word timings.
+  // Needs no engine (nor the Mandarin lexicon): it takes the process-wide
+  // runtime with espeak-ng's built-in data path. InvalidArgument for text that is
+  // not UTF-8 or an unknown voice; NotFound without espeak-ng-data.
+  static absl::StatusOr<std::vector<IpaClause>> PhonemizeIpa(std::string_view text, const std::string& voice);
 
   // The Mandarin front-end the engine speaks through (for `lingcast pinyin`).
   const PinyinConverter& pinyin() const { return pinyin_; }
