@@ -134,7 +134,7 @@ Command AddLiveCommand(CLI::App& app) {
   c.add_option("--voice-zh", options.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
   c.add_option("--voice-en", options.voice_en, "espeak-ng voice for English (default en-us)");
   c.add_option("--tts", options.tts_engine,
-               "The avatar's voice: espeak (embedded), or vits (a VITS / MMS-TTS checkpoint, --tts-model)")
+               "The avatar's voice: auto (the installed neural voices, espeak-ng for the rest), espeak, or vits (a VITS / MMS-TTS / Piper checkpoint, --tts-model)")
       ->capture_default_str();
   c.add_option("--tts-model", options.tts_model_dir, "VITS checkpoint directory for --tts vits (docs/models.md)");
   c.add_option("--device", options.neural.device, kDeviceFlagHelp)->capture_default_str();

@@ -195,7 +195,9 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
       return absl::Status(spoken.code(), absl::StrCat("--tts-model ", options.tts_model_dir, ": ", spoken.message()));
     }
   } else {
-    LC_ASSIGN_OR_RETURN(tts, MakeStudioVoice(options.voice_zh, options.voice_en));
+    LC_ASSIGN_OR_RETURN(const StudioVoiceChoice voices,
+                        ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
+    LC_ASSIGN_OR_RETURN(tts, MakeStudioVoice(voices, options.voice_zh, options.voice_en, options.neural, &logger));
   }
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
 

@@ -51,13 +51,13 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
                                                    ": live interprets between zh and en"));
   }
   LC_RETURN_IF_ERROR(CheckMarianModelFlag(options.engines, options.marian_model_dir));
-  if (options.tts_engine != "espeak" && options.tts_engine != "vits") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", options.tts_engine, "\" (use espeak or vits)"));
+  if (options.tts_engine != "auto" && options.tts_engine != "espeak" && options.tts_engine != "vits") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", options.tts_engine, "\" (use auto, espeak or vits)"));
   }
   if (options.tts_engine == "vits" && options.tts_model_dir.empty()) {
     return absl::InvalidArgumentError("--tts vits needs a checkpoint directory: give --tts-model DIR (docs/models.md)");
   }
-  if (options.tts_engine == "espeak" && !options.tts_model_dir.empty()) {
+  if (options.tts_engine != "vits" && !options.tts_model_dir.empty()) {
     return absl::InvalidArgumentError("--tts-model is a VITS checkpoint: give it with --tts vits");
   }
   if (options.tts_engine == "vits" && (!options.voice_zh.empty() || !options.voice_en.empty())) {
@@ -67,7 +67,7 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
                       ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source",
                                         /*follows_script=*/!options.script_path.empty()));
   LC_RETURN_IF_ERROR(ParseZhScriptFlag(options.zh_script).status());
-  const bool any_neural = asr.engine == "whisper" || options.tts_engine == "vits" ||
+  const bool any_neural = asr.engine == "whisper" || options.tts_engine != "espeak" ||
                           std::find(options.engines.begin(), options.engines.end(), "marian") != options.engines.end();
   if (options.neural.given() && !any_neural) {
     return absl::InvalidArgumentError(

@@ -63,10 +63,12 @@ struct LiveOptions {
   int fps = 30;                       // --fps
   std::string voice_zh;               // --voice-zh (empty: cmn-latn-pinyin)
   std::string voice_en;               // --voice-en (empty: en-us)
-  // --tts: the avatar's voice. espeak (embedded) or vits: a VITS / MMS-TTS
-  // checkpoint (--tts-model DIR) through the neural plug-in; it speaks its own
-  // language only (facebook/mms-tts-eng: English; there is no MMS Mandarin).
-  std::string tts_engine = "espeak";
+  // --tts: the avatar's voice. auto: the installed neural voices (Piper
+  // en_US-joe-medium for English), espeak-ng for a language without one
+  // (app/studio.h ChooseStudioVoice); espeak: espeak-ng only; vits: a VITS /
+  // MMS-TTS / Piper checkpoint (--tts-model DIR) alone, which speaks its own
+  // language only.
+  std::string tts_engine = "auto";
   std::string tts_model_dir;          // --tts-model: the VITS checkpoint directory
   NeuralDeviceFlags neural;           // --device, --dtype: where the neural engines above run
   double rate = 1.0;                  // --rate: the avatar's normal speaking rate

@@ -65,7 +65,7 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
        "give it with --asr whisper"},
       {[](LiveOptions& o) { o.engines = {"tm", "marian"}; }, "give --marian-model DIR"},
       {[](LiveOptions& o) { o.marian_model_dir = "models/opus-mt-en-zh"; }, "add marian to --engine"},
-      {[](LiveOptions& o) { o.tts_engine = "festival"; }, "unknown --tts \"festival\""},
+      {[](LiveOptions& o) { o.tts_engine = "festival"; }, "unknown --tts \"festival\" (use auto, espeak or vits)"},
       {[](LiveOptions& o) { o.tts_engine = "vits"; }, "give --tts-model DIR"},
       {[](LiveOptions& o) { o.tts_model_dir = "models/mms-tts-eng"; }, "give it with --tts vits"},
       {[](LiveOptions& o) {
@@ -74,8 +74,16 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
          o.voice_en = "en-gb";
        },
        "a vits checkpoint has one voice"},
-      {[](LiveOptions& o) { o.neural.device = "cuda"; }, "--device and --dtype place the neural engines"},
-      {[](LiveOptions& o) { o.neural.dtype = "bfloat16"; }, "use them with --asr whisper"},
+      {[](LiveOptions& o) {
+         o.tts_engine = "espeak";
+         o.neural.device = "cuda";
+       },
+       "--device and --dtype place the neural engines"},
+      {[](LiveOptions& o) {
+         o.tts_engine = "espeak";
+         o.neural.dtype = "bfloat16";
+       },
+       "use them with --asr whisper"},
       {[](LiveOptions& o) { o.fps = 0; }, "--fps"},
       {[](LiveOptions& o) { o.max_lag = MediaTime::Millis(100); }, "--max-lag"},
       {[](LiveOptions& o) { o.max_speedup = 3; }, "--max-speedup"},

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "app/studio.h"
 #include "app/whisper_recognizer.h"
 #include "core/scratch_dir.h"
 #include "gmock/gmock.h"
@@ -182,6 +183,52 @@ TEST(RecognizerChoice, BadFlagsAreOneClearLine) {
               HasSubstr("--lang zh: pocketsphinx hears only English"));
   EXPECT_THAT(std::string(ResolveRecognizer("pocketsphinx", "", std::nullopt, "--lang").status().message()),
               HasSubstr("--lang auto: pocketsphinx hears only English"));
+}
+
+// ---- The avatar's voice: --tts auto takes the installed neural voice.
+
+TEST(StudioVoiceChoice, AutoTakesTheInstalledEnglishVoice) {
+  ScratchDir root;
+  std::filesystem::create_directories(root.File("en_US-joe-medium"));
+  std::ofstream(root.File("en_US-joe-medium/config.json")) << R"({"model_type": "vits"})";
+  std::ofstream(root.File("en_US-joe-medium/model.safetensors")) << "weights";
+  ScopedModelsRoot models(root.path());
+  const absl::StatusOr<StudioVoiceChoice> choice = ChooseStudioVoice("auto", "", "");
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  if (NeuralEnginesBuilt()) {
+    EXPECT_EQ(choice->english_dir, root.File("en_US-joe-medium"));
+    EXPECT_THAT(choice->reason, HasSubstr("English: piper ("));
+  } else {
+    EXPECT_EQ(choice->english_dir, "");
+    EXPECT_THAT(choice->reason, HasSubstr("no neural engines"));
+  }
+  EXPECT_EQ(choice->mandarin_dir, "");
+
+  // An espeak-ng voice for English, or --tts espeak: espeak-ng speaks it.
+  const absl::StatusOr<StudioVoiceChoice> named = ChooseStudioVoice("auto", "", "en-gb");
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->english_dir, "");
+  EXPECT_THAT(named->reason, HasSubstr("espeak-ng (--voice-en en-gb)"));
+  const absl::StatusOr<StudioVoiceChoice> espeak = ChooseStudioVoice("espeak", "", "");
+  ASSERT_TRUE(espeak.ok());
+  EXPECT_EQ(espeak->english_dir, "");
+  EXPECT_THAT(espeak->reason, HasSubstr("--tts espeak"));
+}
+
+TEST(StudioVoiceChoice, WithoutTheVoiceItIsEspeakAndSaysHowToGetIt) {
+  ScopedModelsRoot models("none");
+  const absl::StatusOr<StudioVoiceChoice> choice = ChooseStudioVoice("auto", "", "");
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(choice->english_dir, "");
+  if (NeuralEnginesBuilt()) {
+    EXPECT_THAT(choice->reason, HasSubstr("scripts/install-deps.sh installs it"));
+  }
+  const absl::StatusOr<std::unique_ptr<TtsEngine>> voice =
+      MakeStudioVoice(*choice, "", "", NeuralDeviceFlags{}, nullptr);
+  ASSERT_TRUE(voice.ok()) << voice.status();
+  EXPECT_EQ((*voice)->name(), "espeak-ng");
+  EXPECT_THAT(std::string(ChooseStudioVoice("festival", "", "").status().message()),
+              HasSubstr("unknown --tts \"festival\" (use auto, espeak or vits)"));
 }
 
 }  // namespace

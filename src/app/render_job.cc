@@ -86,7 +86,10 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   plan.insert(plan.begin(), PlannedPause{kLeadIn});
   plan.push_back(PlannedPause{kTail});
 
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> tts, MakeStudioVoice(options.voice_zh, options.voice_en));
+  LC_ASSIGN_OR_RETURN(const StudioVoiceChoice voices,
+                      ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> tts,
+                      MakeStudioVoice(voices, options.voice_zh, options.voice_en, NeuralDeviceFlags{}, &logger));
   LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
   auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));
@@ -205,6 +208,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   summary.height = options.height;
   summary.fps = options.fps;
   summary.lines = lines;
+  summary.voice = tts->name();
   summary.wall_s = seconds_since_start();
   summary.x_realtime = summary.wall_s > 0 ? summary.duration_s / summary.wall_s : 0;
   summary.peak_rss_mb = PeakRssMb();
@@ -224,6 +228,7 @@ std::string RenderSummaryJson(const RenderSummary& s) {
       {"height", s.height},
       {"fps", s.fps},
       {"lines", s.lines},
+      {"voice", s.voice},
       {"wall_s", s.wall_s},
       {"x_realtime", s.x_realtime},
       {"peak_rss_mb", s.peak_rss_mb},
@@ -237,9 +242,9 @@ std::string RenderSummaryJson(const RenderSummary& s) {
 }
 
 std::string RenderSummaryLine(const RenderSummary& s) {
-  std::string line = absl::StrFormat("wrote %s: %.1f s, %d frames at %dx%d %d fps, %.1f MB; rendered in %.1f s (%.1fx realtime), peak RSS %.0f MB",
-                                     s.output, s.duration_s, s.frames, s.width, s.height, s.fps, s.bytes / 1e6, s.wall_s,
-                                     s.x_realtime, s.peak_rss_mb);
+  std::string line = absl::StrFormat("wrote %s: %.1f s, %d frames at %dx%d %d fps, %.1f MB, voice %s; rendered in %.1f s (%.1fx realtime), peak RSS %.0f MB",
+                                     s.output, s.duration_s, s.frames, s.width, s.height, s.fps, s.bytes / 1e6,
+                                     s.voice.empty() ? "-" : s.voice, s.wall_s, s.x_realtime, s.peak_rss_mb);
   // With several outputs (or a live one), a line for each.
   if (s.outputs.size() > 1 || (s.outputs.size() == 1 && s.outputs[0].kind != OutputSpec::kMp4)) {
     for (const OutputSinkStats& o : s.outputs) {

@@ -86,6 +86,9 @@ absl::Status ValidateRenderOptions(const RenderOptions& o) {
   if (o.rate < 0.25 || o.rate > 4.0) {
     return absl::InvalidArgumentError(absl::StrCat("--rate ", o.rate, ": must be between 0.25 and 4"));
   }
+  if (o.tts_engine != "auto" && o.tts_engine != "espeak") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", o.tts_engine, "\" (use auto or espeak)"));
+  }
   if (o.crf < 0 || o.crf > 51) {
     return absl::InvalidArgumentError(absl::StrCat("--crf ", o.crf, ": must be between 0 and 51"));
   }
@@ -170,6 +173,9 @@ Command AddRenderCommand(CLI::App& app) {
   render_cmd->add_option("--fps", render.fps, "Frames per second (1-240)")->capture_default_str();
   render_cmd->add_option("--voice-zh", render.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
   render_cmd->add_option("--voice-en", render.voice_en, "espeak-ng voice for English (default en-us)");
+  render_cmd->add_option("--tts", render.tts_engine,
+                         "The avatar's voice: auto (the installed neural voices, espeak-ng for the rest) or espeak")
+      ->capture_default_str();
   render_cmd->add_option("--rate", render.rate, "Relative speaking rate (0.25-4)")->capture_default_str();
   render_cmd->add_option("--speak", speak, "Which segment is spoken: first, zh, en or both")->capture_default_str();
   render_cmd->add_option("--subtitles", subtitles, "burn (into the video), srt (sidecar OUT.srt) or none")

@@ -27,6 +27,9 @@ struct RenderOptions {
   int fps = 30;                      // --fps
   std::string voice_zh;              // --voice-zh (empty: cmn-latn-pinyin)
   std::string voice_en;              // --voice-en (empty: en-us)
+  // --tts: auto (the installed neural voices, espeak-ng for a language without
+  // one; app/studio.h ChooseStudioVoice) or espeak (espeak-ng only).
+  std::string tts_engine = "auto";
   double rate = 1.0;                 // --rate (relative speaking rate)
   SpeakMode speak = SpeakMode::kFirst;        // --speak zh|en|both (default: first segment)
   SubtitleMode subtitles = SubtitleMode::kBurn;  // --subtitles burn|srt|none

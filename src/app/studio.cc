@@ -1,5 +1,13 @@
 #include "app/studio.h"
 
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "app/model_dirs.h"
+#include "app/tts_command.h"
+#include "app/whisper_recognizer.h"
+#include "tts/bilingual_voice.h"
+
 #include "compose/background.h"
 #include "compose/lower_third.h"
 #include "compose/media_background.h"
@@ -34,6 +42,52 @@ absl::StatusOr<std::unique_ptr<EspeakEngine>> MakeStudioVoice(const std::string&
   if (!voice_en.empty()) options.default_voice_en = voice_en;
   if (!voice_zh.empty()) options.default_voice_zh = voice_zh;
   return EspeakEngine::Create(options);
+}
+
+absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, const std::string& voice_zh,
+                                                    const std::string& voice_en) {
+  if (tts != "auto" && tts != "espeak") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", tts, "\" (use auto, espeak or vits)"));
+  }
+  StudioVoiceChoice choice;
+  std::string english = "espeak-ng", mandarin = "espeak-ng (no neural Mandarin voice is wired yet)";
+  if (tts == "espeak") {
+    english = mandarin = "espeak-ng (--tts espeak)";
+  } else if (!voice_en.empty()) {
+    english = absl::StrCat("espeak-ng (--voice-en ", voice_en, ")");
+  } else if (!NeuralEnginesBuilt()) {
+    english = "espeak-ng (this build has no neural engines)";
+  } else if (std::optional<ModelDirectory> piper = FindInstalledModel(kEnglishVoiceModel)) {
+    choice.english_dir = piper->path;
+    english = absl::StrCat("piper (", piper->path, ")");
+  } else {
+    english = absl::StrCat("espeak-ng (no ", kEnglishVoiceModel, " in ", ModelsRoot(), ": scripts/install-deps.sh installs it)");
+  }
+  if (!voice_zh.empty() && tts != "espeak") mandarin = absl::StrCat("espeak-ng (--voice-zh ", voice_zh, ")");
+  choice.reason = absl::StrCat("English: ", english, "; Mandarin: ", mandarin);
+  return choice;
+}
+
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeStudioVoice(const StudioVoiceChoice& choice, const std::string& voice_zh,
+                                                           const std::string& voice_en,
+                                                           const NeuralDeviceFlags& neural, Logger* logger) {
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, MakeStudioVoice(voice_zh, voice_en));
+  if (logger != nullptr) logger->Info("tts", "voices", {{"choice", choice.reason}});
+  if (choice.english_dir.empty() && choice.mandarin_dir.empty()) return std::unique_ptr<TtsEngine>(std::move(espeak));
+  std::shared_ptr<TtsEngine> fallback = std::move(espeak);
+  auto neural_voice = [&](const std::string& dir) -> absl::StatusOr<std::shared_ptr<TtsEngine>> {
+    if (dir.empty()) return fallback;
+    TtsCommandOptions options;
+    options.engine = "vits";
+    options.model_dir = dir;
+    options.neural = neural;
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> engine, MakeTtsEngine(options, logger));
+    return std::shared_ptr<TtsEngine>(std::move(engine));
+  };
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<TtsEngine> english, neural_voice(choice.english_dir));
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<TtsEngine> mandarin, neural_voice(choice.mandarin_dir));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<BilingualVoice> voice, BilingualVoice::Create(english, mandarin));
+  return std::unique_ptr<TtsEngine>(std::move(voice));
 }
 
 VideoEncoderOptions StudioVideoOptions(const StudioLook& look, int fps, const std::string& preset, int crf,

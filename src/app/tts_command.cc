@@ -1,5 +1,8 @@
 #include "app/tts_command.h"
 
+#include "absl/strings/match.h"
+#include "app/studio.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -213,8 +216,16 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
     LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, EspeakEngine::Create());
     return std::unique_ptr<TtsEngine>(std::move(espeak));
   }
+  if (engine == "auto") {
+    const bool zh_voice = absl::StartsWith(absl::AsciiStrToLower(options.voice), "cmn") ||
+                          absl::StartsWith(absl::AsciiStrToLower(options.voice), "zh");
+    LC_ASSIGN_OR_RETURN(const StudioVoiceChoice choice,
+                        ChooseStudioVoice("auto", zh_voice ? options.voice : "", zh_voice ? "" : options.voice));
+    // The voice the choice names comes with the request (--voice), not the engine.
+    return MakeStudioVoice(choice, "", "", options.neural, logger);
+  }
   if (engine != "vits") {
-    return absl::InvalidArgumentError(absl::StrFormat("unknown --engine '%s' (use espeak or vits)", options.engine));
+    return absl::InvalidArgumentError(absl::StrFormat("unknown --engine '%s' (use auto, espeak or vits)", options.engine));
   }
   if (options.model_dir.empty()) {
     return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
@@ -225,6 +236,9 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
   request.model_dir = options.model_dir;
   request.device = options.neural.device;
   request.dtype = options.neural.dtype;
+  request.phonemize = [](std::string_view text, const std::string& voice) {
+    return EspeakEngine::PhonemizeIpa(text, voice);
+  };
   std::string placed_on;
   request.placed_on = &placed_on;
   absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
@@ -342,12 +356,14 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
   LC_RETURN_IF_ERROR(wav.Commit());
   if (timeline_file) LC_RETURN_IF_ERROR(timeline_file->Commit());
   summary.output = options.output_path;
+  summary.engine = engine.name();
   summary.timeline = options.timeline_path;
   return summary;
 }
 
 std::string TtsSummaryJson(const TtsSummary& s) {
   const nlohmann::json doc = {{"output", s.output},
+                              {"engine", s.engine},
                               {"timeline", s.timeline.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.timeline)},
                               {"duration_s", s.duration_s},
                               {"clauses", s.clauses},
@@ -359,8 +375,8 @@ std::string TtsSummaryJson(const TtsSummary& s) {
 }
 
 std::string TtsSummaryLine(const TtsSummary& s) {
-  std::string line = absl::StrFormat("wrote %s: %.1f s of speech in %d clause%s", s.output, s.duration_s, s.clauses,
-                                     s.clauses == 1 ? "" : "s");
+  std::string line = absl::StrFormat("wrote %s: %.1f s of speech in %d clause%s (%s)", s.output, s.duration_s,
+                                     s.clauses, s.clauses == 1 ? "" : "s", s.engine);
   if (s.time_to_first_audio_ms >= 0) {
     line += absl::StrFormat("; first audio after %.0f ms; %.3fx real time", s.time_to_first_audio_ms, s.rtf);
   }
@@ -411,7 +427,7 @@ Command AddTtsCommand(CLI::App& app) {
   tts_cmd->add_option("--rate", tts_options.rate, "Relative speaking rate (0-4]")->capture_default_str();
   tts_cmd->add_option("--pitch", tts_options.pitch, "Relative pitch (0-4]")->capture_default_str();
   tts_cmd->add_option("--volume", tts_options.volume, "Relative volume [0-4]")->capture_default_str();
-  tts_cmd->add_option("--engine", tts_options.engine, "espeak, or vits (a VITS / MMS-TTS checkpoint, --model)")
+  tts_cmd->add_option("--engine", tts_options.engine, "auto (the installed neural voice of each language, espeak-ng for the rest), espeak, or vits (a VITS / MMS-TTS / Piper checkpoint, --model)")
       ->capture_default_str();
   tts_cmd->add_option("--model", tts_options.model_dir, "VITS checkpoint directory for --engine vits (docs/models.md)");
   tts_cmd->add_option("--device", tts_options.neural.device, kDeviceFlagHelp)->capture_default_str();

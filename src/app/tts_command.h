@@ -32,7 +32,10 @@ struct TtsCommandOptions {
   std::string voice;               // empty: the language's default voice
   double rate = 1.0, pitch = 1.0, volume = 1.0;
   bool progress = false;           // draw a progress line on stderr
-  std::string engine = "espeak";   // espeak, or vits (a VITS / MMS-TTS checkpoint, --model)
+  // auto: the installed neural voice of each language, espeak-ng for the rest
+  // (app/studio.h ChooseStudioVoice; a --voice is espeak-ng's); espeak; or vits
+  // (a VITS / MMS-TTS / Piper checkpoint, --model).
+  std::string engine = "auto";
   std::string model_dir;           // --engine vits: the checkpoint directory (docs/models.md)
   NeuralDeviceFlags neural;        // --engine vits: --device, --dtype
 };
@@ -45,6 +48,7 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
 
 struct TtsSummary {
   std::string output;
+  std::string engine;                  // the TtsEngine's name ("piper+espeak-ng")
   std::string timeline;                // empty without --timeline
   double duration_s = 0;               // of the audio
   int clauses = 0;
@@ -61,7 +65,7 @@ struct TtsSummary {
 absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOptions& options, std::istream& input,
                                          Logger& logger, SignalWatcher* signals = nullptr);
 
-// {"output","timeline","duration_s","clauses","time_to_first_audio_ms","rtf","warnings"}.
+// {"output","engine","timeline","duration_s","clauses","time_to_first_audio_ms","rtf","warnings"}.
 std::string TtsSummaryJson(const TtsSummary& summary);
 // "wrote OUT.wav: 3.2 s of speech in 3 clauses; first audio after 15 ms; 0.04x real time".
 std::string TtsSummaryLine(const TtsSummary& summary);

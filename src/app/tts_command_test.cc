@@ -248,6 +248,7 @@ TEST_F(TtsCommandTest, BadInputIsAClearErrorAndLeavesNothingBehind) {
 
 TEST(MakeTtsEngineTest, DeviceAndDtypeAreForVitsOnly) {
   TtsCommandOptions options;
+  options.engine = "espeak";
   options.neural.device = "cuda";
   const absl::StatusOr<std::unique_ptr<TtsEngine>> engine = MakeTtsEngine(options);
   EXPECT_EQ(engine.status().code(), absl::StatusCode::kInvalidArgument);

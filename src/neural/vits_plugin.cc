@@ -10,6 +10,7 @@ extern "C" __attribute__((visibility("default"))) void lingcast_create_vits_tts(
   lingcast::neural::VitsTtsOptions options;
   options.model_dir = request.model_dir;
   options.seed = request.seed;
+  options.phonemize = request.phonemize;
   const absl::StatusOr<lingcast::neural::DeviceChoice> placement = lingcast::neural::CallNeural("--device", [&] {
     return lingcast::neural::ChooseDevice(request.device, request.dtype, lingcast::neural::EngineKind::kVits);
   });

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "tts/espeak_engine.h"
 #include "tts/tts_engine.h"
 
 namespace lingcast {
@@ -21,6 +23,12 @@ struct VitsPluginRequest {
   std::string device = "auto";
   std::string dtype = "auto";
   std::string* placed_on = nullptr;  // when set, receives where it was loaded ("cuda:0 float16")
+  // A Piper voice's phonemizer: the host's EspeakEngine::PhonemizeIpa. The
+  // plug-in carries its own copy of lingcast_tts, whose espeak-ng wrapper must
+  // not run beside the host's: both would drive the one libespeak-ng of the
+  // process (a second espeak_Initialize takes the synthesis callback from the
+  // host's engine, whose Mandarin then comes out silent).
+  std::function<absl::StatusOr<std::vector<IpaClause>>(std::string_view text, const std::string& voice)> phonemize;
 };
 
 // The plug-in's entry point, exported with C linkage under this name.

@@ -46,6 +46,11 @@ std::optional<Language> LanguageOfCode(const std::string& code) {
   return std::nullopt;
 }
 
+IpaPhonemizer PhonemizerOf(const VitsTtsOptions& options) {
+  if (options.phonemize) return options.phonemize;
+  return [](std::string_view text, const std::string& voice) { return EspeakEngine::PhonemizeIpa(text, voice); };
+}
+
 }  // namespace
 
 std::vector<TokenSpan> TokenTimeline(const std::vector<std::int64_t>& durations, std::int64_t hop_length) {
@@ -143,7 +148,7 @@ absl::StatusOr<std::unique_ptr<VitsTts>> VitsTts::Create(const VitsTtsOptions& o
                                                      ": they are from different voices"));
     }
     // An unknown espeak-ng voice is said at load, not at the first line.
-    if (auto probe = EspeakEngine::PhonemizeIpa("", phonemes->espeak_voice()); !probe.ok()) return probe.status();
+    if (auto probe = PhonemizerOf(options)("", phonemes->espeak_voice()); !probe.ok()) return probe.status();
     code = phonemes->language();
     piper = *std::move(phonemes);
   } else {
@@ -174,7 +179,7 @@ std::string VitsTts::LanguageCodeOfCheckpoint() const {
 
 absl::StatusOr<VitsEncoding> VitsTts::Encode(const std::string& text) const {
   if (piper_) {
-    LC_ASSIGN_OR_RETURN(const std::vector<IpaClause> clauses, EspeakEngine::PhonemizeIpa(text, piper_->espeak_voice()));
+    LC_ASSIGN_OR_RETURN(const std::vector<IpaClause> clauses, PhonemizerOf(options_)(text, piper_->espeak_voice()));
     return piper_->Encode(clauses);
   }
   return CallNeural("tokenizing", [&] { return tokenizer_->Encode(text); });

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,8 +28,15 @@
 
 namespace lingcast::neural {
 
+// Text -> espeak-ng IPA clauses in an espeak-ng voice (EspeakEngine::PhonemizeIpa).
+using IpaPhonemizer =
+    std::function<absl::StatusOr<std::vector<IpaClause>>(std::string_view text, const std::string& voice)>;
+
 struct VitsTtsOptions {
   std::string model_dir;
+  // A Piper voice's phonemizer; empty: EspeakEngine::PhonemizeIpa of this binary
+  // (in the plug-in, the host's is given: vits_plugin.h says why).
+  IpaPhonemizer phonemize;
   std::uint64_t seed = 0;  // the noise of every synthesis: the same text gives the same audio
   VitsModelOptions model;
   // On CUDA with graphs, Create records the graphs of these buckets
