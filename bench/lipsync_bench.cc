@@ -12,10 +12,17 @@
 //       en: frame agreement at 30 fps over the speech span, exact shape and
 //       shape class (closed / open / rounded); target >= 70%;
 //   (c) audio-only speed: x realtime, against the WebRTC VAD on the same audio
-//       (the reference measured in the same run).
+//       (the reference measured in the same run);
+//   (L) level independence (issue 19 item 5): each real recording and the
+//       espeak-ng sentences in a row, at their own level and 20 dB quieter, through
+//       what `lingcast lipsync` runs (LipSyncRecording, audio-only, 30 fps):
+//       mouth open (not A or X) in % of speech frames, at rest (A or X) in % of
+//       silent frames, onsets within one frame; targets >= 60 %, >= 80 %.
 //
-//   lipsync_bench [--confusion]   (--confusion prints features and reference x audio-only
-//                                  counts per language)
+//   lipsync_bench [--confusion | --levels | --fit]
+//     --confusion: features and reference x audio-only counts per language
+//     --levels:    only (L)
+//   lipsync_bench --frames FILE [GAIN_DB]: per-frame features and shapes of one file
 // Never fails on time.
 #include <algorithm>
 #include <array>
@@ -32,6 +39,7 @@
 #include "audio/audio_decoder.h"
 #include "audio/vad.h"
 #include "lipsync/audio_visemes.h"
+#include "lipsync/dialog_alignment.h"
 #include "lipsync/test_speech.h"
 #include "lipsync/viseme_compare.h"
 #include "lipsync/voiced_onsets.h"
@@ -244,49 +252,200 @@ void RealRecordings() {
   }
 }
 
-// More onsets with exact ground truth: espeak-ng sentences one after another
-// with pauses, the reference onsets being where the phoneme-driven track opens
-// the mouth (the synthesizer's own timing, no detector involved).
+// espeak-ng sentences one after another with pauses, in a quiet room (white
+// noise at about -65 dBFS); the reference onsets are where the phoneme-driven
+// track opens the mouth (the synthesizer's own timing, no detector involved).
+struct SentenceStream {
+  AudioBuffer audio;
+  std::vector<MediaTime> onsets;
+  std::vector<std::pair<MediaTime, MediaTime>> speech;  // mouth-open spans, joined across < 150 ms
+};
+
+SentenceStream BuildSentenceStream(EspeakEngine& engine, Language language) {
+  SentenceStream stream;
+  stream.audio.sample_rate = 16000;
+  int index = 0;
+  for (const std::string& text : AllSentences(language)) {
+    absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
+    if (!sample.ok() || sample->phonemes.phonemes.empty()) continue;
+    const auto pause = static_cast<size_t>(16000 * (0.3 + 0.1 * (index++ % 7)));
+    stream.audio.samples.insert(stream.audio.samples.end(), pause, 0.0f);
+    const MediaTime at = stream.audio.duration();
+    stream.audio.samples.insert(stream.audio.samples.end(), sample->audio.samples.begin(),
+                                sample->audio.samples.end());
+    // The phoneme-driven track's mouth-open onsets (m/b/p start closed: the
+    // mouth opens at the vowel after them), pauses >= 150 ms apart.
+    for (const VisemeCue& c : sample->reference.cues) {
+      const MediaTime start = at + c.start, end = at + c.end;
+      if (IsRest(c.shape)) continue;
+      if (!stream.speech.empty() && start - stream.speech.back().second < MediaTime::Millis(150)) {
+        stream.speech.back().second = end;
+      } else {
+        stream.speech.push_back({start, end});
+        stream.onsets.push_back(start);
+      }
+    }
+  }
+  uint32_t state = 7;
+  for (float& s : stream.audio.samples) {  // a quiet room: white noise at about -65 dBFS
+    state = state * 1664525u + 1013904223u;
+    s += (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 0.002f;
+  }
+  return stream;
+}
+
 void SynthesizedOnsets(EspeakEngine& engine) {
   std::printf("(a2) espeak-ng sentences in a row (pauses 0.3-0.9 s, -65 dBFS noise): onsets where the phoneme-driven "
               "track opens the mouth\n");
   for (Language language : {Language::kEn, Language::kZh}) {
-    AudioBuffer stream;
-    stream.sample_rate = 16000;
-    std::vector<MediaTime> onsets;
-    std::vector<std::pair<MediaTime, MediaTime>> speech;
-    int index = 0;
-    for (const std::string& text : AllSentences(language)) {
-      absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
-      if (!sample.ok() || sample->phonemes.phonemes.empty()) continue;
-      const auto pause = static_cast<size_t>(16000 * (0.3 + 0.1 * (index++ % 7)));
-      stream.samples.insert(stream.samples.end(), pause, 0.0f);
-      const MediaTime at = stream.duration();
-      stream.samples.insert(stream.samples.end(), sample->audio.samples.begin(), sample->audio.samples.end());
-      // The phoneme-driven track's mouth-open onsets (m/b/p start closed: the
-      // mouth opens at the vowel after them), pauses >= 150 ms apart.
-      for (const VisemeCue& c : sample->reference.cues) {
-        const MediaTime start = at + c.start, end = at + c.end;
-        if (IsRest(c.shape)) continue;
-        if (!speech.empty() && start - speech.back().second < MediaTime::Millis(150)) {
-          speech.back().second = end;
-        } else {
-          speech.push_back({start, end});
-          onsets.push_back(start);
-        }
-      }
-    }
-    uint32_t state = 7;
-    for (float& s : stream.samples) {  // a quiet room: white noise at about -65 dBFS
-      state = state * 1664525u + 1013904223u;
-      s += (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 0.002f;
-    }
-    absl::StatusOr<VisemeTrack> track = AudioToVisemes(stream);
+    const SentenceStream stream = BuildSentenceStream(engine, language);
+    absl::StatusOr<VisemeTrack> track = AudioToVisemes(stream.audio);
     if (!track.ok()) continue;
     std::string offsets;
-    const OnsetTally t = ScoreOnsets(*track, onsets, speech, stream.duration(), &offsets);
+    const OnsetTally t = ScoreOnsets(*track, stream.onsets, stream.speech, stream.audio.duration(), &offsets);
     std::printf("  %s: %s\n    offsets ms (mouth - speech):%s\n", language == Language::kZh ? "zh" : "en",
                 t.Summary().c_str(), offsets.c_str());
+  }
+}
+
+// (L) Level independence. What `lingcast lipsync` does without a dialog
+// (LipSyncRecording: the audio-only tracker, cues snapped to 30 fps frames),
+// scored on 30 fps frames: speech frames are those whose centre lies inside a
+// reference speech span, silent frames those outside every span widened by
+// 50 ms before and 200 ms after (the mouth may close late). The reference is
+// computed once, on the recording at its own level, and kept for the quieter
+// copy: the truth does not change with the volume.
+struct LevelScore {
+  int speech_frames = 0, open = 0;
+  int silent_frames = 0, resting = 0;
+  int onsets = 0, within = 0;
+  std::string offsets;
+  std::string Row() const {
+    auto share = [](int a, int b) { return b ? 100.0 * a / b : 0.0; };
+    return absl::StrFormat("open %5.1f%% of %4d   rest %5.1f%% of %4d   onsets %2d/%-2d", share(open, speech_frames),
+                           speech_frames, share(resting, silent_frames), silent_frames, within, onsets);
+  }
+};
+
+LevelScore ScoreLevel(const VisemeTrack& track, const std::vector<MediaTime>& onsets,
+                      const std::vector<std::pair<MediaTime, MediaTime>>& speech, MediaTime end) {
+  LevelScore score;
+  auto inside = [&](MediaTime t, MediaTime before, MediaTime after) {
+    for (const auto& [a, b] : speech) {
+      if (t >= a - before && t < b + after) return true;
+    }
+    return false;
+  };
+  for (int64_t k = 0;; ++k) {
+    const MediaTime t = MediaTime::Micros(static_cast<int64_t>((static_cast<double>(k) + 0.5) * 1e6 / kFps));
+    if (t >= end) break;
+    const bool rest = IsRest(track.At(t));
+    if (inside(t, MediaTime::Zero(), MediaTime::Zero())) {
+      ++score.speech_frames;
+      score.open += !rest;
+    } else if (!inside(t, MediaTime::Millis(50), MediaTime::Millis(200))) {
+      ++score.silent_frames;
+      score.resting += rest;
+    }
+  }
+  const std::vector<MediaTime> mouth = MouthOnsets(track);
+  for (MediaTime onset : onsets) {
+    const int64_t best = NearestOffset(mouth, onset);
+    ++score.onsets;
+    score.within += WithinFrame(best);
+    score.offsets += best > (1LL << 39) ? absl::StrFormat(" none@%.2fs", onset.seconds())
+                                        : absl::StrFormat(" %+d@%.2fs", static_cast<int>(best / 1000), onset.seconds());
+  }
+  return score;
+}
+
+AudioBuffer Scaled(const AudioBuffer& audio, float gain_db) {
+  AudioBuffer out = audio;
+  const float gain = std::pow(10.0f, gain_db / 20.0f);
+  for (float& s : out.samples) s *= gain;
+  return out;
+}
+
+float PeakDbfs(const AudioBuffer& audio) {
+  float peak = 0;
+  for (float s : audio.samples) peak = std::max(peak, std::abs(s));
+  return 20.0f * std::log10(std::max(peak, 1e-9f));
+}
+
+void ScoreAtLevels(const std::string& name, const AudioBuffer& audio, const std::vector<MediaTime>& onsets,
+                   const std::vector<std::pair<MediaTime, MediaTime>>& speech, const char* reference) {
+  std::printf("  %s (%.1f s, peak %.1f dBFS; reference: %s)\n", name.c_str(), audio.duration().seconds(),
+              PeakDbfs(audio), reference);
+  for (float gain : {0.0f, -20.0f}) {
+    const AudioBuffer scaled = Scaled(audio, gain);
+    for (bool after : {false, true}) {
+      RecordingLipSyncOptions options;
+      options.frame_rate = kFps;
+      options.audio.adapt_level = after;
+      absl::StatusOr<RecordingLipSync> result = LipSyncRecording(scaled, options);
+      if (!result.ok()) {
+        std::printf("    failed: %s\n", result.status().ToString().c_str());
+        continue;
+      }
+      const LevelScore score = ScoreLevel(result->track, onsets, speech, scaled.duration());
+      std::printf("    %-7s %-6s %s   offsets ms:%s\n", gain == 0 ? "own" : "-20 dB", after ? "after" : "before",
+                  score.Row().c_str(), score.offsets.c_str());
+    }
+  }
+}
+
+// --frames FILE [GAIN_DB]: the tracker's features and shapes per 10 ms frame of
+// one file, beside the voiced-speech reference (what the figures above hide).
+void DumpFrames(const char* file, float gain_db) {
+  absl::StatusOr<AudioBuffer> original = DecodeAudioFile(file, 16000);
+  if (!original.ok()) {
+    std::printf("%s\n", original.status().ToString().c_str());
+    return;
+  }
+  absl::StatusOr<VoicedSpeech> voiced = FindVoicedSpeech(*original);
+  const AudioBuffer audio = Scaled(*original, gain_db);
+  absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
+  tracker->EnableFeaturesLog();
+  VisemeTrack track;
+  AppendCues(track, *tracker->Push(audio));
+  AppendCues(track, tracker->Flush());
+  const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
+  std::printf("   t(s) ref level floor  peak sp  low  high  per  f1    f2   lpc1 lpc2  shape\n");
+  for (size_t k = 0; k < log.size(); ++k) {
+    const AudioFrameFeatures& f = log[k];
+    const MediaTime t = MediaTime::Micros(static_cast<int64_t>(k) * 10000 + 5000);
+    std::printf("%7.2f  %c %6.1f %5.1f %5.1f %d %5.2f %5.2f %4.2f %4.0f %5.0f %4.0f %4.0f  %c\n", t.seconds(),
+                voiced.ok() && voiced->InSpeech(t) ? 'S' : '.', f.level_db, f.floor_db, f.peak_db, f.speech ? 1 : 0,
+                f.low_ratio, f.high_ratio, f.periodicity, f.f1_hz, f.f2_hz, f.lpc_f1_hz, f.lpc_f2_hz,
+                VisemeLetter(track.At(t)));
+  }
+}
+
+void LevelIndependence(EspeakEngine* engine) {
+  std::printf("(L) level independence: `lingcast lipsync` (audio-only, 30 fps) at the recording's own level and 20 dB\n"
+              "    quieter; open = not A or X in speech frames (target >= 60%%), rest = A or X in silent frames (>= 80%%),\n"
+              "    onsets = mouth-open onsets within one frame; before = fixed-level tracker (adapt_level = false)\n");
+  const std::filesystem::path dir = std::filesystem::path(LINGCAST_SOURCE_DIR) / ".." / "shared" / "data" / "speech";
+  if (std::filesystem::is_directory(dir)) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(path.string(), 16000);
+      if (!audio.ok()) continue;
+      absl::StatusOr<VoicedSpeech> voiced = FindVoicedSpeech(*audio);
+      if (!voiced.ok()) continue;
+      ScoreAtLevels(path.filename().string(), *audio, voiced->onsets, voiced->segments,
+                    "voiced speech of the file at its own level (voiced_onsets.h)");
+    }
+  } else {
+    std::printf("  real recordings skipped: %s not found\n", dir.c_str());
+  }
+  if (engine == nullptr) return;
+  for (Language language : {Language::kEn, Language::kZh}) {
+    const SentenceStream stream = BuildSentenceStream(*engine, language);
+    ScoreAtLevels(language == Language::kZh ? "espeak-ng zh, 22 sentences" : "espeak-ng en, 22 sentences",
+                  stream.audio, stream.onsets, stream.speech, "espeak-ng's phoneme events (phoneme-driven track)");
   }
 }
 
@@ -521,7 +680,12 @@ void Speed() {
 int main(int argc, char** argv) {
   const bool confusion = argc > 1 && std::strcmp(argv[1], "--confusion") == 0;
   const bool fit = argc > 1 && std::strcmp(argv[1], "--fit") == 0;
-  if (!fit) lingcast::RealRecordings();
+  const bool levels = argc > 1 && std::strcmp(argv[1], "--levels") == 0;
+  if (argc > 2 && std::strcmp(argv[1], "--frames") == 0) {
+    lingcast::DumpFrames(argv[2], argc > 3 ? std::strtof(argv[3], nullptr) : 0.0f);
+    return 0;
+  }
+  if (!fit && !levels) lingcast::RealRecordings();
   lingcast::EspeakOptions espeak;
   // build/bench/lipsync_bench -> build/data/zh_lexicon.tsv, unless LINGCAST_DATA_DIR says otherwise.
   std::error_code error;
@@ -533,6 +697,10 @@ int main(int argc, char** argv) {
     lingcast::Fit(**engine);
     return 0;
   }
+  if (levels) {
+    lingcast::LevelIndependence(engine.ok() ? engine->get() : nullptr);
+    return 0;
+  }
   if (engine.ok()) {
     lingcast::SynthesizedOnsets(**engine);
     lingcast::Synthesized(**engine, confusion);
@@ -540,5 +708,6 @@ int main(int argc, char** argv) {
     std::printf("(b) skipped: %s\n", engine.status().ToString().c_str());
   }
   lingcast::Speed();
+  lingcast::LevelIndependence(engine.ok() ? engine->get() : nullptr);
   return 0;
 }

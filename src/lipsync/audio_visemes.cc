@@ -182,7 +182,16 @@ struct AudioVisemeTracker::State {
   float peak_db = -120;
   float previous_level_db = -120;
   bool have_floor = false;
+  // Under this a frame is digital silence, not the room. -85 dBFS with the
+  // fixed-level gate; with adapt_level -100 dBFS (about the quantization noise
+  // of 16-bit audio), or a quiet room turned down 20 dB (-85) would read as
+  // silence.
+  float digital_silence_db = -100.0f;
   static constexpr size_t kRecentUnvoiced = 30;
+  std::deque<float> sustained;  // the last three levels over digital silence (adapt_level)
+  static constexpr int kMaxUnvoicedRun = 50;  // 500 ms of "speech" without a voiced frame is the room
+  int frames_since_voice = 1 << 20;
+  bool last_was_room = true;  // the frame before was room sound (adapt_level's floor)
   std::deque<float> recent;  // levels of the last kRecentUnvoiced non-silent, unvoiced frames
   int frames_since_speech = 1 << 20;
 
@@ -239,6 +248,66 @@ struct AudioVisemeTracker::State {
     return buffer[static_cast<size_t>(index - buffer_start)];
   }
 
+  // The noise floor of the fixed-level tracker (adapt_level = false): drops at
+  // once, creeps up 3 dB/s (speech never drags it far). Digital silence
+  // (under -85 dBFS: padding, muted input) says nothing about the room, so it
+  // neither sets nor lowers the floor; the first real sound does, and a floor
+  // left far below it by a quiet start (a fade-in, a hum that was not there a
+  // moment ago) rises to the quietest of the last 30 frames that were not voiced.
+  void FixedLevelFloor(const AudioFrameFeatures& f) {
+    if (f.level_db >= digital_silence_db) {
+      if (f.periodicity < kVoiced) {  // the voice is not the room
+        recent.push_back(f.level_db);
+        if (recent.size() > kRecentUnvoiced) recent.pop_front();
+      }
+      if (!have_floor || f.level_db < floor_db) {
+        floor_db = f.level_db;
+        have_floor = true;
+      } else {
+        const float quietest = recent.empty() ? floor_db : *std::min_element(recent.begin(), recent.end());
+        floor_db = std::max(floor_db + 0.03f, recent.size() == kRecentUnvoiced ? quietest : floor_db);
+      }
+    } else if (!have_floor) {
+      floor_db = digital_silence_db;
+    }
+  }
+
+  // The adaptive noise floor (adapt_level), where the fixed one went wrong on
+  // real recordings:
+  //   * it drops to a level held for three frames (the loudest of the last
+  //     three), not to any single frame: en-jfk fades in from digital silence
+  //     through one -93 dBFS frame into a -42 dBFS hum, and that one frame as
+  //     the floor made the hum 50 dB of "speech";
+  //   * it creeps up (3 dB/s) only over room frames (last_was_room), not
+  //     through speech: over AISHELL's 2.6 s phrase without a pause it crept
+  //     from -57 to -49 dBFS and the quiet ends of syllables fell under the gate;
+  //   * it rises to the quietest of the last 30 room frames, not of any 30
+  //     unvoiced frames: inside a quiet Mandarin phrase those were an /x/, a
+  //     weak /i/ and closures, and lifted the floor 12 dB mid-phrase.
+  // Digital silence is under -100 dBFS here (about 16-bit quantization noise).
+  void AdaptFloor(const AudioFrameFeatures& f) {
+    if (f.level_db < digital_silence_db) {
+      sustained.clear();
+      if (!have_floor) floor_db = digital_silence_db;
+      return;
+    }
+    sustained.push_back(f.level_db);
+    if (sustained.size() > 3) sustained.pop_front();
+    if (sustained.size() == 3) {
+      const float held = *std::max_element(sustained.begin(), sustained.end());
+      if (!have_floor || held < floor_db) {
+        floor_db = held;
+        have_floor = true;
+        return;
+      }
+    }
+    if (!have_floor) return;  // the first frames of real sound: nothing to measure against yet
+    if (last_was_room) floor_db += 0.03f;
+    if (recent.size() == kRecentUnvoiced) {
+      floor_db = std::max(floor_db, *std::min_element(recent.begin(), recent.end()));
+    }
+  }
+
   AudioFrameFeatures Analyse(int64_t frame) {
     AudioFrameFeatures f;
     const int64_t first = frame * kHop + kHop / 2 - kHalfWindow;
@@ -258,7 +327,7 @@ struct AudioVisemeTracker::State {
     f.zcr = static_cast<float>(crossings) / kHop;
     f.level_db = ToDb(energy / (kWindow / 2.0));  // Hann's mean square is 1/2... of its sum
     // Only frames that could pass a gate need it (it costs two 1024-point FFTs).
-    const bool could_pass = f.level_db > -85.0f && f.level_db > floor_db + options.gate_db / 2 - 1;
+    const bool could_pass = f.level_db > digital_silence_db && f.level_db > floor_db + options.gate_db / 2 - 1;
     if (could_pass) {
       const std::vector<float> r = Autocorrelation(fft);
       f.periodicity = Periodicity(r);
@@ -298,26 +367,10 @@ struct AudioVisemeTracker::State {
     f.f2_hz = f2_power > 0 ? static_cast<float>(f2_moment / f2_power) : 0;
     for (size_t b = 0; b < bands.size(); ++b) f.band_db[b] = ToDb(bands[b] + 1e-9) - ToDb(total + 1e-9);
 
-    // Noise floor: drops at once, creeps up 3 dB/s (speech never drags it far).
-    // Digital silence (under -85 dBFS: padding, muted input) says nothing about
-    // the room, so it neither sets nor lowers the floor; the first real sound
-    // does, and a floor left far below it by a quiet start (a fade-in, a hum
-    // that was not there a moment ago) rises to the quietest of the last 30
-    // frames that were not voiced.
-    if (f.level_db >= -85.0f) {
-      if (f.periodicity < kVoiced) {  // the voice is not the room
-        recent.push_back(f.level_db);
-        if (recent.size() > kRecentUnvoiced) recent.pop_front();
-      }
-      if (!have_floor || f.level_db < floor_db) {
-        floor_db = f.level_db;
-        have_floor = true;
-      } else {
-        const float quietest = *std::min_element(recent.begin(), recent.end());
-        floor_db = std::max(floor_db + 0.03f, recent.size() == kRecentUnvoiced ? quietest : floor_db);
-      }
-    } else if (!have_floor) {
-      floor_db = -85.0f;
+    if (options.adapt_level) {
+      AdaptFloor(f);
+    } else {
+      FixedLevelFloor(f);
     }
     f.floor_db = floor_db;
     // Fricatives (s, sh, f) are quiet but hiss: they need only 2/3 of the gate;
@@ -325,7 +378,15 @@ struct AudioVisemeTracker::State {
     const bool hiss = f.high_ratio > 0.3f && f.zcr > 0.25f;
     const bool voiced = f.periodicity >= kVoiced;
     const float gate = voiced ? options.gate_db / 2 : hiss ? options.gate_db * 2 / 3 : options.gate_db;
-    f.speech = f.level_db > floor_db + gate && f.level_db > options.silence_dbfs - (options.gate_db - gate);
+    // The lowest level that can be speech. Fixed (silence_dbfs), a quiet
+    // speaker's whole phrase was under it: AISHELL 20 dB quieter (speech at
+    // -53..-66 dBFS) kept the mouth shut in 93% of its speech. With
+    // adapt_level it is relative to the speaker instead: `speech_range_db`
+    // under the running speech peak, so the same sound gets the same decision
+    // at any volume (the floor is relative already).
+    const float lowest = options.adapt_level ? peak_db - options.speech_range_db : options.silence_dbfs;
+    f.speech = f.level_db > floor_db + gate && f.level_db > lowest - (options.gate_db - gate);
+    if (options.adapt_level && !have_floor) f.speech = false;
     // From rest, only what a mouth makes opens it: voicing, a clear hiss, or
     // loud sound with energy above 350 Hz. A hum (all low, with or without a
     // pitch) or a breath (a weak, diffuse hiss) leaves it closed.
@@ -340,6 +401,19 @@ struct AudioVisemeTracker::State {
       // A burst or a vowel starts within a frame or two; a breath swells.
       const bool sharp_rise = f.level_db > previous_level_db + 8.0f && f.low_ratio < 0.7f;
       f.speech = clear_hiss || loud_and_bright || sharp_rise;
+    }
+    if (voiced && f.speech) {
+      frames_since_voice = 0;
+    } else {
+      ++frames_since_voice;
+    }
+    // The room, for the adaptive floor: a frame that is neither voiced nor
+    // speech, or any unvoiced frame once the "speech" has gone without a voiced
+    // frame for kMaxUnvoicedRun (a fan switched on reads as speech only that long).
+    last_was_room = !voiced && (!f.speech || frames_since_voice > kMaxUnvoicedRun);
+    if (options.adapt_level && f.level_db >= digital_silence_db && last_was_room) {
+      recent.push_back(f.level_db);
+      if (recent.size() > kRecentUnvoiced) recent.pop_front();
     }
     if (f.speech) {
       peak_db = std::max(peak_db - 0.06f, f.level_db);
@@ -438,6 +512,7 @@ absl::StatusOr<AudioVisemeTracker> AudioVisemeTracker::Create(const AudioVisemeO
   }
   auto state = std::make_unique<State>();
   state->options = options;
+  state->digital_silence_db = options.adapt_level ? -100.0f : -85.0f;
   state->lookahead_frames = static_cast<int>(options.lookahead.micros() / kFrame.micros());
   state->hold_frames = static_cast<int>(options.min_hold.micros() / kFrame.micros());
   state->closure_frames = static_cast<int>(options.closure_max.micros() / kFrame.micros());

@@ -58,11 +58,18 @@ struct AudioVisemeOptions {
   MediaTime min_hold = MediaTime::Millis(60);   // shortest cue except closures and silence
   MediaTime closure_max = MediaTime::Millis(50);  // silence inside speech shown as A up to this
   float gate_db = 12.0f;         // speech: this far above the noise floor ...
-  float silence_dbfs = -50.0f;  // ... and above this absolute level
+  float silence_dbfs = -50.0f;  // ... and above this absolute level (adapt_level = false)
+  float speech_range_db = 40.0f;  // ... or, with adapt_level, at most this far under the speech peak
   // Speech frames are labelled by the fitted shape model (audio_viseme_model.h,
   // fitted by `lipsync_bench --fit` on the tuning sentences); false: the older
   // hand-set rules (kept to compare against in the benchmark).
   bool fitted_shapes = true;
+  // Level-independent decisions (issue 19): every level threshold relative to
+  // the noise floor or the speaker's running peak, none absolute but digital
+  // silence (-100 dBFS), so a recording 20 dB quieter gets the same cues; and
+  // the floor learns only from frames that are not speech. false: the fixed
+  // -50 dBFS gate of before, kept to compare against in the benchmark.
+  bool adapt_level = true;
 };
 
 inline constexpr size_t kShapeBands = 12;  // spectral-shape bands, mel-spaced 100-6000 Hz
