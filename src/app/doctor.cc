@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "app/model_dirs.h"
 #include "app/neural_plugin.h"
+#include "app/studio.h"
+#include "app/whisper_recognizer.h"
 #include "compose/font.h"
 #include "nlohmann/json.hpp"
 #include "audio/av_util.h"
@@ -90,6 +92,22 @@ DoctorCheck CheckNeuralRuntime() {
 }
 #endif  // LINGCAST_HAVE_NEURAL
 
+// What --tts auto speaks with; not OK (with the install step) while English
+// falls back to espeak-ng, which a recognizer misunderstands several times as
+// often (docs/models.md).
+DoctorCheck CheckAnchorVoice() {
+  DoctorCheck check;
+  check.name = "avatar voice";
+  const absl::StatusOr<StudioVoiceChoice> choice = ChooseStudioVoice("auto", "", "");
+  check.ok = choice.ok() && !choice->english_dir.empty();
+  check.detail = choice.ok() ? absl::StrCat("--tts auto: ", choice->reason) : std::string(choice.status().message());
+  if (!check.ok) {
+    check.fix = NeuralEnginesBuilt() ? "run scripts/install-deps.sh (installs and converts the Piper English voice)"
+                                     : "install libtorch-dev (scripts/install-deps.sh) and rebuild";
+  }
+  return check;
+}
+
 }  // namespace
 
 std::vector<DoctorCheck> RunDoctorChecks() {
@@ -103,10 +121,12 @@ std::vector<DoctorCheck> RunDoctorChecks() {
 #ifdef LINGCAST_HAVE_NEURAL
       CheckModelDirectories(ModelRoots(), /*neural_built=*/true),
       CheckSpeechRecognizer(/*neural_built=*/true),
+      CheckAnchorVoice(),
       CheckNeuralRuntime(),
 #else
       CheckModelDirectories(ModelRoots(), /*neural_built=*/false),
       CheckSpeechRecognizer(/*neural_built=*/false),
+      CheckAnchorVoice(),
 #endif
   };
 }

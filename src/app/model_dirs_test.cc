@@ -216,6 +216,7 @@ TEST(StudioVoiceChoice, AutoTakesTheInstalledEnglishVoice) {
 }
 
 TEST(StudioVoiceChoice, WithoutTheVoiceItIsEspeakAndSaysHowToGetIt) {
+  setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);  // espeak-ng's Mandarin lexicon, as other suites
   ScopedModelsRoot models("none");
   const absl::StatusOr<StudioVoiceChoice> choice = ChooseStudioVoice("auto", "", "");
   ASSERT_TRUE(choice.ok());

@@ -1,5 +1,7 @@
 #include "app/speech_follower.h"
 
+#include <unistd.h>
+
 #include <optional>
 
 #include "asr/pocketsphinx_engine.h"
@@ -64,7 +66,9 @@ std::vector<FollowerLine> Lines() {
 std::shared_ptr<PocketsphinxModel> ScriptModel(const std::vector<FollowerLine>& lines) {
   std::string script;
   for (const FollowerLine& line : lines) script += "en: " + line.source + " | zh: " + line.translation + "\n";
-  const std::string path = ::testing::TempDir() + "/speech_follower.script";
+  // One file per process: ctest runs this suite's tests side by side, and a
+  // shared path was read by one while another rewrote it (an empty script).
+  const std::string path = ::testing::TempDir() + "/speech_follower." + std::to_string(::getpid()) + ".script";
   FILE* file = std::fopen(path.c_str(), "w");
   std::fputs(script.c_str(), file);
   std::fclose(file);
