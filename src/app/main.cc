@@ -4,6 +4,7 @@
 //   1 internal failure; 130 interrupted (SIGINT/SIGTERM; nothing half-written).
 // Each subcommand's flags and run live beside its job (app/command.h).
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -70,4 +71,14 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace lingcast
 
-int main(int argc, char** argv) { return lingcast::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // The neural engines' OpenMP threads sleep when out of work instead of
+  // spinning (libgomp reads this when the plug-in loads it). A show runs several
+  // engines at once on few cores (Whisper's partials beside the voice beside x264):
+  // spinning workers took the cores the others needed. Measured on 2 cores,
+  // live zh->en on AISHELL with Whisper base and the Piper voice, twice each:
+  // CPU 117-139% -> 43-45%, decision to first sample 830-1563 -> 663-730 ms.
+  // A value the user set wins.
+  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  return lingcast::Main(argc, argv);
+}
