@@ -127,9 +127,10 @@ bool WhisperAsrSession::word_times() const {
 }
 
 WhisperResult WhisperAsrSession::DecodeWindow(std::size_t at, std::size_t count, bool continue_committed,
-                                              bool word_times) const {
+                                              bool word_times, bool keep_encoder_output) const {
   WhisperOptions o;
   o.word_timestamps = word_times;
+  o.keep_encoder_output = keep_encoder_output;
   o.encode_heard_only = options_.encode_heard_only;
   o.language = language_;
   o.task = options_.task;
@@ -157,7 +158,7 @@ std::int64_t WhisperAsrSession::SpokenAtMost(std::size_t samples) const {
   return 10 + static_cast<std::int64_t>(options_.max_tokens_per_second * static_cast<double>(samples) / kAsrSampleRate);
 }
 
-std::string WhisperAsrSession::TranslateWindow() const {
+std::string WhisperAsrSession::TranslateWindow(const torch::Tensor& first_encoded) const {
   std::vector<std::int64_t> english;
   for (std::size_t at = 0; at < audio_.size(); at += window_samples()) {
     const std::size_t count = std::min(window_samples(), audio_.size() - at);
@@ -173,6 +174,7 @@ std::string WhisperAsrSession::TranslateWindow() const {
     // As DecodeWindow: no more tokens than speech of this length could hold.
     o.max_new_tokens = std::max<std::int64_t>(
         1, std::min<std::int64_t>(transcriber_->model().config().max_length - 4, SpokenAtMost(count)));
+    if (at == 0) o.encoder_output = first_encoded;
     const WhisperResult r = transcriber_->Transcribe(audio_.data() + at, static_cast<std::int64_t>(count), o);
     for (std::int64_t id : r.tokens) {
       if (id < transcriber_->special().end_of_text) english.push_back(id);
@@ -358,9 +360,12 @@ absl::StatusOr<AsrHypothesis> WhisperAsrSession::Finish() {
                                 start + MediaTime::FromSamples(static_cast<std::int64_t>(trimmed_), kAsrSampleRate));
     // The first window continues the committed words; any further ones (an
     // utterance past 30 s that no partial trimmed) are decoded on their own.
+    const bool translate = options_.also_translate && options_.task == WhisperTask::kTranscribe;
+    torch::Tensor first_encoded;  // the first window's, for its translation
     for (std::size_t at = 0; at < audio_.size(); at += window_samples()) {
       const std::size_t count = std::min(window_samples(), audio_.size() - at);
-      const WhisperResult r = DecodeWindow(at, count, /*continue_committed=*/at == 0, timed);
+      WhisperResult r = DecodeWindow(at, count, /*continue_committed=*/at == 0, timed, translate && at == 0);
+      if (at == 0) first_encoded = std::move(r.encoder_output);
       if (language_.empty()) language_ = r.language;
       no_speech = std::max(no_speech, r.no_speech_probability);
       // Whisper's no-speech rule drops a window, but never words already committed.
@@ -391,10 +396,7 @@ absl::StatusOr<AsrHypothesis> WhisperAsrSession::Finish() {
     }
     AsrHypothesis hypothesis = timed ? Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true, std::move(words))
                                      : Hypothesis(speech ? Text(text) : "", no_speech, /*final=*/true);
-    if (options_.also_translate && options_.task == WhisperTask::kTranscribe && !hypothesis.text.empty() &&
-        language_ != "en") {
-      hypothesis.translation = TranslateWindow();
-    }
+    if (translate && !hypothesis.text.empty() && language_ != "en") hypothesis.translation = TranslateWindow(first_encoded);
     return hypothesis;
   });
   Reset();

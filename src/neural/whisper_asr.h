@@ -126,7 +126,9 @@ class WhisperAsrSession : public AsrSession {
         language_(options_.language) {}
 
   // One decode of `count` window samples from `at`, continuing the committed text.
-  WhisperResult DecodeWindow(std::size_t at, std::size_t count, bool continue_committed, bool word_times = false) const;
+  // `keep_encoder_output`: the result carries the encoder's output (for TranslateWindow).
+  WhisperResult DecodeWindow(std::size_t at, std::size_t count, bool continue_committed, bool word_times = false,
+                             bool keep_encoder_output = false) const;
   // Drops the audio of committed words up to the last committed segment end
   // once the window is longer than trim_after (or the committed words would
   // crowd the decoder's positions).
@@ -135,8 +137,10 @@ class WhisperAsrSession : public AsrSession {
   std::string Text(const std::vector<std::int64_t>& text_tokens) const;
   // The most tokens speech of `samples` could hold (max_tokens_per_second).
   std::int64_t SpokenAtMost(std::size_t samples) const;
-  // The window's audio in English (Whisper's translate task), window by window.
-  std::string TranslateWindow() const;
+  // The window's audio in English (Whisper's translate task), window by window;
+  // `first_encoded`: the encoder's output of the first window, when the final
+  // decode kept it (the same audio: not encoded again).
+  std::string TranslateWindow(const torch::Tensor& first_encoded) const;
   // `timed`: words with their times (final only); without them the words share
   // the span by length.
   AsrHypothesis Hypothesis(std::string text, double no_speech, bool final,

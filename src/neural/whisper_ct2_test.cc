@@ -697,3 +697,34 @@ TEST_F(RealWhisper, BaseHearsAishellInMandarin) {
 
 }  // namespace
 }  // namespace lingcast::neural
+
+namespace lingcast::neural {
+namespace {
+
+// A second task on the same audio reuses the first one's encoder output: the
+// English of AISHELL is the same tokens as when it is encoded again.
+TEST_F(RealWhisper, TheEncoderOutputOfOneDecodeServesTheNextTask) {
+  if (!Have("whisper-base", "zh-aishell-BAC009S0764W0121.wav")) GTEST_SKIP() << skip_;
+  const auto transcriber = WhisperTranscriber::Load(model_dir_);
+  const std::vector<float> audio = ReadWav16k(audio_path_);
+  const auto count = static_cast<std::int64_t>(audio.size());
+  WhisperOptions o;
+  o.language = "zh";
+  o.timestamps = true;
+  o.encode_heard_only = true;
+  o.keep_encoder_output = true;
+  const WhisperResult chinese = transcriber->Transcribe(audio.data(), count, o);
+  ASSERT_TRUE(chinese.encoder_output.defined());
+  o.keep_encoder_output = false;
+  o.task = WhisperTask::kTranslate;
+  const WhisperResult encoded_again = transcriber->Transcribe(audio.data(), count, o);
+  o.encoder_output = chinese.encoder_output;
+  const WhisperResult reused = transcriber->Transcribe(audio.data(), count, o);
+  std::cout << "[ heard    ] base translating AISHELL: " << reused.text << "\n";
+  EXPECT_FALSE(reused.text.empty());
+  EXPECT_EQ(reused.tokens, encoded_again.tokens);
+  EXPECT_FALSE(encoded_again.encoder_output.defined());  // kept only when asked
+}
+
+}  // namespace
+}  // namespace lingcast::neural

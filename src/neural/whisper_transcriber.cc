@@ -227,8 +227,11 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
     Fail(ErrorCode::kInvalidArgument, "TranscribeFeatures takes one window of features (1, mels, frames), not " +
                                           ShapeString(features.sizes().vec()));
   }
-  const torch::Tensor encoded = model_->Encode(features);
+  const torch::Tensor encoded = options.encoder_output.defined() ? options.encoder_output : model_->Encode(features);
   WhisperResult result;
+  // A copy: on CUDA the encoder may hand out a graph's static buffer, which the
+  // next encode of any session overwrites.
+  if (options.keep_encoder_output) result.encoder_output = encoded.clone();
   result.language = options.language;
   if (multilingual() && options.language.empty()) {
     const auto detected = DetectLanguage(encoded);

@@ -62,6 +62,11 @@ struct WhisperOptions {
   // costs in accuracy on real speech.
   bool encode_heard_only = false;
   std::int64_t heard_margin_frames = 100;  // 1 s
+  // The encoder's output for these same samples and encoding options, from an
+  // earlier decode (WhisperResult::encoder_output): used instead of encoding
+  // again (a second task on one utterance: its transcript, then its English).
+  torch::Tensor encoder_output;
+  bool keep_encoder_output = false;  // return it in WhisperResult::encoder_output
 };
 
 struct WhisperSegment {
@@ -84,6 +89,7 @@ struct WhisperResult {
   // end), and the words of the text tokens (prefix_tokens' too) with their spans.
   std::vector<double> token_timestamps;
   std::vector<WhisperWordTiming> words;
+  torch::Tensor encoder_output;  // with keep_encoder_output: (1, positions, d_model)
 };
 
 // The ids of Whisper's special tokens in one checkpoint.
