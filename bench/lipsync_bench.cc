@@ -410,14 +410,14 @@ void DumpFrames(const char* file, float gain_db) {
   AppendCues(track, *tracker->Push(audio));
   AppendCues(track, tracker->Flush());
   const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
-  std::printf("   t(s) ref level floor  peak sp  low  high  per  f1    f2   lpc1 lpc2  shape\n");
+  std::printf("   t(s) ref level floor  peak sp  low  high  per  f1    f2   lpc1 lpc2  tilt  zcr  shape\n");
   for (size_t k = 0; k < log.size(); ++k) {
     const AudioFrameFeatures& f = log[k];
     const MediaTime t = MediaTime::Micros(static_cast<int64_t>(k) * 10000 + 5000);
-    std::printf("%7.2f  %c %6.1f %5.1f %5.1f %d %5.2f %5.2f %4.2f %4.0f %5.0f %4.0f %4.0f  %c\n", t.seconds(),
+    std::printf("%7.2f  %c %6.1f %5.1f %5.1f %d %5.2f %5.2f %4.2f %4.0f %5.0f %4.0f %4.0f %5.1f %4.2f  %c\n", t.seconds(),
                 voiced.ok() && voiced->InSpeech(t) ? 'S' : '.', f.level_db, f.floor_db, f.peak_db, f.speech ? 1 : 0,
-                f.low_ratio, f.high_ratio, f.periodicity, f.f1_hz, f.f2_hz, f.lpc_f1_hz, f.lpc_f2_hz,
-                VisemeLetter(track.At(t)));
+                f.low_ratio, f.high_ratio, f.periodicity, f.f1_hz, f.f2_hz, f.lpc_f1_hz, f.lpc_f2_hz, f.tilt_db,
+                f.zcr, VisemeLetter(track.At(t)));
   }
 }
 
@@ -479,11 +479,13 @@ void Synthesized(EspeakEngine& engine, bool confusion) {
   std::array<FeatureSums, kVisemeCount> sums{};
   AudioVisemeOptions rules;
   rules.fitted_shapes = false;
+  AudioVisemeOptions fixed_level;  // the fitted model behind the tracker of before issue 19
+  fixed_level.adapt_level = false;
   for (Language language : {Language::kEn, Language::kZh}) {
     for (bool held_out : {false, true}) {
       counts = {};
       sums = {};
-      ShapeTally fitted_tally, rules_tally;
+      ShapeTally fitted_tally, rules_tally, fixed_tally;
       const std::vector<std::string>& sentences = held_out ? HeldOutSentences(language) : SampleSentences(language);
       for (const std::string& text : sentences) {
         absl::StatusOr<SpokenSample> sample = SpeakForLipSync(engine, text, language);
@@ -493,7 +495,8 @@ void Synthesized(EspeakEngine& engine, bool confusion) {
         }
         absl::StatusOr<VisemeTrack> fitted_track = AudioToVisemes(sample->audio);
         absl::StatusOr<VisemeTrack> rules_track = AudioToVisemes(sample->audio, rules);
-        if (!fitted_track.ok() || !rules_track.ok()) continue;
+        absl::StatusOr<VisemeTrack> fixed_track = AudioToVisemes(sample->audio, fixed_level);
+        if (!fitted_track.ok() || !rules_track.ok() || !fixed_track.ok()) continue;
         if (confusion) {
           // Mean features per reference shape.
           absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
@@ -523,6 +526,7 @@ void Synthesized(EspeakEngine& engine, bool confusion) {
           const Viseme reference = sample->reference.At(t);
           fitted_tally.Add(reference, fitted_track->At(t));
           rules_tally.Add(reference, rules_track->At(t));
+          fixed_tally.Add(reference, fixed_track->At(t));
           ++counts[static_cast<size_t>(reference)][static_cast<size_t>(fitted_track->At(t))];
         }
       }
@@ -531,6 +535,8 @@ void Synthesized(EspeakEngine& engine, bool confusion) {
                   sentences.size(), fitted_tally.Summary().c_str());
       std::printf("  %s %-8s                hand rules:   %s\n", name, held_out ? "held-out" : "tuning",
                   rules_tally.Summary().c_str());
+      std::printf("  %s %-8s                fixed level:  %s\n", name, held_out ? "held-out" : "tuning",
+                  fixed_tally.Summary().c_str());
       if (confusion) {
         std::printf("  mean features per phoneme-driven shape (10 ms frames)\n");
         for (int i = 0; i < kVisemeCount; ++i) {

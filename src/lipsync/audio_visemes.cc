@@ -22,6 +22,7 @@ constexpr int kMinLag = 40;           // 400 Hz
 constexpr int kMaxLag = 200;          // 80 Hz: longer lags leave too little of the 32 ms window
 constexpr float kVoiced = 0.6f;       // periodicity of a voiced frame
 constexpr float kClosedMinLowRatio = 0.7f;
+constexpr float kClosedUnderPeakDb = 6.0f;  // 10 cost 3 espeak-ng onsets (murmurs shown open); 6 one
 
 // In-place radix-2 FFT (size a power of two).
 void Fft(std::vector<std::complex<float>>& a) {
@@ -118,16 +119,14 @@ Formants LpcFormants(const std::vector<float>& r) {
   return formants;
 }
 
-// The most likely shape under the fitted linear (softmax) model. Closed lips
-// (A) let out only a nasal murmur, energy mostly under 350 Hz: sound with more
-// above that cannot be A, whatever the model says (a real voice's soft onset
-// looks like espeak-ng's quiet closures to it).
-Viseme FittedShape(const std::array<float, kShapeModelInputs>& inputs, float low_ratio) {
+// The most likely shape under the fitted linear (softmax) model; A only where
+// `may_close` (State::MayClose: what closed lips can let out).
+Viseme FittedShape(const std::array<float, kShapeModelInputs>& inputs, bool may_close) {
   Viseme best = Viseme::kB;
   float best_score = -1e30f;
   for (int v = 0; v < kVisemeCount; ++v) {
     if (static_cast<Viseme>(v) == Viseme::kX) continue;  // silence is decided by the gate
-    if (static_cast<Viseme>(v) == Viseme::kA && low_ratio < kClosedMinLowRatio) continue;
+    if (static_cast<Viseme>(v) == Viseme::kA && !may_close) continue;
     const auto& w = kShapeModelWeights[static_cast<size_t>(v)];
     float score = w[kShapeModelInputs];  // bias
     for (int i = 0; i < kShapeModelInputs; ++i) {
@@ -188,9 +187,21 @@ struct AudioVisemeTracker::State {
   // silence.
   float digital_silence_db = -100.0f;
   static constexpr size_t kRecentUnvoiced = 30;
-  std::deque<float> sustained;  // the last three levels over digital silence (adapt_level)
-  static constexpr int kMaxUnvoicedRun = 50;  // 500 ms of "speech" without a voiced frame is the room
+  // The adaptive floor rises to the quietest room frame once it has this many
+  // (room frames are never speech, so fewer are needed than the fixed path's
+  // 30 unvoiced ones): en-jfk's hum after digital silence lasts 25 frames
+  // before the voice, and with 30 the floor was still -100 dBFS when the
+  // phrase ended, so the hum after it was "speech".
+  static constexpr size_t kRecentRoomMin = 10;
+  // Frames after one of digital silence whose 32 ms windows still hold some of
+  // it (the window reaches 26 ms before the frame's end): transitions, not
+  // levels of the room or of a mouth.
+  static constexpr int kStraddlingFrames = 3;
+  int frames_since_digital_silence = 1 << 20;
+  static constexpr int kMaxUnvoicedRun = 30;  // 300 ms of "speech" without a voiced frame is the room
   int frames_since_voice = 1 << 20;
+  static constexpr int kBridgeFrames = 10;  // weak sound within 100 ms of speech continues it (adapt_level)
+  int frames_since_strong = 1 << 20;
   bool last_was_room = true;  // the frame before was room sound (adapt_level's floor)
   std::deque<float> recent;  // levels of the last kRecentUnvoiced non-silent, unvoiced frames
   int frames_since_speech = 1 << 20;
@@ -273,37 +284,42 @@ struct AudioVisemeTracker::State {
   }
 
   // The adaptive noise floor (adapt_level), where the fixed one went wrong on
-  // real recordings:
-  //   * it drops to a level held for three frames (the loudest of the last
-  //     three), not to any single frame: en-jfk fades in from digital silence
-  //     through one -93 dBFS frame into a -42 dBFS hum, and that one frame as
-  //     the floor made the hum 50 dB of "speech";
+  // real recordings. It drops at once to any quieter frame, as before, but:
+  //   * not to the kStraddlingFrames after digital silence, whose windows
+  //     straddle it: en-jfk fades in from digital silence through one
+  //     -93 dBFS frame into a -42 dBFS hum, and that one frame as the floor
+  //     made the hum 50 dB of "speech"; 20 dB quieter, the same frame is
+  //     digital silence itself, so the two copies got floors 4 dB apart.
+  //     (Dropping only to a level held for 2-3 frames instead lifted the floor
+  //     of speech without pauses -- espeak-ng clips -- and cost 4-10 points of
+  //     exact-shape agreement.) A stream that starts in digital silence has
+  //     digital silence as its floor: sound straight after it is not the room
+  //     (a TTS clip's first vowel set the floor and never opened the mouth);
   //   * it creeps up (3 dB/s) only over room frames (last_was_room), not
   //     through speech: over AISHELL's 2.6 s phrase without a pause it crept
   //     from -57 to -49 dBFS and the quiet ends of syllables fell under the gate;
-  //   * it rises to the quietest of the last 30 room frames, not of any 30
-  //     unvoiced frames: inside a quiet Mandarin phrase those were an /x/, a
-  //     weak /i/ and closures, and lifted the floor 12 dB mid-phrase.
+  //   * it rises to the quietest of the last 30 room frames (once there are
+  //     kRecentRoomMin), not of any 30 unvoiced frames: inside a quiet
+  //     Mandarin phrase those were an /x/, a weak /i/ and closures, and lifted
+  //     the floor 12 dB mid-phrase.
   // Digital silence is under -100 dBFS here (about 16-bit quantization noise).
   void AdaptFloor(const AudioFrameFeatures& f) {
     if (f.level_db < digital_silence_db) {
-      sustained.clear();
-      if (!have_floor) floor_db = digital_silence_db;
+      frames_since_digital_silence = 0;
+      if (!have_floor) {
+        floor_db = digital_silence_db;
+        have_floor = true;
+      }
       return;
     }
-    sustained.push_back(f.level_db);
-    if (sustained.size() > 3) sustained.pop_front();
-    if (sustained.size() == 3) {
-      const float held = *std::max_element(sustained.begin(), sustained.end());
-      if (!have_floor || held < floor_db) {
-        floor_db = held;
-        have_floor = true;
-        return;
-      }
+    if (++frames_since_digital_silence <= kStraddlingFrames) return;
+    if (!have_floor || f.level_db < floor_db) {
+      floor_db = f.level_db;
+      have_floor = true;
+      return;
     }
-    if (!have_floor) return;  // the first frames of real sound: nothing to measure against yet
     if (last_was_room) floor_db += 0.03f;
-    if (recent.size() == kRecentUnvoiced) {
+    if (recent.size() >= kRecentRoomMin) {
       floor_db = std::max(floor_db, *std::min_element(recent.begin(), recent.end()));
     }
   }
@@ -386,7 +402,20 @@ struct AudioVisemeTracker::State {
     // at any volume (the floor is relative already).
     const float lowest = options.adapt_level ? peak_db - options.speech_range_db : options.silence_dbfs;
     f.speech = f.level_db > floor_db + gate && f.level_db > lowest - (options.gate_db - gate);
-    if (options.adapt_level && !have_floor) f.speech = false;
+    // No floor yet, or a window that straddles digital silence (a transition,
+    // not a mouth: en-jfk's fade-in frame at -61 dBFS opened it on the hum).
+    if (options.adapt_level && (!have_floor || frames_since_digital_silence <= kStraddlingFrames)) f.speech = false;
+    const bool strong = f.speech;
+    // Inside an utterance (up to kBridgeFrames after a frame that passed the
+    // full gate) weak sound needs only half the gate: the Mandarin initial /x/
+    // (h) of IT0011's huan, 11-17 dB over the floor with no clear pitch or hiss,
+    // dipped a dB under the gate once and the mouth, from rest again, waited
+    // 90 ms for the vowel; weak syllable ends and stop releases do the same.
+    // Measured from the last strong frame, so room noise cannot chain itself on.
+    if (options.adapt_level && !f.speech && have_floor && frames_since_strong < kBridgeFrames &&
+        f.level_db > floor_db + options.gate_db / 2 && f.level_db > lowest) {
+      f.speech = true;
+    }
     // From rest, only what a mouth makes opens it: voicing, a clear hiss, or
     // loud sound with energy above 350 Hz. A hum (all low, with or without a
     // pitch) or a breath (a weak, diffuse hiss) leaves it closed.
@@ -394,6 +423,7 @@ struct AudioVisemeTracker::State {
     // Energy all below 350 Hz opens the mouth only with a clear pitch (a /w/, an
     // /m/ released into a vowel), not as a hum, whose harmonics can look
     // weakly periodic.
+    const bool bridged = f.speech && !strong;
     if (f.speech && at_rest && f.low_ratio > 0.7f && f.periodicity < 0.75f) f.speech = false;
     if (f.speech && at_rest && !voiced) {
       const bool clear_hiss = hiss && f.high_ratio > 0.45f;
@@ -401,6 +431,11 @@ struct AudioVisemeTracker::State {
       // A burst or a vowel starts within a frame or two; a breath swells.
       const bool sharp_rise = f.level_db > previous_level_db + 8.0f && f.low_ratio < 0.7f;
       f.speech = clear_hiss || loud_and_bright || sharp_rise;
+    }
+    if (f.speech && !bridged) {
+      frames_since_strong = 0;
+    } else {
+      ++frames_since_strong;
     }
     if (voiced && f.speech) {
       frames_since_voice = 0;
@@ -411,7 +446,8 @@ struct AudioVisemeTracker::State {
     // speech, or any unvoiced frame once the "speech" has gone without a voiced
     // frame for kMaxUnvoicedRun (a fan switched on reads as speech only that long).
     last_was_room = !voiced && (!f.speech || frames_since_voice > kMaxUnvoicedRun);
-    if (options.adapt_level && f.level_db >= digital_silence_db && last_was_room) {
+    if (options.adapt_level && f.level_db >= digital_silence_db && frames_since_digital_silence > kStraddlingFrames &&
+        last_was_room) {
       recent.push_back(f.level_db);
       if (recent.size() > kRecentUnvoiced) recent.pop_front();
     }
@@ -430,6 +466,18 @@ struct AudioVisemeTracker::State {
     if (previous.size() > 2) previous.pop_front();
   }
 
+  // Whether the fitted model may call a speech frame closed (A): closed lips
+  // pass only a nasal murmur, with energy mostly under 350 Hz (real soft
+  // onsets and an /n/ looked like espeak-ng's quiet closures to the model) and,
+  // with adapt_level, at least kClosedUnderPeakDb under the running speech
+  // peak. Real voices put far more of a vowel under 350 Hz than espeak-ng
+  // does: IT0011's /i/ and /ɤ/, 6 dB under the phrase's peak with 70-90 % of
+  // their energy that low, came out closed for 70-170 ms at a time.
+  bool MayClose(const AudioFrameFeatures& f) const {
+    if (f.low_ratio < kClosedMinLowRatio) return false;
+    return !options.adapt_level || f.level_db <= f.peak_db - kClosedUnderPeakDb;
+  }
+
   Viseme Label(const AudioFrameFeatures& f) {
     if (!f.speech) {
       ++frames_since_speech;
@@ -437,7 +485,7 @@ struct AudioVisemeTracker::State {
     }
     frames_since_speech = 0;
     if (options.fitted_shapes) {
-      return FittedShape(ShapeModelInputs(f, previous.size() == 2 ? previous.front() : f), f.low_ratio);
+      return FittedShape(ShapeModelInputs(f, previous.size() == 2 ? previous.front() : f), MayClose(f));
     }
     const float relative = f.level_db - f.peak_db;  // <= 0
     if (f.high_ratio > 0.35f || f.zcr > 0.30f) return Viseme::kB;            // hiss: s, sh, f, z

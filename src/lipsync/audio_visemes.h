@@ -13,7 +13,14 @@
 //     from frames that are not voiced, so a long phrase does not lift it;
 //   * speech gate: level above floor + `gate_db` and above `silence_dbfs`
 //     (two thirds of the gate for hissing frames: quiet fricative onsets; half
-//     of it for voiced frames: a soft vowel onset in a noisy room). From rest
+//     of it for voiced frames: a soft vowel onset in a noisy room). With
+//     `adapt_level` (the default) nothing is absolute but digital silence
+//     (-100 dBFS): `silence_dbfs` becomes `speech_range_db` under the running
+//     speech peak, the floor learns only from room frames (not speech, or
+//     300 ms without a voiced frame) and never from the frames straddling
+//     digital silence, and weak sound within 100 ms of speech needs half the
+//     gate (a Mandarin /x/, a weak syllable end): the same recording 20 dB
+//     quieter gets the same cues (README.md, "Level independence"). From rest
 //     the mouth opens only on sound a mouth makes: voicing, a clear hiss, or
 //     sound 20 dB over the floor (or 8 dB over the frame before) with energy
 //     above 350 Hz -- not a hum (mostly below 350 Hz, no clear pitch) or a
@@ -59,7 +66,8 @@ struct AudioVisemeOptions {
   MediaTime closure_max = MediaTime::Millis(50);  // silence inside speech shown as A up to this
   float gate_db = 12.0f;         // speech: this far above the noise floor ...
   float silence_dbfs = -50.0f;  // ... and above this absolute level (adapt_level = false)
-  float speech_range_db = 40.0f;  // ... or, with adapt_level, at most this far under the speech peak
+  float speech_range_db = 50.0f;  // ... or, with adapt_level, at most this far under the speech peak (the
+                                  // fixed -50 dBFS was 50 dB under a loud speaker's peak; 40 cut quiet consonants)
   // Speech frames are labelled by the fitted shape model (audio_viseme_model.h,
   // fitted by `lipsync_bench --fit` on the tuning sentences); false: the older
   // hand-set rules (kept to compare against in the benchmark).
