@@ -209,6 +209,9 @@ struct AudioVisemeTracker::State {
   // Raw labels of analysed frames not yet decided, from `first_raw`.
   std::deque<Viseme> raw;
   std::deque<bool> raw_from_gate;  // per raw label: decided by the speech gate (silence, closure)
+  std::deque<bool> raw_weak;       // per raw label: not speech, but sound 6 dB over the floor (adapt_level)
+  static constexpr int kLeadInFrames = 10;  // the longest weak lead-in into speech the mouth opens on (100 ms)
+  int decided_weak_run = 0;  // weak frames decided in a row just before raw.front()
   std::deque<Viseme> history;  // the last four raw labels before raw.front()
   std::deque<bool> history_from_gate;
   int64_t first_raw = 0;
@@ -461,6 +464,12 @@ struct AudioVisemeTracker::State {
     return f;
   }
 
+  // Weak sound that may lead into speech: not speech, 6 dB over the floor.
+  bool Weak(const AudioFrameFeatures& f) const {
+    return !f.speech && have_floor && frames_since_digital_silence > kStraddlingFrames &&
+           f.level_db > f.floor_db + options.gate_db / 2;
+  }
+
   void Remember(const AudioFrameFeatures& f) {
     previous.push_back(f);
     if (previous.size() > 2) previous.pop_front();
@@ -521,7 +530,27 @@ struct AudioVisemeTracker::State {
     return best;
   }
 
+  // A mouth at rest opens on the weak sound that leads into speech within the
+  // look-ahead (an /h/, /x/, a voice bar, too quiet for the gate alone),
+  // showing the shape it leads into, as h-like sounds do in the
+  // phoneme-driven track: espeak-ng's onsets came 38-58 ms late where such a
+  // sound started them. Only a lead-in of up to kLeadInFrames of weak sound:
+  // a hum running into a vowel is no lead-in.
+  void OpenOnLeadIn() {
+    if (!options.adapt_level || current != Viseme::kX || !raw_from_gate.front() || !raw_weak.front()) return;
+    for (size_t j = 1; j < raw.size() && j <= static_cast<size_t>(lookahead_frames); ++j) {
+      if (!raw_from_gate[j]) {
+        if (decided_weak_run + static_cast<int>(j) > kLeadInFrames) return;
+        raw.front() = raw[j];
+        raw_from_gate.front() = false;
+        return;
+      }
+      if (!raw_weak[j]) return;
+    }
+  }
+
   void DecideFront(std::vector<VisemeCue>& out) {
+    OpenOnLeadIn();
     const Viseme wanted = Smoothed();
     const bool free_change = wanted == Viseme::kA || wanted == Viseme::kX || current == Viseme::kX ||
                              current == Viseme::kA;
@@ -539,8 +568,10 @@ struct AudioVisemeTracker::State {
       history.pop_front();
       history_from_gate.pop_front();
     }
+    decided_weak_run = raw_weak.front() ? decided_weak_run + 1 : 0;
     raw.pop_front();
     raw_from_gate.pop_front();
+    raw_weak.pop_front();
     ++first_raw;
   }
 };
@@ -589,6 +620,7 @@ absl::StatusOr<std::vector<VisemeCue>> AudioVisemeTracker::Push(const AudioBuffe
     if (s.log_features) s.log.push_back(f);
     s.raw.push_back(s.Label(f));
     s.raw_from_gate.push_back(!f.speech);
+    s.raw_weak.push_back(s.Weak(f));
     s.Remember(f);
     ++s.next_frame;
     if (static_cast<int>(s.raw.size()) > s.lookahead_frames) s.DecideFront(out);
@@ -614,6 +646,7 @@ std::vector<VisemeCue> AudioVisemeTracker::Flush() {
     if (s.log_features) s.log.push_back(f);
     s.raw.push_back(s.Label(f));
     s.raw_from_gate.push_back(!f.speech);
+    s.raw_weak.push_back(s.Weak(f));
     s.Remember(f);
     ++s.next_frame;
   }
