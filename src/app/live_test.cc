@@ -133,6 +133,72 @@ TEST(LiveVoiceTest, SpeedUpGrowsFromHalfTheMaximumLag) {
   EXPECT_DOUBLE_EQ(LiveVoice::SpeedUpRate(MediaTime::Seconds(4), options), 1.0);
 }
 
+TEST(LiveVoiceTest, PaceRateEndsTheLineNearTheHostWithinTheSpeedUpCap) {
+  LiveVoiceOptions options;
+  options.max_speedup = 1.5;
+  options.pace_slack = MediaTime::Millis(800);
+  const MediaTime start = MediaTime::Seconds(10);
+  // 2 s of speech and 2.8 s to the host's end plus slack: the normal rate.
+  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 2.0, MediaTime::Seconds(12), options), 1.0);
+  // 3 s of speech in 2.5 s: 1.2 times as fast.
+  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 3.0, MediaTime::Millis(11700), options), 1.2);
+  // Far behind (or the host already done): the cap, never more.
+  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.5);
+  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 3.0, MediaTime::Seconds(8), options), 1.5);
+  // Only the speedup policy keeps pace, and only when asked to.
+  options.keep_pace = false;
+  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.0);
+  options.keep_pace = true;
+  options.policy = LagPolicy::kShorten;
+  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.0);
+}
+
+TEST(LiveVoiceTest, TheHostsEndIsExpectedFromTheCommitPoint) {
+  HeardLine line;
+  line.utterance_start = MediaTime::Seconds(20);
+  line.decided_at = MediaTime::Seconds(21);
+  EXPECT_FALSE(LiveVoice::ExpectedHostEnd(line));  // off script
+  line.line_number = 3;
+  line.commit_point = 0.25;  // a quarter heard in 1 s: 4 s in all
+  EXPECT_EQ(LiveVoice::ExpectedHostEnd(line), MediaTime::Seconds(24));
+  line.at_endpoint = true;  // the host has ended the line
+  EXPECT_EQ(LiveVoice::ExpectedHostEnd(line), MediaTime::Seconds(21));
+  line.at_endpoint = false;
+  line.commit_point = 0.01;  // too little heard to tell
+  EXPECT_FALSE(LiveVoice::ExpectedHostEnd(line));
+}
+
+// A script line committed early in a long host line: spoken at the normal rate;
+// the same line committed late (the host almost done): faster, within the cap.
+TEST(LiveVoiceTest, AScriptLineKeepsTheHostsPace) {
+  auto speak = [](double commit_point) {
+    LiveVoiceOptions options;
+    StageHarness<LiveVoice> harness(std::make_unique<LiveVoice>(TestEspeakEngine(), options));
+    auto feed = harness.Feed(harness.stage().in);
+    auto sink = harness.Collect(harness.stage().out);
+    EXPECT_TRUE(harness.Open().ok());
+    LiveEvent event;
+    HeardLine line;
+    line.line_number = 1;
+    line.translation = "这条裙子有红色和黑色两种颜色";
+    line.utterance_start = MediaTime::Seconds(10);
+    line.decided_at = MediaTime::Seconds(11);
+    line.commit_point = commit_point;
+    event.line = line;
+    event.watermark = line.decided_at;
+    feed.Push(std::move(event), line.decided_at);
+    feed.End();
+    EXPECT_TRUE(harness.RunUntilFinished().ok());
+    const std::vector<VoiceEvent> out = sink.Values();
+    EXPECT_EQ(out.size(), 1u);
+    return out.empty() || !out[0].spoken ? 0.0 : out[0].spoken->rate;
+  };
+  EXPECT_DOUBLE_EQ(speak(0.2), 1.0);  // the host has 4 s more to go
+  const double late = speak(0.9);     // ~0.1 s more
+  EXPECT_GT(late, 1.2);
+  EXPECT_LE(late, 1.5);
+}
+
 // Ten lines decided within half a second: far more speech than fits.
 std::vector<VoiceEvent> Burst(LagPolicy policy) {
   LiveVoiceOptions options;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "lipsync/phonemes_to_visemes.h"
+#include "text/utf8.h"
 
 namespace lingcast {
 
@@ -20,9 +21,42 @@ double LiveVoice::SpeedUpRate(MediaTime lag, const LiveVoiceOptions& options) {
   return options.rate * (1.0 + fraction * (options.max_speedup - 1.0));
 }
 
+double LiveVoice::PaceRate(MediaTime start, double expected_s, MediaTime host_end, const LiveVoiceOptions& options) {
+  const double lowest = options.rate, highest = options.rate * options.max_speedup;
+  if (!options.keep_pace || options.policy != LagPolicy::kSpeedUp || expected_s <= 0) return lowest;
+  const double room = (host_end + options.pace_slack - start).seconds();
+  if (room <= 0) return highest;
+  return std::clamp(expected_s / room, lowest, highest);
+}
+
+std::optional<MediaTime> LiveVoice::ExpectedHostEnd(const HeardLine& line) {
+  if (!line.line_number) return std::nullopt;
+  if (line.at_endpoint) return line.decided_at;  // the host has ended it
+  if (!line.commit_point || *line.commit_point <= 0.05) return std::nullopt;
+  const double heard_s = (line.decided_at - line.utterance_start).seconds();
+  if (heard_s <= 0) return std::nullopt;
+  return line.utterance_start + MediaTime::Seconds(heard_s / std::min(1.0, *line.commit_point));
+}
+
+namespace {
+
+// What the avatar's speaking time is reckoned by: the characters that are said
+// (letters, digits, hanzi), not spaces or punctuation.
+int SpokenCharacters(std::string_view text) {
+  int n = 0;
+  for (const CodePoint& c : DecodeUtf8(text)) {
+    if (IsHan(c.value) || IsLatinLetter(c.value) || IsAsciiDigit(c.value)) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
 absl::Status LiveVoice::Open() {
   SynthesisRequest request;
-  request.text = options_.language == Language::kZh ? "你好。" : "Hello.";
+  // A line's worth: it also gives the voice's speaking time per character, so
+  // the first line of the show keeps the host's pace too.
+  request.text = options_.language == Language::kZh ? "大家好，欢迎来到直播间。" : "Hello everyone, welcome to the show.";
   request.language = options_.language;
   request.voice = options_.voice;
   request.rate = options_.rate;
@@ -30,6 +64,9 @@ absl::Status LiveVoice::Open() {
   if (!warm_up.ok()) {
     return absl::Status(warm_up.status().code(),
                         absl::StrCat("the avatar's voice cannot speak: ", warm_up.status().message()));
+  }
+  if (const int characters = SpokenCharacters(request.text); characters > 0 && !warm_up->audio.samples.empty()) {
+    seconds_per_char_ = warm_up->audio.duration().seconds() * options_.rate / characters;
   }
   return absl::OkStatus();
 }
@@ -67,6 +104,12 @@ absl::StatusOr<SpokenLine> LiveVoice::Speak(const HeardLine& line) {
     return spoken;
   }
   spoken.rate = SpeedUpRate(lag, options_);
+  // Keep the host's pace: a line the host is still saying ends near where the
+  // host will end it.
+  const int characters = SpokenCharacters(line.translation);
+  if (const std::optional<MediaTime> host_end = ExpectedHostEnd(line); host_end && seconds_per_char_ > 0) {
+    spoken.rate = std::max(spoken.rate, PaceRate(start, characters * seconds_per_char_, *host_end, options_));
+  }
   if (spoken.rate > options_.rate) sped_up_.fetch_add(1);
 
   SynthesisRequest request;
@@ -84,6 +127,12 @@ absl::StatusOr<SpokenLine> LiveVoice::Speak(const HeardLine& line) {
   if (spoken.pcm.sample_rate == 0) spoken.pcm.sample_rate = engine_.sample_rate();
   spoken.planned_start = start;
   busy_until_ = start + spoken.pcm.duration();
+  if (characters > 0 && spoken.rate > 0) {
+    // A running mean that follows the voice (lines of 10-40 characters): the
+    // last few lines weigh most.
+    const double observed = spoken.pcm.duration().seconds() * spoken.rate / characters;
+    seconds_per_char_ = seconds_per_char_ > 0 ? 0.7 * seconds_per_char_ + 0.3 * observed : observed;
+  }
   spoke_ = true;
   return spoken;
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 
 #include "app/live_messages.h"
 #include "app/live_options.h"
@@ -29,6 +30,14 @@ struct LiveVoiceOptions {
   double max_speedup = 1.5;
   MediaTime line_gap = MediaTime::Millis(250);
   int output_rate = 0;  // the engine's rate when 0
+  // Keeping the host's pace (speedup policy): a script line committed while the
+  // host is still saying it is spoken fast enough (up to max_speedup) to end no
+  // later than `pace_slack` after the host is expected to end it (the line's
+  // length over the fraction heard at the commit, from the utterance's start).
+  // The avatar's own length is expected from its speaking rate so far (seconds
+  // per character at rate 1, learned from every line it spoke).
+  bool keep_pace = true;
+  MediaTime pace_slack = MediaTime::Millis(800);
 };
 
 class LiveVoice : public Stage {
@@ -36,7 +45,7 @@ class LiveVoice : public Stage {
   LiveVoice(TtsEngine& engine, LiveVoiceOptions options);
   In<LiveEvent> in{this, "in"};
   Out<VoiceEvent> out{this, "out"};
-  // Says a short phrase and throws it away: the voice's first synthesis loads
+  // Says a phrase and throws it away (keeping its pace): the first synthesis loads
   // its data (espeak-ng's dictionary, ~100 ms), which must not delay the
   // show's first line.
   absl::Status Open() override;
@@ -49,12 +58,23 @@ class LiveVoice : public Stage {
 
   // The rate the policy picks for a line planned `lag` behind (pure; tested alone).
   static double SpeedUpRate(MediaTime lag, const LiveVoiceOptions& options);
+  // The rate that makes `expected` seconds of speech (at rate 1) starting at
+  // `start` end by `host_end` + pace_slack, within [rate, rate * max_speedup]
+  // (pure; tested alone).
+  static double PaceRate(MediaTime start, double expected_s, MediaTime host_end, const LiveVoiceOptions& options);
+  // When the host is expected to end `line`: its utterance start plus the time
+  // heard so far over the fraction of the line that was; the decision itself
+  // for a line decided at the endpoint (the host has ended it); nullopt off script.
+  static std::optional<MediaTime> ExpectedHostEnd(const HeardLine& line);
 
  private:
   absl::StatusOr<SpokenLine> Speak(const HeardLine& line);
 
   TtsEngine& engine_;
   const LiveVoiceOptions options_;
+  // Seconds of speech a character of text takes at rate 1 (learned from the
+  // lines spoken; 0 until the first).
+  double seconds_per_char_ = 0;
   MediaTime busy_until_;  // planned end of the last line spoken
   bool spoke_ = false;
   std::atomic<int64_t> planned_lag_us_{0};
