@@ -22,7 +22,7 @@ constexpr int kMinLag = 40;           // 400 Hz
 constexpr int kMaxLag = 200;          // 80 Hz: longer lags leave too little of the 32 ms window
 constexpr float kVoiced = 0.6f;       // periodicity of a voiced frame
 constexpr float kClosedMinLowRatio = 0.7f;
-constexpr float kClosedUnderPeakDb = 6.0f;  // 10 cost 3 espeak-ng onsets (murmurs shown open); 6 one
+constexpr float kClosedUnderPeakDb = 6.0f;  // MayClose; when chosen, 10 cost 3 espeak-ng onsets (murmurs open), 6 one
 
 // In-place radix-2 FFT (size a power of two).
 void Fft(std::vector<std::complex<float>>& a) {
