@@ -314,12 +314,15 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
   std::optional<Clock::time_point> start;
   const auto drain = [&]() -> absl::Status {
     while (true) {
-      LC_ASSIGN_OR_RETURN(std::optional<SpeechPiece> piece, stream->Next());
+      // Each part of a clause is written as soon as it is made: a neural voice's
+      // first part comes after a few frames are decoded, not the whole clause.
+      LC_ASSIGN_OR_RETURN(std::optional<SpeechPiece> piece, stream->Next([&](const SpeechPiece& part) {
+        if (!part.speech.audio.empty() && summary.time_to_first_audio_ms < 0) {
+          summary.time_to_first_audio_ms = SecondsSince(*start) * 1000.0;
+        }
+        return wav.Append(part.speech.audio.samples);
+      }));
       if (!piece) return absl::OkStatus();
-      if (!piece->speech.audio.empty() && summary.time_to_first_audio_ms < 0) {
-        summary.time_to_first_audio_ms = SecondsSince(*start) * 1000.0;
-      }
-      LC_RETURN_IF_ERROR(wav.Append(piece->speech.audio.samples));
       if (timeline_file) timeline.Add(*piece, position);
       position += piece->speech.audio.duration();
       ++summary.clauses;

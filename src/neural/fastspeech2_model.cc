@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -438,8 +439,38 @@ FastSpeech2Output FastSpeech2Model::Synthesize(const std::vector<std::int64_t>& 
     if (n + 1 < w.postnet.size()) post = torch::tanh(post);
   }
   out.mel = FromChannels(post) + before;
-  out.waveform = Vocode(out.mel, options.quantize_subbands);
+  if (options.vocode) out.waveform = Vocode(out.mel, options.quantize_subbands);
   return out;
+}
+
+std::int64_t FastSpeech2Model::VocoderReachFrames() const {
+  const FastSpeech2Config& c = config_;
+  const Weights& w = *weights_;
+  double samples_per_frame = 1;
+  double reach = static_cast<double>((c.melgan_kernel_size - 1) / 2);  // conv_in
+  for (std::size_t u = 0; u < w.upsample.size(); ++u) {
+    const Upsample& up = w.upsample[u];
+    reach += std::ceil(static_cast<double>(up.weight.size(2)) / static_cast<double>(up.stride)) / samples_per_frame;
+    samples_per_frame *= static_cast<double>(up.stride);
+    double stacks = 0;
+    for (const ResidualStack& r : w.stacks[u]) stacks += static_cast<double>((c.stack_kernel_size - 1) / 2 * r.dilation);
+    reach += stacks / samples_per_frame;
+  }
+  reach += static_cast<double>((c.melgan_kernel_size - 1) / 2) / samples_per_frame;  // conv_out, per subband sample
+  reach += static_cast<double>(c.pqmf_taps / 2 + c.subbands) / static_cast<double>(c.hop_length);  // PQMF
+  return static_cast<std::int64_t>(std::ceil(reach)) + 1;
+}
+
+void FastSpeech2Model::VocodeInChunks(const torch::Tensor& mel, const VocoderChunking& chunking,
+                                      const std::function<bool(const torch::Tensor& samples)>& sink) const {
+  if (mel.dim() != 2) Vocode(mel);  // the shape error, as Vocode words it
+  const std::int64_t frames = mel.size(0), reach = VocoderReachFrames(), hop = config_.hop_length;
+  for (const auto& [begin, end] : ChunkFrames(frames, chunking)) {
+    const std::int64_t context_begin = std::max<std::int64_t>(0, begin - reach);
+    const std::int64_t context_end = std::min(frames, end + reach);
+    const torch::Tensor wave = Vocode(mel.narrow(0, context_begin, context_end - context_begin));
+    if (!sink(wave.narrow(0, (begin - context_begin) * hop, (end - begin) * hop).contiguous())) return;
+  }
 }
 
 torch::Tensor FastSpeech2Model::Vocode(const torch::Tensor& mel, bool quantize_subbands) const {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,8 @@
 #include <vector>
 
 #include <torch/types.h>
+
+#include "neural/vocoder_chunks.h"
 
 namespace lingcast::neural {
 
@@ -79,6 +82,9 @@ struct FastSpeech2Options {
   // for its fully connected layers, per tensor for its convs): only for parity tests,
   // to show the remaining difference is that rounding.
   bool reference_int8_inputs = false;
+  // false: durations and mel only (no waveform), for a caller that vocodes the
+  // mel itself (VocodeInChunks).
+  bool vocode = true;
 };
 
 struct FastSpeech2Output {
@@ -102,6 +108,16 @@ class FastSpeech2Model {
 
   // MB-MelGAN + PQMF alone: mel (frames, num_mels) -> waveform (frames * hop_length).
   torch::Tensor Vocode(const torch::Tensor& mel, bool quantize_subbands = false) const;
+
+  // Vocode in chunks of frames, each with VocoderReachFrames() frames of mel
+  // either side, so the samples are Vocode's to float rounding: `sink` gets each
+  // chunk's samples in order (float32, hop_length per frame); returning false
+  // stops. Errors as Vocode.
+  void VocodeInChunks(const torch::Tensor& mel, const VocoderChunking& chunking,
+                      const std::function<bool(const torch::Tensor& samples)>& sink) const;
+  // Mel frames either side of a frame that its samples depend on (MB-MelGAN's
+  // convolutions and the PQMF filter, each at its resolution, summed; plus one).
+  std::int64_t VocoderReachFrames() const;
 
   ~FastSpeech2Model();
   struct Weights;  // defined in fastspeech2_model.cc

@@ -137,6 +137,41 @@ TEST(FastSpeech2Model, TinyCheckpointSynthesizesFramesTimesHopSamples) {
   EXPECT_NEAR(static_cast<double>(fast), frames / 2.0, ids.size() / 2.0 + 1);
 }
 
+TEST(FastSpeech2Model, VocodingInChunksGivesTheWholeWaveformAtAnyChunkSize) {
+  ScratchDir dir;
+  WriteTiny(dir, TinyConfig(), TinyTensors());
+  const auto model = FastSpeech2Model::Load(dir.path());
+  // The mel alone (no waveform) is the same mel.
+  const std::vector<std::int64_t> ids = {1, 2, 3, 4, 2, 3, 1, 5};
+  FastSpeech2Options mel_only{.seed = 7};
+  mel_only.vocode = false;
+  const FastSpeech2Output acoustic = model->Synthesize(ids, mel_only);
+  EXPECT_FALSE(acoustic.waveform.defined());
+  EXPECT_TRUE(torch::equal(acoustic.mel, model->Synthesize(ids, {.seed = 7}).mel));
+  // The vocoder alone, on a mel longer than any the tiny model makes.
+  torch::manual_seed(11);
+  const torch::Tensor mel = torch::randn({90, 4});
+  const torch::Tensor whole = model->Vocode(mel);
+  const std::int64_t frames = mel.size(0), hop = model->config().hop_length;
+  ASSERT_GT(frames, 4 * model->VocoderReachFrames());
+  for (const VocoderChunking chunking : {VocoderChunking{1, 1}, VocoderChunking{3, 7}, VocoderChunking{24, 192}}) {
+    std::vector<torch::Tensor> chunks;
+    model->VocodeInChunks(mel, chunking, [&](const torch::Tensor& samples) {
+      chunks.push_back(samples.clone());
+      return true;
+    });
+    const std::vector<std::pair<std::int64_t, std::int64_t>> plan = ChunkFrames(frames, chunking);
+    ASSERT_EQ(chunks.size(), plan.size());
+    for (std::size_t i = 0; i < plan.size(); ++i) EXPECT_EQ(chunks[i].size(0), (plan[i].second - plan[i].first) * hop);
+    const torch::Tensor joined = torch::cat(chunks);
+    ASSERT_EQ(joined.size(0), whole.size(0));
+    EXPECT_LT((joined - whole).abs().max().item<double>(), 1e-5) << "first " << chunking.first_frames;
+  }
+  std::size_t calls = 0;
+  model->VocodeInChunks(mel, {1, 1}, [&](const torch::Tensor&) { return ++calls < 2; });
+  EXPECT_EQ(calls, 2u);  // stopped when the sink said so
+}
+
 TEST(FastSpeech2Model, BadInputsAreRefusedWithOneLine) {
   ScratchDir dir;
   WriteTiny(dir, TinyConfig(), TinyTensors());

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/status.h"
 #include "neural/status_adapter.h"
 
 namespace lingcast::neural {
@@ -81,6 +82,10 @@ class FastSpeech2Tts::Session : public TtsSession {
     if (cancelled_) return absl::CancelledError("the fastspeech2 session was cancelled");
     return engine_.Speak(clause, settings_, language, &cancelled_);
   }
+  absl::Status StreamClause(std::string_view clause, Language language, const ClausePartSink& sink) override {
+    if (cancelled_) return absl::CancelledError("the fastspeech2 session was cancelled");
+    return engine_.Speak(clause, settings_, language, &cancelled_, &sink).status();
+  }
   void Cancel() override { cancelled_ = true; }
   bool cancelled() const override { return cancelled_; }
 
@@ -137,17 +142,29 @@ absl::StatusOr<std::unique_ptr<TtsSession>> FastSpeech2Tts::OpenSession(const Vo
 }
 
 absl::StatusOr<SynthesisResult> FastSpeech2Tts::Speak(std::string_view text, const VoiceSettings& settings,
-                                                      Language language, const std::atomic<bool>* cancel) const {
+                                                      Language language, const std::atomic<bool>* cancel,
+                                                      const ClausePartSink* sink) const {
   if (absl::Status ok = CheckSettings(settings, language); !ok.ok()) return ok;
   SynthesisResult result;
   result.audio.sample_rate = sample_rate();
   result.track.language = Language::kZh;
   const BakerPhonemes phonemes = ToBakerPhonemes(text, *options_.lexicon);
-  if (phonemes.symbols.empty()) return result;  // nothing Mandarin to say
+  if (phonemes.symbols.empty()) {  // nothing Mandarin to say
+    if (sink == nullptr) return result;
+    LC_RETURN_IF_ERROR((*sink)(std::move(result)));
+    return SynthesisResult{};
+  }
   const FastSpeech2Config& config = model_->config();
   const float gain = static_cast<float>(settings.volume);
+  auto scaled = [gain](const torch::Tensor& wave, std::vector<float>& into) {
+    const float* samples = wave.data_ptr<float>();
+    into.reserve(into.size() + static_cast<std::size_t>(wave.numel()));
+    for (std::int64_t i = 0; i < wave.numel(); ++i) into.push_back(std::clamp(gain * samples[i], -1.0f, 1.0f));
+  };
+  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
+  std::int64_t samples_made = 0;  // of the clause so far: where the next call's track starts
   for (const std::vector<BakerSymbol>& piece : Pieces(phonemes.symbols, options_.max_symbols_per_call)) {
-    if (cancel != nullptr && *cancel) return absl::CancelledError("the fastspeech2 session was cancelled");
+    if (cancelled()) return absl::CancelledError("the fastspeech2 session was cancelled");
     std::vector<std::int64_t> ids;
     ids.reserve(piece.size());
     for (const BakerSymbol& s : piece) {
@@ -162,20 +179,49 @@ absl::StatusOr<SynthesisResult> FastSpeech2Tts::Speak(std::string_view text, con
       FastSpeech2Options o;
       o.seed = options_.seed;
       o.speaking_rate = settings.rate;
+      o.vocode = sink == nullptr;
       return model_->Synthesize(ids, o);
     });
     if (!output.ok()) return output.status();
     SynthesisResult part;
     part.audio.sample_rate = sample_rate();
-    const torch::Tensor& wave = output->waveform;
-    const float* samples = wave.data_ptr<float>();
-    part.audio.samples.reserve(static_cast<std::size_t>(wave.numel()));
-    for (std::int64_t i = 0; i < wave.numel(); ++i) part.audio.samples.push_back(std::clamp(gain * samples[i], -1.0f, 1.0f));
     part.track = TrackOfBakerSymbols(piece, output->durations, config.hop_length, sample_rate());
-    FinishPhonemeTrack(part);
-    AppendSynthesis(result, std::move(part));
+    if (sink == nullptr) {
+      scaled(output->waveform, part.audio.samples);
+      FinishPhonemeTrack(part);
+      AppendSynthesis(result, std::move(part));
+      continue;
+    }
+    // The call's track goes with its first chunk, on the clause's timeline.
+    const std::int64_t length = output->mel.size(0) * config.hop_length;
+    FinishPhonemeTrack(part.track, MediaTime::FromSamples(length, sample_rate()));
+    const MediaTime offset = MediaTime::FromSamples(samples_made, sample_rate());
+    for (PhonemeEvent& p : part.track.phonemes) p.start += offset;
+    for (WordBoundary& w : part.track.words) w.start += offset;
+    absl::Status delivered = absl::OkStatus();
+    bool first = true;
+    auto vocoded = CallNeural("vocoding", [&] {
+      model_->VocodeInChunks(output->mel, options_.chunking, [&](const torch::Tensor& samples) {
+        if (cancelled()) {
+          delivered = absl::CancelledError("the fastspeech2 session was cancelled");
+          return false;
+        }
+        SynthesisResult chunk;
+        chunk.audio.sample_rate = sample_rate();
+        chunk.track.language = Language::kZh;
+        if (first) chunk.track = std::move(part.track);
+        first = false;
+        scaled(samples, chunk.audio.samples);
+        samples_made += samples.numel();
+        delivered = (*sink)(std::move(chunk));
+        return delivered.ok();
+      });
+      return true;
+    });
+    if (!vocoded.ok()) return vocoded.status();
+    LC_RETURN_IF_ERROR(delivered);
   }
-  return result;
+  return sink == nullptr ? result : SynthesisResult{};
 }
 
 }  // namespace lingcast::neural

@@ -32,6 +32,8 @@ struct FastSpeech2TtsOptions {
   // calls of at most this many symbols (~40 syllables, ~10 s), well inside the
   // model's 2048-frame position table.
   std::size_t max_symbols_per_call = 160;
+  // How a session's StreamClause cuts each call's waveform (VocodeInChunks).
+  VocoderChunking chunking;
 };
 
 // The phoneme and word track of one synthesis: `symbols` lasting `durations`
@@ -57,8 +59,10 @@ class FastSpeech2Tts : public TtsEngine {
   FastSpeech2Tts(FastSpeech2TtsOptions options, std::shared_ptr<const FastSpeech2Model> model)
       : options_(std::move(options)), model_(std::move(model)) {}
   absl::Status CheckSettings(const VoiceSettings& settings, Language language) const;
+  // Speaks `text` whole, or with a `sink`, in parts as the waveform is vocoded
+  // (the result is then empty: the parts are the speech).
   absl::StatusOr<SynthesisResult> Speak(std::string_view text, const VoiceSettings& settings, Language language,
-                                        const std::atomic<bool>* cancel) const;
+                                        const std::atomic<bool>* cancel, const ClausePartSink* sink = nullptr) const;
 
   FastSpeech2TtsOptions options_;
   std::shared_ptr<const FastSpeech2Model> model_;

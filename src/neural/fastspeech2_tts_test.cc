@@ -5,6 +5,8 @@
 // audio as Synthesize, and wrong settings are refused.
 #include "neural/fastspeech2_tts.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 
@@ -115,6 +117,45 @@ TEST(FastSpeech2Tts, LongTextIsCutIntoModelCallsAtPhraseBreaks) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_GT(result->audio.samples.size(), 24000u * 3);
   EXPECT_GE(result->track.words.size(), 20u);
+}
+
+TEST(FastSpeech2Tts, AStreamedClauseIsTheWholeClauseInParts) {
+  std::string skip;
+  if (!Installed(skip)) GTEST_SKIP() << skip;
+  FastSpeech2TtsOptions options;
+  options.model_dir = InstalledVoice();
+  options.lexicon = std::shared_ptr<const PinyinConverter>(&TestLexicon(), [](const PinyinConverter*) {});
+  options.max_symbols_per_call = 20;  // several model calls, each streamed in chunks
+  auto engine = FastSpeech2Tts::Create(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  VoiceSettings settings;
+  settings.language = Language::kZh;
+  auto session = (*engine)->OpenSession(settings);
+  ASSERT_TRUE(session.ok()) << session.status();
+  const std::string text = "今天的直播，我们给大家带来三款新品，每一款都有优惠";
+  auto whole = (*session)->SynthesizeClause(text, Language::kZh);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  SynthesisResult joined;
+  std::size_t parts = 0;
+  ASSERT_TRUE((*session)->StreamClause(text, Language::kZh, [&](SynthesisResult part) {
+    ++parts;
+    AppendClausePart(joined, std::move(part));
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_GT(parts, 3u);
+  ASSERT_EQ(joined.audio.samples.size(), whole->audio.samples.size());
+  float worst = 0;
+  for (std::size_t i = 0; i < joined.audio.samples.size(); ++i) {
+    worst = std::max(worst, std::abs(joined.audio.samples[i] - whole->audio.samples[i]));
+  }
+  EXPECT_LT(worst, 1e-4);
+  ASSERT_EQ(joined.track.phonemes.size(), whole->track.phonemes.size());
+  for (std::size_t i = 0; i < joined.track.phonemes.size(); ++i) {
+    EXPECT_EQ(joined.track.phonemes[i].start, whole->track.phonemes[i].start) << i;
+    EXPECT_EQ(joined.track.phonemes[i].phoneme, whole->track.phonemes[i].phoneme) << i;
+  }
+  ASSERT_EQ(joined.track.words.size(), whole->track.words.size());
+  for (std::size_t i = 0; i < joined.track.words.size(); ++i) EXPECT_EQ(joined.track.words[i].start, whole->track.words[i].start);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "neural/neural_error.h"
 #include "neural/piper_phonemes.h"
+#include "neural/vocoder_chunks.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
 #include "neural/vits_model.h"
@@ -147,6 +148,32 @@ TEST(PiperVoice, WaveformIsOnnxruntimesOnTheSameIds) {
     EXPECT_LT(start_error, 2e-3) << sentence.at("text");
     EXPECT_LT(middle_error, 2e-3) << sentence.at("text");
   }
+}
+
+TEST(PiperVoice, StreamedChunksAreTheWholeWaveform) {
+  std::string skip;
+  if (!Installed(skip)) GTEST_SKIP() << skip;
+  const auto model = VitsModel::Load(InstalledVoice());
+  // Piper's HiFi-GAN has residual blocks of type 2 and four upsamplers: a reach
+  // of a few frames through it, a few dozen through the flow.
+  const auto [flow_reach, decoder_reach] = model->context_frames();
+  EXPECT_GT(flow_reach, decoder_reach);
+  EXPECT_GE(decoder_reach, 4);
+  const nlohmann::json reference = ReadJsonFile(TestdataDir("piper") + "/joe_reference.json");
+  const auto ids = reference.at("sentences")[0].at("ids").get<std::vector<std::int64_t>>();
+  const torch::Tensor input = torch::tensor(ids, torch::kLong).unsqueeze(0);
+  VitsSynthesisOptions options;
+  options.seed = 5;
+  const VitsOutput whole = model->Synthesize(input, {}, options);
+  std::vector<torch::Tensor> chunks;
+  model->SynthesizeInChunks(input, options, VocoderChunking{8, 32}, [&](const torch::Tensor&, const torch::Tensor& samples) {
+    chunks.push_back(samples.clone());
+    return true;
+  });
+  EXPECT_GT(chunks.size(), 3u);
+  const torch::Tensor joined = torch::cat(chunks);
+  ASSERT_EQ(joined.size(0), whole.lengths[0]);
+  EXPECT_LT((joined - whole.waveform[0].narrow(0, 0, whole.lengths[0])).abs().max().item<double>(), 1e-4);
 }
 
 TEST(PiperVoice, SpeaksWithPhonemesTimedToTheWords) {

@@ -2,6 +2,7 @@
 // (same order of multiplications and masks), so fp32 results agree to rounding.
 #include "neural/vits_layers.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lingcast::neural::vits {
@@ -233,6 +234,52 @@ torch::Tensor FlowReverse(const std::vector<CouplingLayer>& flows, const torch::
     latents = torch::cat({first, (second - mean) * mask}, 1);
   }
   return latents;
+}
+
+namespace {
+
+// Input samples either side that one output sample of `conv` reads.
+double Reach(const Conv& conv) {
+  const std::int64_t span = conv.dilation * (conv.weight.size(2) - 1);
+  return static_cast<double>(std::max(conv.padding, span - conv.padding));
+}
+
+// Input samples either side that one output sample of `conv` reads: output o
+// takes inputs i with i * stride - padding <= o < i * stride - padding + kernel.
+double Reach(const ConvTranspose& conv) {
+  return std::ceil(static_cast<double>(conv.weight.size(2) + conv.padding) / static_cast<double>(conv.stride));
+}
+
+}  // namespace
+
+std::int64_t FlowReachFrames(const std::vector<CouplingLayer>& flows) {
+  double reach = 0;
+  for (const CouplingLayer& flow : flows) {
+    reach += Reach(flow.pre) + Reach(flow.post);
+    for (const Conv& conv : flow.wavenet.in_layers) reach += Reach(conv);
+    for (const Conv& conv : flow.wavenet.res_skip_layers) reach += Reach(conv);
+  }
+  return static_cast<std::int64_t>(std::ceil(reach)) + 1;
+}
+
+std::int64_t HifiGanReachFrames(const HifiGan& w) {
+  double samples_per_frame = 1, reach = Reach(w.pre);
+  const std::size_t kernels = w.upsamplers.empty() ? 0 : w.blocks.size() / w.upsamplers.size();
+  for (std::size_t i = 0; i < w.upsamplers.size(); ++i) {
+    reach += Reach(w.upsamplers[i]) / samples_per_frame;
+    samples_per_frame *= static_cast<double>(w.upsamplers[i].stride);
+    double deepest = 0;  // the blocks run side by side, each a chain
+    for (std::size_t j = 0; j < kernels; ++j) {
+      const ResidualBlock& block = w.blocks[i * kernels + j];
+      double chain = 0;
+      for (const Conv& conv : block.convs_1) chain += Reach(conv);
+      for (const Conv& conv : block.convs_2) chain += Reach(conv);
+      deepest = std::max(deepest, chain);
+    }
+    reach += deepest / samples_per_frame;
+  }
+  reach += Reach(w.post) / samples_per_frame;
+  return static_cast<std::int64_t>(std::ceil(reach)) + 1;
 }
 
 torch::Tensor HifiGanForward(const HifiGan& w, const torch::Tensor& spectrogram, const torch::Tensor& frame_mask) {

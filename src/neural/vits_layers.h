@@ -90,6 +90,9 @@ struct CouplingLayer {
   WaveNet wavenet;
 };
 torch::Tensor FlowReverse(const std::vector<CouplingLayer>& flows, const torch::Tensor& x, const torch::Tensor& mask);
+// How many frames away (either side) the flow's output at a frame can depend on
+// its input: the sum of its convolutions' reaches.
+std::int64_t FlowReachFrames(const std::vector<CouplingLayer>& flows);
 
 // HiFi-GAN: (N, flow_size, T') -> waveform (N, 1, T' * hop).
 struct ResidualBlock {
@@ -108,5 +111,10 @@ struct HifiGan {
 // unpadded spectrogram gives (its convolutions see zeros past the end too).
 torch::Tensor HifiGanForward(const HifiGan& w, const torch::Tensor& spectrogram,
                              const torch::Tensor& frame_mask = {});
+// How many input frames away (either side) a sample can depend on: each
+// convolution's reach at its resolution, in frames, summed along the deepest
+// path, rounded up, plus one. Decoding frames [b, e) from the input frames
+// [b - reach, e + reach) gives the same samples as decoding the whole input.
+std::int64_t HifiGanReachFrames(const HifiGan& w);
 
 }  // namespace lingcast::neural::vits

@@ -379,9 +379,8 @@ vits::GraphCacheStats VitsModel::graph_stats() const {
   return graphs_ ? graphs_->stats() : vits::GraphCacheStats{};
 }
 
-VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
-                                 const VitsSynthesisOptions& options) const {
-  torch::NoGradGuard no_grad;
+VitsModel::Prior VitsModel::SamplePrior(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                                        const VitsSynthesisOptions& options, bool graphs) const {
   if (input_ids.dim() != 2 || input_ids.size(1) == 0) {
     Fail(ErrorCode::kInvalidArgument, "input_ids has shape " + ShapeOf(input_ids) + ": nothing to say");
   }
@@ -405,12 +404,6 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
 
   // With graphs, token and frame counts are padded to buckets; `masked` says
   // whether the text encoder needs its attention mask (padding or the caller's).
-  const bool graphs = UseGraphs();
-  std::unique_lock<std::mutex> lock(graphs_mutex_, std::defer_lock);
-  if (graphs) {
-    lock.lock();
-    if (!graphs_) graphs_ = std::make_unique<vits::GraphCache>(kGraphsPerModel, options_.graph_cache_bytes);
-  }
   const std::int64_t padded_t = graphs ? vits::BucketLength(t, kTokenStep) : t;
   const bool masked = attention_mask.defined() || padded_t > t;
   torch::Tensor keep = attention_mask.defined() ? attention_mask.to(long_options) : torch::ones({n, t}, long_options);
@@ -463,21 +456,95 @@ VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Te
   torch::Tensor prior_noise =
       noise({n, config_.flow_size, frames}, options.noise ? options.noise->prior : torch::Tensor(), "prior");
   if (padded_frames > frames) prior_noise = torch::constant_pad_nd(prior_noise, {0, padded_frames - frames});
-  const torch::Tensor prior = means + prior_noise * torch::exp(log_variances) * noise_scale;
+  Prior out;
+  out.prior = means + prior_noise * torch::exp(log_variances) * noise_scale;
+  out.flow_mask = flow_mask;
+  out.durations = durations;
+  out.predicted = predicted;
+  out.frames = frames;
+  out.padded_frames = padded_frames;
+  return out;
+}
 
+VitsOutput VitsModel::Synthesize(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                                 const VitsSynthesisOptions& options) const {
+  torch::NoGradGuard no_grad;
+  const bool graphs = UseGraphs();
+  std::unique_lock<std::mutex> lock(graphs_mutex_, std::defer_lock);
+  if (graphs) {
+    lock.lock();
+    if (!graphs_) graphs_ = std::make_unique<vits::GraphCache>(kGraphsPerModel, options_.graph_cache_bytes);
+  }
+  const Prior sampled = SamplePrior(input_ids, attention_mask, options, graphs);
+  const torch::Tensor& prior = sampled.prior;
+  const torch::Tensor& flow_mask = sampled.flow_mask;
+  const std::int64_t n = input_ids.size(0), frames = sampled.frames;
+  const auto float_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
   VitsOutput out;
   if (graphs) {
     // Every row's decoder sees the batch's frames, as unpadded (the reference
     // decodes the padded batch whole).
+    const torch::Tensor frame_positions = torch::arange(sampled.padded_frames, torch::kLong).unsqueeze(0);
     const torch::Tensor decoder_mask = (frame_positions < frames).unsqueeze(1).to(float_options);
     const torch::Tensor decoded = DecodeStageGraph({prior, flow_mask, decoder_mask});
     out.waveform = decoded.narrow(2, 0, frames * config_.hop_length()).squeeze(1).clone();
   } else {
     out.waveform = Decode(prior, flow_mask, {}).squeeze(1);
   }
-  out.durations = durations;
-  for (std::int64_t b = 0; b < n; ++b) out.lengths.push_back(predicted[b].item<std::int64_t>() * config_.hop_length());
+  out.durations = sampled.durations;
+  for (std::int64_t b = 0; b < n; ++b) {
+    out.lengths.push_back(sampled.predicted[b].item<std::int64_t>() * config_.hop_length());
+  }
   return out;
+}
+
+std::pair<std::int64_t, std::int64_t> VitsModel::context_frames() const {
+  return {vits::FlowReachFrames(weights_->flows), vits::HifiGanReachFrames(weights_->decoder)};
+}
+
+void VitsModel::SynthesizeInChunks(const torch::Tensor& input_ids, const VitsSynthesisOptions& options,
+                                   const VocoderChunking& chunking, const VitsChunkSink& sink) const {
+  torch::NoGradGuard no_grad;
+  if (input_ids.dim() != 2 || input_ids.size(0) != 1) {
+    Fail(ErrorCode::kInvalidArgument, "streamed synthesis takes one row of ids, not " + ShapeOf(input_ids));
+  }
+  const std::int64_t hop = config_.hop_length();
+  if (UseGraphs()) {
+    const VitsOutput whole = Synthesize(input_ids, {}, options);
+    sink(whole.durations, whole.waveform[0].narrow(0, 0, whole.lengths[0]).to(torch::kFloat).cpu().contiguous());
+    return;
+  }
+  const Prior sampled = SamplePrior(input_ids, {}, options, /*graphs=*/false);
+  const std::int64_t frames = sampled.frames;
+  const auto [flow_reach, decoder_reach] = context_frames();
+  // Flow latents, valid on [0, valid_end): the first chunk's reach first, then the rest.
+  std::vector<torch::Tensor> latent_parts;
+  std::int64_t valid_end = 0;
+  auto extend_latents = [&](std::int64_t until) {
+    if (until <= valid_end) return;
+    const std::int64_t begin = std::max<std::int64_t>(0, valid_end - flow_reach);
+    const std::int64_t end = std::min(frames, until + flow_reach);
+    const torch::Tensor mask = sampled.flow_mask.narrow(2, begin, end - begin);
+    const torch::Tensor latents = vits::FlowReverse(weights_->flows, sampled.prior.narrow(2, begin, end - begin), mask) * mask;
+    latent_parts.push_back(latents.narrow(2, valid_end - begin, until - valid_end));
+    valid_end = until;
+  };
+  torch::Tensor latents;  // all of them, once the rest is done
+  for (const auto& [begin, end] : ChunkFrames(frames, chunking)) {
+    const std::int64_t context_begin = std::max<std::int64_t>(0, begin - decoder_reach);
+    const std::int64_t context_end = std::min(frames, end + decoder_reach);
+    if (begin == 0) {
+      extend_latents(context_end);
+    } else if (!latents.defined()) {
+      extend_latents(frames);
+      latents = latent_parts.size() == 1 ? latent_parts[0] : torch::cat(latent_parts, 2);
+    }
+    const torch::Tensor input = (latents.defined() ? latents : latent_parts[0]).narrow(2, context_begin, context_end - context_begin);
+    const torch::Tensor wave = vits::HifiGanForward(weights_->decoder, input, {});
+    const torch::Tensor samples =
+        wave.reshape({-1}).narrow(0, (begin - context_begin) * hop, (end - begin) * hop).to(torch::kFloat).cpu().contiguous();
+    if (!sink(sampled.durations, samples)) return;
+  }
 }
 
 }  // namespace lingcast::neural

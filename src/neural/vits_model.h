@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "neural/thread_annotations.h"
 #include "neural/vits_config.h"
 #include "neural/vits_graphs.h"
+#include "neural/vocoder_chunks.h"
 
 namespace lingcast::neural {
 struct VitsModelOptions {
@@ -73,6 +75,11 @@ struct VitsOutput {
   std::vector<std::int64_t> lengths;  // samples of each row (frames * hop_length)
 };
 
+// One chunk of a streamed synthesis: `samples` (float32 on the CPU) follow the
+// chunk before; `durations` (1, T) int64 are every token's frames (the same in
+// every chunk). Returning false stops the synthesis.
+using VitsChunkSink = std::function<bool(const torch::Tensor& durations, const torch::Tensor& samples)>;
+
 class VitsModel {
  public:
   // Throws NeuralError naming the file and tensor for anything missing or wrong.
@@ -94,6 +101,20 @@ class VitsModel {
   // noise tensor of the wrong shape (naming both shapes).
   VitsOutput Synthesize(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
                         const VitsSynthesisOptions& options = {}) const;
+
+  // The synthesis of one row (input_ids (1, T)), its waveform handed to `sink`
+  // chunk by chunk as the decoder makes it. Each chunk of frames goes through
+  // the flow and HiFi-GAN with as many frames of context either side as their
+  // convolutions reach (context_frames()), so the samples are Synthesize's, to
+  // float rounding. The flow runs twice: over the first chunk's reach, then over
+  // the rest. With CUDA graphs the whole waveform is one chunk (a GPU decodes a
+  // clause in milliseconds). Errors as Synthesize.
+  void SynthesizeInChunks(const torch::Tensor& input_ids, const VitsSynthesisOptions& options,
+                          const VocoderChunking& chunking, const VitsChunkSink& sink) const;
+
+  // Frames either side of a chunk that its samples depend on: {through the
+  // flow, through HiFi-GAN}.
+  std::pair<std::int64_t, std::int64_t> context_frames() const;
 
   // What the CUDA graphs did so far (all zero without them).
   vits::GraphCacheStats graph_stats() const;
@@ -124,6 +145,19 @@ class VitsModel {
   torch::Tensor Decode(const torch::Tensor& prior, const torch::Tensor& flow_mask,
                        const torch::Tensor& decoder_mask) const;
   bool UseGraphs() const;
+  // Everything before the decoder: durations and the sampled prior of every
+  // frame. With `graphs`, lengths are padded to buckets and the text stage runs
+  // through graphs_ (the caller holds graphs_mutex_).
+  struct Prior {
+    torch::Tensor prior;       // (N, flow_size, padded_frames)
+    torch::Tensor flow_mask;   // (N, 1, padded_frames)
+    torch::Tensor durations;   // (N, T) int64 on the CPU
+    torch::Tensor predicted;   // (N) frames of each row
+    std::int64_t frames = 0;   // the longest row's
+    std::int64_t padded_frames = 0;
+  };
+  Prior SamplePrior(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                    const VitsSynthesisOptions& options, bool graphs) const;
   // The two stages through graphs_ (the caller holds graphs_mutex_), keyed by
   // their padded shapes: the text stage's inputs {ids, keep[, scaled noise]}, the
   // decode stage's {prior, flow_mask, decoder_mask}.

@@ -15,6 +15,7 @@
 #include "neural/test_util.h"
 #include "neural/vits_graphs.h"
 #include "neural/vits_layers.h"
+#include "neural/vocoder_chunks.h"
 
 namespace lingcast::neural {
 namespace {
@@ -150,6 +151,89 @@ TEST_P(VitsParity, MaskedPaddingTokensChangeNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, VitsParity, ::testing::Values("vits_tiny", "vits_tiny_deterministic"));
+
+// The waveform of one synthesis in chunks, each decoded with context_frames()
+// of context: the chunks, joined, are the whole synthesis's waveform.
+struct Streamed {
+  std::vector<torch::Tensor> chunks;
+  torch::Tensor durations;
+  torch::Tensor Joined() const { return torch::cat(chunks); }
+};
+Streamed Stream(const VitsModel& model, const torch::Tensor& ids, const VitsSynthesisOptions& options,
+                const VocoderChunking& chunking, std::size_t stop_after = 0) {
+  Streamed out;
+  model.SynthesizeInChunks(ids, options, chunking, [&](const torch::Tensor& durations, const torch::Tensor& samples) {
+    out.durations = durations.clone();
+    out.chunks.push_back(samples.clone());
+    return stop_after == 0 || out.chunks.size() < stop_after;
+  });
+  return out;
+}
+
+TEST(VitsStreaming, ChunksJoinToTheWholeWaveformAtAnyChunkSize) {
+  for (const char* name : {"vits_tiny", "vits_tiny_deterministic"}) {
+    const auto model = VitsModel::Load(TestdataDir(name));
+    const nlohmann::json reference = ReadJsonFile(TestdataDir(name) + "/reference.json");
+    const torch::Tensor ids = IdsTensor(reference["cases"][0]["input_ids"]);
+    VitsSynthesisOptions options;
+    options.seed = 3;
+    const VitsOutput whole = model->Synthesize(ids, {}, options);
+    const torch::Tensor expected = whole.waveform[0].narrow(0, 0, whole.lengths[0]);
+    const std::int64_t hop = model->config().hop_length();
+    const std::int64_t frames = whole.lengths[0] / hop;
+    ASSERT_GT(frames, 20) << name;
+    const auto [flow_reach, decoder_reach] = model->context_frames();
+    EXPECT_GT(flow_reach, 1) << name;
+    EXPECT_GT(decoder_reach, 1) << name;
+    // One frame at a time is the hardest case: every cut needs all of the context.
+    for (const VocoderChunking chunking : {VocoderChunking{1, 1}, VocoderChunking{2, 5}, VocoderChunking{24, 192},
+                                           VocoderChunking{frames * 2, frames * 2}}) {
+      const Streamed streamed = Stream(*model, ids, options, chunking);
+      const std::vector<std::pair<std::int64_t, std::int64_t>> plan = ChunkFrames(frames, chunking);
+      ASSERT_EQ(streamed.chunks.size(), plan.size()) << name << " first " << chunking.first_frames;
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        EXPECT_EQ(streamed.chunks[i].size(0), (plan[i].second - plan[i].first) * hop) << name << " chunk " << i;
+      }
+      EXPECT_TRUE(torch::equal(streamed.durations, whole.durations)) << name;
+      const torch::Tensor joined = streamed.Joined();
+      ASSERT_EQ(joined.size(0), expected.size(0)) << name;
+      EXPECT_LT((joined - expected).abs().max().item<double>(), 1e-5) << name << " first " << chunking.first_frames;
+    }
+  }
+}
+
+TEST(VitsStreaming, ASinkThatSaysStopGetsNoMoreChunks) {
+  const auto model = VitsModel::Load(TestdataDir("vits_tiny"));
+  const nlohmann::json reference = ReadJsonFile(TestdataDir("vits_tiny") + "/reference.json");
+  const torch::Tensor ids = IdsTensor(reference["cases"][0]["input_ids"]);
+  const Streamed all = Stream(*model, ids, {}, VocoderChunking{4, 8});
+  ASSERT_GT(all.chunks.size(), 2u);
+  EXPECT_EQ(Stream(*model, ids, {}, VocoderChunking{4, 8}, /*stop_after=*/1).chunks.size(), 1u);
+}
+
+TEST(VitsStreaming, BadChunkingAndBatchesAreRefused) {
+  const auto model = VitsModel::Load(TestdataDir("vits_tiny"));
+  const torch::Tensor ids = torch::tensor({1, 2, 3}, torch::kLong).unsqueeze(0);
+  auto never = [](const torch::Tensor&, const torch::Tensor&) { return true; };
+  ExpectError([&] { model->SynthesizeInChunks(ids, {}, VocoderChunking{0, 8}, never); }, ErrorCode::kInvalidArgument,
+              {"vocoder chunks of 0", "1 <= first <= max"});
+  ExpectError([&] { model->SynthesizeInChunks(ids, {}, VocoderChunking{8, 4}, never); }, ErrorCode::kInvalidArgument,
+              {"then up to 4 frames"});
+  ExpectError([&] { model->SynthesizeInChunks(torch::cat({ids, ids}), {}, {}, never); }, ErrorCode::kInvalidArgument,
+              {"one row of ids", "[2, 3]"});
+}
+
+TEST(VocoderChunks, FirstSmallThenDoublingUpToTheCapShortTailsJoined) {
+  using Chunks = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  EXPECT_EQ(ChunkFrames(100, {10, 40}), (Chunks{{0, 10}, {10, 30}, {30, 70}, {70, 100}}));
+  EXPECT_EQ(ChunkFrames(5, {10, 40}), (Chunks{{0, 5}}));
+  EXPECT_EQ(ChunkFrames(0, {10, 40}), Chunks{});
+  EXPECT_EQ(ChunkFrames(3, {1, 1}), (Chunks{{0, 1}, {1, 2}, {2, 3}}));
+  // A tail shorter than the first chunk joins the chunk before it.
+  EXPECT_EQ(ChunkFrames(35, {10, 40}), (Chunks{{0, 10}, {10, 35}}));
+  EXPECT_EQ(ChunkFrames(45, {10, 40}), (Chunks{{0, 10}, {10, 30}, {30, 45}}));
+  EXPECT_EQ(ChunkFrames(15, {10, 40}), (Chunks{{0, 15}}));
+}
 
 TEST(VitsModel, ReplayedNoiseOfTheWrongShapeIsNamed) {
   const auto model = VitsModel::Load(TestdataDir("vits_tiny"));

@@ -124,6 +124,10 @@ class VitsTts::Session : public TtsSession {
     if (cancelled_) return absl::CancelledError("the vits session was cancelled");
     return engine_.Speak(clause, settings_, language, &cancelled_);
   }
+  absl::Status StreamClause(std::string_view clause, Language language, const ClausePartSink& sink) override {
+    if (cancelled_) return absl::CancelledError("the vits session was cancelled");
+    return engine_.Speak(clause, settings_, language, &cancelled_, &sink).status();
+  }
   void Cancel() override { cancelled_ = true; }
   bool cancelled() const override { return cancelled_; }
 
@@ -213,8 +217,18 @@ absl::StatusOr<std::unique_ptr<TtsSession>> VitsTts::OpenSession(const VoiceSett
   return std::unique_ptr<TtsSession>(std::make_unique<Session>(*this, settings));
 }
 
+PhonemeTrack VitsTts::TrackFor(const VitsEncoding& encoding, const torch::Tensor& frames, const std::string& text,
+                               Language language) const {
+  const torch::Tensor durations = frames[0].contiguous();
+  const std::vector<std::int64_t> per_token(durations.data_ptr<std::int64_t>(),
+                                            durations.data_ptr<std::int64_t>() + durations.numel());
+  const std::vector<TokenSpan> spans = TokenTimeline(per_token, model_->config().hop_length());
+  return encoding.phonemes.empty() ? TrackOf(encoding, spans, text, sample_rate(), language)
+                                   : TrackOfPhonemes(encoding, spans, sample_rate(), language);
+}
+
 absl::StatusOr<SynthesisResult> VitsTts::Speak(std::string_view text, const VoiceSettings& settings, Language language,
-                                               const std::atomic<bool>* cancel) const {
+                                               const std::atomic<bool>* cancel, const ClausePartSink* sink) const {
   if (absl::Status ok = CheckSettings(settings, language); !ok.ok()) return ok;
   SynthesisResult result;
   result.audio.sample_rate = sample_rate();
@@ -222,29 +236,61 @@ absl::StatusOr<SynthesisResult> VitsTts::Speak(std::string_view text, const Voic
   const std::string utf8(text);
   auto encoding = Encode(utf8);
   if (!encoding.ok()) return encoding.status();
-  if (encoding->ids.empty()) return result;  // nothing to say
-  auto output = CallNeural("synthesizing", [&] {
-    VitsSynthesisOptions options;
-    options.seed = options_.seed;
-    options.speaking_rate = model_->config().speaking_rate * settings.rate;
-    const torch::Tensor ids = torch::tensor(encoding->ids, torch::kLong).unsqueeze(0);
-    return model_->Synthesize(ids, {}, options);
-  });
-  if (!output.ok()) return output.status();
-  if (cancel != nullptr && *cancel) return absl::CancelledError("the vits session was cancelled");
-
-  const torch::Tensor waveform = output->waveform[0].narrow(0, 0, output->lengths[0]).to(torch::kFloat).cpu().contiguous();
-  const float* samples = waveform.data_ptr<float>();
+  if (encoding->ids.empty()) {  // nothing to say
+    if (sink == nullptr) return result;
+    LC_RETURN_IF_ERROR((*sink)(std::move(result)));
+    return SynthesisResult{};
+  }
+  VitsSynthesisOptions options;
+  options.seed = options_.seed;
+  options.speaking_rate = model_->config().speaking_rate * settings.rate;
   const float gain = static_cast<float>(settings.volume);
-  result.audio.samples.reserve(static_cast<std::size_t>(waveform.numel()));
-  for (std::int64_t i = 0; i < waveform.numel(); ++i) result.audio.samples.push_back(std::clamp(gain * samples[i], -1.0f, 1.0f));
+  auto scaled = [gain](const torch::Tensor& waveform, std::vector<float>& into) {
+    const float* samples = waveform.data_ptr<float>();
+    into.reserve(into.size() + static_cast<std::size_t>(waveform.numel()));
+    for (std::int64_t i = 0; i < waveform.numel(); ++i) into.push_back(std::clamp(gain * samples[i], -1.0f, 1.0f));
+  };
+  const torch::Tensor ids = torch::tensor(encoding->ids, torch::kLong).unsqueeze(0);
+  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
 
-  const torch::Tensor durations = output->durations[0].contiguous();
-  const std::vector<std::int64_t> frames(durations.data_ptr<std::int64_t>(),
-                                         durations.data_ptr<std::int64_t>() + durations.numel());
-  const std::vector<TokenSpan> spans = TokenTimeline(frames, model_->config().hop_length());
-  result.track = encoding->phonemes.empty() ? TrackOf(*encoding, spans, utf8, sample_rate(), language)
-                                            : TrackOfPhonemes(*encoding, spans, sample_rate(), language);
+  if (sink != nullptr) {
+    // The first chunk carries the whole track: the durations are known before any
+    // sample is decoded.
+    absl::Status delivered = absl::OkStatus();
+    bool first = true;
+    auto streamed = CallNeural("synthesizing", [&] {
+      model_->SynthesizeInChunks(ids, options, options_.chunking, [&](const torch::Tensor& durations, const torch::Tensor& samples) {
+        if (cancelled()) {
+          delivered = absl::CancelledError("the vits session was cancelled");
+          return false;
+        }
+        SynthesisResult part;
+        part.audio.sample_rate = sample_rate();
+        part.track.language = language;
+        if (first) {
+          part.track = TrackFor(*encoding, durations, utf8, language);
+          const std::int64_t frames = std::max<std::int64_t>(1, durations.sum().item<std::int64_t>());
+          const std::int64_t total = frames * model_->config().hop_length();
+          FinishPhonemeTrack(part.track, MediaTime::FromSamples(total, sample_rate()));
+          first = false;
+        }
+        scaled(samples, part.audio.samples);
+        delivered = (*sink)(std::move(part));
+        return delivered.ok();
+      });
+      return true;
+    });
+    if (!streamed.ok()) return streamed.status();
+    LC_RETURN_IF_ERROR(delivered);
+    return SynthesisResult{};
+  }
+
+  auto output = CallNeural("synthesizing", [&] { return model_->Synthesize(ids, {}, options); });
+  if (!output.ok()) return output.status();
+  if (cancelled()) return absl::CancelledError("the vits session was cancelled");
+  const torch::Tensor waveform = output->waveform[0].narrow(0, 0, output->lengths[0]).to(torch::kFloat).cpu().contiguous();
+  scaled(waveform, result.audio.samples);
+  result.track = TrackFor(*encoding, output->durations, utf8, language);
   FinishPhonemeTrack(result);
   return result;
 }

@@ -39,6 +39,8 @@ struct VitsTtsOptions {
   IpaPhonemizer phonemize;
   std::uint64_t seed = 0;  // the noise of every synthesis: the same text gives the same audio
   VitsModelOptions model;
+  // How a session's StreamClause cuts a clause's waveform (VitsModel::SynthesizeInChunks).
+  VocoderChunking chunking;
   // On CUDA with graphs, Create records the graphs of these buckets
   // (VitsModel::WarmGraphs) so the first lines replay; nothing on the CPU.
   bool warm_at_load = true;
@@ -89,8 +91,13 @@ class VitsTts : public TtsEngine {
 
   // InvalidArgument for settings this engine cannot honour (a voice, a pitch).
   absl::Status CheckSettings(const VoiceSettings& settings, Language language) const;
+  // Speaks `text` whole, or with a `sink`, in parts as the waveform is decoded
+  // (the result is then empty: the parts are the speech).
   absl::StatusOr<SynthesisResult> Speak(std::string_view text, const VoiceSettings& settings, Language language,
-                                        const std::atomic<bool>* cancel) const;
+                                        const std::atomic<bool>* cancel, const ClausePartSink* sink = nullptr) const;
+  // The track of an encoding whose tokens last `frames` (per token).
+  PhonemeTrack TrackFor(const VitsEncoding& encoding, const torch::Tensor& frames, const std::string& text,
+                        Language language) const;
 
   VitsTtsOptions options_;
   std::shared_ptr<const VitsModel> model_;

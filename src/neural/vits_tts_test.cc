@@ -116,5 +116,88 @@ TEST(VitsTts, BadCheckpointIsOneLineNamingIt) {
   EXPECT_EQ(VitsTts::Create(options).status().code(), absl::StatusCode::kNotFound);
 }
 
+// The parts a session streams, joined, and how many there were.
+struct Parts {
+  SynthesisResult joined;
+  std::size_t count = 0;
+  std::size_t with_track = 0;
+};
+absl::StatusOr<Parts> StreamParts(TtsSession& session, std::string_view text) {
+  Parts parts;
+  const absl::Status status = session.StreamClause(text, Language::kEn, [&](SynthesisResult part) {
+    ++parts.count;
+    if (!part.track.phonemes.empty()) ++parts.with_track;
+    AppendClausePart(parts.joined, std::move(part));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return parts;
+}
+
+TEST(VitsTts, AStreamedClauseIsTheWholeClauseInParts) {
+  VitsTtsOptions options;
+  options.model_dir = TestdataDir("vits_tiny");
+  options.chunking = {4, 16};
+  auto tts = VitsTts::Create(options);
+  ASSERT_TRUE(tts.ok()) << tts.status();
+  auto session = (*tts)->OpenSession({});
+  ASSERT_TRUE(session.ok()) << session.status();
+  const std::string text = "a clause long enough to be cut";
+  auto whole = (*session)->SynthesizeClause(text, Language::kEn);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  auto parts = StreamParts(**session, text);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_GT(parts->count, 2u);
+  EXPECT_EQ(parts->with_track, 1u);  // the first part carries the whole track
+  ASSERT_EQ(parts->joined.audio.samples.size(), whole->audio.samples.size());
+  for (std::size_t i = 0; i < whole->audio.samples.size(); ++i) {
+    ASSERT_NEAR(parts->joined.audio.samples[i], whole->audio.samples[i], 1e-5) << "sample " << i;
+  }
+  EXPECT_EQ(parts->joined.audio.sample_rate, whole->audio.sample_rate);
+  ASSERT_EQ(parts->joined.track.phonemes.size(), whole->track.phonemes.size());
+  for (std::size_t i = 0; i < whole->track.phonemes.size(); ++i) {
+    EXPECT_EQ(parts->joined.track.phonemes[i].phoneme, whole->track.phonemes[i].phoneme);
+    EXPECT_EQ(parts->joined.track.phonemes[i].start, whole->track.phonemes[i].start);
+    EXPECT_EQ(parts->joined.track.phonemes[i].duration, whole->track.phonemes[i].duration);
+  }
+  ASSERT_EQ(parts->joined.track.words.size(), whole->track.words.size());
+  for (std::size_t i = 0; i < whole->track.words.size(); ++i) {
+    EXPECT_EQ(parts->joined.track.words[i].start, whole->track.words[i].start);
+    EXPECT_EQ(parts->joined.track.words[i].text_offset, whole->track.words[i].text_offset);
+  }
+  // Nothing to say: one empty part.
+  auto nothing = StreamParts(**session, "");
+  ASSERT_TRUE(nothing.ok()) << nothing.status();
+  EXPECT_EQ(nothing->count, 1u);
+  EXPECT_TRUE(nothing->joined.audio.empty());
+}
+
+TEST(VitsTts, ASinkErrorOrACancelStopsTheClause) {
+  VitsTtsOptions options;
+  options.model_dir = TestdataDir("vits_tiny");
+  options.chunking = {2, 2};
+  auto tts = VitsTts::Create(options);
+  ASSERT_TRUE(tts.ok()) << tts.status();
+  auto session = (*tts)->OpenSession({});
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::size_t parts = 0;
+  absl::Status status = (*session)->StreamClause("stop here please", Language::kEn, [&](SynthesisResult) {
+    ++parts;
+    return absl::DataLossError("the output is full");
+  });
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(parts, 1u);
+  parts = 0;
+  status = (*session)->StreamClause("stop here please", Language::kEn, [&](SynthesisResult) {
+    ++parts;
+    (*session)->Cancel();  // as another thread would, mid-clause
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
+  EXPECT_EQ(parts, 1u);
+  EXPECT_EQ((*session)->StreamClause("more", Language::kEn, [](SynthesisResult) { return absl::OkStatus(); }).code(),
+            absl::StatusCode::kCancelled);
+}
+
 }  // namespace
 }  // namespace lingcast::neural

@@ -102,6 +102,27 @@ class BilingualVoice::Session : public TtsSession {
                        return voice_.AtOurRate(std::move(piece));
                      });
   }
+  // A clause of one language, spoken by an engine at our rate, streams as that
+  // engine streams it; a clause that switches language, or needs resampling,
+  // comes whole.
+  absl::Status StreamClause(std::string_view clause, Language language, const ClausePartSink& sink) override {
+    if (cancelled_) return absl::CancelledError("speech synthesis was cancelled");
+    LC_RETURN_IF_ERROR(ValidateUtf8(clause));
+    const std::vector<LanguageSpan> spans = SplitLanguageSpans(clause, language);
+    if (spans.size() != 1 || voice_.EngineFor(spans[0].language).sample_rate() != voice_.sample_rate_) {
+      return TtsSession::StreamClause(clause, language, sink);
+    }
+    LC_ASSIGN_OR_RETURN(TtsSession * session, SessionFor(spans[0].language));
+    const int offset = spans[0].begin;
+    const std::string_view run = clause.substr(static_cast<std::size_t>(offset),
+                                               static_cast<std::size_t>(spans[0].end - spans[0].begin));
+    return session->StreamClause(run, spans[0].language, [&](SynthesisResult part) {
+      part.audio.sample_rate = voice_.sample_rate_;
+      part.track.language = language;
+      for (WordBoundary& w : part.track.words) w.text_offset += offset;
+      return sink(std::move(part));
+    });
+  }
   void Cancel() override {
     cancelled_ = true;
     const std::lock_guard<std::mutex> lock(mutex_);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/status.h"
 #include "gtest/gtest.h"
 
 namespace lingcast {
@@ -56,6 +57,18 @@ class RecordingSession : public TtsSession {
     if (cancelled_) return absl::CancelledError("cancelled");
     engine_.clauses.emplace_back(clause);
     return engine_.Say(clause, language);
+  }
+  // In two parts, the track with the first, as a neural voice streams.
+  absl::Status StreamClause(std::string_view clause, Language language, const ClausePartSink& sink) override {
+    LC_ASSIGN_OR_RETURN(SynthesisResult whole, SynthesizeClause(clause, language));
+    SynthesisResult second;
+    second.audio.sample_rate = whole.audio.sample_rate;
+    second.track.language = language;
+    const std::size_t half = whole.audio.samples.size() / 2;
+    second.audio.samples.assign(whole.audio.samples.begin() + static_cast<std::ptrdiff_t>(half), whole.audio.samples.end());
+    whole.audio.samples.resize(half);
+    LC_RETURN_IF_ERROR(sink(std::move(whole)));
+    return sink(std::move(second));
   }
   void Cancel() override {
     cancelled_ = true;
@@ -168,6 +181,39 @@ TEST(BilingualVoice, NothingToSayIsEmptyAudio) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->audio.samples.empty());
   EXPECT_TRUE(result->track.words.empty());
+}
+
+TEST(BilingualVoice, AOneLanguageClauseAtOurRateStreamsAsItsEngineDoes) {
+  Pair pair;  // our rate is the Mandarin engine's, 24 kHz
+  auto session = pair.voice->OpenSession({.language = Language::kZh});
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto stream = [&](std::string_view text) {
+    std::vector<SynthesisResult> parts;
+    SynthesisResult joined;
+    const absl::Status status = (*session)->StreamClause(text, Language::kZh, [&](SynthesisResult part) {
+      parts.push_back(part);
+      AppendClausePart(joined, std::move(part));
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(status.ok()) << status;
+    return std::make_pair(parts.size(), joined);
+  };
+  for (const std::string text : {"大家好", "hello there", "大家好 hello"}) {
+    const auto [parts, joined] = stream(text);
+    auto whole = (*session)->SynthesizeClause(text, Language::kZh);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    // Mandarin alone streams in the engine's two parts; English needs resampling
+    // and a mixed clause joining, so those come whole.
+    EXPECT_EQ(parts, text == "大家好" ? 2u : 1u) << text;
+    EXPECT_EQ(joined.audio.sample_rate, 24000) << text;
+    EXPECT_EQ(joined.audio.samples, whole->audio.samples) << text;
+    ASSERT_EQ(joined.track.words.size(), whole->track.words.size()) << text;
+    for (std::size_t i = 0; i < joined.track.words.size(); ++i) {
+      EXPECT_EQ(joined.track.words[i].text_offset, whole->track.words[i].text_offset) << text;
+      EXPECT_EQ(joined.track.words[i].start, whole->track.words[i].start) << text;
+    }
+    EXPECT_EQ(joined.track.language, Language::kZh) << text;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,20 @@ namespace lingcast {
 TtsEngine::~TtsEngine() = default;
 TtsSession::~TtsSession() = default;
 
+absl::Status TtsSession::StreamClause(std::string_view clause, Language language, const ClausePartSink& sink) {
+  absl::StatusOr<SynthesisResult> whole = SynthesizeClause(clause, language);
+  if (!whole.ok()) return whole.status();
+  return sink(*std::move(whole));
+}
+
+void AppendClausePart(SynthesisResult& into, SynthesisResult part) {
+  if (into.audio.sample_rate == 0) into.audio.sample_rate = part.audio.sample_rate;
+  if (into.track.phonemes.empty() && into.track.words.empty()) into.track.language = part.track.language;
+  for (PhonemeEvent& p : part.track.phonemes) into.track.phonemes.push_back(std::move(p));
+  for (const WordBoundary& w : part.track.words) into.track.words.push_back(w);
+  into.audio.samples.insert(into.audio.samples.end(), part.audio.samples.begin(), part.audio.samples.end());
+}
+
 void AppendSynthesis(SynthesisResult& into, SynthesisResult piece, int text_offset_shift) {
   if (into.audio.sample_rate == 0) into.audio.sample_rate = piece.audio.sample_rate;
   const MediaTime shift = into.audio.duration();
@@ -27,11 +41,12 @@ void AppendSynthesis(SynthesisResult& into, SynthesisResult piece, int text_offs
                             piece.audio.samples.end());
 }
 
-void FinishPhonemeTrack(SynthesisResult& result) {
-  std::vector<PhonemeEvent>& phonemes = result.track.phonemes;
+void FinishPhonemeTrack(SynthesisResult& result) { FinishPhonemeTrack(result.track, result.audio.duration()); }
+
+void FinishPhonemeTrack(PhonemeTrack& track, MediaTime end) {
+  std::vector<PhonemeEvent>& phonemes = track.phonemes;
   std::stable_sort(phonemes.begin(), phonemes.end(),
                    [](const PhonemeEvent& a, const PhonemeEvent& b) { return a.start < b.start; });
-  const MediaTime end = result.audio.duration();
   std::vector<PhonemeEvent> kept;
   for (PhonemeEvent& p : phonemes) {
     if (p.start >= end) continue;
@@ -43,7 +58,7 @@ void FinishPhonemeTrack(SynthesisResult& result) {
     kept[i].duration = (i + 1 < kept.size() ? kept[i + 1].start : end) - kept[i].start;
   }
   phonemes = std::move(kept);
-  std::stable_sort(result.track.words.begin(), result.track.words.end(),
+  std::stable_sort(track.words.begin(), track.words.end(),
                    [](const WordBoundary& a, const WordBoundary& b) { return a.start < b.start; });
 }
 

@@ -10,6 +10,7 @@
 //     voice), so a live job opens one session per output stream.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,6 +42,13 @@ struct SynthesisResult {
   PhonemeTrack track;   // times from the start of `audio`; word offsets into request.text
 };
 
+// A clause's speech in the order it is made (TtsSession::StreamClause): each
+// part's audio follows the part before it; its track holds the phonemes and words
+// that became known with it, already timed from the clause's start and finished
+// against the clause's whole length (word offsets into the clause). Joined by
+// AppendClausePart, the parts are what SynthesizeClause gives.
+using ClausePartSink = std::function<absl::Status(SynthesisResult part)>;
+
 // Per-stream synthesis state; see the header comment. Not thread-safe except
 // Cancel(): one thread synthesizes, any thread may cancel.
 class TtsSession {
@@ -52,6 +60,13 @@ class TtsSession {
   // Text with nothing to say gives OK with empty audio. Cancelled once Cancel()
   // has been called (a synthesis in progress stops early).
   virtual absl::StatusOr<SynthesisResult> SynthesizeClause(std::string_view clause, Language language) = 0;
+
+  // Speaks one clause as SynthesizeClause does, handing its speech to `sink` in
+  // parts as they are made, so playback can start before the clause is done: a
+  // neural voice decodes its waveform a few frames at a time and hands each
+  // chunk over as soon as it is decoded. An error from `sink` stops the synthesis
+  // and is returned. This default hands the whole clause over as one part.
+  virtual absl::Status StreamClause(std::string_view clause, Language language, const ClausePartSink& sink);
 
   // Stops the synthesis in progress (if any) and every later one.
   virtual void Cancel() = 0;
@@ -79,10 +94,17 @@ class TtsEngine {
 // Both must have the same sample rate (an empty `into` takes piece's).
 void AppendSynthesis(SynthesisResult& into, SynthesisResult piece, int text_offset_shift = 0);
 
+// Joins a part of a clause's speech (ClausePartSink) after the parts before it:
+// the audio is appended, the track's events (already timed from the clause's
+// start) are added as they are.
+void AppendClausePart(SynthesisResult& into, SynthesisResult part);
+
 // Puts a track in the shape PhonemeTrack promises: phonemes sorted, one per start
 // time (the later of two at the same time wins), consecutive pauses merged, each
 // lasting until the next and the last until the end of the audio; words sorted.
 void FinishPhonemeTrack(SynthesisResult& result);
+// The same for a track whose audio lasts `end` (known before the audio is made).
+void FinishPhonemeTrack(PhonemeTrack& track, MediaTime end);
 
 // Cuts silence (|sample| below `threshold`) at both ends down to at most
 // `max_leading` / `max_trailing`, shifting the track to match. Audio with no sound

@@ -67,7 +67,10 @@ void TtsStream::Accept(const SanitizedText& sanitized, std::vector<Clause> claus
   }
 }
 
-absl::StatusOr<std::optional<SpeechPiece>> TtsStream::Next() {
+absl::StatusOr<std::optional<SpeechPiece>> TtsStream::Next() { return Next(nullptr); }
+
+absl::StatusOr<std::optional<SpeechPiece>> TtsStream::Next(
+    const std::function<absl::Status(const SpeechPiece& part)>& on_part) {
   if (session_->cancelled()) {
     ready_.clear();
     return absl::CancelledError("speech synthesis was cancelled");
@@ -77,8 +80,23 @@ absl::StatusOr<std::optional<SpeechPiece>> TtsStream::Next() {
   ready_.pop_front();
 
   const Language language = options_.detect_language ? ready.clause.language : options_.voice.language;
-  LC_ASSIGN_OR_RETURN(SynthesisResult speech, session_->SynthesizeClause(ready.clause.text, language));
-  MapWordOffsets(speech.track, ready.to_original, ready.original);
+  SynthesisResult speech;
+  if (on_part) {
+    SpeechPiece part;
+    part.text = ready.original;
+    part.text_offset = ready.original_offset;
+    part.language = language;
+    part.ends_sentence = ready.clause.ends_sentence;
+    LC_RETURN_IF_ERROR(session_->StreamClause(ready.clause.text, language, [&](SynthesisResult made) {
+      MapWordOffsets(made.track, ready.to_original, ready.original);
+      part.speech = made;
+      AppendClausePart(speech, std::move(made));
+      return on_part(part);
+    }));
+  } else {
+    LC_ASSIGN_OR_RETURN(speech, session_->SynthesizeClause(ready.clause.text, language));
+    MapWordOffsets(speech.track, ready.to_original, ready.original);
+  }
   SpeechPiece piece;
   piece.speech = std::move(speech);
   piece.text = std::move(ready.original);

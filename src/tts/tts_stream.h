@@ -63,6 +63,13 @@ class TtsStream {
   // Synthesizes and returns the next complete clause; nullopt when none is
   // complete (push more text, or done()). Cancelled after Cancel().
   absl::StatusOr<std::optional<SpeechPiece>> Next();
+  // The same, and the clause's speech is handed to `on_part` in parts as the
+  // engine makes them (TtsSession::StreamClause: the first part of a neural
+  // voice's clause comes after a few frames are decoded). Each part is a piece of
+  // the clause (its text, offset, language) whose audio follows the part before
+  // it and whose track is timed from the clause's start. An error from `on_part`
+  // stops the clause and is returned. The whole clause is returned as Next() does.
+  absl::StatusOr<std::optional<SpeechPiece>> Next(const std::function<absl::Status(const SpeechPiece& part)>& on_part);
 
   // True once Finish() was called and every clause has been returned.
   bool done() const { return finished_ && ready_.empty(); }

@@ -235,6 +235,29 @@ TEST(TtsStreamTest, AnErrorFromTheConsumerStopsStreaming) {
   EXPECT_EQ(calls, 1);
 }
 
+TEST(TtsStreamTest, PartsOfAClauseComeBeforeItAndJoinToIt) {
+  auto stream = Open(Language::kEn);
+  const std::string text = "First clause here, and a second one.";
+  ASSERT_TRUE(stream->Push(text).ok());
+  stream->Finish();
+  std::vector<SpeechPiece> parts;
+  auto piece = stream->Next([&](const SpeechPiece& part) {
+    parts.push_back(part);
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(piece.ok()) << piece.status();
+  ASSERT_TRUE(piece->has_value());
+  // espeak-ng speaks a clause in one part: the part is the piece.
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].text, (*piece)->text);
+  EXPECT_EQ(parts[0].text_offset, (*piece)->text_offset);
+  EXPECT_EQ(parts[0].speech.audio.samples, (*piece)->speech.audio.samples);
+  EXPECT_EQ(Words(parts[0], text), Words(**piece, text));
+  // An error from the consumer of parts stops the clause and is returned.
+  auto failed = stream->Next([](const SpeechPiece&) { return absl::ResourceExhaustedError("disk full"); });
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kResourceExhausted);
+}
+
 TEST(TtsStreamTest, MisuseAndBadSettingsAreClearErrors) {
   auto stream = Open(Language::kEn);
   stream->Finish();

@@ -1,0 +1,28 @@
+#include "neural/vocoder_chunks.h"
+
+#include <algorithm>
+#include <string>
+
+#include "neural/neural_error.h"
+
+namespace lingcast::neural {
+
+std::vector<std::pair<std::int64_t, std::int64_t>> ChunkFrames(std::int64_t frames, const VocoderChunking& chunking) {
+  if (chunking.first_frames < 1 || chunking.max_frames < chunking.first_frames) {
+    Fail(ErrorCode::kInvalidArgument, "vocoder chunks of " + std::to_string(chunking.first_frames) + " then up to " +
+                                          std::to_string(chunking.max_frames) + " frames: need 1 <= first <= max");
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> chunks;
+  std::int64_t size = chunking.first_frames;
+  for (std::int64_t begin = 0; begin < frames; size = std::min(size * 2, chunking.max_frames)) {
+    std::int64_t end = std::min(frames, begin + size);
+    // A tail shorter than the first chunk joins this one: each cut decodes its
+    // context again, which costs more than a short tail saves.
+    if (frames - end < chunking.first_frames) end = frames;
+    chunks.emplace_back(begin, end);
+    begin = end;
+  }
+  return chunks;
+}
+
+}  // namespace lingcast::neural
