@@ -245,54 +245,47 @@ absl::StatusOr<SynthesisResult> VitsTts::Speak(std::string_view text, const Voic
   options.seed = options_.seed;
   options.speaking_rate = model_->config().speaking_rate * settings.rate;
   const float gain = static_cast<float>(settings.volume);
-  auto scaled = [gain](const torch::Tensor& waveform, std::vector<float>& into) {
-    const float* samples = waveform.data_ptr<float>();
-    into.reserve(into.size() + static_cast<std::size_t>(waveform.numel()));
-    for (std::int64_t i = 0; i < waveform.numel(); ++i) into.push_back(std::clamp(gain * samples[i], -1.0f, 1.0f));
-  };
   const torch::Tensor ids = torch::tensor(encoding->ids, torch::kLong).unsqueeze(0);
-  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
-
-  if (sink != nullptr) {
-    // The first chunk carries the whole track: the durations are known before any
-    // sample is decoded.
-    absl::Status delivered = absl::OkStatus();
-    bool first = true;
-    auto streamed = CallNeural("synthesizing", [&] {
-      model_->SynthesizeInChunks(ids, options, options_.chunking, [&](const torch::Tensor& durations, const torch::Tensor& samples) {
-        if (cancelled()) {
-          delivered = absl::CancelledError("the vits session was cancelled");
-          return false;
-        }
-        SynthesisResult part;
-        part.audio.sample_rate = sample_rate();
-        part.track.language = language;
-        if (first) {
-          part.track = TrackFor(*encoding, durations, utf8, language);
-          const std::int64_t frames = std::max<std::int64_t>(1, durations.sum().item<std::int64_t>());
-          const std::int64_t total = frames * model_->config().hop_length();
-          FinishPhonemeTrack(part.track, MediaTime::FromSamples(total, sample_rate()));
-          first = false;
-        }
-        scaled(samples, part.audio.samples);
-        delivered = (*sink)(std::move(part));
-        return delivered.ok();
-      });
-      return true;
+  // Whole speech is decoded in chunks too, only long ones: the decoder's
+  // activations grow with the length (a 10 s line took ~400 MB at once).
+  const VocoderChunking chunking =
+      sink != nullptr ? options_.chunking : VocoderChunking{options_.whole_chunk_frames, options_.whole_chunk_frames};
+  // The first chunk carries the whole track: the durations are known before any
+  // sample is decoded.
+  absl::Status delivered = absl::OkStatus();
+  bool first = true;
+  auto made = CallNeural("synthesizing", [&] {
+    model_->SynthesizeInChunks(ids, options, chunking, [&](const torch::Tensor& durations, const torch::Tensor& samples) {
+      if (cancel != nullptr && cancel->load()) {
+        delivered = absl::CancelledError("the vits session was cancelled");
+        return false;
+      }
+      SynthesisResult part;
+      part.audio.sample_rate = sample_rate();
+      part.track.language = language;
+      if (first) {
+        part.track = TrackFor(*encoding, durations, utf8, language);
+        const std::int64_t frames = std::max<std::int64_t>(1, durations.sum().item<std::int64_t>());
+        FinishPhonemeTrack(part.track, MediaTime::FromSamples(frames * model_->config().hop_length(), sample_rate()));
+        first = false;
+      }
+      const float* values = samples.data_ptr<float>();
+      part.audio.samples.reserve(static_cast<std::size_t>(samples.numel()));
+      for (std::int64_t i = 0; i < samples.numel(); ++i) {
+        part.audio.samples.push_back(std::clamp(gain * values[i], -1.0f, 1.0f));
+      }
+      if (sink == nullptr) {
+        AppendClausePart(result, std::move(part));
+        return true;
+      }
+      delivered = (*sink)(std::move(part));
+      return delivered.ok();
     });
-    if (!streamed.ok()) return streamed.status();
-    LC_RETURN_IF_ERROR(delivered);
-    return SynthesisResult{};
-  }
-
-  auto output = CallNeural("synthesizing", [&] { return model_->Synthesize(ids, {}, options); });
-  if (!output.ok()) return output.status();
-  if (cancelled()) return absl::CancelledError("the vits session was cancelled");
-  const torch::Tensor waveform = output->waveform[0].narrow(0, 0, output->lengths[0]).to(torch::kFloat).cpu().contiguous();
-  scaled(waveform, result.audio.samples);
-  result.track = TrackFor(*encoding, output->durations, utf8, language);
-  FinishPhonemeTrack(result);
-  return result;
+    return true;
+  });
+  if (!made.ok()) return made.status();
+  LC_RETURN_IF_ERROR(delivered);
+  return sink == nullptr ? result : SynthesisResult{};
 }
 
 }  // namespace lingcast::neural

@@ -172,6 +172,29 @@ TEST(VitsTts, AStreamedClauseIsTheWholeClauseInParts) {
   EXPECT_TRUE(nothing->joined.audio.empty());
 }
 
+TEST(VitsTts, LongSpeechIsDecodedInBoundedChunksWithTheSameSamples) {
+  auto make = [](std::int64_t whole_chunk_frames) {
+    VitsTtsOptions options;
+    options.model_dir = TestdataDir("vits_tiny");
+    options.whole_chunk_frames = whole_chunk_frames;
+    auto tts = VitsTts::Create(options);
+    EXPECT_TRUE(tts.ok()) << tts.status();
+    return tts.ok() ? *std::move(tts) : nullptr;
+  };
+  auto chunked = make(4), whole = make(1 << 20);
+  ASSERT_NE(chunked, nullptr);
+  ASSERT_NE(whole, nullptr);
+  SynthesisRequest request;
+  request.text = "a line long enough for several chunks of four frames";
+  auto a = chunked->Synthesize(request);
+  auto b = whole->Synthesize(request);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_GT(b->audio.samples.size(), 8u * 8 * 4);  // more than 2 x 4 frames of 8 samples
+  ASSERT_EQ(a->audio.samples.size(), b->audio.samples.size());
+  for (std::size_t i = 0; i < a->audio.samples.size(); ++i) ASSERT_NEAR(a->audio.samples[i], b->audio.samples[i], 1e-5) << i;
+  EXPECT_EQ(a->track.phonemes.size(), b->track.phonemes.size());
+}
+
 TEST(VitsTts, ASinkErrorOrACancelStopsTheClause) {
   VitsTtsOptions options;
   options.model_dir = TestdataDir("vits_tiny");
