@@ -7,7 +7,10 @@ after normalization) or CER (Mandarin, Traditional folded to Simplified for
 both), and wall time. Both sides are timed the same way: a fresh process per
 file that loads the model and transcribes it (lingcast asr FILE --json;
 faster-whisper in a subprocess of this script), so model loading counts for
-both; the median over --runs. Greedy, no temperature fallback, language given.
+both; the median over --runs. Ours runs twice: as `lingcast asr` streams
+(a partial every 500 ms of speech, then the final: "ours") and as an offline
+transcript (--no-partials: each utterance decoded once: "ours_offline", the
+like-for-like row against faster-whisper's one pass). Greedy, no temperature fallback, language given.
 Prints figures; never fails on them.
 
 usage (from the repo root, after scripts/install-deps.sh with
@@ -84,8 +87,10 @@ def error_rate(lang, reference, hypothesis):
     return edit_distance(ref, hyp), len(ref)
 
 
-def run_ours(args, path, lang, precision):
+def run_ours(args, path, lang, precision, partials=True):
     command = [args.lingcast, "asr", path, "--json", "--lang", lang, "--asr", "whisper", "--asr-model", args.model]
+    if not partials:
+        command.append("--no-partials")
     if precision == "int8":
         command += ["--quantize", "int8"]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY="PASSIVE")
@@ -150,12 +155,13 @@ def main():
                 path = os.path.join(args.data, name)
                 if not os.path.exists(path):
                     continue
-                ours, theirs = [], []
-                for _ in range(args.runs):  # alternate: the machine's load hits both alike
+                ours, offline, theirs = [], [], []
+                for _ in range(args.runs):  # alternate: the machine's load hits all alike
                     ours.append(run_ours(args, path, lang, precision))
+                    offline.append(run_ours(args, path, lang, precision, partials=False))
                     theirs.append(run_reference(args, reference_model, path, lang, precision))
                 row = {"file": name, "lang": lang, "precision": precision}
-                for side, runs in (("ours", ours), ("faster_whisper", theirs)):
+                for side, runs in (("ours", ours), ("ours_offline", offline), ("faster_whisper", theirs)):
                     good = [r for r in runs if "error" not in r]
                     if not good:
                         row[side] = {"error": runs[0]["error"]}
@@ -177,15 +183,16 @@ def main():
 def print_row(row):
     metric = "WER" if row["lang"] == "en" else "CER"
     print(f"{row['file']} [{row['precision']}]")
-    for side in ("ours", "faster_whisper"):
+    for side in ("ours", "ours_offline", "faster_whisper"):
         r = row[side]
         if "error" in r:
             print(f"  {side:15s} ERROR {r['error']}")
             continue
         extra = f", decode {r['decode_s']:.2f} s" if "decode_s" in r else ""
         print(f"  {side:15s} {metric} {r['rate']:.3f} ({r['errors']}/{r['length']})  wall {r['wall_s']:.2f} s{extra}  {r['text']}")
-    if "error" not in row["ours"] and "error" not in row["faster_whisper"]:
-        print(f"  ratio ours/faster-whisper wall: {row['ours']['wall_s'] / row['faster_whisper']['wall_s']:.2f}x")
+    for side in ("ours", "ours_offline"):
+        if "error" not in row[side] and "error" not in row["faster_whisper"]:
+            print(f"  ratio {side}/faster-whisper wall: {row[side]['wall_s'] / row['faster_whisper']['wall_s']:.2f}x")
     sys.stdout.flush()
 
 
@@ -194,18 +201,19 @@ def print_summary(rows):
     for precision in sorted({r["precision"] for r in rows}):
         for lang in ("en", "zh"):
             picked = [r for r in rows if r["precision"] == precision and r["lang"] == lang
-                      and "error" not in r["ours"] and "error" not in r["faster_whisper"]]
+                      and all("error" not in r[side] for side in ("ours", "ours_offline", "faster_whisper"))]
             if not picked:
                 continue
             line = f"  {precision} {lang} ({'WER' if lang == 'en' else 'CER'}):"
-            for side in ("ours", "faster_whisper"):
+            for side in ("ours", "ours_offline", "faster_whisper"):
                 errors = sum(r[side]["errors"] for r in picked)
                 length = sum(r[side]["length"] for r in picked)
                 wall = sum(r[side]["wall_s"] for r in picked)
                 line += f"  {side} {errors / max(1, length):.3f} in {wall:.2f} s"
-            ours = sum(r["ours"]["wall_s"] for r in picked)
             theirs = sum(r["faster_whisper"]["wall_s"] for r in picked)
-            print(line + f"  (wall ratio {ours / theirs:.2f}x)")
+            ratios = ", ".join(f"{side} {sum(r[side]['wall_s'] for r in picked) / theirs:.2f}x"
+                               for side in ("ours", "ours_offline"))
+            print(line + f"  (wall ratio {ratios})")
 
 
 if __name__ == "__main__":

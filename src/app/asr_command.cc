@@ -38,6 +38,7 @@ class AsrPrinter {
         return absl::OkStatus();
       case VadEvent::Type::kSpeechAudio: {
         LC_RETURN_IF_ERROR(session_->AcceptAudio(event.audio, event.audio_start));
+        if (!options_.partials) return absl::OkStatus();
         audio_since_partial_ += event.audio.duration();
         if (audio_since_partial_ < options_.partial_interval) return absl::OkStatus();
         audio_since_partial_ = MediaTime::Zero();
@@ -224,6 +225,10 @@ Command AddAsrCommand(CLI::App& app) {
   asr_cmd->add_option("--dtype", asr_options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   asr_cmd->add_option("--script", asr_options.script_path, "Script (docs/script-format.md) the speaker follows");
   asr_cmd->add_flag("--json", asr_options.json, "One JSON object per line (type, text, start_ms, end_ms, words)");
+  asr_cmd->add_flag("--partials,!--no-partials", asr_options.partials,
+                    "Print partial hypotheses while speech goes on (--no-partials: finals only, each utterance "
+                    "decoded once, for an offline transcript)")
+      ->capture_default_str();
   asr_cmd->add_option("--zh-script", asr_options.zh_script,
                       "whisper: Mandarin in simplified or traditional characters")
       ->capture_default_str();

@@ -34,6 +34,9 @@ struct AsrCommandOptions {
   // A partial is considered after every this much speech audio, and printed only
   // when its text changed.
   MediaTime partial_interval = MediaTime::Millis(500);
+  // false (--no-partials): finals only, each utterance decoded once when it
+  // ends -- an offline transcript at the engine's own speed.
+  bool partials = true;
   VadConfig vad;
   bool debug_log = false;  // pocketsphinx's own log on stderr
   // --zh-script: whisper's Mandarin in "simplified" (the default) or "traditional"

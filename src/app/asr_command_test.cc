@@ -63,6 +63,24 @@ std::string JoinedFinalText(const AsrRun& run) {
   const std::string path_var = SpeechPath((recording).file); \
   if (!std::filesystem::exists(path_var)) GTEST_SKIP() << NoDataMessage(path_var)
 
+TEST(AsrCommandTest, WithoutPartialsOnlyTheSameFinalsArePrinted) {
+  SPEECH_OR_SKIP(path, kJfk);
+  const AsrRun with = RunAsr({.input = path, .engine = "pocketsphinx", .json = true});
+  AsrCommandOptions options{.input = path, .engine = "pocketsphinx", .json = true};
+  options.partials = false;
+  const AsrRun without = RunAsr(options);
+  ASSERT_TRUE(with.status.ok()) << with.status;
+  ASSERT_TRUE(without.status.ok()) << without.status;
+  ASSERT_FALSE(without.lines.empty());
+  EXPECT_GT(with.lines.size(), Finals(with).size());  // partials there
+  EXPECT_EQ(without.lines.size(), Finals(without).size()) << "finals only";
+  ASSERT_EQ(Finals(without).size(), Finals(with).size());
+  for (std::size_t i = 0; i < Finals(with).size(); ++i) {
+    EXPECT_EQ(Finals(without)[i]["start_ms"], Finals(with)[i]["start_ms"]);
+    EXPECT_EQ(Finals(without)[i]["end_ms"], Finals(with)[i]["end_ms"]);
+  }
+}
+
 TEST(AsrCommandTest, JsonLinesWithPartialsAndFinalsOnJfk) {
   SPEECH_OR_SKIP(path, kJfk);
   const AsrRun run = RunAsr({.input = path, .engine = "pocketsphinx", .json = true});
