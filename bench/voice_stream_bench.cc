@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -136,6 +137,8 @@ int Main(int argc, char** argv) {
     }
   }
   const std::filesystem::path source = LINGCAST_SOURCE_DIR;
+  // The Mandarin front-end's lexicon is generated into the build tree.
+  setenv("LINGCAST_DATA_DIR", (std::filesystem::path(LINGCAST_BINARY_DIR) / "data").c_str(), /*overwrite=*/0);
   std::printf("voice_stream_bench: first audio of a line (ms) and RTF on the CPU; chunks of %lld frames, doubling up to %lld\n",
               static_cast<long long>(chunking.first_frames), static_cast<long long>(chunking.max_frames));
   std::printf("%-12s %-8s %6s %9s %9s %8s\n", "voice", "mode", "lines", "first_p50", "first_p95", "rtf");
