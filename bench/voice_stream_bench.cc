@@ -1,8 +1,8 @@
 // voice_stream_bench: time to first audio and real-time factor of the neural
 // voices on the CPU, each line spoken two ways in the same run: every clause
 // synthesized whole (TtsStream::Next), and streamed, the vocoder decoding a few
-// frames at a time (TtsStream::Next with a part sink, as `lingcast tts` and
-// `live` use it). First audio is from the line's text to its first sample; the
+// frames at a time (TtsStream::Next with a part sink, as `lingcast tts` uses
+// it; `live` still synthesizes each line whole). First audio is from the line's text to its first sample; the
 // ratio streamed / whole is the headline. The two ways are alternated line by
 // line, so drift on a shared machine hits both alike.
 //

@@ -96,6 +96,9 @@ class FastSpeech2Tts::Session : public TtsSession {
 };
 
 absl::StatusOr<std::unique_ptr<FastSpeech2Tts>> FastSpeech2Tts::Create(const FastSpeech2TtsOptions& options) {
+  if (auto chunks = CallNeural("chunking", [&] { return ChunkFrames(0, options.chunking); }); !chunks.ok()) {
+    return chunks.status();
+  }
   auto model = CallNeural("loading " + options.model_dir, [&] { return FastSpeech2Model::Load(options.model_dir); });
   if (!model.ok()) return model.status();
   for (const char* symbol : {"sil", "#0", "#3", "^", "eos", "er5"}) {
@@ -220,8 +223,18 @@ absl::StatusOr<SynthesisResult> FastSpeech2Tts::Speak(std::string_view text, con
     });
     if (!vocoded.ok()) return vocoded.status();
     LC_RETURN_IF_ERROR(delivered);
+    if (first) {  // no frames: the track still goes
+      SynthesisResult empty;
+      empty.audio.sample_rate = sample_rate();
+      empty.track = std::move(part.track);
+      LC_RETURN_IF_ERROR((*sink)(std::move(empty)));
+    }
   }
-  return sink == nullptr ? result : SynthesisResult{};
+  if (sink != nullptr) return SynthesisResult{};
+  // One track for the clause: a call's closing silence and the next one's opening
+  // silence are one pause (the streamed parts join them the same way).
+  FinishPhonemeTrack(result);
+  return result;
 }
 
 }  // namespace lingcast::neural

@@ -508,6 +508,7 @@ void VitsModel::SynthesizeInChunks(const torch::Tensor& input_ids, const VitsSyn
   if (input_ids.dim() != 2 || input_ids.size(0) != 1) {
     Fail(ErrorCode::kInvalidArgument, "streamed synthesis takes one row of ids, not " + ShapeOf(input_ids));
   }
+  ChunkFrames(0, chunking);  // bad chunking is refused on every path
   const std::int64_t hop = config_.hop_length();
   if (UseGraphs()) {
     const VitsOutput whole = Synthesize(input_ids, {}, options);

@@ -138,6 +138,13 @@ class VitsTts::Session : public TtsSession {
 };
 
 absl::StatusOr<std::unique_ptr<VitsTts>> VitsTts::Create(const VitsTtsOptions& options) {
+  if (auto chunks = CallNeural("chunking", [&] {
+        ChunkFrames(0, options.chunking);
+        return ChunkFrames(0, {options.whole_chunk_frames, options.whole_chunk_frames});
+      });
+      !chunks.ok()) {
+    return chunks.status();
+  }
   auto model = CallNeural("loading " + options.model_dir, [&] { return VitsModel::Load(options.model_dir, options.model); });
   if (!model.ok()) return model.status();
   std::optional<VitsTokenizer> tokenizer;

@@ -41,9 +41,10 @@ struct VitsTtsOptions {
   VitsModelOptions model;
   // How a session's StreamClause cuts a clause's waveform (VitsModel::SynthesizeInChunks).
   VocoderChunking chunking;
-  // Synthesize and SynthesizeClause decode speech longer than twice this (frames)
-  // in chunks of it, so memory stays bounded however long the text (256: ~3 s of
-  // Piper; a cut costs ~30 frames of decoding again).
+  // Synthesize and SynthesizeClause decode speech of twice this many frames or
+  // more in chunks of it (the last up to twice as long), so memory stays bounded
+  // however long the text (256: ~3 s of Piper; a cut costs ~30 frames of
+  // decoding again).
   std::int64_t whole_chunk_frames = 256;
   // On CUDA with graphs, Create records the graphs of these buckets
   // (VitsModel::WarmGraphs) so the first lines replay; nothing on the CPU.

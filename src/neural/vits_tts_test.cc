@@ -189,10 +189,25 @@ TEST(VitsTts, LongSpeechIsDecodedInBoundedChunksWithTheSameSamples) {
   auto a = chunked->Synthesize(request);
   auto b = whole->Synthesize(request);
   ASSERT_TRUE(a.ok() && b.ok());
-  ASSERT_GT(b->audio.samples.size(), 8u * 8 * 4);  // more than 2 x 4 frames of 8 samples
+  ASSERT_GT(b->audio.samples.size(), 8u * 8 * 4);  // 32 frames of 8 samples: several chunks of 4
   ASSERT_EQ(a->audio.samples.size(), b->audio.samples.size());
   for (std::size_t i = 0; i < a->audio.samples.size(); ++i) ASSERT_NEAR(a->audio.samples[i], b->audio.samples[i], 1e-5) << i;
   EXPECT_EQ(a->track.phonemes.size(), b->track.phonemes.size());
+}
+
+TEST(VitsTts, BadChunkingIsRefusedAtLoad) {
+  VitsTtsOptions options;
+  options.model_dir = TestdataDir("vits_tiny");
+  options.chunking = {0, 4};
+  auto bad_first = VitsTts::Create(options);
+  ASSERT_FALSE(bad_first.ok());
+  EXPECT_EQ(bad_first.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_first.status().message().find("vocoder chunks of 0"), std::string::npos) << bad_first.status();
+  options.chunking = {};
+  options.whole_chunk_frames = 0;
+  auto bad_whole = VitsTts::Create(options);
+  ASSERT_FALSE(bad_whole.ok());
+  EXPECT_EQ(bad_whole.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(VitsTts, ASinkErrorOrACancelStopsTheClause) {

@@ -20,7 +20,18 @@ absl::Status TtsSession::StreamClause(std::string_view clause, Language language
 void AppendClausePart(SynthesisResult& into, SynthesisResult part) {
   if (into.audio.sample_rate == 0) into.audio.sample_rate = part.audio.sample_rate;
   if (into.track.phonemes.empty() && into.track.words.empty()) into.track.language = part.track.language;
-  for (PhonemeEvent& p : part.track.phonemes) into.track.phonemes.push_back(std::move(p));
+  std::vector<PhonemeEvent>& joined = into.track.phonemes;
+  for (PhonemeEvent& p : part.track.phonemes) {
+    // A pause that starts where the pause before it ends is the same pause (as
+    // FinishPhonemeTrack merges them): one engine call ends in silence and the
+    // next begins with it.
+    if (p.phoneme == "_" && !joined.empty() && joined.back().phoneme == "_" &&
+        joined.back().start + joined.back().duration == p.start) {
+      joined.back().duration += p.duration;
+      continue;
+    }
+    joined.push_back(std::move(p));
+  }
   for (const WordBoundary& w : part.track.words) into.track.words.push_back(w);
   into.audio.samples.insert(into.audio.samples.end(), part.audio.samples.begin(), part.audio.samples.end());
 }

@@ -44,8 +44,8 @@ struct SynthesisResult {
 
 // A clause's speech in the order it is made (TtsSession::StreamClause): each
 // part's audio follows the part before it; its track holds the phonemes and words
-// that became known with it, already timed from the clause's start and finished
-// against the clause's whole length (word offsets into the clause). Joined by
+// that became known with it, already timed from the clause's start, each event
+// lasting until the next one known (word offsets into the clause). Joined by
 // AppendClausePart, the parts are what SynthesizeClause gives.
 using ClausePartSink = std::function<absl::Status(SynthesisResult part)>;
 
@@ -96,7 +96,8 @@ void AppendSynthesis(SynthesisResult& into, SynthesisResult piece, int text_offs
 
 // Joins a part of a clause's speech (ClausePartSink) after the parts before it:
 // the audio is appended, the track's events (already timed from the clause's
-// start) are added as they are.
+// start) are added as they are, except that a pause beginning where the last
+// pause ends lengthens it.
 void AppendClausePart(SynthesisResult& into, SynthesisResult part);
 
 // Puts a track in the shape PhonemeTrack promises: phonemes sorted, one per start

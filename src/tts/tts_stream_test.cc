@@ -258,6 +258,31 @@ TEST(TtsStreamTest, PartsOfAClauseComeBeforeItAndJoinToIt) {
   EXPECT_EQ(failed.status().code(), absl::StatusCode::kResourceExhausted);
 }
 
+TEST(TtsStreamTest, JoinedPartsMergeAPauseThatSpansTheJoin) {
+  // Two engine calls of one clause: the first ends in silence, the second begins
+  // with it -- one pause, as FinishPhonemeTrack makes of the whole.
+  SynthesisResult first, second, joined;
+  first.audio.sample_rate = second.audio.sample_rate = 1000;
+  first.audio.samples.assign(300, 0.1f);
+  second.audio.samples.assign(300, 0.1f);
+  first.track.phonemes = {{"a", MediaTime::Zero(), MediaTime::Millis(200)}, {"_", MediaTime::Millis(200), MediaTime::Millis(100)}};
+  second.track.phonemes = {{"_", MediaTime::Millis(300), MediaTime::Millis(50)}, {"b", MediaTime::Millis(350), MediaTime::Millis(250)}};
+  AppendClausePart(joined, first);
+  AppendClausePart(joined, second);
+  ASSERT_EQ(joined.track.phonemes.size(), 3u);
+  EXPECT_EQ(joined.track.phonemes[1].phoneme, "_");
+  EXPECT_EQ(joined.track.phonemes[1].duration, MediaTime::Millis(150));
+  EXPECT_EQ(joined.track.phonemes[2].phoneme, "b");
+  EXPECT_EQ(joined.audio.samples.size(), 600u);
+  SynthesisResult whole = joined;
+  FinishPhonemeTrack(whole);
+  ASSERT_EQ(whole.track.phonemes.size(), joined.track.phonemes.size());
+  for (std::size_t i = 0; i < whole.track.phonemes.size(); ++i) {
+    EXPECT_EQ(whole.track.phonemes[i].start, joined.track.phonemes[i].start);
+    EXPECT_EQ(whole.track.phonemes[i].duration, joined.track.phonemes[i].duration);
+  }
+}
+
 TEST(TtsStreamTest, MisuseAndBadSettingsAreClearErrors) {
   auto stream = Open(Language::kEn);
   stream->Finish();
