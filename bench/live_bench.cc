@@ -2,7 +2,13 @@
 // ad-libs between the lines), the avatar interpreting into Mandarin, 720p30 to
 // RTMP on loopback (nginx with the RTMP module, when installed) plus HLS.
 //
-//   build/bench/live_bench [REALTIME_SHOWS] [SOAK_MINUTES] [SOAK_SIZE]
+//   build/bench/live_bench [REALTIME_SHOWS] [SOAK_MINUTES] [SOAK_SIZE] [SHOW] [HOST]
+//
+// SHOW: "seven" (the default: 7 script lines, all said in order, 2 ad-libs) or
+// "eleven" (11 lines; the host skips one, says two out of order, and ad-libs
+// twice, as the voice issue's held-out-style show). HOST: "espeak" (the default:
+// espeak-ng en-gb) or "neural" (the installed English neural voice, Piper, as a
+// host a recognizer hears like a person; espeak-ng when none is installed).
 //
 // 1. Real time (the system clock; the host recording is played at real time):
 //    compute latency p50/p95, EndOffset median, the median commit point, CPU
@@ -21,6 +27,7 @@
 #include <vector>
 
 #include "app/live_job.h"
+#include "app/studio.h"
 #include "audio/resampler.h"
 #include "core/status.h"
 #include "output/rtmp_test_server.h"
@@ -44,9 +51,43 @@ const std::vector<std::pair<std::string, std::string>> kLines = {
 };
 const std::vector<std::string> kAdLibs = {"Wow so many of you are here tonight", "Let me read some of your comments"};
 
-// The show once: every line, an ad-lib after the second and the fifth.
-std::vector<std::string> Show() {
+// The eleven-line show: a cast iron pan, its price, its care.
+const std::vector<std::pair<std::string, std::string>> kElevenLines = {
+    {"Tonight I want to show you our new cast iron pan", "今晚我想给大家展示我们的新款铸铁锅"},
+    {"It heats evenly and keeps the heat for a long time", "它受热均匀，保温时间很长"},
+    {"The usual price is eighty nine dollars", "平时的价格是八十九美元"},
+    {"Today it is only fifty nine dollars", "今天只要五十九美元"},
+    {"The first fifty orders get free shipping", "前五十个订单包邮"},
+    {"It works on gas and on induction stoves", "燃气灶和电磁炉都能用"},
+    {"Wash it by hand and dry it right away", "请手洗并立即擦干"},
+    {"A thin layer of oil keeps it from rusting", "薄薄涂一层油可以防锈"},
+    {"Each pan comes with a wooden handle cover", "每口锅都配一个木质把手套"},
+    {"Click the yellow cart below to order", "点击下方黄色购物车下单"},
+    {"Thank you for watching and see you tomorrow", "感谢收看，我们明天见"},
+};
+const std::vector<std::string> kElevenAdLibs = {"Oh I see a lot of people joining right now hi everybody",
+                                                "Let me check the stock for you one moment"};
+
+// What the bench's host says and with which voice (the SHOW and HOST arguments).
+struct ShowSpec {
+  bool eleven = false;
+  bool neural_host = false;
+};
+
+const std::vector<std::pair<std::string, std::string>>& Lines(const ShowSpec& spec) {
+  return spec.eleven ? kElevenLines : kLines;
+}
+
+// The show once. Seven: every line, an ad-lib after the second and the fifth.
+// Eleven: line 8 skipped, 10 said before 9, an ad-lib after the third and the sixth.
+std::vector<std::string> Show(const ShowSpec& spec) {
   std::vector<std::string> said;
+  if (spec.eleven) {
+    for (const int i : {0, 1, 2, -1, 3, 4, 5, -2, 6, 9, 8, 10}) {
+      said.push_back(i >= 0 ? kElevenLines[i].first : kElevenAdLibs[-i - 1]);
+    }
+    return said;
+  }
   for (size_t i = 0; i < kLines.size(); ++i) {
     said.push_back(kLines[i].first);
     if (i == 1) said.push_back(kAdLibs[0]);
@@ -55,16 +96,31 @@ std::vector<std::string> Show() {
   return said;
 }
 
-absl::Status WriteHost(const std::string& path, int repeats) {
+// The host's voice: espeak-ng en-gb, or the installed English neural voice.
+absl::StatusOr<std::unique_ptr<TtsEngine>> HostVoice(const ShowSpec& spec) {
+  if (spec.neural_host) {
+    LC_ASSIGN_OR_RETURN(const StudioVoiceChoice choice, ChooseStudioVoice("auto", "", ""));
+    if (!choice.english_dir.empty()) {
+      std::printf("host voice: %s\n", choice.english_dir.c_str());
+      return MakeStudioVoice(choice, "", "", NeuralDeviceFlags{}, nullptr);
+    }
+    std::printf("host voice: no neural English voice installed (%s); espeak-ng en-gb\n", choice.reason.c_str());
+  }
   EspeakOptions espeak;
   espeak.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> engine, EspeakEngine::Create(espeak));
+  return std::unique_ptr<TtsEngine>(std::move(engine));
+}
+
+absl::Status WriteHost(const std::string& path, int repeats, const ShowSpec& spec) {
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> engine, HostVoice(spec));
+  const bool espeak_host = engine->name() == "espeak-ng";
   std::vector<int16_t> once(8000, 0);
-  for (const std::string& text : Show()) {
+  for (const std::string& text : Show(spec)) {
     SynthesisRequest request;
     request.text = text + ".";
     request.language = Language::kEn;
-    request.voice = "en-gb";
+    if (espeak_host) request.voice = "en-gb";
     LC_ASSIGN_OR_RETURN(SynthesisResult speech, engine->Synthesize(request));
     LC_ASSIGN_OR_RETURN(Resampler resampler, Resampler::Create(speech.audio.sample_rate, 16000));
     std::vector<float> converted;
@@ -156,6 +212,12 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "SOAK_SIZE must be WIDTHxHEIGHT, not %s\n", argv[3]);
     return 2;
   }
+  const std::string show = argc > 4 ? argv[4] : "seven", host_voice = argc > 5 ? argv[5] : "espeak";
+  if ((show != "seven" && show != "eleven") || (host_voice != "espeak" && host_voice != "neural")) {
+    std::fprintf(stderr, "SHOW is seven or eleven, HOST espeak or neural (not %s, %s)\n", show.c_str(), host_voice.c_str());
+    return 2;
+  }
+  const ShowSpec spec{show == "eleven", host_voice == "neural"};
   setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
   // A directory of its own: two runs at once (a soak and a real-time run) must
   // not delete each other's outputs.
@@ -168,7 +230,7 @@ int Main(int argc, char** argv) {
   const std::string script = (dir / "show.script").string();
   {
     std::ofstream out(script);
-    for (const auto& [en, zh] : kLines) out << "en: " << en << " | zh: " << zh << "\n";
+    for (const auto& [en, zh] : Lines(spec)) out << "en: " << en << " | zh: " << zh << "\n";
   }
   Logger logger(LogLevel::kError);
   av_log_set_level(AV_LOG_ERROR);
@@ -186,7 +248,7 @@ int Main(int argc, char** argv) {
 
   if (realtime_shows > 0) {
     const std::string host = (dir / "host.wav").string();
-    if (absl::Status s = WriteHost(host, realtime_shows); !s.ok()) {
+    if (absl::Status s = WriteHost(host, realtime_shows, spec); !s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());
       return 1;
     }
@@ -201,17 +263,19 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "realtime run: %s\n", report.status().ToString().c_str());
       return 1;
     }
-    PrintRun("live, real time, 720p30, English host -> Mandarin avatar, RTMP + HLS", *report, Seconds(host));
+    const std::string title = "live, real time, 720p30, English host (" + host_voice + ", " + show +
+                              " lines) -> Mandarin avatar, RTMP + HLS";
+    PrintRun(title.c_str(), *report, Seconds(host));
   }
 
   if (soak_minutes > 0) {
     const std::string host = (dir / "soak.wav").string();
     const double show_seconds = [&] {
-      (void)WriteHost(host, 1);
+      (void)WriteHost(host, 1, spec);
       return Seconds(host);
     }();
     const int repeats = std::max(1, static_cast<int>(soak_minutes * 60 / show_seconds + 0.999));
-    if (absl::Status s = WriteHost(host, repeats); !s.ok()) {
+    if (absl::Status s = WriteHost(host, repeats, spec); !s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());
       return 1;
     }
