@@ -185,7 +185,8 @@ void PrintRun(const char* title, const nlohmann::json& report, double host_secon
                 o["bitrate"].get<double>() / 1000, static_cast<long long>(o["reconnects"].get<int64_t>()),
                 o["error"].get<std::string>().c_str());
   }
-  std::printf("  %-44s %6s %6s %9s %9s %9s\n", "utterance", "commit", "decided", "compute", "wait", "EndOffset");
+  std::printf("  %-44s %6s %6s %9s %9s %9s %5s\n", "utterance", "commit", "decided", "compute", "wait", "EndOffset",
+              "rate");
   constexpr size_t kMostRowsShown = 40;  // a soak has hundreds: its summary says enough
   if (report["utterances"].size() > kMostRowsShown) {
     std::printf("  (%zu utterances: the table is left out)\n", report["utterances"].size());
@@ -193,9 +194,10 @@ void PrintRun(const char* title, const nlohmann::json& report, double host_secon
   for (const auto& u : report["utterances"]) {
     if (report["utterances"].size() > kMostRowsShown) break;
     auto ms = [](const nlohmann::json& v) { return v.is_null() ? -1.0 : v.get<double>(); };
-    std::printf("  %-44.44s %6.2f %6.1fs %7.0fms %7.0fms %7.0fms\n", u["source_text"].get<std::string>().c_str(),
+    std::printf("  %-44.44s %6.2f %6.1fs %7.0fms %7.0fms %7.0fms %5.2f\n", u["source_text"].get<std::string>().c_str(),
                 u["commit_point"].is_null() ? -1.0 : u["commit_point"].get<double>(), ms(u["decided_at_ms"]) / 1000,
-                ms(u["compute_latency_ms"]), ms(u["queue_wait_ms"]), ms(u["end_offset_ms"]));
+                ms(u["compute_latency_ms"]), ms(u["queue_wait_ms"]), ms(u["end_offset_ms"]),
+                u.contains("rate") && u["rate"].is_number() ? u["rate"].get<double>() : 0.0);
   }
   for (const auto& [boundary, stage] : report["stage_latency"].items()) {
     std::printf("  stage %-16s p50 %6.1f ms  p95 %6.1f ms  max %6.1f ms\n", boundary.c_str(),
