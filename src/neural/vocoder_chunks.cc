@@ -25,4 +25,17 @@ std::vector<std::pair<std::int64_t, std::int64_t>> ChunkFrames(std::int64_t fram
   return chunks;
 }
 
+void DecodeWithContext(std::int64_t frames, std::int64_t reach, std::int64_t hop, const VocoderChunking& chunking,
+                       const std::function<torch::Tensor(std::int64_t context_begin, std::int64_t context_end)>& decode,
+                       const std::function<bool(const torch::Tensor& samples)>& sink) {
+  for (const auto& [begin, end] : ChunkFrames(frames, chunking)) {
+    const std::int64_t context_begin = std::max<std::int64_t>(0, begin - reach);
+    const std::int64_t context_end = std::min(frames, end + reach);
+    const torch::Tensor wave = decode(context_begin, context_end).reshape({-1});
+    const torch::Tensor samples =
+        wave.narrow(0, (begin - context_begin) * hop, (end - begin) * hop).to(torch::kFloat).cpu().contiguous();
+    if (!sink(samples)) return;
+  }
+}
+
 }  // namespace lingcast::neural

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
+
+#include <torch/types.h>
 
 namespace lingcast::neural {
 
@@ -19,5 +22,14 @@ struct VocoderChunking {
 // first_frames joins the chunk before it (so a short clause is one chunk). Throws NeuralError
 // (kInvalidArgument) unless 1 <= first_frames <= max_frames.
 std::vector<std::pair<std::int64_t, std::int64_t>> ChunkFrames(std::int64_t frames, const VocoderChunking& chunking);
+
+// The waveform of `frames` frames, chunk by chunk (ChunkFrames): each chunk's
+// frames are decoded with `reach` frames of context either side (clipped to the
+// speech) by `decode(context_begin, context_end)`, which returns that range's
+// samples, `hop` a frame; the chunk's own samples (float32, on the CPU) go to
+// `sink`, in order. Returning false from `sink` stops.
+void DecodeWithContext(std::int64_t frames, std::int64_t reach, std::int64_t hop, const VocoderChunking& chunking,
+                       const std::function<torch::Tensor(std::int64_t context_begin, std::int64_t context_end)>& decode,
+                       const std::function<bool(const torch::Tensor& samples)>& sink);
 
 }  // namespace lingcast::neural
