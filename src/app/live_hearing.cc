@@ -11,42 +11,8 @@
 namespace lingcast {
 
 namespace {
-constexpr MediaTime kIngestPiece = MediaTime::Millis(20);
 constexpr size_t kContextLines = 3;
 }  // namespace
-
-// --- LiveIngest ---------------------------------------------------------------
-
-LiveIngest::LiveIngest(LiveAudioReader read, LiveIngestOptions options, const std::atomic<bool>& stop)
-    : Stage("ingest"), read_(std::move(read)), options_(options), stop_(stop) {}
-
-absl::StatusOr<Flow> LiveIngest::Process() {
-  if (stop_.load()) return Flow::kFinished;
-  AudioBuffer chunk;
-  LC_ASSIGN_OR_RETURN(const bool more, read_(chunk));
-  if (!more) return Flow::kFinished;
-  if (chunk.sample_rate != 16000 || chunk.channels != 1) {
-    return absl::InternalError("the live source must deliver 16 kHz mono audio");
-  }
-  // Pieces of at most 20 ms, so the VAD and the watermarks move in small steps
-  // whatever size the source reads.
-  const int64_t piece = kIngestPiece.micros() * 16000 / 1'000'000;
-  for (size_t begin = 0; begin < chunk.samples.size(); begin += static_cast<size_t>(piece)) {
-    const size_t end = std::min(chunk.samples.size(), begin + static_cast<size_t>(piece));
-    AudioBuffer part{16000, 1, std::vector<float>(chunk.samples.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                  chunk.samples.begin() + static_cast<std::ptrdiff_t>(end))};
-    const MediaTime pts = MediaTime::FromSamples(samples_, 16000);
-    samples_ += static_cast<int64_t>(part.samples.size());
-    const MediaTime part_end = MediaTime::FromSamples(samples_, 16000);
-    // A live source delivers a piece once all of it has been captured.
-    if (options_.pace) clock().SleepUntil(options_.session_start + part_end);
-    const MediaTime origin = options_.origin_from_timeline ? options_.session_start + part_end : clock().Now();
-    position_us_.store(part_end.micros());
-    LC_RETURN_IF_ERROR(out.Push(Packet<AudioBuffer>{std::move(part), pts, part_end - pts, origin}));
-    if (stop_.load()) return Flow::kFinished;
-  }
-  return Flow::kContinue;
-}
 
 // --- LiveHear -----------------------------------------------------------------
 

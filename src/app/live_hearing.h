@@ -1,5 +1,5 @@
-// The hearing side of `lingcast live`: the host's audio comes in (LiveIngest),
-// is heard (LiveHear: VAD -> ASR -> script follower) and translated
+// The hearing side of `lingcast live`: the host's audio comes in
+// (audio/ingest_stage.h), is heard (LiveHear: VAD -> ASR -> script follower) and translated
 // (LiveTranslate: the script's own translation, else the fallback engines; and,
 // while off-script speech is still being said, provisional captions of it).
 #pragma once
@@ -23,40 +23,6 @@
 #include "mt/translation_session.h"
 
 namespace lingcast {
-
-// Fills `chunk` with the next 16 kHz mono audio; false at the end of the input.
-using LiveAudioReader = std::function<absl::StatusOr<bool>(AudioBuffer& chunk)>;
-
-struct LiveIngestOptions {
-  // Wait for the clock before passing each chunk on, as a live source would
-  // deliver it (a file played at real time). Off: as fast as the pipeline takes
-  // it (a simulated clock, or a source that paces itself, like stdin).
-  bool pace = true;
-  // The clock reading at which the session's timeline is 0.
-  MediaTime session_start;
-  // Stamp each chunk's origin (its arrival) as session_start + its end, the
-  // moment a live source would have delivered it, instead of the clock reading
-  // (a simulated clock runs behind a source read ahead).
-  bool origin_from_timeline = true;
-};
-
-// Reads the host's audio in pieces of at most 20 ms and sends each on with its
-// place on the timeline. Stops early (the stream then ends normally) once
-// `stop` is set: SIGINT/SIGTERM.
-class LiveIngest : public Stage {
- public:
-  LiveIngest(LiveAudioReader read, LiveIngestOptions options, const std::atomic<bool>& stop);
-  Out<AudioBuffer> out{this, "out"};
-  absl::StatusOr<Flow> Process() override;
-  MediaTime position() const { return MediaTime::Micros(position_us_.load()); }
-
- private:
-  LiveAudioReader read_;
-  const LiveIngestOptions options_;
-  const std::atomic<bool>& stop_;
-  std::atomic<int64_t> position_us_{0};
-  int64_t samples_ = 0;
-};
 
 // Lets the hear thread stop a provisional translation in flight on the
 // translate thread the moment a decision or an utterance's end is sent, so a

@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/notification.h"
 #include "app/follow_command.h"
+#include "app/job_runner.h"
 #include "app/live_hearing.h"
 #include "app/live_playout.h"
 #include "app/live_report.h"
@@ -23,6 +23,7 @@
 #include "app/whisper_recognizer.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
+#include "audio/ingest_stage.h"
 #include "audio/raw_pcm_reader.h"
 #include "core/atomic_file.h"
 #include "core/process_stats.h"
@@ -68,7 +69,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   // The input first: a bad file fails before models load.
   std::optional<AudioFileReader> file;
   std::optional<RawPcmReader> raw;
-  LiveAudioReader read;
+  AudioChunkReader read;
   bool network_source = false;
   const bool simulated = options.clock == LiveClock::kSimulated;
   if (options.input == "-") {
@@ -220,15 +221,14 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   Bus bus;
   LatencyTracker latency;
   LiveMonitor monitor;
-  std::atomic<bool> stop{false};
   Pipeline pipeline(clock, bus, &latency);
   const MediaTime session_start = clock.Now();
 
-  LiveIngestOptions ingest_options;
+  IngestOptions ingest_options;
   ingest_options.pace = !simulated && file.has_value() && !network_source;
   ingest_options.session_start = session_start;
   ingest_options.origin_from_timeline = simulated || (file.has_value() && !network_source);
-  auto& ingest = pipeline.Add(std::make_unique<LiveIngest>(read, ingest_options, stop));
+  auto& ingest = pipeline.Add(std::make_unique<IngestStage>(read, ingest_options));
   // Ad-libs translated as they are spoken (docs/live.md), when an engine can.
   ProvisionalInterrupt interrupt;
   ProvisionalOptions provisional;
@@ -264,7 +264,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   playout_options.animation.seed = options.seed;
   auto& playout = pipeline.Add(std::make_unique<LivePlayout>(playout_options, std::move(compositor),
                                                              std::make_unique<AvatarRenderer>(rig), *outputs, monitor,
-                                                             stop, std::move(picture_in_picture)));
+                                                             std::move(picture_in_picture)));
   pipeline.Connect(ingest.out, hear.in, kAudioQueue);
   if (options.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);
   pipeline.Connect(hear.out, translate.in, kEventQueue);
@@ -272,67 +272,31 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   pipeline.Connect(voice.out, playout.in, kEventQueue);
 
   // SIGINT/SIGTERM: stop taking input and wind down (live_job.h).
-  std::atomic<int64_t> stop_requested_at{0};
-  signals.SetHandler([&](int) {
-    stop.store(true);
-    int64_t expected = 0;
-    stop_requested_at.compare_exchange_strong(
-        expected, std::chrono::steady_clock::now().time_since_epoch().count());
-  });
-  struct ClearHandler {
-    SignalWatcher& s;
-    ~ClearHandler() { s.SetHandler(nullptr); }
-  } clear_handler{signals};
-
-  const auto wall_start = std::chrono::steady_clock::now();
-  const double cpu_start = ProcessCpuSeconds();
-  const double rss_start = CurrentRssMb();
-  LC_RETURN_IF_ERROR(pipeline.Start());
+  JobRunnerOptions run_options;
+  run_options.job = "live";
+  run_options.tick = absl::Milliseconds(500);
+  run_options.on_signal = OnStopSignal::kDrain;
+  run_options.drain_deadline = absl::Seconds(kLiveStopDeadlineSeconds);
+  JobRunner runner(pipeline, signals, logger, run_options);
+  LC_RETURN_IF_ERROR(runner.Start());
   logger.Info("live", "started", {{"input", options.input}, {"outputs", absl::StrCat(options.outputs.size())}});
-
-  absl::Notification done;
-  absl::Status result;
-  std::thread waiter([&] {
-    result = pipeline.Wait();
-    done.Notify();
+  const absl::Status result = runner.Wait([&](const JobTick& tick) {
+    if (status == nullptr) return;
+    std::fprintf(status, "\r%s",
+                 StatusLine(monitor.counters(), voice, static_cast<int64_t>(monitor.records().size()), tick.cpu_percent)
+                     .c_str());
+    std::fflush(status);
   });
-  double last_cpu = cpu_start;
-  auto last_wall = wall_start;
-  bool cancelled = false;
-  while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(500))) {
-    const auto now = std::chrono::steady_clock::now();
-    const double cpu = ProcessCpuSeconds();
-    const double wall = std::chrono::duration<double>(now - last_wall).count();
-    const double cpu_percent = wall > 0 ? 100.0 * (cpu - last_cpu) / wall : 0;
-    last_cpu = cpu;
-    last_wall = now;
-    if (status != nullptr) {
-      std::fprintf(status, "\r%s", StatusLine(monitor.counters(), voice, static_cast<int64_t>(monitor.records().size()),
-                                              cpu_percent).c_str());
-      std::fflush(status);
-    }
-    const int64_t asked = stop_requested_at.load();
-    if (asked != 0 && !cancelled &&
-        now.time_since_epoch().count() - asked >
-            std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::seconds(kLiveStopDeadlineSeconds))
-                .count()) {
-      logger.Warn("live", "the pipeline did not wind down in time after the stop signal; cancelling it");
-      pipeline.Stop();
-      cancelled = true;
-    }
-  }
-  waiter.join();
   if (status != nullptr) std::fprintf(status, "\n");
-  if (cancelled) return absl::DeadlineExceededError("live did not stop within the deadline after the signal");
   LC_RETURN_IF_ERROR(result);
 
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall_s = runner.wall_seconds();
   const OutputSetStats output_stats = outputs->stats();
   nlohmann::json extra;
   extra["peak_rss_mb"] = std::round(PeakRssMb() * 10) / 10;
-  extra["rss_start_mb"] = std::round(rss_start * 10) / 10;
+  extra["rss_start_mb"] = std::round(runner.rss_start_mb() * 10) / 10;
   extra["rss_end_mb"] = std::round(CurrentRssMb() * 10) / 10;
-  extra["cpu_percent"] = wall_s > 0 ? std::round(1000 * (ProcessCpuSeconds() - cpu_start) / wall_s) / 10 : 0;
+  extra["cpu_percent"] = std::round(10 * runner.cpu_percent()) / 10;
   extra["wall_seconds"] = std::round(wall_s * 100) / 100;
   extra["clock"] = simulated ? "simulated" : "realtime";
   extra["recognizer"] = asr->name();

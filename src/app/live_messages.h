@@ -1,6 +1,6 @@
 // What travels between the stages of `lingcast live`:
 //
-//   LiveIngest --AudioBuffer--> LiveHear --LiveEvent--> LiveTranslate --LiveEvent--> LiveVoice
+//  IngestStage --AudioBuffer--> LiveHear --LiveEvent--> LiveTranslate --LiveEvent--> LiveVoice
 //        \                                                                              |
 //         \--AudioBuffer (host voice, optional)--> LivePlayout <--VoiceEvent-----------/
 //

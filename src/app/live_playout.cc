@@ -29,7 +29,6 @@ int64_t SampleAt(MediaTime t, int rate) { return t.micros() * rate / 1'000'000; 
 
 LivePlayout::LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
                          std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
-                         const std::atomic<bool>& stopping,
                          std::unique_ptr<compose::PictureInPicture> picture_in_picture)
     : Stage("playout"),
       options_(std::move(options)),
@@ -37,8 +36,7 @@ LivePlayout::LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Co
       avatar_(std::move(avatar)),
       picture_in_picture_(std::move(picture_in_picture)),
       outputs_(outputs),
-      monitor_(monitor),
-      stopping_(stopping) {}
+      monitor_(monitor) {}
 
 absl::Status LivePlayout::Open() {
   compositor_->SetAvatarRenderer(
@@ -139,7 +137,7 @@ void LivePlayout::StartNextLines(MediaTime t) {
   while (!playing_ && !queue_.empty()) {
     SpokenLine& next = queue_.front();
     if (next.line.decided_at > t) return;  // not decided yet at this frame
-    if (stopping_.load() && !next.pcm.samples.empty()) {
+    if (draining() && !next.pcm.samples.empty()) {
       // Stopping: what has not started is not said.
       monitor_.LineQueued(next);
       queue_.pop_front();

@@ -15,6 +15,9 @@
 // but their audio is still written. Simulated: the playout moves the simulated
 // clock itself, one frame per tick, after waiting for the voice stage's
 // watermark to pass the frame time, so every run gives the same output.
+//
+// Draining (a stop signal): the line being said is finished; queued lines that
+// have not started are not said (their subtitles still show).
 #pragma once
 
 #include <atomic>
@@ -58,7 +61,6 @@ class LivePlayout : public Stage {
  public:
   LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
               std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
-              const std::atomic<bool>& stopping,
               std::unique_ptr<compose::PictureInPicture> picture_in_picture = nullptr);
   In<VoiceEvent> in{this, "in"};
   In<AudioBuffer> host{this, "host"};  // optional: the host's voice, 16 kHz
@@ -86,7 +88,6 @@ class LivePlayout : public Stage {
   std::unique_ptr<compose::PictureInPicture> picture_in_picture_;  // null: none
   OutputSet& outputs_;
   LiveMonitor& monitor_;
-  const std::atomic<bool>& stopping_;
 
   int64_t tick_ = 0;
   bool voice_ended_ = false;

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/notification.h"
+#include "app/job_runner.h"
 #include "app/progress.h"
 #include "app/render_plan.h"
 #include "app/render_stages.h"
@@ -133,27 +133,21 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   pipeline.Connect(render.out, encode.video, kFrameQueue);
 
   // SIGINT/SIGTERM stop the pipeline; the writer then removes its temp file.
-  signals.SetHandler([&pipeline](int) { pipeline.Stop(); });
-  struct ClearHandler {
-    SignalWatcher& s;
-    ~ClearHandler() { s.SetHandler(nullptr); }
-  } clear_handler{signals};
-  LC_RETURN_IF_ERROR(pipeline.Start());
+  JobRunnerOptions run_options;
+  run_options.job = "render";
+  run_options.tick = absl::Milliseconds(250);
+  run_options.on_signal = OnStopSignal::kStop;
+  JobRunner runner(pipeline, signals, logger, run_options);
+  LC_RETURN_IF_ERROR(runner.Start());
   logger.Info("render", "started", {{"script", options.script_path}, {"output", specs.front().DisplayName()}});
 
-  absl::Notification done;
-  absl::Status result;
-  std::thread waiter([&] {
-    result = pipeline.Wait();
-    done.Notify();
-  });
   ProgressBar bar(!options.quiet && !options.json && StderrIsTerminal());
   const int tts_rate = tts->sample_rate();
   auto seconds_since_start = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   };
   std::vector<OutputState> output_states(specs.size(), OutputState::kConnecting);
-  while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(250))) {
+  const absl::Status result = runner.Wait([&](const JobTick&) {
     // A live output that drops, reconnects or fails is worth a line of its own.
     const OutputSetStats output_stats = encode.stats();
     for (size_t i = 0; i < output_stats.outputs.size() && i < output_states.size(); ++i) {
@@ -174,8 +168,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
     const int64_t frames = progress.frames_encoded.load();
     bar.Update(frames, total, progress.speech_done.load(), static_cast<double>(frames) / options.fps,
                seconds_since_start());
-  }
-  waiter.join();
+  });
   bar.Finish();
 
   if (signals.received() != 0 && !encode.finished()) {

@@ -43,6 +43,14 @@ class TestSource {
   std::shared_ptr<Channel<T>> channel_;
 };
 
+// GCC 12 at -O3 reports the move of a packet of std::vector out of the
+// popped variant as "maybe uninitialized", as in queue.h (a known false
+// positive); the suppression is limited to this class.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 // The test's end of a stage output.
 template <typename T>
 class TestSink {
@@ -79,6 +87,9 @@ class TestSink {
   std::vector<Packet<T>> packets_;
   std::vector<uint64_t> flushes_;
 };
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 template <typename S>
 class StageHarness {
@@ -110,6 +121,8 @@ class StageHarness {
   }
 
   absl::Status Open() { return GuardedOpen(*stage_); }
+  // As Pipeline::Drain() does to every stage: the job is winding down.
+  void Drain() { stage_->RequestDrain(); }
   // Runs Process() once on this thread. It blocks if the stage waits for input
   // that was not fed, so feed (or End()) the inputs first.
   absl::StatusOr<Flow> Step() {

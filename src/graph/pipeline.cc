@@ -85,6 +85,10 @@ uint64_t Pipeline::Flush() {
   return generation;
 }
 
+void Pipeline::Drain() {
+  for (auto& stage : stages_) stage->RequestDrain();
+}
+
 std::vector<ChannelStats> Pipeline::Stats() const {
   std::vector<ChannelStats> out;
   for (const auto& s : stats_sources_) out.push_back(ChannelStats{s.name, s.options, s.read()});

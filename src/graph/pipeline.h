@@ -75,6 +75,10 @@ class Pipeline {
   void Stop();
   // Starts a new generation: older packets are dropped everywhere downstream.
   uint64_t Flush();
+  // Asks every stage to wind down gracefully (Stage::draining()): sources end
+  // their streams, so the graph finishes what it holds and Wait() returns.
+  // Unlike Stop(), nothing in flight is discarded. Thread-safe; any thread.
+  void Drain();
 
   bool stopping() const { return stopping_.load(); }
   std::vector<ChannelStats> Stats() const;

@@ -103,6 +103,12 @@ class Stage {
   // Pipeline::Flush(); sources should only note the new generation.
   virtual void OnFlush(uint64_t /*generation*/) {}
 
+  // Pipeline::Drain(): the job is winding down gracefully. A source stops
+  // taking input and ends its stream; a stage may drop work it has not begun.
+  // Data already in flight is still processed. Read from the stage's own thread.
+  bool draining() const { return draining_.load(); }
+  void RequestDrain() { draining_.store(true); }
+
   uint64_t generation() const { return generation_.load(); }
   int64_t stale_dropped() const { return stale_dropped_.load(); }
   const std::vector<InputPort*>& inputs() const { return inputs_; }
@@ -130,6 +136,7 @@ class Stage {
   std::vector<OutputPort*> outputs_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int64_t> stale_dropped_{0};
+  std::atomic<bool> draining_{false};
 };
 
 // Stage calls as the Pipeline (and StageHarness) make them: exceptions thrown

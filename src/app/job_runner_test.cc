@@ -1,0 +1,148 @@
+#include "app/job_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+
+#include "absl/synchronization/notification.h"
+#include "core/status.h"
+
+namespace lingcast {
+namespace {
+
+// Counts up until the pipeline drains.
+class Counter : public Stage {
+ public:
+  Counter() : Stage("counter") {}
+  Out<int> out{this, "out"};
+  absl::StatusOr<Flow> Process() override {
+    if (draining()) return Flow::kFinished;
+    LC_RETURN_IF_ERROR(out.Push(Packet<int>{next_, MediaTime::Millis(next_), {}, clock().Now()}));
+    ++next_;
+    return Flow::kContinue;
+  }
+
+ private:
+  int next_ = 0;
+};
+
+// Takes everything it is given.
+class Sink : public Stage {
+ public:
+  Sink() : Stage("sink") {}
+  In<int> in{this, "in"};
+  absl::StatusOr<Flow> Process() override {
+    auto p = in.Pop();
+    if (!p) return Flow::kFinished;
+    received.fetch_add(1);
+    return Flow::kContinue;
+  }
+  std::atomic<int> received{0};
+};
+
+// A source that never ends on its own and does not drain.
+class Stubborn : public Stage {
+ public:
+  Stubborn() : Stage("stubborn") {}
+  Out<int> out{this, "out"};
+  absl::StatusOr<Flow> Process() override {
+    // Ignores draining; only a Stop() (which cancels the push) ends it.
+    LC_RETURN_IF_ERROR(out.Push(Packet<int>{0, MediaTime::Millis(n_), {}, clock().Now()}));
+    ++n_;
+    return Flow::kContinue;
+  }
+
+ private:
+  int n_ = 0;
+};
+
+struct Graph {
+  SimulatedClock clock;
+  Bus bus;
+  Pipeline pipeline{clock, bus};
+};
+
+JobRunnerOptions Fast(OnStopSignal on_signal) {
+  JobRunnerOptions options;
+  options.job = "test";
+  options.tick = absl::Milliseconds(1);
+  options.on_signal = on_signal;
+  options.drain_deadline = absl::Milliseconds(5);
+  return options;
+}
+
+TEST(JobRunnerTest, AStopRequestDrainsTheGraphAndTheJobEndsWell) {
+  Graph g;
+  auto& source = g.pipeline.Add(std::make_unique<Counter>());
+  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
+  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
+  ASSERT_TRUE(runner.Start().ok());
+  int ticks = 0;
+  double last_wall = -1;
+  const absl::Status result = runner.Wait([&](const JobTick& tick) {
+    EXPECT_GE(tick.wall_seconds, last_wall);
+    last_wall = tick.wall_seconds;
+    if (++ticks == 3) runner.RequestStop();
+  });
+  EXPECT_TRUE(result.ok()) << result;
+  EXPECT_GE(ticks, 3);
+  EXPECT_TRUE(runner.stop_requested());
+  EXPECT_GT(sink.received.load(), 0);
+}
+
+TEST(JobRunnerTest, AGraphThatDoesNotDrainIsCancelledAfterTheDeadline) {
+  Graph g;
+  auto& source = g.pipeline.Add(std::make_unique<Stubborn>());
+  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
+  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
+  ASSERT_TRUE(runner.Start().ok());
+  runner.RequestStop();
+  const absl::Status result = runner.Wait(nullptr);
+  EXPECT_EQ(result.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(result.message(), "test did not stop within the deadline after the signal");
+}
+
+TEST(JobRunnerTest, StopModeEndsTheGraphAtOnce) {
+  Graph g;
+  auto& source = g.pipeline.Add(std::make_unique<Stubborn>());
+  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
+  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kStop));
+  ASSERT_TRUE(runner.Start().ok());
+  runner.RequestStop();
+  EXPECT_TRUE(g.pipeline.stopping());
+  EXPECT_TRUE(runner.Wait(nullptr).ok());
+}
+
+TEST(JobRunnerTest, AFailingStageIsTheJobsResult) {
+  class Failing : public Stage {
+   public:
+    Failing() : Stage("failing") {}
+    Out<int> out{this, "out"};
+    absl::StatusOr<Flow> Process() override { return absl::DataLossError("the source broke"); }
+  };
+  Graph g;
+  auto& source = g.pipeline.Add(std::make_unique<Failing>());
+  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
+  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
+  ASSERT_TRUE(runner.Start().ok());
+  const absl::Status result = runner.Wait(nullptr);
+  EXPECT_EQ(result.code(), absl::StatusCode::kDataLoss);
+  EXPECT_FALSE(runner.stop_requested());
+  EXPECT_GE(runner.cpu_percent(), 0);
+}
+
+}  // namespace
+}  // namespace lingcast
