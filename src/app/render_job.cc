@@ -9,7 +9,6 @@
 #include "app/job_runner.h"
 #include "app/progress.h"
 #include "app/render_plan.h"
-#include "app/render_stages.h"
 #include "app/signals.h"
 #include "app/studio.h"
 #include "core/clock.h"
@@ -17,11 +16,14 @@
 #include "core/status.h"
 #include "graph/pipeline.h"
 #include "nlohmann/json.hpp"
+#include "compose/render_stage.h"
 #include "core/atomic_file.h"
+#include "output/encode_stage.h"
 #include "output/mp4_output.h"
 #include "output/output_set.h"
 #include "text/script.h"
 #include "tts/espeak_engine.h"
+#include "tts/speech_stage.h"
 
 namespace lingcast {
 namespace {
@@ -113,19 +115,17 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   LC_ASSIGN_OR_RETURN(auto writer, OutputSet::Open(specs, video, audio, output_options, clock));
   Bus bus;
   LatencyTracker latency;
-  RenderProgress progress;
   Pipeline pipeline(clock, bus, &latency);
   AnimatorOptions animation;
   animation.seed = options.seed;
   auto& source = pipeline.Add(std::make_unique<ScriptSource>(std::move(plan)));
-  auto& speech = pipeline.Add(std::make_unique<SpeechStage>(
-      *tts, SpeechSettings{options.voice_zh, options.voice_en, options.rate}, progress));
-  auto& render = pipeline.Add(std::make_unique<VideoStage>(std::move(compositor), std::move(avatar), animation,
-                                                           options.fps,
-                                                           options.subtitles == SubtitleMode::kBurn, progress));
+  auto& speech = pipeline.Add(
+      std::make_unique<SpeechStage>(*tts, SpeechSettings{options.voice_zh, options.voice_en, options.rate}));
+  auto& render = pipeline.Add(std::make_unique<RenderStage>(std::move(compositor), std::move(avatar), animation,
+                                                            options.fps, options.subtitles == SubtitleMode::kBurn));
   // The cues reach the outputs (SRT sidecars, HLS WebVTT) once the speech is done.
   auto& encode = pipeline.Add(std::make_unique<EncodeStage>(
-      std::move(writer), options.fps, progress, options.realtime ? &clock : nullptr,
+      std::move(writer), options.fps, options.realtime ? &clock : nullptr,
       [&speech] { return speech.cues(); }));
   pipeline.Connect(source.out, speech.in, kPlanQueue);
   pipeline.Connect(speech.audio, encode.audio, kAudioQueue);
@@ -163,10 +163,10 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
         logger.Info("output", OutputStateName(o.state), {{"output", o.name}, {"reconnects", reconnects}});
       }
     }
-    const double audio_s = static_cast<double>(progress.audio_samples.load()) / tts_rate;
+    const double audio_s = static_cast<double>(speech.audio_samples()) / tts_rate;
     const int64_t total = static_cast<int64_t>(audio_s * options.fps + 0.999);
-    const int64_t frames = progress.frames_encoded.load();
-    bar.Update(frames, total, progress.speech_done.load(), static_cast<double>(frames) / options.fps,
+    const int64_t frames = encode.frames_encoded();
+    bar.Update(frames, total, speech.speech_done(), static_cast<double>(frames) / options.fps,
                seconds_since_start());
   });
   bar.Finish();
@@ -195,7 +195,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
     }
   }
   summary.outputs = stats.outputs;
-  summary.duration_s = static_cast<double>(progress.audio_samples.load()) / tts_rate;
+  summary.duration_s = static_cast<double>(speech.audio_samples()) / tts_rate;
   summary.frames = stats.video_frames;
   summary.width = options.width;
   summary.height = options.height;
@@ -205,9 +205,9 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   summary.wall_s = seconds_since_start();
   summary.x_realtime = summary.wall_s > 0 ? summary.duration_s / summary.wall_s : 0;
   summary.peak_rss_mb = PeakRssMb();
-  summary.tts_s = progress.tts_seconds.load();
-  summary.render_s = progress.render_seconds.load();
-  summary.encode_s = progress.encode_seconds.load();
+  summary.tts_s = speech.tts_seconds();
+  summary.render_s = render.render_seconds();
+  summary.encode_s = encode.encode_seconds();
   for (const OutputSinkStats& o : stats.outputs) summary.bytes += o.bytes;
   return summary;
 }

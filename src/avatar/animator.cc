@@ -29,23 +29,6 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 
 }  // namespace
 
-const char* ExpressionName(Expression e) {
-  switch (e) {
-    case Expression::kNeutral: return "neutral";
-    case Expression::kSmile: return "smile";
-    case Expression::kSurprised: return "surprised";
-    case Expression::kThinking: return "thinking";
-  }
-  return "neutral";
-}
-
-std::optional<Expression> ExpressionFromName(const std::string& name) {
-  for (int i = 0; i < kExpressionCount; ++i) {
-    if (name == ExpressionName(static_cast<Expression>(i))) return static_cast<Expression>(i);
-  }
-  return std::nullopt;
-}
-
 float ExpressionWeights::neutral() const { return std::max(0.0f, 1 - smile - surprised - thinking); }
 
 ExpressionWeights ExpressionWeights::Of(Expression e) {

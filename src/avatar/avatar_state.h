@@ -6,6 +6,7 @@
 #include <string>
 
 #include "avatar/geometry.h"
+#include "media/expression.h"
 #include "media/viseme.h"
 
 namespace lingcast {
@@ -23,12 +24,6 @@ struct MouthParams {
 };
 MouthParams MouthParamsOf(Viseme v);
 MouthParams Mix(const MouthParams& a, const MouthParams& b, float t);
-
-// The facial expressions a script or the API can ask for (`@emotion smile`).
-enum class Expression { kNeutral, kSmile, kSurprised, kThinking };
-inline constexpr int kExpressionCount = 4;
-const char* ExpressionName(Expression e);                         // "neutral", "smile", ...
-std::optional<Expression> ExpressionFromName(const std::string& name);
 
 // How much of each expression shows, each 0 .. 1; neutral is what is left
 // (1 - the sum, at least 0). Transitions blend these.
