@@ -15,7 +15,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "app/live_control.h"
-#include "app/live_messages.h"
+#include "media/live_messages.h"
 #include "app/speech_follower.h"
 #include "app/translation_setup.h"
 #include "core/logger.h"

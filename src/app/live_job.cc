@@ -13,9 +13,9 @@
 #include "app/follow_command.h"
 #include "app/job_runner.h"
 #include "app/live_hearing.h"
-#include "app/live_playout.h"
-#include "app/live_report.h"
-#include "app/live_voice.h"
+#include "output/playout_stage.h"
+#include "output/live_report.h"
+#include "tts/voice_stage.h"
 #include "app/speech_follower.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
@@ -45,7 +45,7 @@ constexpr QueueOptions kAudioQueue{500, QueuePolicy::kBlock};
 constexpr QueueOptions kEventQueue{256, QueuePolicy::kBlock};
 constexpr QueueOptions kHostQueue{500, QueuePolicy::kBlock};
 
-std::string StatusLine(const LiveCounters& c, const LiveVoice& voice, int64_t lines, double cpu_percent) {
+std::string StatusLine(const LiveCounters& c, const VoiceStage& voice, int64_t lines, double cpu_percent) {
   return absl::StrFormat("live %s | host %6.1f s | out %6.1f s | lag %4.1f s | queued %d | lines %lld | skipped %lld | "
                          "drops a%lld v%lld | cpu %3.0f%%",
                          c.speaking ? "speaking" : "idle    ", c.host_time.seconds(), c.output_time.seconds(),
@@ -94,7 +94,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   std::unique_ptr<compose::PictureInPicture> picture_in_picture;
   if (options.picture_in_picture) {
     compose::PictureInPictureOptions pip;
-    pip.delay = LivePlayoutOptions{}.host_delay;  // in step with the host's voice when passed through
+    pip.delay = PlayoutOptions{}.host_delay;  // in step with the host's voice when passed through
     LC_ASSIGN_OR_RETURN(picture_in_picture,
                         compose::PictureInPicture::Open(options.input, options.width, options.height, pip));
   }
@@ -241,7 +241,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(follower), lines, hear_options));
   auto& translate = pipeline.Add(std::make_unique<LiveTranslate>(stack, options.source, options.target, lines,
                                                                  control.get(), logger, provisional));
-  LiveVoiceOptions voice_options;
+  VoiceStageOptions voice_options;
   voice_options.language = options.target;
   voice_options.voice = options.target == Language::kZh ? options.voice_zh : options.voice_en;
   voice_options.rate = options.rate;
@@ -249,8 +249,8 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   voice_options.max_lag = options.max_lag;
   voice_options.max_speedup = options.max_speedup;
   voice_options.line_gap = options.line_gap;
-  auto& voice = pipeline.Add(std::make_unique<LiveVoice>(*tts, voice_options));
-  LivePlayoutOptions playout_options;
+  auto& voice = pipeline.Add(std::make_unique<VoiceStage>(*tts, voice_options));
+  PlayoutOptions playout_options;
   playout_options.fps = options.fps;
   playout_options.output_rate = tts->sample_rate();
   playout_options.source = options.source;
@@ -262,7 +262,7 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   playout_options.host_gain_db = options.passthrough_gain_db;
   playout_options.duck_db = options.duck_db;
   playout_options.animation.seed = options.seed;
-  auto& playout = pipeline.Add(std::make_unique<LivePlayout>(playout_options, std::move(compositor),
+  auto& playout = pipeline.Add(std::make_unique<PlayoutStage>(playout_options, std::move(compositor),
                                                              std::make_unique<AvatarRenderer>(rig), *outputs, monitor,
                                                              std::move(picture_in_picture)));
   pipeline.Connect(ingest.out, hear.in, kAudioQueue);

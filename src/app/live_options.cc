@@ -11,26 +11,6 @@
 
 namespace lingcast {
 
-absl::StatusOr<LagPolicy> ParseLagPolicy(const std::string& text) {
-  if (text == "speedup") return LagPolicy::kSpeedUp;
-  if (text == "shorten") return LagPolicy::kShorten;
-  if (text == "skip") return LagPolicy::kSkip;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--lag-policy: unknown policy \"", text, "\" (expected speedup, shorten or skip)"));
-}
-
-const char* LagPolicyName(LagPolicy policy) {
-  switch (policy) {
-    case LagPolicy::kSpeedUp:
-      return "speedup";
-    case LagPolicy::kShorten:
-      return "shorten";
-    case LagPolicy::kSkip:
-      return "skip";
-  }
-  return "unknown";
-}
-
 absl::StatusOr<LiveClock> ParseLiveClock(const std::string& text) {
   if (text == "realtime") return LiveClock::kRealtime;
   if (text == "simulated") return LiveClock::kSimulated;

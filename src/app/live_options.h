@@ -12,18 +12,9 @@
 #include "media/language.h"
 #include "mt/llm_translator.h"
 #include "output/live_output.h"
+#include "tts/voice_stage.h"
 
 namespace lingcast {
-
-// What keeps the avatar from falling behind the host when translations queue
-// up faster than it can speak them (docs/live.md).
-enum class LagPolicy {
-  kSpeedUp,  // speak faster (up to max_speedup) as the lag grows past half of max_lag
-  kShorten,  // drop the pause between queued lines
-  kSkip,     // only skip (below)
-};
-// Every policy skips (subtitles only) a line that would start more than
-// max_lag after the host finished deciding it.
 
 enum class LiveClock {
   kRealtime,   // the system clock: the input is paced at real time, outputs go out live
@@ -104,8 +95,6 @@ struct LiveOptions {
   PacketWrittenObserver on_packet_written;
 };
 
-absl::StatusOr<LagPolicy> ParseLagPolicy(const std::string& text);
-const char* LagPolicyName(LagPolicy policy);
 absl::StatusOr<LiveClock> ParseLiveClock(const std::string& text);
 
 // Everything that can be checked without touching engines, files or networks.

@@ -1,4 +1,6 @@
-// Unit tests of the live stages and report (live_job_test.cc runs the whole job).
+// Unit tests of the live options and the hearing stages (live_job_test.cc runs
+// the whole job; tts/voice_stage_test.cc, output/playout_stage_test.cc and
+// output/live_report_test.cc test the other stages and the report).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,8 +10,6 @@
 #include "absl/strings/match.h"
 #include "app/live_hearing.h"
 #include "app/live_options.h"
-#include "app/live_report.h"
-#include "app/live_voice.h"
 #include "core/scratch_dir.h"
 #include "core/status.h"
 #include "graph/harness.h"
@@ -118,165 +118,6 @@ TEST(LiveOptionsTest, ZhScriptIsSimplifiedOrTraditional) {
   const absl::Status status = ValidateLiveOptions(options);
   EXPECT_EQ(ExitCodeFor(status), 2) << status;
   EXPECT_EQ(status.message(), "unknown --zh-script \"cursive\" (use simplified or traditional)");
-}
-
-TEST(LiveVoiceTest, SpeedUpGrowsFromHalfTheMaximumLag) {
-  LiveVoiceOptions options;
-  options.max_lag = MediaTime::Seconds(4);
-  options.max_speedup = 1.5;
-  EXPECT_DOUBLE_EQ(LiveVoice::SpeedUpRate(MediaTime::Seconds(1), options), 1.0);
-  EXPECT_DOUBLE_EQ(LiveVoice::SpeedUpRate(MediaTime::Seconds(2), options), 1.0);
-  EXPECT_DOUBLE_EQ(LiveVoice::SpeedUpRate(MediaTime::Seconds(3), options), 1.25);
-  EXPECT_DOUBLE_EQ(LiveVoice::SpeedUpRate(MediaTime::Seconds(4), options), 1.5);
-  EXPECT_DOUBLE_EQ(LiveVoice::SpeedUpRate(MediaTime::Seconds(9), options), 1.5);
-  options.policy = LagPolicy::kSkip;
-  EXPECT_DOUBLE_EQ(LiveVoice::SpeedUpRate(MediaTime::Seconds(4), options), 1.0);
-}
-
-TEST(LiveVoiceTest, PaceRateEndsTheLineNearTheHostWithinTheSpeedUpCap) {
-  LiveVoiceOptions options;
-  options.max_speedup = 1.5;
-  options.pace_slack = MediaTime::Millis(800);
-  const MediaTime start = MediaTime::Seconds(10);
-  // 2 s of speech and 2.8 s to the host's end plus slack: the normal rate.
-  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 2.0, MediaTime::Seconds(12), options), 1.0);
-  // 3 s of speech in 2.5 s: 1.2 times as fast.
-  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 3.0, MediaTime::Millis(11700), options), 1.2);
-  // Far behind (or the host already done): the cap, never more.
-  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.5);
-  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 3.0, MediaTime::Seconds(8), options), 1.5);
-  // Only the speedup policy keeps pace, and only when asked to.
-  options.keep_pace = false;
-  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.0);
-  options.keep_pace = true;
-  options.policy = LagPolicy::kShorten;
-  EXPECT_DOUBLE_EQ(LiveVoice::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.0);
-}
-
-TEST(LiveVoiceTest, TheHostsEndIsExpectedFromTheCommitPoint) {
-  HeardLine line;
-  line.utterance_start = MediaTime::Seconds(20);
-  line.decided_at = MediaTime::Seconds(21);
-  EXPECT_FALSE(LiveVoice::ExpectedHostEnd(line));  // off script
-  line.line_number = 3;
-  line.commit_point = 0.25;  // a quarter heard in 1 s: 4 s in all
-  EXPECT_EQ(LiveVoice::ExpectedHostEnd(line), MediaTime::Seconds(24));
-  line.at_endpoint = true;  // the host has ended the line
-  EXPECT_EQ(LiveVoice::ExpectedHostEnd(line), MediaTime::Seconds(21));
-  line.at_endpoint = false;
-  line.commit_point = 0.01;  // too little heard to tell
-  EXPECT_FALSE(LiveVoice::ExpectedHostEnd(line));
-}
-
-// A script line committed early in a long host line: spoken at the normal rate;
-// the same line committed late (the host almost done): faster, within the cap.
-TEST(LiveVoiceTest, AScriptLineKeepsTheHostsPace) {
-  auto speak = [](double commit_point) {
-    LiveVoiceOptions options;
-    StageHarness<LiveVoice> harness(std::make_unique<LiveVoice>(TestEspeakEngine(), options));
-    auto feed = harness.Feed(harness.stage().in);
-    auto sink = harness.Collect(harness.stage().out);
-    EXPECT_TRUE(harness.Open().ok());
-    LiveEvent event;
-    HeardLine line;
-    line.line_number = 1;
-    line.translation = "这条裙子有红色和黑色两种颜色";
-    line.utterance_start = MediaTime::Seconds(10);
-    line.decided_at = MediaTime::Seconds(11);
-    line.commit_point = commit_point;
-    event.line = line;
-    event.watermark = line.decided_at;
-    feed.Push(std::move(event), line.decided_at);
-    feed.End();
-    EXPECT_TRUE(harness.RunUntilFinished().ok());
-    const std::vector<VoiceEvent> out = sink.Values();
-    EXPECT_EQ(out.size(), 1u);
-    return out.empty() || !out[0].spoken ? 0.0 : out[0].spoken->rate;
-  };
-  EXPECT_DOUBLE_EQ(speak(0.2), 1.0);  // the host has 4 s more to go
-  const double late = speak(0.9);     // ~0.1 s more
-  EXPECT_GT(late, 1.2);
-  EXPECT_LE(late, 1.5);
-}
-
-// Ten lines decided within half a second: far more speech than fits.
-std::vector<VoiceEvent> Burst(LagPolicy policy) {
-  LiveVoiceOptions options;
-  options.policy = policy;
-  options.max_lag = MediaTime::Seconds(4);
-  StageHarness<LiveVoice> harness(std::make_unique<LiveVoice>(TestEspeakEngine(), options));
-  auto feed = harness.Feed(harness.stage().in);
-  auto sink = harness.Collect(harness.stage().out);
-  EXPECT_TRUE(harness.Open().ok());
-  for (int i = 0; i < 10; ++i) {
-    LiveEvent event;
-    HeardLine line;
-    line.id = i;
-    line.translation = "点击下方链接立即购买";
-    line.decided_at = MediaTime::Millis(1000 + 50 * i);
-    event.line = line;
-    event.watermark = line.decided_at;
-    feed.Push(std::move(event), line.decided_at);
-  }
-  feed.End();
-  EXPECT_TRUE(harness.RunUntilFinished().ok());
-  return sink.Values();
-}
-
-TEST(LiveVoiceTest, ABurstOfLinesNeverPlansMoreThanTheMaximumLag) {
-  for (LagPolicy policy : {LagPolicy::kSpeedUp, LagPolicy::kShorten, LagPolicy::kSkip}) {
-    const std::vector<VoiceEvent> events = Burst(policy);
-    ASSERT_EQ(events.size(), 10u);
-    int spoken = 0, skipped = 0;
-    MediaTime previous_end;
-    for (const VoiceEvent& e : events) {
-      ASSERT_TRUE(e.spoken.has_value());
-      const SpokenLine& s = *e.spoken;
-      if (s.skipped) {
-        ++skipped;
-        EXPECT_TRUE(s.pcm.samples.empty());
-        continue;
-      }
-      ++spoken;
-      EXPECT_FALSE(s.pcm.samples.empty());
-      EXPECT_LE(s.planned_start - s.line.decided_at, MediaTime::Seconds(4)) << LagPolicyName(policy);
-      EXPECT_GE(s.planned_start, previous_end) << "lines are said in order, one at a time";
-      previous_end = s.planned_start + s.pcm.duration();
-    }
-    EXPECT_GE(spoken, 2) << LagPolicyName(policy);
-    EXPECT_GE(skipped, 1) << LagPolicyName(policy);
-  }
-}
-
-TEST(LiveVoiceTest, SpeedUpSpeaksFasterAndSaysNoLessOfABurstThanSkippingAlone) {
-  auto count_spoken = [](const std::vector<VoiceEvent>& events) {
-    int spoken = 0;
-    for (const VoiceEvent& e : events) spoken += e.spoken && !e.spoken->skipped ? 1 : 0;
-    return spoken;
-  };
-  const std::vector<VoiceEvent> fast = Burst(LagPolicy::kSpeedUp);
-  EXPECT_GE(count_spoken(fast), count_spoken(Burst(LagPolicy::kSkip)));
-  bool faster = false;
-  for (const VoiceEvent& e : fast) faster |= e.spoken && e.spoken->rate > 1.0;
-  EXPECT_TRUE(faster);
-}
-
-TEST(LiveVoiceTest, ALineWithoutTranslationIsPassedOnSilent) {
-  StageHarness<LiveVoice> harness(std::make_unique<LiveVoice>(TestEspeakEngine(), LiveVoiceOptions{}));
-  auto feed = harness.Feed(harness.stage().in);
-  auto sink = harness.Collect(harness.stage().out);
-  ASSERT_TRUE(harness.Open().ok());
-  LiveEvent event;
-  event.line = HeardLine{};
-  event.line->source_text = "an ad-lib nobody translated";
-  feed.Push(std::move(event), MediaTime::Zero());
-  feed.End();
-  ASSERT_TRUE(harness.RunUntilFinished().ok());
-  const std::vector<VoiceEvent> out = sink.Values();
-  ASSERT_EQ(out.size(), 1u);
-  ASSERT_TRUE(out[0].spoken.has_value());
-  EXPECT_TRUE(out[0].spoken->pcm.samples.empty());
-  EXPECT_FALSE(out[0].spoken->skipped);
 }
 
 // --- LiveTranslate: provisional captions of ad-libs ----------------------------
@@ -596,49 +437,6 @@ TEST(LiveTranslateTest, SpeechIsOffScriptOnceItMatchesNoStretchOfAnyLine) {
   EXPECT_FALSE(LiveTranslate::MayBeScripted("good morning my friends", script, options));
   EXPECT_FALSE(LiveTranslate::MayBeScripted("my cat jumped on the table", script, options));
   EXPECT_FALSE(LiveTranslate::MayBeScripted("good morning", {}, options)) << "no script: everything is off script";
-}
-
-TEST(LiveReportTest, PercentilesAreNearestRank) {
-  std::vector<double> values;
-  for (int i = 100; i >= 1; --i) values.push_back(i);
-  const Percentiles p = ComputePercentiles(values);
-  EXPECT_EQ(p.count, 100);
-  EXPECT_EQ(p.p50, 50);
-  EXPECT_EQ(p.p95, 95);
-  EXPECT_EQ(p.p99, 99);
-  EXPECT_EQ(ComputePercentiles({}).p95, 0);
-  EXPECT_EQ(ComputePercentiles({7}).p99, 7);
-}
-
-TEST(LiveReportTest, OffsetsComeFromTheHostAndOutputTimes) {
-  LiveMonitor monitor;
-  SpokenLine spoken;
-  spoken.line.id = 0;
-  spoken.line.utterance = 3;
-  spoken.line.line_number = 12;
-  spoken.line.source_text = "Click the link below";
-  spoken.line.translation = "点击下方链接";
-  spoken.line.utterance_start = MediaTime::Millis(1000);
-  spoken.line.commit_point = 0.4;
-  monitor.LineQueued(spoken);
-  monitor.SpeechStarted(0, MediaTime::Millis(2100), MediaTime::Millis(35), MediaTime::Millis(400));
-  monitor.UtteranceEnd(UtteranceEnded{3, MediaTime::Millis(1000), MediaTime::Millis(2600), "click the link below"});
-  monitor.SpeechEnded(0, MediaTime::Millis(3900));
-  const nlohmann::json report = monitor.Report({}, {{"peak_rss_mb", 12.5}});
-  ASSERT_EQ(report["utterances"].size(), 1u);
-  const nlohmann::json& u = report["utterances"][0];
-  EXPECT_EQ(u["line"], 12);
-  EXPECT_EQ(u["start_offset_ms"], 1100.0);
-  EXPECT_EQ(u["end_offset_ms"], 1300.0);
-  EXPECT_EQ(u["compute_latency_ms"], 35.0);
-  EXPECT_EQ(u["queue_wait_ms"], 400.0);
-  const nlohmann::json& s = report["summary"];
-  EXPECT_EQ(s["compute_latency_ms"]["p50"], 35.0);
-  EXPECT_EQ(s["queue_wait_ms"]["p50"], 400.0);
-  EXPECT_EQ(s["end_offset_ms"]["p95"], 1300.0);
-  EXPECT_EQ(s["commit_point"]["p50"], 0.4);
-  EXPECT_EQ(s["peak_rss_mb"], 12.5);
-  EXPECT_EQ(s["audio_drops"], 0);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-#include "app/live_playout.h"
+#include "output/playout_stage.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "core/status.h"
+#include "lipsync/phonemes_to_visemes.h"
 
 namespace lingcast {
 
@@ -27,7 +28,7 @@ int64_t SampleAt(MediaTime t, int rate) { return t.micros() * rate / 1'000'000; 
 
 }  // namespace
 
-LivePlayout::LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
+PlayoutStage::PlayoutStage(PlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
                          std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
                          std::unique_ptr<compose::PictureInPicture> picture_in_picture)
     : Stage("playout"),
@@ -38,7 +39,7 @@ LivePlayout::LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Co
       outputs_(outputs),
       monitor_(monitor) {}
 
-absl::Status LivePlayout::Open() {
+absl::Status PlayoutStage::Open() {
   compositor_->SetAvatarRenderer(
       [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
   if (host.connected()) {
@@ -50,7 +51,7 @@ absl::Status LivePlayout::Open() {
   return absl::OkStatus();
 }
 
-void LivePlayout::Take(VoiceEvent event) {
+void PlayoutStage::Take(VoiceEvent event) {
   watermark_ = std::max(watermark_, event.watermark);
   counters_.host_time = std::max(counters_.host_time, event.watermark);
   if (event.ended) monitor_.UtteranceEnd(*event.ended);
@@ -65,7 +66,7 @@ void LivePlayout::Take(VoiceEvent event) {
   }
 }
 
-void LivePlayout::TakeVoiceEvents(MediaTime t) {
+void PlayoutStage::TakeVoiceEvents(MediaTime t) {
   if (options_.simulated) {
     // Everything decided before this frame must be here before it is drawn.
     while (!voice_ended_ && watermark_ < t) {
@@ -87,7 +88,7 @@ void LivePlayout::TakeVoiceEvents(MediaTime t) {
   }
 }
 
-absl::Status LivePlayout::TakeHostAudio(MediaTime until) {
+absl::Status PlayoutStage::TakeHostAudio(MediaTime until) {
   const int64_t wanted = SampleAt(until, options_.output_rate);
   auto take = [&](Packet<AudioBuffer>& packet) -> absl::Status {
     std::vector<float> converted;
@@ -111,7 +112,7 @@ absl::Status LivePlayout::TakeHostAudio(MediaTime until) {
   return absl::OkStatus();
 }
 
-void LivePlayout::ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime end) {
+void PlayoutStage::ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime end) {
   if (cue_) {
     // The cue on screen ends where the new one starts, at the latest.
     cue_->end = std::min(cue_->end, start);
@@ -130,7 +131,7 @@ void LivePlayout::ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime e
   cue_ = std::move(cue);
 }
 
-void LivePlayout::StartNextLines(MediaTime t) {
+void PlayoutStage::StartNextLines(MediaTime t) {
   for (SpokenLine& queued : queue_) {
     if (!queued.ready_at && queued.line.decided_at <= t) queued.ready_at = t;
   }
@@ -154,7 +155,9 @@ void LivePlayout::StartNextLines(MediaTime t) {
     const MediaTime duration = next.pcm.duration();
     ShowCue(next, t, t + duration + options_.subtitle_linger);
     // The mouth follows this speech from its first sample at t.
-    for (const VisemeCue& v : next.visemes.cues) visemes_.cues.push_back(VisemeCue{v.start + t, v.end + t, v.shape});
+    for (const VisemeCue& v : PhonemesToVisemes(next.phonemes).cues) {
+      visemes_.cues.push_back(VisemeCue{v.start + t, v.end + t, v.shape});
+    }
     // The wait for the line before (and its pause) is the lag policy's business,
     // not computing: it is reported apart.
     const MediaTime queue_wait = t - next.ready_at.value_or(t);
@@ -164,7 +167,7 @@ void LivePlayout::StartNextLines(MediaTime t) {
   }
 }
 
-absl::StatusOr<AudioBuffer> LivePlayout::MixTick(int64_t first_sample, int64_t samples) {
+absl::StatusOr<AudioBuffer> PlayoutStage::MixTick(int64_t first_sample, int64_t samples) {
   AudioBuffer out{options_.output_rate, 1, std::vector<float>(static_cast<size_t>(samples), 0.0f)};
   bool voice = false;
   if (playing_) {
@@ -204,7 +207,7 @@ absl::StatusOr<AudioBuffer> LivePlayout::MixTick(int64_t first_sample, int64_t s
   return out;
 }
 
-absl::Status LivePlayout::DrawFrame(MediaTime t) {
+absl::Status PlayoutStage::DrawFrame(MediaTime t) {
   std::erase_if(visemes_.cues, [&](const VisemeCue& c) { return c.end + kVisemeHistory < t; });
   const Animator animator(visemes_, options_.animation);
   state_ = animator.StateAt(t);
@@ -227,15 +230,15 @@ absl::Status LivePlayout::DrawFrame(MediaTime t) {
   return outputs_.WriteVideo(frame_, tick_);
 }
 
-bool LivePlayout::Done() const { return voice_ended_ && queue_.empty() && !playing_; }
+bool PlayoutStage::Done() const { return voice_ended_ && queue_.empty() && !playing_; }
 
-void LivePlayout::Publish() {
+void PlayoutStage::Publish() {
   counters_.queued_lines = static_cast<int>(queue_.size());
   counters_.speaking = playing_.has_value();
   monitor_.UpdateCounters(counters_);
 }
 
-absl::StatusOr<Flow> LivePlayout::Process() {
+absl::StatusOr<Flow> PlayoutStage::Process() {
   const MediaTime t = MediaTime::FromFrameIndex(tick_, options_.fps);
   const MediaTime t_next = MediaTime::FromFrameIndex(tick_ + 1, options_.fps);
   if (options_.simulated) {

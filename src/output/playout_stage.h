@@ -1,4 +1,4 @@
-// LivePlayout: the output clock of `lingcast live`. Once per video frame it
+// PlayoutStage: the output clock of `lingcast live`. Once per video frame it
 // writes the next frame's worth of audio (the avatar's voice, the host's voice
 // under it when passed through, or silence) and the frame itself (the avatar
 // animated from the voice's visemes, the bilingual subtitle of the line being
@@ -25,8 +25,8 @@
 #include <memory>
 #include <optional>
 
-#include "app/live_messages.h"
-#include "app/live_report.h"
+#include "media/live_messages.h"
+#include "output/live_report.h"
 #include "audio/resampler.h"
 #include "avatar/animator.h"
 #include "avatar/avatar_renderer.h"
@@ -38,7 +38,7 @@
 
 namespace lingcast {
 
-struct LivePlayoutOptions {
+struct PlayoutOptions {
   int fps = 30;
   int output_rate = 22050;   // the voice's rate; the outputs' audio input rate
   Language source = Language::kEn;  // the host's language (the subtitle's second line)
@@ -57,9 +57,9 @@ struct LivePlayoutOptions {
   MediaTime tail = MediaTime::Millis(500);  // written after the last line before the end
 };
 
-class LivePlayout : public Stage {
+class PlayoutStage : public Stage {
  public:
-  LivePlayout(LivePlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
+  PlayoutStage(PlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
               std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
               std::unique_ptr<compose::PictureInPicture> picture_in_picture = nullptr);
   In<VoiceEvent> in{this, "in"};
@@ -82,7 +82,7 @@ class LivePlayout : public Stage {
   bool Done() const;
   void Publish();
 
-  const LivePlayoutOptions options_;
+  const PlayoutOptions options_;
   std::unique_ptr<compose::Compositor> compositor_;
   std::unique_ptr<AvatarRenderer> avatar_;
   std::unique_ptr<compose::PictureInPicture> picture_in_picture_;  // null: none

@@ -1,19 +1,38 @@
-#include "app/live_voice.h"
+#include "tts/voice_stage.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "lipsync/phonemes_to_visemes.h"
 #include "text/utf8.h"
 
 namespace lingcast {
 
-LiveVoice::LiveVoice(TtsEngine& engine, LiveVoiceOptions options)
+absl::StatusOr<LagPolicy> ParseLagPolicy(const std::string& text) {
+  if (text == "speedup") return LagPolicy::kSpeedUp;
+  if (text == "shorten") return LagPolicy::kShorten;
+  if (text == "skip") return LagPolicy::kSkip;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--lag-policy: unknown policy \"", text, "\" (expected speedup, shorten or skip)"));
+}
+
+const char* LagPolicyName(LagPolicy policy) {
+  switch (policy) {
+    case LagPolicy::kSpeedUp:
+      return "speedup";
+    case LagPolicy::kShorten:
+      return "shorten";
+    case LagPolicy::kSkip:
+      return "skip";
+  }
+  return "unknown";
+}
+
+VoiceStage::VoiceStage(TtsEngine& engine, VoiceStageOptions options)
     : Stage("voice"), engine_(engine), options_(std::move(options)) {}
 
-double LiveVoice::SpeedUpRate(MediaTime lag, const LiveVoiceOptions& options) {
+double VoiceStage::SpeedUpRate(MediaTime lag, const VoiceStageOptions& options) {
   const double half = options.max_lag.seconds() / 2;
   if (options.policy != LagPolicy::kSpeedUp || lag.seconds() <= half) return options.rate;
   // From the normal rate at half of max_lag to max_speedup times it at max_lag.
@@ -21,7 +40,7 @@ double LiveVoice::SpeedUpRate(MediaTime lag, const LiveVoiceOptions& options) {
   return options.rate * (1.0 + fraction * (options.max_speedup - 1.0));
 }
 
-double LiveVoice::PaceRate(MediaTime start, double expected_s, MediaTime host_end, const LiveVoiceOptions& options) {
+double VoiceStage::PaceRate(MediaTime start, double expected_s, MediaTime host_end, const VoiceStageOptions& options) {
   const double lowest = options.rate, highest = options.rate * options.max_speedup;
   if (!options.keep_pace || options.policy != LagPolicy::kSpeedUp || expected_s <= 0) return lowest;
   const double room = (host_end + options.pace_slack - start).seconds();
@@ -29,7 +48,7 @@ double LiveVoice::PaceRate(MediaTime start, double expected_s, MediaTime host_en
   return std::clamp(expected_s / room, lowest, highest);
 }
 
-std::optional<MediaTime> LiveVoice::ExpectedHostEnd(const HeardLine& line) {
+std::optional<MediaTime> VoiceStage::ExpectedHostEnd(const HeardLine& line) {
   if (!line.line_number) return std::nullopt;
   if (line.at_endpoint) return line.decided_at;  // the host has ended it
   if (!line.commit_point || *line.commit_point <= 0.05) return std::nullopt;
@@ -52,7 +71,7 @@ int SpokenCharacters(std::string_view text) {
 
 }  // namespace
 
-absl::Status LiveVoice::Open() {
+absl::Status VoiceStage::Open() {
   SynthesisRequest request;
   // A line's worth: it also gives the voice's speaking time per character, so
   // the first line of the show keeps the host's pace too.
@@ -71,7 +90,7 @@ absl::Status LiveVoice::Open() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Flow> LiveVoice::Process() {
+absl::StatusOr<Flow> VoiceStage::Process() {
   auto packet = in.Pop();
   if (!packet) return Flow::kFinished;
   VoiceEvent event;
@@ -86,7 +105,7 @@ absl::StatusOr<Flow> LiveVoice::Process() {
   return Flow::kContinue;
 }
 
-absl::StatusOr<SpokenLine> LiveVoice::Speak(const HeardLine& line) {
+absl::StatusOr<SpokenLine> VoiceStage::Speak(const HeardLine& line) {
   SpokenLine spoken;
   spoken.line = line;
   if (line.translation.empty()) return spoken;  // subtitles only
@@ -122,7 +141,7 @@ absl::StatusOr<SpokenLine> LiveVoice::Speak(const HeardLine& line) {
     return absl::Status(speech.status().code(),
                         absl::StrCat("speaking \"", line.translation, "\": ", speech.status().message()));
   }
-  spoken.visemes = PhonemesToVisemes(speech->track);
+  spoken.phonemes = std::move(speech->track);
   spoken.pcm = std::move(speech->audio);
   if (spoken.pcm.sample_rate == 0) spoken.pcm.sample_rate = engine_.sample_rate();
   spoken.planned_start = start;

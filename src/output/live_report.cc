@@ -1,4 +1,4 @@
-#include "app/live_report.h"
+#include "output/live_report.h"
 
 #include <algorithm>
 #include <cmath>

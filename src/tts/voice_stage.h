@@ -1,10 +1,10 @@
-// LiveVoice: the avatar's voice. Synthesizes each translated line in the order
+// VoiceStage: the avatar's voice. Synthesizes each translated line in the order
 // the lines were decided, and keeps the avatar from falling behind the host.
 //
-// It plans the output the way LivePlayout will play it: a line starts when it
+// It plans the output the way PlayoutStage will play it: a line starts when it
 // was decided or when the line before it (plus a short pause) ends, whichever
 // is later. The lag of a line is how far its start lies behind its decision.
-// The lag policy works on that plan (LiveOptions: speedup raises the speaking
+// The lag policy works on that plan (VoiceStageOptions: speedup raises the speaking
 // rate as the lag grows past half of max_lag; shorten drops the pause between
 // queued lines; every policy skips a line whose lag would exceed max_lag, which
 // then shows as subtitles only). The plan depends only on the timeline, never
@@ -14,14 +14,26 @@
 #include <atomic>
 #include <optional>
 
-#include "app/live_messages.h"
-#include "app/live_options.h"
+#include "media/live_messages.h"
 #include "graph/stage.h"
 #include "tts/tts_engine.h"
 
 namespace lingcast {
 
-struct LiveVoiceOptions {
+// What keeps the avatar from falling behind the host when translations queue
+// up faster than it can speak them (docs/live.md).
+enum class LagPolicy {
+  kSpeedUp,  // speak faster (up to max_speedup) as the lag grows past half of max_lag
+  kShorten,  // drop the pause between queued lines
+  kSkip,     // only skip (below)
+};
+// Every policy skips (subtitles only) a line that would start more than
+// max_lag after the host finished deciding it.
+
+absl::StatusOr<LagPolicy> ParseLagPolicy(const std::string& text);  // --lag-policy
+const char* LagPolicyName(LagPolicy policy);
+
+struct VoiceStageOptions {
   Language language = Language::kZh;
   std::string voice;  // empty: the engine's default for the language
   double rate = 1.0;
@@ -40,9 +52,9 @@ struct LiveVoiceOptions {
   MediaTime pace_slack = MediaTime::Millis(800);
 };
 
-class LiveVoice : public Stage {
+class VoiceStage : public Stage {
  public:
-  LiveVoice(TtsEngine& engine, LiveVoiceOptions options);
+  VoiceStage(TtsEngine& engine, VoiceStageOptions options);
   In<LiveEvent> in{this, "in"};
   Out<VoiceEvent> out{this, "out"};
   // Says a phrase and throws it away (keeping its pace): the first synthesis loads
@@ -57,11 +69,11 @@ class LiveVoice : public Stage {
   int64_t sped_up() const { return sped_up_.load(); }
 
   // The rate the policy picks for a line planned `lag` behind (pure; tested alone).
-  static double SpeedUpRate(MediaTime lag, const LiveVoiceOptions& options);
+  static double SpeedUpRate(MediaTime lag, const VoiceStageOptions& options);
   // The rate that makes `expected` seconds of speech (at rate 1) starting at
   // `start` end by `host_end` + pace_slack, within [rate, rate * max_speedup]
   // (pure; tested alone).
-  static double PaceRate(MediaTime start, double expected_s, MediaTime host_end, const LiveVoiceOptions& options);
+  static double PaceRate(MediaTime start, double expected_s, MediaTime host_end, const VoiceStageOptions& options);
   // When the host is expected to end `line`: its utterance start plus the time
   // heard so far over the fraction of the line that was; the decision itself
   // for a line decided at the endpoint (the host has ended it); nullopt off script.
@@ -71,7 +83,7 @@ class LiveVoice : public Stage {
   absl::StatusOr<SpokenLine> Speak(const HeardLine& line);
 
   TtsEngine& engine_;
-  const LiveVoiceOptions options_;
+  const VoiceStageOptions options_;
   // Seconds of speech a character of text takes at rate 1 (learned from the
   // lines spoken; 0 until the first).
   double seconds_per_char_ = 0;

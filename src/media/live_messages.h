@@ -1,8 +1,8 @@
 // What travels between the stages of `lingcast live`:
 //
-//  IngestStage --AudioBuffer--> LiveHear --LiveEvent--> LiveTranslate --LiveEvent--> LiveVoice
+//  IngestStage --AudioBuffer--> LiveHear --LiveEvent--> LiveTranslate --LiveEvent--> VoiceStage
 //        \                                                                              |
-//         \--AudioBuffer (host voice, optional)--> LivePlayout <--VoiceEvent-----------/
+//         \--AudioBuffer (host voice, optional)--> PlayoutStage <--VoiceEvent-----------/
 //
 // One timeline for everything: microseconds since the session started. The
 // host's audio sample n is at n / 16000 s on it, and the output's audio sample
@@ -15,7 +15,7 @@
 
 #include "core/media_time.h"
 #include "media/audio_buffer.h"
-#include "media/viseme.h"
+#include "media/phoneme_track.h"
 
 namespace lingcast {
 
@@ -62,7 +62,7 @@ struct HeardPartial {
 };
 
 // A provisional translation of off-script speech while the host is still
-// saying it (LiveTranslate -> LiveVoice -> LivePlayout). The subtitle area
+// saying it (LiveTranslate -> VoiceStage -> PlayoutStage). The subtitle area
 // shows it while the avatar is silent, until a line of its utterance arrives.
 struct ProvisionalCaption {
   int64_t utterance = 0;
@@ -74,7 +74,7 @@ struct ProvisionalCaption {
   MediaTime decided_at;     // of the partial it translates: shown from this moment on
 };
 
-// LiveHear -> LiveTranslate -> LiveVoice. `watermark`: all host audio before it
+// LiveHear -> LiveTranslate -> VoiceStage. `watermark`: all host audio before it
 // has been heard, and every decision it led to sent before this event.
 struct LiveEvent {
   std::optional<HeardLine> line;
@@ -88,7 +88,7 @@ struct LiveEvent {
 struct SpokenLine {
   HeardLine line;
   AudioBuffer pcm;        // at the output rate; empty when skipped or nothing to say
-  VisemeTrack visemes;    // relative to the speech's first sample
+  PhonemeTrack phonemes;  // what is said, relative to the speech's first sample
   double rate = 1.0;      // speaking rate used (the lag policy may raise it)
   bool skipped = false;   // too stale under the lag policy: subtitles only
   MediaTime planned_start;  // where the voice stage expects it to start on the output

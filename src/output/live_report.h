@@ -23,7 +23,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "app/live_messages.h"
+#include "media/live_messages.h"
 #include "core/latency_tracker.h"
 #include "nlohmann/json.hpp"
 

@@ -1,0 +1,186 @@
+#include "tts/voice_stage.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/harness.h"
+#include "tts/test_engine.h"
+
+namespace lingcast {
+namespace {
+
+TEST(VoiceStageTest, LagPoliciesByName) {
+  for (LagPolicy policy : {LagPolicy::kSpeedUp, LagPolicy::kShorten, LagPolicy::kSkip}) {
+    const absl::StatusOr<LagPolicy> parsed = ParseLagPolicy(LagPolicyName(policy));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, policy);
+  }
+  const absl::StatusOr<LagPolicy> bad = ParseLagPolicy("panic");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "--lag-policy: unknown policy \"panic\" (expected speedup, shorten or skip)");
+}
+
+TEST(VoiceStageTest, SpeedUpGrowsFromHalfTheMaximumLag) {
+  VoiceStageOptions options;
+  options.max_lag = MediaTime::Seconds(4);
+  options.max_speedup = 1.5;
+  EXPECT_DOUBLE_EQ(VoiceStage::SpeedUpRate(MediaTime::Seconds(1), options), 1.0);
+  EXPECT_DOUBLE_EQ(VoiceStage::SpeedUpRate(MediaTime::Seconds(2), options), 1.0);
+  EXPECT_DOUBLE_EQ(VoiceStage::SpeedUpRate(MediaTime::Seconds(3), options), 1.25);
+  EXPECT_DOUBLE_EQ(VoiceStage::SpeedUpRate(MediaTime::Seconds(4), options), 1.5);
+  EXPECT_DOUBLE_EQ(VoiceStage::SpeedUpRate(MediaTime::Seconds(9), options), 1.5);
+  options.policy = LagPolicy::kSkip;
+  EXPECT_DOUBLE_EQ(VoiceStage::SpeedUpRate(MediaTime::Seconds(4), options), 1.0);
+}
+
+TEST(VoiceStageTest, PaceRateEndsTheLineNearTheHostWithinTheSpeedUpCap) {
+  VoiceStageOptions options;
+  options.max_speedup = 1.5;
+  options.pace_slack = MediaTime::Millis(800);
+  const MediaTime start = MediaTime::Seconds(10);
+  // 2 s of speech and 2.8 s to the host's end plus slack: the normal rate.
+  EXPECT_DOUBLE_EQ(VoiceStage::PaceRate(start, 2.0, MediaTime::Seconds(12), options), 1.0);
+  // 3 s of speech in 2.5 s: 1.2 times as fast.
+  EXPECT_DOUBLE_EQ(VoiceStage::PaceRate(start, 3.0, MediaTime::Millis(11700), options), 1.2);
+  // Far behind (or the host already done): the cap, never more.
+  EXPECT_DOUBLE_EQ(VoiceStage::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.5);
+  EXPECT_DOUBLE_EQ(VoiceStage::PaceRate(start, 3.0, MediaTime::Seconds(8), options), 1.5);
+  // Only the speedup policy keeps pace, and only when asked to.
+  options.keep_pace = false;
+  EXPECT_DOUBLE_EQ(VoiceStage::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.0);
+  options.keep_pace = true;
+  options.policy = LagPolicy::kShorten;
+  EXPECT_DOUBLE_EQ(VoiceStage::PaceRate(start, 6.0, MediaTime::Seconds(11), options), 1.0);
+}
+
+TEST(VoiceStageTest, TheHostsEndIsExpectedFromTheCommitPoint) {
+  HeardLine line;
+  line.utterance_start = MediaTime::Seconds(20);
+  line.decided_at = MediaTime::Seconds(21);
+  EXPECT_FALSE(VoiceStage::ExpectedHostEnd(line));  // off script
+  line.line_number = 3;
+  line.commit_point = 0.25;  // a quarter heard in 1 s: 4 s in all
+  EXPECT_EQ(VoiceStage::ExpectedHostEnd(line), MediaTime::Seconds(24));
+  line.at_endpoint = true;  // the host has ended the line
+  EXPECT_EQ(VoiceStage::ExpectedHostEnd(line), MediaTime::Seconds(21));
+  line.at_endpoint = false;
+  line.commit_point = 0.01;  // too little heard to tell
+  EXPECT_FALSE(VoiceStage::ExpectedHostEnd(line));
+}
+
+// A script line committed early in a long host line: spoken at the normal rate;
+// the same line committed late (the host almost done): faster, within the cap.
+TEST(VoiceStageTest, AScriptLineKeepsTheHostsPace) {
+  auto speak = [](double commit_point) {
+    VoiceStageOptions options;
+    StageHarness<VoiceStage> harness(std::make_unique<VoiceStage>(TestEspeakEngine(), options));
+    auto feed = harness.Feed(harness.stage().in);
+    auto sink = harness.Collect(harness.stage().out);
+    EXPECT_TRUE(harness.Open().ok());
+    LiveEvent event;
+    HeardLine line;
+    line.line_number = 1;
+    line.translation = "这条裙子有红色和黑色两种颜色";
+    line.utterance_start = MediaTime::Seconds(10);
+    line.decided_at = MediaTime::Seconds(11);
+    line.commit_point = commit_point;
+    event.line = line;
+    event.watermark = line.decided_at;
+    feed.Push(std::move(event), line.decided_at);
+    feed.End();
+    EXPECT_TRUE(harness.RunUntilFinished().ok());
+    const std::vector<VoiceEvent> out = sink.Values();
+    EXPECT_EQ(out.size(), 1u);
+    return out.empty() || !out[0].spoken ? 0.0 : out[0].spoken->rate;
+  };
+  EXPECT_DOUBLE_EQ(speak(0.2), 1.0);  // the host has 4 s more to go
+  const double late = speak(0.9);     // ~0.1 s more
+  EXPECT_GT(late, 1.2);
+  EXPECT_LE(late, 1.5);
+}
+
+// Ten lines decided within half a second: far more speech than fits.
+std::vector<VoiceEvent> Burst(LagPolicy policy) {
+  VoiceStageOptions options;
+  options.policy = policy;
+  options.max_lag = MediaTime::Seconds(4);
+  StageHarness<VoiceStage> harness(std::make_unique<VoiceStage>(TestEspeakEngine(), options));
+  auto feed = harness.Feed(harness.stage().in);
+  auto sink = harness.Collect(harness.stage().out);
+  EXPECT_TRUE(harness.Open().ok());
+  for (int i = 0; i < 10; ++i) {
+    LiveEvent event;
+    HeardLine line;
+    line.id = i;
+    line.translation = "点击下方链接立即购买";
+    line.decided_at = MediaTime::Millis(1000 + 50 * i);
+    event.line = line;
+    event.watermark = line.decided_at;
+    feed.Push(std::move(event), line.decided_at);
+  }
+  feed.End();
+  EXPECT_TRUE(harness.RunUntilFinished().ok());
+  return sink.Values();
+}
+
+TEST(VoiceStageTest, ABurstOfLinesNeverPlansMoreThanTheMaximumLag) {
+  for (LagPolicy policy : {LagPolicy::kSpeedUp, LagPolicy::kShorten, LagPolicy::kSkip}) {
+    const std::vector<VoiceEvent> events = Burst(policy);
+    ASSERT_EQ(events.size(), 10u);
+    int spoken = 0, skipped = 0;
+    MediaTime previous_end;
+    for (const VoiceEvent& e : events) {
+      ASSERT_TRUE(e.spoken.has_value());
+      const SpokenLine& s = *e.spoken;
+      if (s.skipped) {
+        ++skipped;
+        EXPECT_TRUE(s.pcm.samples.empty());
+        continue;
+      }
+      ++spoken;
+      EXPECT_FALSE(s.pcm.samples.empty());
+      EXPECT_LE(s.planned_start - s.line.decided_at, MediaTime::Seconds(4)) << LagPolicyName(policy);
+      EXPECT_GE(s.planned_start, previous_end) << "lines are said in order, one at a time";
+      previous_end = s.planned_start + s.pcm.duration();
+    }
+    EXPECT_GE(spoken, 2) << LagPolicyName(policy);
+    EXPECT_GE(skipped, 1) << LagPolicyName(policy);
+  }
+}
+
+TEST(VoiceStageTest, SpeedUpSpeaksFasterAndSaysNoLessOfABurstThanSkippingAlone) {
+  auto count_spoken = [](const std::vector<VoiceEvent>& events) {
+    int spoken = 0;
+    for (const VoiceEvent& e : events) spoken += e.spoken && !e.spoken->skipped ? 1 : 0;
+    return spoken;
+  };
+  const std::vector<VoiceEvent> fast = Burst(LagPolicy::kSpeedUp);
+  EXPECT_GE(count_spoken(fast), count_spoken(Burst(LagPolicy::kSkip)));
+  bool faster = false;
+  for (const VoiceEvent& e : fast) faster |= e.spoken && e.spoken->rate > 1.0;
+  EXPECT_TRUE(faster);
+}
+
+TEST(VoiceStageTest, ALineWithoutTranslationIsPassedOnSilent) {
+  StageHarness<VoiceStage> harness(std::make_unique<VoiceStage>(TestEspeakEngine(), VoiceStageOptions{}));
+  auto feed = harness.Feed(harness.stage().in);
+  auto sink = harness.Collect(harness.stage().out);
+  ASSERT_TRUE(harness.Open().ok());
+  LiveEvent event;
+  event.line = HeardLine{};
+  event.line->source_text = "an ad-lib nobody translated";
+  feed.Push(std::move(event), MediaTime::Zero());
+  feed.End();
+  ASSERT_TRUE(harness.RunUntilFinished().ok());
+  const std::vector<VoiceEvent> out = sink.Values();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_TRUE(out[0].spoken.has_value());
+  EXPECT_TRUE(out[0].spoken->pcm.samples.empty());
+  EXPECT_FALSE(out[0].spoken->skipped);
+}
+
+}  // namespace
+}  // namespace lingcast
