@@ -1,11 +1,9 @@
 #include "app/live_job.h"
 
-#include <atomic>
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,9 +11,6 @@
 #include "app/follow_command.h"
 #include "app/job_runner.h"
 #include "app/live_hearing.h"
-#include "output/playout_stage.h"
-#include "output/live_report.h"
-#include "tts/voice_stage.h"
 #include "app/speech_follower.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
@@ -29,9 +24,12 @@
 #include "core/process_stats.h"
 #include "core/status.h"
 #include "graph/pipeline.h"
+#include "output/live_report.h"
 #include "output/output_set.h"
+#include "output/playout_stage.h"
 #include "text/script.h"
 #include "tts/espeak_engine.h"
+#include "tts/voice_stage.h"
 
 namespace lingcast {
 
@@ -54,99 +52,114 @@ std::string StatusLine(const LiveCounters& c, const VoiceStage& voice, int64_t l
                          static_cast<long long>(c.video_drops), cpu_percent);
 }
 
-}  // namespace
-
-absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
-                                       std::istream& stdin_stream, std::FILE* status) {
-  LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
-  if (!options.report_path.empty()) LC_RETURN_IF_ERROR(CheckOutputPath(options.report_path));
-  std::vector<OutputSpec> specs;
-  for (const std::string& out : options.outputs) {
-    LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(out));
-    specs.push_back(std::move(spec));
-  }
-
-  // The input first: a bad file fails before models load.
+// The host's audio: raw PCM on stdin, a URL, or a file. Held by pointer: the
+// reader captures the addresses of the readers.
+struct LiveInput {
   std::optional<AudioFileReader> file;
   std::optional<RawPcmReader> raw;
   AudioChunkReader read;
-  bool network_source = false;
-  const bool simulated = options.clock == LiveClock::kSimulated;
+  bool network = false;  // paces itself; its audio is stamped as it arrives
+};
+
+absl::StatusOr<std::unique_ptr<LiveInput>> OpenLiveInput(const LiveOptions& options, std::istream& stdin_stream) {
+  auto input = std::make_unique<LiveInput>();
+  LiveInput& in = *input;
   if (options.input == "-") {
-    LC_ASSIGN_OR_RETURN(raw, RawPcmReader::Create(stdin_stream, RawPcmConfig{}, "-"));
-    read = [&raw](AudioBuffer& chunk) { return raw->Read(chunk, kReadChunk); };
-  } else if (AudioFileReader::IsUrl(options.input)) {
-    // A network source paces itself; its audio is stamped as it arrives.
-    LC_ASSIGN_OR_RETURN(file, AudioFileReader::OpenUrl(options.input, 16000, options.source_timeout));
-    read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
-    network_source = true;
-  } else {
-    LC_ASSIGN_OR_RETURN(file, AudioFileReader::Open(options.input, 16000));
-    read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
+    LC_ASSIGN_OR_RETURN(in.raw, RawPcmReader::Create(stdin_stream, RawPcmConfig{}, "-"));
+    in.read = [&in](AudioBuffer& chunk) { return in.raw->Read(chunk, kReadChunk); };
+    return input;
   }
+  if (AudioFileReader::IsUrl(options.input)) {
+    LC_ASSIGN_OR_RETURN(in.file, AudioFileReader::OpenUrl(options.input, 16000, options.source_timeout));
+    in.network = true;
+  } else {
+    LC_ASSIGN_OR_RETURN(in.file, AudioFileReader::Open(options.input, 16000));
+  }
+  in.read = [&in](AudioBuffer& chunk) { return in.file->Read(chunk, kReadChunk); };
+  return input;
+}
 
-  // The look, checked with the input: before any model loads.
-  const StudioLook look = StudioLookOf(options);
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
-  LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
+// What the viewer sees besides the avatar's voice, checked with the input:
+// before any model loads.
+struct LiveLook {
+  StudioLook look;
+  std::shared_ptr<const rig::Rig> rig;
+  compose::CompositorOptions compositor;
+  std::unique_ptr<compose::PictureInPicture> picture_in_picture;  // null: none
+};
 
-  // The host's picture, checked with the input: before any model loads.
-  std::unique_ptr<compose::PictureInPicture> picture_in_picture;
+absl::StatusOr<LiveLook> LoadLiveLook(const LiveOptions& options) {
+  LiveLook look;
+  look.look = StudioLookOf(options);
+  LC_ASSIGN_OR_RETURN(look.rig, LoadStudioAvatar(look.look));
+  LC_ASSIGN_OR_RETURN(look.compositor, StudioCompositorOptions(look.look));
   if (options.picture_in_picture) {
     compose::PictureInPictureOptions pip;
     pip.delay = PlayoutOptions{}.host_delay;  // in step with the host's voice when passed through
-    LC_ASSIGN_OR_RETURN(picture_in_picture,
+    LC_ASSIGN_OR_RETURN(look.picture_in_picture,
                         compose::PictureInPicture::Open(options.input, options.width, options.height, pip));
   }
+  return look;
+}
 
-  // What the host is expected to say.
-  std::vector<FollowerLine> lines;
-  if (!options.script_path.empty()) {
-    LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
-    lines = FollowerLinesFromScript(script, options.source);
-    if (lines.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(options.script_path, " has no line in ",
-                                                     std::string(LanguageCode(options.source)),
-                                                     ", the language given by --source"));
-    }
+// What the host is expected to say: the script's lines in the host's language.
+absl::StatusOr<std::vector<FollowerLine>> LoadScriptLines(const LiveOptions& options) {
+  if (options.script_path.empty()) return std::vector<FollowerLine>{};
+  LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
+  std::vector<FollowerLine> lines = FollowerLinesFromScript(script, options.source);
+  if (lines.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(options.script_path, " has no line in ",
+                                                   std::string(LanguageCode(options.source)),
+                                                   ", the language given by --source"));
   }
+  return lines;
+}
 
+// The recognizer the host is heard with, and whether Whisper's own translate
+// task interprets a Mandarin host's off-script speech (no MT model: the
+// fallback after the memory and an LLM, docs/live.md).
+struct LiveHearing {
+  std::shared_ptr<AsrModel> asr;
+  bool whisper_translates = false;
+};
+
+absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logger& logger) {
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
                       ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source",
                                         /*follows_script=*/!options.script_path.empty()));
   logger.Info("live", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
-  // A Mandarin host with no MT model: Whisper's own translate task is the
-  // fallback for off-script speech, after the memory and an LLM (docs/live.md).
-  const bool whisper_translates =
+  LiveHearing hearing;
+  hearing.whisper_translates =
       recognizer.engine == "whisper" && options.source == Language::kZh && options.target == Language::kEn &&
       std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end();
-  std::shared_ptr<AsrModel> asr;
   if (recognizer.engine == "whisper") {
     // The host's language is given: no detection per utterance, no translation
     // by Whisper (the follower and the translators do that).
     WhisperPluginRequest request;
     request.model_dir = recognizer.model_dir;
     request.language = std::string(LanguageCode(options.source));
-    request.also_translate = whisper_translates;
+    request.also_translate = hearing.whisper_translates;
     request.int8_on_cpu = true;
     request.device = options.neural.device;
     request.dtype = options.neural.dtype;
     request.logger = &logger;
     LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
-    LC_ASSIGN_OR_RETURN(asr, LoadWhisperRecognizer(request, zh_script));
+    LC_ASSIGN_OR_RETURN(hearing.asr, LoadWhisperRecognizer(request, zh_script));
   } else {
     PocketsphinxOptions asr_options;
     asr_options.language = options.source;
     asr_options.script_path = options.script_path;
     asr_options.logger = &logger;
-    LC_ASSIGN_OR_RETURN(asr, PocketsphinxModel::Load(asr_options));
+    LC_ASSIGN_OR_RETURN(hearing.asr, PocketsphinxModel::Load(asr_options));
   }
-  SpeechFollowerOptions follower_options;
-  follower_options.recognizer.partial_interval = MediaTime::Millis(250);
-  // Lines and what is heard in one spelling (mt/match_text.h); the memory shares its converter.
-  LC_ASSIGN_OR_RETURN(follower_options.spelling, MatchSpelling::Load(options.source));
-  LC_ASSIGN_OR_RETURN(SpeechFollower follower, SpeechFollower::Create(*asr, lines, follower_options));
+  return hearing;
+}
 
+// The script's memory and the fallback engines for off-script speech. A null
+// chain: off-script speech becomes subtitles only.
+absl::StatusOr<TranslationStack> LoadLiveTranslation(const LiveOptions& options, bool whisper_translates,
+                                                     std::shared_ptr<const ZhScriptConverter> to_simplified,
+                                                     Clock& clock, Logger& logger) {
   TranslationOptions translation;
   translation.from = options.source;
   translation.to = options.target;
@@ -169,39 +182,39 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   translation.llm = options.llm;
   translation.marian_model_dir = options.marian_model_dir;
   translation.marian_device = options.neural;
-  translation.to_simplified = follower_options.spelling.to_simplified();
-  SystemClock system_clock;
-  SimulatedClock simulated_clock;
-  Clock& clock = simulated ? static_cast<Clock&>(simulated_clock) : static_cast<Clock&>(system_clock);
-  LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(translation, system_clock, logger));
-  std::unique_ptr<LiveControl> control;
-  if (!options.control_path.empty()) {
-    LC_ASSIGN_OR_RETURN(control, LiveControl::Open(options.control_path));
-  }
+  translation.to_simplified = std::move(to_simplified);
+  LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(translation, clock, logger));
   if (translation.engines.empty()) stack.chain.reset();  // subtitles only off script
+  return stack;
+}
 
+// The avatar's voice. A VITS checkpoint that cannot speak the avatar's
+// language fails now, not at the show's first line.
+absl::StatusOr<std::unique_ptr<TtsEngine>> LoadLiveVoice(const LiveOptions& options, Logger& logger) {
   std::unique_ptr<TtsEngine> tts;
-  if (options.tts_engine == "vits") {
-    TtsCommandOptions vits;
-    vits.engine = "vits";
-    vits.model_dir = options.tts_model_dir;
-    vits.neural = options.neural;
-    LC_ASSIGN_OR_RETURN(tts, MakeTtsEngine(vits, &logger));
-    // A checkpoint that cannot speak the avatar's language fails now, not at
-    // the show's first line.
-    SynthesisRequest probe;
-    probe.text = options.target == Language::kZh ? "你好" : "Hello";
-    probe.language = options.target;
-    if (absl::Status spoken = tts->Synthesize(probe).status(); !spoken.ok()) {
-      return absl::Status(spoken.code(), absl::StrCat("--tts-model ", options.tts_model_dir, ": ", spoken.message()));
-    }
-  } else {
+  if (options.tts_engine != "vits") {
     LC_ASSIGN_OR_RETURN(const StudioVoiceChoice voices,
                         ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
     LC_ASSIGN_OR_RETURN(tts, MakeStudioVoice(voices, options.voice_zh, options.voice_en, options.neural, &logger));
+    return tts;
   }
-  LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
+  TtsCommandOptions vits;
+  vits.engine = "vits";
+  vits.model_dir = options.tts_model_dir;
+  vits.neural = options.neural;
+  LC_ASSIGN_OR_RETURN(tts, MakeTtsEngine(vits, &logger));
+  SynthesisRequest probe;
+  probe.text = options.target == Language::kZh ? "你好" : "Hello";
+  probe.language = options.target;
+  if (absl::Status spoken = tts->Synthesize(probe).status(); !spoken.ok()) {
+    return absl::Status(spoken.code(), absl::StrCat("--tts-model ", options.tts_model_dir, ": ", spoken.message()));
+  }
+  return tts;
+}
 
+absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const LiveOptions& options,
+                                                          const std::vector<OutputSpec>& specs, const StudioLook& look,
+                                                          int voice_rate, Clock& clock) {
   VideoEncoderOptions video = StudioVideoOptions(look, options.fps, options.preset, options.crf, 0);
   bool network = false;
   for (const OutputSpec& spec : specs) network |= spec.kind == OutputSpec::kRtmp || spec.kind == OutputSpec::kSrt;
@@ -212,35 +225,92 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   // segment (12 KB each in libavformat's HLS muxer) for as long as the run lasts.
   video.tune = "zerolatency";
   AudioEncoderOptions audio;
-  audio.input_sample_rate = tts->sample_rate();
+  audio.input_sample_rate = voice_rate;
   OutputSetOptions output_options;
   output_options.live = true;
   output_options.on_packet_written = options.on_packet_written;
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<OutputSet> outputs, OutputSet::Open(specs, video, audio, output_options, clock));
+  return OutputSet::Open(specs, video, audio, output_options, clock);
+}
 
+// Everything a show is made of, loaded and checked before it starts.
+struct LiveParts {
+  std::unique_ptr<LiveInput> input;
+  LiveLook look;
+  std::vector<FollowerLine> lines;
+  LiveHearing hearing;
+  std::optional<SpeechFollower> follower;
+  TranslationStack translation;
+  std::unique_ptr<LiveControl> control;  // null without --control
+  std::unique_ptr<TtsEngine> tts;
+  std::unique_ptr<compose::Compositor> compositor;
+  std::unique_ptr<OutputSet> outputs;
+};
+
+// In the order a user's mistakes should surface: the input and the look
+// before any model loads, the models before the outputs are opened.
+absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::vector<OutputSpec>& specs,
+                                        std::istream& stdin_stream, Clock& clock, Clock& system_clock,
+                                        Logger& logger) {
+  LiveParts parts;
+  LC_ASSIGN_OR_RETURN(parts.input, OpenLiveInput(options, stdin_stream));
+  LC_ASSIGN_OR_RETURN(parts.look, LoadLiveLook(options));
+  LC_ASSIGN_OR_RETURN(parts.lines, LoadScriptLines(options));
+  LC_ASSIGN_OR_RETURN(parts.hearing, LoadLiveRecognizer(options, logger));
+  SpeechFollowerOptions follower_options;
+  follower_options.recognizer.partial_interval = MediaTime::Millis(250);
+  // Lines and what is heard in one spelling (mt/match_text.h); the memory shares its converter.
+  LC_ASSIGN_OR_RETURN(follower_options.spelling, MatchSpelling::Load(options.source));
+  LC_ASSIGN_OR_RETURN(parts.follower, SpeechFollower::Create(*parts.hearing.asr, parts.lines, follower_options));
+  LC_ASSIGN_OR_RETURN(parts.translation,
+                      LoadLiveTranslation(options, parts.hearing.whisper_translates,
+                                          follower_options.spelling.to_simplified(), system_clock, logger));
+  if (!options.control_path.empty()) {
+    LC_ASSIGN_OR_RETURN(parts.control, LiveControl::Open(options.control_path));
+  }
+  LC_ASSIGN_OR_RETURN(parts.tts, LoadLiveVoice(options, logger));
+  LC_ASSIGN_OR_RETURN(parts.compositor, compose::Compositor::Create(parts.look.compositor));
+  LC_ASSIGN_OR_RETURN(parts.outputs, OpenLiveOutputs(options, specs, parts.look.look, parts.tts->sample_rate(), clock));
+  return parts;
+}
+
+// The show's graph:
+//
+//   ingest --audio--> hear --LiveEvent--> translate --LiveEvent--> voice --VoiceEvent--> playout
+//      \------------------------- host voice (--passthrough) ---------------------------/
+struct LiveGraph {
+  explicit LiveGraph(Clock& clock) : pipeline(clock, bus, &latency) {}
   Bus bus;
   LatencyTracker latency;
   LiveMonitor monitor;
-  Pipeline pipeline(clock, bus, &latency);
+  ProvisionalInterrupt interrupt;
+  Pipeline pipeline;
+  LiveTranslate* translate = nullptr;
+  VoiceStage* voice = nullptr;
+};
+
+std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts& parts, Clock& clock, Logger& logger) {
+  auto graph = std::make_unique<LiveGraph>(clock);
+  Pipeline& pipeline = graph->pipeline;
+  const bool simulated = options.clock == LiveClock::kSimulated;
+  const bool file = parts.input->file.has_value() && !parts.input->network;
   const MediaTime session_start = clock.Now();
 
   IngestOptions ingest_options;
-  ingest_options.pace = !simulated && file.has_value() && !network_source;
+  ingest_options.pace = !simulated && file;
   ingest_options.session_start = session_start;
-  ingest_options.origin_from_timeline = simulated || (file.has_value() && !network_source);
-  auto& ingest = pipeline.Add(std::make_unique<IngestStage>(read, ingest_options));
+  ingest_options.origin_from_timeline = simulated || file;
+  auto& ingest = pipeline.Add(std::make_unique<IngestStage>(parts.input->read, ingest_options));
   // Ad-libs translated as they are spoken (docs/live.md), when an engine can.
-  ProvisionalInterrupt interrupt;
   ProvisionalOptions provisional;
-  provisional.enabled = options.provisional_captions && stack.chain != nullptr;
+  provisional.enabled = options.provisional_captions && parts.translation.chain != nullptr;
   provisional.newest_only = !simulated;
-  provisional.interrupt = simulated ? nullptr : &interrupt;
+  provisional.interrupt = simulated ? nullptr : &graph->interrupt;
   LiveHearOptions hear_options;
   hear_options.partials = provisional.enabled;
   hear_options.interrupt = provisional.interrupt;
-  auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(follower), lines, hear_options));
-  auto& translate = pipeline.Add(std::make_unique<LiveTranslate>(stack, options.source, options.target, lines,
-                                                                 control.get(), logger, provisional));
+  auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(*parts.follower), parts.lines, hear_options));
+  graph->translate = &pipeline.Add(std::make_unique<LiveTranslate>(
+      parts.translation, options.source, options.target, parts.lines, parts.control.get(), logger, provisional));
   VoiceStageOptions voice_options;
   voice_options.language = options.target;
   voice_options.voice = options.target == Language::kZh ? options.voice_zh : options.voice_en;
@@ -249,10 +319,10 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   voice_options.max_lag = options.max_lag;
   voice_options.max_speedup = options.max_speedup;
   voice_options.line_gap = options.line_gap;
-  auto& voice = pipeline.Add(std::make_unique<VoiceStage>(*tts, voice_options));
+  graph->voice = &pipeline.Add(std::make_unique<VoiceStage>(*parts.tts, voice_options));
   PlayoutOptions playout_options;
   playout_options.fps = options.fps;
-  playout_options.output_rate = tts->sample_rate();
+  playout_options.output_rate = parts.tts->sample_rate();
   playout_options.source = options.source;
   playout_options.target = options.target;
   playout_options.simulated = simulated;
@@ -262,54 +332,41 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
   playout_options.host_gain_db = options.passthrough_gain_db;
   playout_options.duck_db = options.duck_db;
   playout_options.animation.seed = options.seed;
-  auto& playout = pipeline.Add(std::make_unique<PlayoutStage>(playout_options, std::move(compositor),
-                                                             std::make_unique<AvatarRenderer>(rig), *outputs, monitor,
-                                                             std::move(picture_in_picture)));
+  auto& playout = pipeline.Add(std::make_unique<PlayoutStage>(
+      playout_options, std::move(parts.compositor), std::make_unique<AvatarRenderer>(parts.look.rig), *parts.outputs,
+      graph->monitor, std::move(parts.look.picture_in_picture)));
   pipeline.Connect(ingest.out, hear.in, kAudioQueue);
   if (options.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);
-  pipeline.Connect(hear.out, translate.in, kEventQueue);
-  pipeline.Connect(translate.out, voice.in, kEventQueue);
-  pipeline.Connect(voice.out, playout.in, kEventQueue);
+  pipeline.Connect(hear.out, graph->translate->in, kEventQueue);
+  pipeline.Connect(graph->translate->out, graph->voice->in, kEventQueue);
+  pipeline.Connect(graph->voice->out, playout.in, kEventQueue);
+  return graph;
+}
 
-  // SIGINT/SIGTERM: stop taking input and wind down (live_job.h).
-  JobRunnerOptions run_options;
-  run_options.job = "live";
-  run_options.tick = absl::Milliseconds(500);
-  run_options.on_signal = OnStopSignal::kDrain;
-  run_options.drain_deadline = absl::Seconds(kLiveStopDeadlineSeconds);
-  JobRunner runner(pipeline, signals, logger, run_options);
-  LC_RETURN_IF_ERROR(runner.Start());
-  logger.Info("live", "started", {{"input", options.input}, {"outputs", absl::StrCat(options.outputs.size())}});
-  const absl::Status result = runner.Wait([&](const JobTick& tick) {
-    if (status == nullptr) return;
-    std::fprintf(status, "\r%s",
-                 StatusLine(monitor.counters(), voice, static_cast<int64_t>(monitor.records().size()), tick.cpu_percent)
-                     .c_str());
-    std::fflush(status);
-  });
-  if (status != nullptr) std::fprintf(status, "\n");
-  LC_RETURN_IF_ERROR(result);
-
+// The live report (output/live_report.h) with the run's own figures.
+nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts, const LiveGraph& graph,
+                             const JobRunner& runner, bool stopped_by_signal) {
   const double wall_s = runner.wall_seconds();
-  const OutputSetStats output_stats = outputs->stats();
+  const OutputSetStats output_stats = parts.outputs->stats();
   nlohmann::json extra;
   extra["peak_rss_mb"] = std::round(PeakRssMb() * 10) / 10;
   extra["rss_start_mb"] = std::round(runner.rss_start_mb() * 10) / 10;
   extra["rss_end_mb"] = std::round(CurrentRssMb() * 10) / 10;
   extra["cpu_percent"] = std::round(10 * runner.cpu_percent()) / 10;
   extra["wall_seconds"] = std::round(wall_s * 100) / 100;
-  extra["clock"] = simulated ? "simulated" : "realtime";
-  extra["recognizer"] = asr->name();
-  extra["voice"] = tts->name();
+  extra["clock"] = options.clock == LiveClock::kSimulated ? "simulated" : "realtime";
+  extra["recognizer"] = parts.hearing.asr->name();
+  extra["voice"] = parts.tts->name();
   extra["lag_policy"] = LagPolicyName(options.lag_policy);
+  const LiveTranslate& translate = *graph.translate;
   extra["untranslated_off_script"] = translate.failures();
   extra["corrections_applied"] = translate.corrections_applied();
   extra["corrections_rejected"] = translate.corrections_rejected();
   extra["provisional_captions"] = translate.provisional_captions();
   extra["provisional_failures"] = translate.provisional_failures();
   extra["provisional_dropped"] = translate.provisional_dropped();
-  extra["provisional_interrupted"] = interrupt.interrupted();
-  extra["stopped_by_signal"] = signals.received() != 0;
+  extra["provisional_interrupted"] = graph.interrupt.interrupted();
+  extra["stopped_by_signal"] = stopped_by_signal;
   int64_t congestion_drops = 0;
   nlohmann::json outputs_json = nlohmann::json::array();
   for (const OutputSinkStats& s : output_stats.outputs) {
@@ -322,8 +379,48 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
                             {"error", s.error}});
   }
   extra["outputs"] = std::move(outputs_json);
-  nlohmann::json report = monitor.Report(latency.Summaries(), extra);
+  nlohmann::json report = graph.monitor.Report(graph.latency.Summaries(), extra);
   report["summary"]["video_drops"] = report["summary"]["video_drops"].get<int64_t>() + congestion_drops;
+  return report;
+}
+
+}  // namespace
+
+absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
+                                       std::istream& stdin_stream, std::FILE* status) {
+  LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
+  if (!options.report_path.empty()) LC_RETURN_IF_ERROR(CheckOutputPath(options.report_path));
+  std::vector<OutputSpec> specs;
+  for (const std::string& out : options.outputs) {
+    LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(out));
+    specs.push_back(std::move(spec));
+  }
+  SystemClock system_clock;
+  SimulatedClock simulated_clock;
+  Clock& clock = options.clock == LiveClock::kSimulated ? static_cast<Clock&>(simulated_clock)
+                                                        : static_cast<Clock&>(system_clock);
+  LC_ASSIGN_OR_RETURN(LiveParts parts, LoadLiveParts(options, specs, stdin_stream, clock, system_clock, logger));
+  const std::unique_ptr<LiveGraph> graph = BuildLiveGraph(options, parts, clock, logger);
+
+  // SIGINT/SIGTERM: stop taking input and wind down (live_job.h).
+  JobRunnerOptions run_options;
+  run_options.job = "live";
+  run_options.tick = absl::Milliseconds(500);
+  run_options.on_signal = OnStopSignal::kDrain;
+  run_options.drain_deadline = absl::Seconds(kLiveStopDeadlineSeconds);
+  JobRunner runner(graph->pipeline, signals, logger, run_options);
+  LC_RETURN_IF_ERROR(runner.Start());
+  logger.Info("live", "started", {{"input", options.input}, {"outputs", absl::StrCat(options.outputs.size())}});
+  const absl::Status result = runner.Wait([&](const JobTick& tick) {
+    if (status == nullptr) return;
+    const auto lines = static_cast<int64_t>(graph->monitor.records().size());
+    std::fprintf(status, "\r%s", StatusLine(graph->monitor.counters(), *graph->voice, lines, tick.cpu_percent).c_str());
+    std::fflush(status);
+  });
+  if (status != nullptr) std::fprintf(status, "\n");
+  LC_RETURN_IF_ERROR(result);
+
+  nlohmann::json report = LiveJobReport(options, parts, *graph, runner, signals.received() != 0);
   if (!options.report_path.empty()) {
     LC_RETURN_IF_ERROR(WriteFileAtomically(options.report_path, report.dump(2) + "\n"));
   }
