@@ -61,17 +61,8 @@ nlohmann::json OutputJson(const OutputSinkStats& o) {
   return j;
 }
 
-}  // namespace
-
-absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& logger,
-                                        SignalWatcher& signals) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  LC_RETURN_IF_ERROR(ValidateRenderOptions(options));
-  LC_ASSIGN_OR_RETURN(Script script, ParseScriptFile(options.script_path));
-  // The look (--avatar's rig file first) is read and checked before any slow work starts.
-  const StudioLook look = StudioLookOf(options);
-  LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
-  // Every output is checked before any slow work: a bad file path fails now.
+// Every output, checked before any slow work: a bad file path fails now.
+absl::StatusOr<std::vector<OutputSpec>> CheckRenderOutputs(const RenderOptions& options) {
   std::vector<OutputSpec> specs;
   for (const std::string& out : AllOutputs(options)) {
     LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(out));
@@ -81,6 +72,140 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
     }
     specs.push_back(std::move(spec));
   }
+  return specs;
+}
+
+absl::StatusOr<std::unique_ptr<OutputSet>> OpenRenderOutputs(const RenderOptions& options,
+                                                            const std::vector<OutputSpec>& specs,
+                                                            const StudioLook& look, int voice_rate, Clock& clock) {
+  VideoEncoderOptions video = StudioVideoOptions(look, options.fps, options.preset, options.crf, options.encoder_threads);
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = voice_rate;
+  bool live = options.realtime;
+  for (const OutputSpec& spec : specs) live = live || spec.is_network();
+  // A live audience waits for every frame x264 holds back to look ahead.
+  if (live) video.tune = "zerolatency";
+  OutputSetOptions output_options;
+  output_options.live = live;
+  output_options.start_offset = MediaTime::Seconds(options.start_offset_s);
+  output_options.srt_sidecars = options.subtitles == SubtitleMode::kSrt;
+  // A render's HLS playlist is complete (VOD) even beside a live push: its cues
+  // are known only once the speech is made, and a rolling window would have
+  // written their segments already. Rolling windows are for `lingcast live`.
+  output_options.hls_window_segments = 0;
+  return OutputSet::Open(specs, video, audio, output_options, clock);
+}
+
+// The render's graph:
+//
+//   script --PlanItem--> speech --audio-----------------> encode
+//                           \--SpeechTiming--> render --frame--/
+struct RenderGraph {
+  explicit RenderGraph(Clock& clock) : pipeline(clock, bus, &latency) {}
+  Bus bus;
+  LatencyTracker latency;
+  Pipeline pipeline;
+  SpeechStage* speech = nullptr;
+  RenderStage* render = nullptr;
+  EncodeStage* encode = nullptr;
+};
+
+std::unique_ptr<RenderGraph> BuildRenderGraph(const RenderOptions& options, std::vector<PlanItem> plan,
+                                              TtsEngine& tts, std::unique_ptr<compose::Compositor> compositor,
+                                              std::unique_ptr<AvatarRenderer> avatar,
+                                              std::unique_ptr<OutputSet> outputs, Clock& clock) {
+  auto graph = std::make_unique<RenderGraph>(clock);
+  Pipeline& pipeline = graph->pipeline;
+  AnimatorOptions animation;
+  animation.seed = options.seed;
+  auto& source = pipeline.Add(std::make_unique<ScriptSource>(std::move(plan)));
+  auto& speech = pipeline.Add(
+      std::make_unique<SpeechStage>(tts, SpeechSettings{options.voice_zh, options.voice_en, options.rate}));
+  auto& render = pipeline.Add(std::make_unique<RenderStage>(std::move(compositor), std::move(avatar), animation,
+                                                            options.fps, options.subtitles == SubtitleMode::kBurn));
+  // The cues reach the outputs (SRT sidecars, HLS WebVTT) once the speech is done.
+  auto& encode = pipeline.Add(std::make_unique<EncodeStage>(std::move(outputs), options.fps,
+                                                            options.realtime ? &clock : nullptr,
+                                                            [&speech] { return speech.cues(); }));
+  pipeline.Connect(source.out, speech.in, kPlanQueue);
+  pipeline.Connect(speech.audio, encode.audio, kAudioQueue);
+  pipeline.Connect(speech.timing, render.in, kTimingQueue);
+  pipeline.Connect(render.out, encode.video, kFrameQueue);
+  graph->speech = &speech;
+  graph->render = &render;
+  graph->encode = &encode;
+  return graph;
+}
+
+// Logs each output's changes of state (a live push that drops, reconnects or
+// fails is worth a line of its own).
+class OutputStateLog {
+ public:
+  OutputStateLog(size_t outputs, Logger& logger) : states_(outputs, OutputState::kConnecting), logger_(logger) {}
+  void Update(const OutputSetStats& stats) {
+    for (size_t i = 0; i < stats.outputs.size() && i < states_.size(); ++i) {
+      const OutputSinkStats& o = stats.outputs[i];
+      if (o.state == states_[i]) continue;
+      states_[i] = o.state;
+      const bool bad = o.state == OutputState::kFailed || o.state == OutputState::kReconnecting;
+      const std::string reconnects = std::to_string(o.reconnects);
+      if (bad) {
+        logger_.Warn("output", OutputStateName(o.state),
+                     {{"output", o.name}, {"reconnects", reconnects}, {"error", o.error}});
+      } else {
+        logger_.Info("output", OutputStateName(o.state), {{"output", o.name}, {"reconnects", reconnects}});
+      }
+    }
+  }
+
+ private:
+  std::vector<OutputState> states_;
+  Logger& logger_;
+};
+
+RenderSummary SummaryOf(const RenderOptions& options, const std::vector<OutputSpec>& specs, const RenderGraph& graph,
+                        int lines, const TtsEngine& tts, double wall_s) {
+  RenderSummary summary;
+  const OutputSetStats stats = graph.encode->stats();
+  summary.output = specs.front().DisplayName();
+  // The first MP4's sidecar (every MP4 output has one).
+  for (const OutputSpec& spec : specs) {
+    if (options.subtitles == SubtitleMode::kSrt && spec.kind == OutputSpec::kMp4 && summary.subtitles_output.empty()) {
+      summary.subtitles_output = SrtSidecarPath(spec.target);
+    }
+  }
+  summary.outputs = stats.outputs;
+  summary.duration_s = static_cast<double>(graph.speech->audio_samples()) / tts.sample_rate();
+  summary.frames = stats.video_frames;
+  summary.width = options.width;
+  summary.height = options.height;
+  summary.fps = options.fps;
+  summary.lines = lines;
+  summary.voice = tts.name();
+  summary.wall_s = wall_s;
+  summary.x_realtime = summary.wall_s > 0 ? summary.duration_s / summary.wall_s : 0;
+  summary.peak_rss_mb = PeakRssMb();
+  summary.tts_s = graph.speech->tts_seconds();
+  summary.render_s = graph.render->render_seconds();
+  summary.encode_s = graph.encode->encode_seconds();
+  for (const OutputSinkStats& o : stats.outputs) summary.bytes += o.bytes;
+  return summary;
+}
+
+}  // namespace
+
+absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& logger,
+                                        SignalWatcher& signals) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto seconds_since_start = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  };
+  LC_RETURN_IF_ERROR(ValidateRenderOptions(options));
+  LC_ASSIGN_OR_RETURN(Script script, ParseScriptFile(options.script_path));
+  // The look (--avatar's rig file first) is read and checked before any slow work starts.
+  const StudioLook look = StudioLookOf(options);
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
+  LC_ASSIGN_OR_RETURN(const std::vector<OutputSpec> specs, CheckRenderOutputs(options));
 
   std::vector<PlanItem> plan = PlanRender(script, options.speak);
   int lines = 0;
@@ -95,121 +220,45 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
   auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));
-
-  VideoEncoderOptions video = StudioVideoOptions(look, options.fps, options.preset, options.crf, options.encoder_threads);
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = tts->sample_rate();
-  bool live = options.realtime;
-  for (const OutputSpec& spec : specs) live = live || spec.is_network();
-  // A live audience waits for every frame x264 holds back to look ahead.
-  if (live) video.tune = "zerolatency";
-  OutputSetOptions output_options;
-  output_options.live = live;
-  output_options.start_offset = MediaTime::Seconds(options.start_offset_s);
-  output_options.srt_sidecars = options.subtitles == SubtitleMode::kSrt;
-  // A render's HLS playlist is complete (VOD) even beside a live push: its cues
-  // are known only once the speech is made, and a rolling window would have
-  // written their segments already. Rolling windows are for `lingcast live`.
-  output_options.hls_window_segments = 0;
   SystemClock clock;
-  LC_ASSIGN_OR_RETURN(auto writer, OutputSet::Open(specs, video, audio, output_options, clock));
-  Bus bus;
-  LatencyTracker latency;
-  Pipeline pipeline(clock, bus, &latency);
-  AnimatorOptions animation;
-  animation.seed = options.seed;
-  auto& source = pipeline.Add(std::make_unique<ScriptSource>(std::move(plan)));
-  auto& speech = pipeline.Add(
-      std::make_unique<SpeechStage>(*tts, SpeechSettings{options.voice_zh, options.voice_en, options.rate}));
-  auto& render = pipeline.Add(std::make_unique<RenderStage>(std::move(compositor), std::move(avatar), animation,
-                                                            options.fps, options.subtitles == SubtitleMode::kBurn));
-  // The cues reach the outputs (SRT sidecars, HLS WebVTT) once the speech is done.
-  auto& encode = pipeline.Add(std::make_unique<EncodeStage>(
-      std::move(writer), options.fps, options.realtime ? &clock : nullptr,
-      [&speech] { return speech.cues(); }));
-  pipeline.Connect(source.out, speech.in, kPlanQueue);
-  pipeline.Connect(speech.audio, encode.audio, kAudioQueue);
-  pipeline.Connect(speech.timing, render.in, kTimingQueue);
-  pipeline.Connect(render.out, encode.video, kFrameQueue);
+  LC_ASSIGN_OR_RETURN(auto outputs, OpenRenderOutputs(options, specs, look, tts->sample_rate(), clock));
+  const std::unique_ptr<RenderGraph> graph = BuildRenderGraph(options, std::move(plan), *tts, std::move(compositor),
+                                                              std::move(avatar), std::move(outputs), clock);
 
   // SIGINT/SIGTERM stop the pipeline; the writer then removes its temp file.
   JobRunnerOptions run_options;
   run_options.job = "render";
   run_options.tick = absl::Milliseconds(250);
   run_options.on_signal = OnStopSignal::kStop;
-  JobRunner runner(pipeline, signals, logger, run_options);
+  JobRunner runner(graph->pipeline, signals, logger, run_options);
   LC_RETURN_IF_ERROR(runner.Start());
   logger.Info("render", "started", {{"script", options.script_path}, {"output", specs.front().DisplayName()}});
-
   ProgressBar bar(!options.quiet && !options.json && StderrIsTerminal());
-  const int tts_rate = tts->sample_rate();
-  auto seconds_since_start = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  };
-  std::vector<OutputState> output_states(specs.size(), OutputState::kConnecting);
+  OutputStateLog output_log(specs.size(), logger);
   const absl::Status result = runner.Wait([&](const JobTick&) {
-    // A live output that drops, reconnects or fails is worth a line of its own.
-    const OutputSetStats output_stats = encode.stats();
-    for (size_t i = 0; i < output_stats.outputs.size() && i < output_states.size(); ++i) {
-      const OutputSinkStats& o = output_stats.outputs[i];
-      if (o.state == output_states[i]) continue;
-      output_states[i] = o.state;
-      const bool bad = o.state == OutputState::kFailed || o.state == OutputState::kReconnecting;
-      const std::string reconnects = std::to_string(o.reconnects);
-      if (bad) {
-        logger.Warn("output", OutputStateName(o.state),
-                    {{"output", o.name}, {"reconnects", reconnects}, {"error", o.error}});
-      } else {
-        logger.Info("output", OutputStateName(o.state), {{"output", o.name}, {"reconnects", reconnects}});
-      }
-    }
-    const double audio_s = static_cast<double>(speech.audio_samples()) / tts_rate;
-    const int64_t total = static_cast<int64_t>(audio_s * options.fps + 0.999);
-    const int64_t frames = encode.frames_encoded();
-    bar.Update(frames, total, speech.speech_done(), static_cast<double>(frames) / options.fps,
+    output_log.Update(graph->encode->stats());
+    const double audio_s = static_cast<double>(graph->speech->audio_samples()) / tts->sample_rate();
+    const auto total = static_cast<int64_t>(audio_s * options.fps + 0.999);
+    const int64_t frames = graph->encode->frames_encoded();
+    bar.Update(frames, total, graph->speech->speech_done(), static_cast<double>(frames) / options.fps,
                seconds_since_start());
   });
   bar.Finish();
 
-  if (signals.received() != 0 && !encode.finished()) {
-    return absl::CancelledError(absl::StrCat("interrupted by signal ", signals.received(),
-                                             "; no output written"));
+  const bool finished = graph->encode->finished();
+  if (signals.received() != 0 && !finished) {
+    return absl::CancelledError(absl::StrCat("interrupted by signal ", signals.received(), "; no output written"));
   }
   if (signals.received() != 0) {
     logger.Warn("render", "a stop signal came after the output was complete; it is kept",
                 {{"output", options.output_path}});
   }
   LC_RETURN_IF_ERROR(result);
-  if (!encode.finished()) return absl::InternalError("render ended before the output was complete");
-  for (const auto& message : bus.Drain()) {
+  if (!finished) return absl::InternalError("render ended before the output was complete");
+  for (const auto& message : graph->bus.Drain()) {
     if (message.kind == BusMessage::Kind::kWarning) logger.Warn(message.source, message.status.ToString());
   }
-
-  RenderSummary summary;
-  const OutputSetStats stats = encode.stats();
-  summary.output = specs.front().DisplayName();
-  // The first MP4's sidecar (every MP4 output has one).
-  for (const OutputSpec& spec : specs) {
-    if (options.subtitles == SubtitleMode::kSrt && spec.kind == OutputSpec::kMp4 && summary.subtitles_output.empty()) {
-      summary.subtitles_output = SrtSidecarPath(spec.target);
-    }
-  }
-  summary.outputs = stats.outputs;
-  summary.duration_s = static_cast<double>(speech.audio_samples()) / tts_rate;
-  summary.frames = stats.video_frames;
-  summary.width = options.width;
-  summary.height = options.height;
-  summary.fps = options.fps;
-  summary.lines = lines;
-  summary.voice = tts->name();
-  summary.wall_s = seconds_since_start();
-  summary.x_realtime = summary.wall_s > 0 ? summary.duration_s / summary.wall_s : 0;
-  summary.peak_rss_mb = PeakRssMb();
-  summary.tts_s = speech.tts_seconds();
-  summary.render_s = render.render_seconds();
-  summary.encode_s = encode.encode_seconds();
-  for (const OutputSinkStats& o : stats.outputs) summary.bytes += o.bytes;
-  return summary;
+  return SummaryOf(options, specs, *graph, lines, *tts, seconds_since_start());
 }
 
 std::string RenderSummaryJson(const RenderSummary& s) {
