@@ -6,6 +6,8 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "app/engine_registry.h"
 #include "app/model_dirs.h"
 #include "app/neural_plugin.h"
 #include "app/studio.h"
@@ -108,6 +110,29 @@ DoctorCheck CheckAnchorVoice() {
   return check;
 }
 
+// The engine table (engine_registry.h): which engines this build can run.
+// Neural engines need the plug-in; their models are the checks above.
+DoctorCheck CheckEngineTable(bool neural_built) {
+  DoctorCheck check;
+  check.name = "engines";
+  check.ok = true;
+  std::vector<std::string> runnable;
+  std::vector<std::string> missing;
+  for (const EngineInfo& engine : Engines()) {
+    if (engine.chooser) continue;
+    const char* role = engine.role == EngineRole::kRecognizer ? "asr"
+                       : engine.role == EngineRole::kVoice    ? "tts"
+                                                              : "mt";
+    (engine.neural && !neural_built ? missing : runnable).push_back(absl::StrCat(role, " ", std::string(engine.name)));
+  }
+  check.detail = absl::StrCat(absl::StrJoin(runnable, ", "));
+  if (!missing.empty()) {
+    absl::StrAppend(&check.detail, "; not in this build: ", absl::StrJoin(missing, ", "));
+    check.fix = "install libtorch-dev (scripts/install-deps.sh) and rebuild";
+  }
+  return check;
+}
+
 }  // namespace
 
 std::vector<DoctorCheck> RunDoctorChecks() {
@@ -123,10 +148,12 @@ std::vector<DoctorCheck> RunDoctorChecks() {
       CheckSpeechRecognizer(/*neural_built=*/true),
       CheckAnchorVoice(),
       CheckNeuralRuntime(),
+      CheckEngineTable(/*neural_built=*/true),
 #else
       CheckModelDirectories(ModelRoots(), /*neural_built=*/false),
       CheckSpeechRecognizer(/*neural_built=*/false),
       CheckAnchorVoice(),
+      CheckEngineTable(/*neural_built=*/false),
 #endif
   };
 }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "app/engine_registry.h"
 #include "app/translation_setup.h"
 #include "app/whisper_recognizer.h"
 #include "audio/audio_decoder.h"
@@ -31,9 +32,7 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
                                                    ": live interprets between zh and en"));
   }
   LC_RETURN_IF_ERROR(CheckMarianModelFlag(options.engines, options.marian_model_dir));
-  if (options.tts_engine != "auto" && options.tts_engine != "espeak" && options.tts_engine != "vits") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", options.tts_engine, "\" (use auto, espeak or vits)"));
-  }
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, options.tts_engine, kUsedByLive, "--tts"));
   if (options.tts_engine == "vits" && options.tts_model_dir.empty()) {
     return absl::InvalidArgumentError("--tts vits needs a checkpoint directory: give --tts-model DIR (docs/models.md)");
   }

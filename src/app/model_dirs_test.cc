@@ -245,7 +245,7 @@ TEST(StudioVoiceChoice, WithoutTheVoiceItIsEspeakAndSaysHowToGetIt) {
   ASSERT_TRUE(voice.ok()) << voice.status();
   EXPECT_EQ((*voice)->name(), "espeak-ng");
   EXPECT_THAT(std::string(ChooseStudioVoice("festival", "", "").status().message()),
-              HasSubstr("unknown --tts \"festival\" (use auto, espeak or vits)"));
+              HasSubstr("unknown --tts \"festival\" (use auto or espeak)"));
 }
 
 }  // namespace

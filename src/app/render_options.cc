@@ -8,11 +8,13 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "app/engine_registry.h"
 #include "app/render_job.h"
 #include "app/signals.h"
 #include "compose/lower_third.h"
 #include "compose/media_background.h"
 #include "compose/subtitle_renderer.h"
+#include "core/status.h"
 #include "output/output_spec.h"
 
 namespace lingcast {
@@ -86,9 +88,7 @@ absl::Status ValidateRenderOptions(const RenderOptions& o) {
   if (o.rate < 0.25 || o.rate > 4.0) {
     return absl::InvalidArgumentError(absl::StrCat("--rate ", o.rate, ": must be between 0.25 and 4"));
   }
-  if (o.tts_engine != "auto" && o.tts_engine != "espeak") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", o.tts_engine, "\" (use auto or espeak)"));
-  }
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, o.tts_engine, kUsedByRender, "--tts"));
   if (o.crf < 0 || o.crf > 51) {
     return absl::InvalidArgumentError(absl::StrCat("--crf ", o.crf, ": must be between 0 and 51"));
   }

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "app/engine_registry.h"
 #include "app/model_dirs.h"
 #include "app/tts_command.h"
 #include "app/whisper_recognizer.h"
@@ -46,9 +47,8 @@ absl::StatusOr<std::unique_ptr<EspeakEngine>> MakeStudioVoice(const std::string&
 
 absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, const std::string& voice_zh,
                                                     const std::string& voice_en) {
-  if (tts != "auto" && tts != "espeak") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --tts \"", tts, "\" (use auto, espeak or vits)"));
-  }
+  // The voices both render and live choose this way (live takes vits apart).
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, tts, kUsedByRender, "--tts"));
   // One language's voice: espeak-ng when asked for (--tts espeak, a --voice-*
   // flag naming an espeak-ng voice) or when no neural voice can run; else the
   // installed model, whose directory goes to `dir`.

@@ -8,6 +8,7 @@
 #include "core/status.h"
 #include "mt/tm_translator.h"
 #include "text/script.h"
+#include "app/engine_registry.h"
 #include "app/neural_plugin.h"
 #include "neural/marian_plugin.h"
 
@@ -81,10 +82,7 @@ absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::str
   for (const std::string& spec : specs) {
     for (absl::string_view piece : absl::StrSplit(spec, ',', absl::SkipWhitespace())) {
       std::string name(absl::StripAsciiWhitespace(piece));
-      if (name != "tm" && name != "llm" && name != "marian") {
-        return absl::InvalidArgumentError(
-            absl::StrCat("unknown translation engine \"", name, "\" (use tm, llm or marian)"));
-      }
+      LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kTranslator, name, kUsedByLive, "translation engine"));
       if (std::find(engines.begin(), engines.end(), name) != engines.end()) {
         return absl::InvalidArgumentError(absl::StrCat("translation engine \"", name, "\" is listed twice"));
       }

@@ -1,6 +1,7 @@
 #include "app/tts_command.h"
 
 #include "absl/strings/match.h"
+#include "app/engine_registry.h"
 #include "app/studio.h"
 
 #include <chrono>
@@ -240,10 +241,7 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
     if (logger != nullptr) logger->Info("tts", "fastspeech2 loaded", {{"model", options.model_dir}});
     return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
   }
-  if (engine != "vits") {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("unknown --engine '%s' (use auto, espeak, vits or fastspeech2)", options.engine));
-  }
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, engine, kUsedByTtsCommand, "--engine"));
   if (options.model_dir.empty()) {
     return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }

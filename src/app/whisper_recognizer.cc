@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "app/engine_registry.h"
 #include "app/model_dirs.h"
 #include "app/neural_plugin.h"
 #include "asr/zh_script_recognizer.h"
@@ -112,9 +113,7 @@ bool NeuralEnginesBuilt() {
 absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
                                                    std::optional<Language> language, const std::string& language_flag,
                                                    bool follows_script) {
-  if (engine != "auto" && engine != "pocketsphinx" && engine != "whisper") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --asr \"", engine, "\" (use auto, whisper or pocketsphinx)"));
-  }
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kRecognizer, engine, kUsedByLive, "--asr"));
   if (engine == "pocketsphinx" && !model_dir.empty()) {
     return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper or auto");
   }
