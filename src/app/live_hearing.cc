@@ -204,22 +204,9 @@ bool LiveTranslate::MayBeScripted(const std::string& heard, const std::vector<st
   const std::vector<std::string> words = MatchTokens(heard);
   if (words.size() < static_cast<size_t>(std::max(1, options.min_words))) return true;
   const double bar = options.max_script_distance * static_cast<double>(words.size());
-  // The edit distance from the words heard to the closest stretch of a line
-  // (free to start and end anywhere in it: a host may start mid-line, and the
-  // recognizer often loses an utterance's first words).
-  std::vector<int> previous, current;
+  // Close to some stretch of a line (mt/match_text.h: BestStretch).
   for (const std::vector<std::string>& line : script_tokens) {
-    previous.assign(line.size() + 1, 0);
-    current.assign(line.size() + 1, 0);
-    for (size_t i = 1; i <= words.size(); ++i) {
-      current[0] = static_cast<int>(i);
-      for (size_t j = 1; j <= line.size(); ++j) {
-        current[j] = std::min({previous[j - 1] + (words[i - 1] == line[j - 1] ? 0 : 1), previous[j] + 1,
-                               current[j - 1] + 1});
-      }
-      std::swap(previous, current);
-    }
-    if (*std::min_element(previous.begin(), previous.end()) <= bar) return true;
+    if (BestStretch(words, line).distance <= bar) return true;
   }
   return false;
 }

@@ -848,7 +848,7 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
   if (options.language == Language::kZh) {
     return absl::FailedPreconditionError(
         "no Mandarin (zh) speech recognition model: Debian packages pocketsphinx only with English (pocketsphinx-en-us); "
-        "Mandarin needs the Whisper engine, which is not built yet");
+        "Mandarin needs Whisper (--asr whisper or auto, with its weights installed: docs/models.md)");
   }
   if (!(options.script_weight > 0.0f && options.script_weight < 1.0f)) {
     return absl::InvalidArgumentError(

@@ -7,6 +7,7 @@
 // wrong word. Digits form one token per run ("99" is one token in both languages).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -113,6 +114,35 @@ class QueryEditDistance {
   uint32_t slot_bits_ = 0;
   uint64_t reserved_token_mask_ = 0;  // the positions of token kEmptySlot, which the table cannot hold
 };
+
+// The stretch of `line` closest to `query`: the edit distance from the whole
+// query to a contiguous stretch of the line that may start and end anywhere in
+// it (a host may start mid-line, and a recognizer often loses an utterance's
+// first words). `end` is one past the stretch's last token (the first such end
+// when several tie).
+struct StretchMatch {
+  int distance = 0;
+  size_t end = 0;
+};
+
+template <typename Token>
+StretchMatch BestStretch(const std::vector<Token>& query, const std::vector<Token>& line) {
+  const size_t m = line.size();
+  std::vector<int> previous(m + 1, 0), current(m + 1, 0);
+  for (size_t i = 1; i <= query.size(); ++i) {
+    current[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= m; ++j) {
+      current[j] = std::min({previous[j - 1] + (query[i - 1] == line[j - 1] ? 0 : 1), previous[j] + 1,
+                             current[j - 1] + 1});
+    }
+    std::swap(previous, current);
+  }
+  StretchMatch best{previous[0], 0};
+  for (size_t j = 1; j <= m; ++j) {
+    if (previous[j] < best.distance) best = StretchMatch{previous[j], j};
+  }
+  return best;
+}
 
 // 1 - distance / max(|a|, |b|), in [0, 1]; 1 for two empty sequences.
 double TokenSimilarity(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b);

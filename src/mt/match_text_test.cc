@@ -175,5 +175,24 @@ TEST(MatchSpellingTest, DefaultIsAsWritten) {
   EXPECT_EQ(as_written.Key("Only $89"), MatchKey("Only $89"));
 }
 
+TEST(BestStretchTest, TheQueryMatchesAnyStretchOfTheLineAndTheEndIsItsFirstBest) {
+  const std::vector<std::string> line = {"click", "the", "link", "below", "to", "buy", "it", "now"};
+  // Mid-line, exact: distance 0, ending after "buy".
+  StretchMatch m = BestStretch(std::vector<std::string>{"link", "below", "to", "buy"}, line);
+  EXPECT_EQ(m.distance, 0);
+  EXPECT_EQ(m.end, 6u);
+  // One word misheard: one edit.
+  m = BestStretch(std::vector<std::string>{"the", "lint", "below"}, line);
+  EXPECT_EQ(m.distance, 1);
+  EXPECT_EQ(m.end, 4u);
+  // Nothing in common: every word of the query is an edit; the empty stretch at 0 is the first best.
+  m = BestStretch(std::vector<std::string>{"good", "morning"}, line);
+  EXPECT_EQ(m.distance, 2);
+  EXPECT_EQ(m.end, 0u);
+  // Token ids work the same.
+  EXPECT_EQ(BestStretch(std::vector<uint32_t>{7, 8}, std::vector<uint32_t>{1, 7, 8, 9}).end, 3u);
+  EXPECT_EQ(BestStretch(std::vector<uint32_t>{}, std::vector<uint32_t>{1, 2}).distance, 0);
+}
+
 }  // namespace
 }  // namespace lingcast

@@ -164,21 +164,9 @@ std::optional<ScriptFollower::Alignment> ScriptFollower::FindFragment(const std:
   double second = 0;
   for (int line = 0; line < static_cast<int>(lines_.size()); ++line) {
     const std::vector<uint32_t>& tokens = line_tokens_[static_cast<size_t>(line)];
-    const size_t m = tokens.size();
-    std::vector<int> previous(m + 1, 0), current(m + 1);
-    for (size_t i = 1; i <= n; ++i) {
-      current[0] = static_cast<int>(i);
-      for (size_t j = 1; j <= m; ++j) {
-        current[j] = std::min({previous[j - 1] + (heard[i - 1] == tokens[j - 1] ? 0 : 1), previous[j] + 1,
-                               current[j - 1] + 1});
-      }
-      std::swap(previous, current);
-    }
-    size_t end = 0;
-    for (size_t j = 1; j <= m; ++j) {
-      if (previous[j] < previous[end]) end = j;
-    }
-    const double quality = 1.0 - static_cast<double>(previous[end]) / static_cast<double>(n);
+    const StretchMatch stretch = BestStretch(heard, tokens);
+    const size_t end = stretch.end;
+    const double quality = 1.0 - static_cast<double>(stretch.distance) / static_cast<double>(n);
     if (!best || quality > best->quality) {
       if (best) second = std::max(second, best->quality);
       Alignment a;

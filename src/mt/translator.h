@@ -1,6 +1,6 @@
 // Translator: one segment of speech in one language, its translation out.
 //
-// Engines (translation memory, an LLM server, later Marian on libtorch) sit behind
+// Engines (translation memory, an LLM server, Marian on libtorch) sit behind
 // this interface; TranslatorChain tries them in order. A request carries the
 // context an engine may use (the last lines and their translations, the glossary),
 // can be cancelled through a std::stop_token, and may report partial output as it

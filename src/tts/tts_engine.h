@@ -1,7 +1,7 @@
 // TtsEngine: text in, speech out, with the phoneme timing that drives the mouth.
 //
 // Engines sit behind this interface so the pipeline does not care whether speech
-// comes from espeak-ng or (later) a neural voice. Two ways in:
+// comes from espeak-ng or a neural voice (Piper/VITS, FastSpeech2 in src/neural). Two ways in:
 //   * Synthesize(): the whole text at once (offline renders, tests);
 //   * OpenSession(): a session that speaks one clause at a time, for streaming
 //     (tts/tts_stream.h feeds it clauses as text arrives). The engine is the model
