@@ -18,6 +18,7 @@
 #include "asr/word_error_rate.h"
 #include "audio/audio_decoder.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 #include "nlohmann/json.hpp"
 
 namespace lingcast {
@@ -69,8 +70,8 @@ TEST(AsrCommandTest, WithoutPartialsOnlyTheSameFinalsArePrinted) {
   AsrCommandOptions options{.input = path, .engine = "pocketsphinx", .json = true};
   options.partials = false;
   const AsrRun without = RunAsr(options);
-  ASSERT_TRUE(with.status.ok()) << with.status;
-  ASSERT_TRUE(without.status.ok()) << without.status;
+  ASSERT_OK(with.status);
+  ASSERT_OK(without.status);
   ASSERT_FALSE(without.lines.empty());
   EXPECT_GT(with.lines.size(), Finals(with).size());  // partials there
   EXPECT_EQ(without.lines.size(), Finals(without).size()) << "finals only";
@@ -84,7 +85,7 @@ TEST(AsrCommandTest, WithoutPartialsOnlyTheSameFinalsArePrinted) {
 TEST(AsrCommandTest, JsonLinesWithPartialsAndFinalsOnJfk) {
   SPEECH_OR_SKIP(path, kJfk);
   const AsrRun run = RunAsr({.input = path, .engine = "pocketsphinx", .json = true});
-  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_OK(run.status);
   ASSERT_FALSE(run.lines.empty());
   int partials = 0;
   std::string previous_partial;
@@ -134,7 +135,7 @@ TEST(AsrCommandTest, JsonLinesWithPartialsAndFinalsOnJfk) {
 TEST(AsrCommandTest, TextLinesHaveTimesAndType) {
   SPEECH_OR_SKIP(path, kLibri);
   const AsrRun run = RunAsr({.input = path, .engine = "pocketsphinx"});
-  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_OK(run.status);
   ASSERT_FALSE(run.lines.empty());
   EXPECT_THAT(run.lines.back(), StartsWith("[00:0"));
   EXPECT_THAT(run.lines.back(), HasSubstr("] final: concord"));
@@ -145,7 +146,7 @@ TEST(AsrCommandTest, ScriptModeRecognizesTheScriptedSentence) {
   const std::string script = ::testing::TempDir() + "/asr_command_script.txt";
   std::ofstream(script) << ScriptWithReferences();
   const AsrRun run = RunAsr({.input = path, .engine = "pocketsphinx", .script_path = script, .json = true});
-  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_OK(run.status);
   const std::string text = JoinedFinalText(run);
   const AsrRun free_run = RunAsr({.input = path, .engine = "pocketsphinx", .json = true});
   EXPECT_LT(CountWordErrors(kLibri.transcript, text).rate(),
@@ -156,7 +157,7 @@ TEST(AsrCommandTest, ScriptModeRecognizesTheScriptedSentence) {
 TEST(AsrCommandTest, RawPcmOnStdin) {
   SPEECH_OR_SKIP(path, kLibri);
   absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(path, 16000);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   std::string bytes;
   for (float sample : audio->samples) {
     const int16_t value = static_cast<int16_t>(std::lround(std::clamp(sample, -1.0f, 1.0f) * 32767));
@@ -164,9 +165,9 @@ TEST(AsrCommandTest, RawPcmOnStdin) {
     bytes.push_back(static_cast<char>((value >> 8) & 0xff));
   }
   const AsrRun from_stdin = RunAsr({.input = "-", .json = true}, bytes);
-  ASSERT_TRUE(from_stdin.status.ok()) << from_stdin.status;
+  ASSERT_OK(from_stdin.status);
   const AsrRun from_file = RunAsr({.input = path, .json = true});
-  ASSERT_TRUE(from_file.status.ok()) << from_file.status;
+  ASSERT_OK(from_file.status);
   EXPECT_EQ(JoinedFinalText(from_stdin), JoinedFinalText(from_file));
   EXPECT_FALSE(JoinedFinalText(from_stdin).empty());
 }
@@ -174,7 +175,7 @@ TEST(AsrCommandTest, RawPcmOnStdin) {
 TEST(AsrCommandTest, SilenceOnlyPrintsNothing) {
   const std::string three_seconds_of_silence(3 * 16000 * 2, '\0');
   const AsrRun run = RunAsr({.input = "-"}, three_seconds_of_silence);
-  EXPECT_TRUE(run.status.ok()) << run.status;
+  EXPECT_OK(run.status);
   EXPECT_TRUE(run.lines.empty());
 }
 
@@ -202,7 +203,7 @@ TEST(AsrCommandTest, TruncatedFileIsRecognizedAsFarAsItGoes) {
   const std::string cut = ::testing::TempDir() + "/jfk-truncated.wav";
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);  // ~5.5 s of 11
   const AsrRun run = RunAsr({.input = cut, .json = true});
-  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_OK(run.status);
   ASSERT_FALSE(Finals(run).empty());
   EXPECT_LE(Finals(run).back()["end_ms"].get<int64_t>(), 5600);
 }

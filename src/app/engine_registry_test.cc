@@ -1,4 +1,5 @@
 #include "app/engine_registry.h"
+#include "core/status_matchers.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,7 @@ TEST(EngineRegistryTest, EachCommandListsTheEnginesItsFlagsTake) {
 }
 
 TEST(EngineRegistryTest, AnUnknownOrUnofferedNameIsOneLineNamingTheFlag) {
-  EXPECT_TRUE(CheckEngineFlag(EngineRole::kVoice, "vits", kUsedByLive, "--tts").ok());
+  EXPECT_OK(CheckEngineFlag(EngineRole::kVoice, "vits", kUsedByLive, "--tts"));
   const absl::Status festival = CheckEngineFlag(EngineRole::kVoice, "festival", kUsedByLive, "--tts");
   EXPECT_EQ(festival.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(festival.message(), "unknown --tts \"festival\" (use auto, espeak or vits)");

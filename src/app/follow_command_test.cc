@@ -7,6 +7,7 @@
 #include "audio/resampler.h"
 #include "core/scratch_dir.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -76,7 +77,7 @@ TEST(FollowCommandTest, FollowsRealRecordingsOfScriptLines) {
   AudioBuffer audio{16000, 1, {}};
   for (const char* file : {"en-jfk.wav", "en-librispeech-6930-75918-0000.flac"}) {
     absl::StatusOr<AudioBuffer> decoded = DecodeAudioFile(data + file, 16000);
-    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    ASSERT_OK(decoded);
     audio.samples.insert(audio.samples.end(), decoded->samples.begin(), decoded->samples.end());
     audio.samples.resize(audio.samples.size() + 16000, 0.0f);
   }
@@ -86,7 +87,7 @@ TEST(FollowCommandTest, FollowsRealRecordingsOfScriptLines) {
   std::vector<FollowRecord> seen;
   absl::StatusOr<FollowSummary> summary =
       RunFollow(options, FromBuffer(audio), [&](const FollowRecord& r) { seen.push_back(r); }, logger);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   // JFK's line is said in three utterances: it is decided once, before it ends,
   // and the other two are its continuation. Then the LibriSpeech line. No line
   // that was never said is decided, and nothing is off script.
@@ -109,14 +110,14 @@ TEST(FollowCommandTest, AnAdLibIsOffScript) {
   const std::string script = dir.File("show.script");
   std::ofstream(script) << kScript;
   absl::StatusOr<AudioBuffer> audio = Speak({"The weather outside is terrible, I almost missed my bus"});
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   FollowCommandOptions options;
   options.script_path = script;
   Logger logger(LogLevel::kOff);
   std::vector<FollowRecord> seen;
   absl::StatusOr<FollowSummary> summary =
       RunFollow(options, FromBuffer(*audio), [&](const FollowRecord& r) { seen.push_back(r); }, logger);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_TRUE(seen[0].decision.off_script);
   EXPECT_FALSE(seen[0].source_text.empty());
@@ -141,7 +142,7 @@ TEST(FollowCommandTest, SilenceGivesNoRecords) {
   options.script_path = script;
   Logger logger(LogLevel::kOff);
   absl::StatusOr<FollowSummary> summary = RunFollow(options, FromBuffer(silence), [](const FollowRecord&) {}, logger);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_TRUE(summary->records.empty());
 }
 
@@ -157,7 +158,7 @@ TEST(FollowCommandTest, UnknownZhScriptIsOneClearLine) {
   EXPECT_EQ(ExitCodeFor(status), 2) << status;
   EXPECT_EQ(status.message(), "unknown --zh-script \"cursive\" (use simplified or traditional)");
   options.zh_script = "traditional";
-  EXPECT_TRUE(RunFollow(options, FromBuffer(silence), [](const FollowRecord&) {}, logger).ok());
+  EXPECT_OK(RunFollow(options, FromBuffer(silence), [](const FollowRecord&) {}, logger));
 }
 
 TEST(FollowCommandTest, BadInputsAreClearErrors) {

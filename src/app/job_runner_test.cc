@@ -7,6 +7,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -80,7 +81,7 @@ TEST(JobRunnerTest, AStopRequestDrainsTheGraphAndTheJobEndsWell) {
   Logger logger(LogLevel::kOff);
   SignalWatcher signals;
   JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
-  ASSERT_TRUE(runner.Start().ok());
+  ASSERT_OK(runner.Start());
   int ticks = 0;
   double last_wall = -1;
   const absl::Status result = runner.Wait([&](const JobTick& tick) {
@@ -88,7 +89,7 @@ TEST(JobRunnerTest, AStopRequestDrainsTheGraphAndTheJobEndsWell) {
     last_wall = tick.wall_seconds;
     if (++ticks == 3) runner.RequestStop();
   });
-  EXPECT_TRUE(result.ok()) << result;
+  EXPECT_OK(result);
   EXPECT_GE(ticks, 3);
   EXPECT_TRUE(runner.stop_requested());
   EXPECT_GT(sink.received.load(), 0);
@@ -102,7 +103,7 @@ TEST(JobRunnerTest, AGraphThatDoesNotDrainIsCancelledAfterTheDeadline) {
   Logger logger(LogLevel::kOff);
   SignalWatcher signals;
   JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
-  ASSERT_TRUE(runner.Start().ok());
+  ASSERT_OK(runner.Start());
   runner.RequestStop();
   const absl::Status result = runner.Wait(nullptr);
   EXPECT_EQ(result.code(), absl::StatusCode::kDeadlineExceeded);
@@ -117,10 +118,10 @@ TEST(JobRunnerTest, StopModeEndsTheGraphAtOnce) {
   Logger logger(LogLevel::kOff);
   SignalWatcher signals;
   JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kStop));
-  ASSERT_TRUE(runner.Start().ok());
+  ASSERT_OK(runner.Start());
   runner.RequestStop();
   EXPECT_TRUE(g.pipeline.stopping());
-  EXPECT_TRUE(runner.Wait(nullptr).ok());
+  EXPECT_OK(runner.Wait(nullptr));
 }
 
 TEST(JobRunnerTest, AFailingStageIsTheJobsResult) {
@@ -137,7 +138,7 @@ TEST(JobRunnerTest, AFailingStageIsTheJobsResult) {
   Logger logger(LogLevel::kOff);
   SignalWatcher signals;
   JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
-  ASSERT_TRUE(runner.Start().ok());
+  ASSERT_OK(runner.Start());
   const absl::Status result = runner.Wait(nullptr);
   EXPECT_EQ(result.code(), absl::StatusCode::kDataLoss);
   EXPECT_FALSE(runner.stop_requested());

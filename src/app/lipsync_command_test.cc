@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_split.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 #include "nlohmann/json.hpp"
 
 namespace lingcast {
@@ -131,7 +132,7 @@ TEST_F(LipsyncCommandTest, AudioOnlyTsvToStdout) {
   options.input = Path("buzz.wav");
   std::string text;
   absl::StatusOr<LipsyncSummary> summary = Run(options, &text);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->method, LipSyncMethod::kAudioOnly);
   const std::vector<std::string> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
   ASSERT_GE(lines.size(), 3u);
@@ -159,7 +160,7 @@ TEST_F(LipsyncCommandTest, JsonToFileAtomically) {
   options.format = "json";
   options.output_path = Path("cues.json");
   std::string stdout_text;
-  ASSERT_TRUE(Run(options, &stdout_text).ok());
+  ASSERT_OK(Run(options, &stdout_text));
   EXPECT_TRUE(stdout_text.empty());
   std::ifstream in(options.output_path);
   const nlohmann::json cues = nlohmann::json::parse(in);
@@ -181,7 +182,7 @@ TEST_F(LipsyncCommandTest, ChineseDialogFallsBackToAudioOnly) {
   options.input = Path("buzz.wav");
   options.dialog_path = Path("dialog.txt");
   absl::StatusOr<LipsyncSummary> summary = Run(options);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->method, LipSyncMethod::kAudioOnly);
   EXPECT_THAT(summary->note, HasSubstr("Chinese"));
 }

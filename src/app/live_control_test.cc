@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -20,19 +21,19 @@ using testing_util::ScratchDir;
 
 TEST(ParseControlCommandTest, ReadsTheThreeCommands) {
   absl::StatusOr<ControlCommand> line = ParseControlCommand("  line 4 = 点击下面的链接 ");
-  ASSERT_TRUE(line.ok()) << line.status();
+  ASSERT_OK(line);
   EXPECT_EQ(line->kind, ControlCommand::Kind::kLine);
   EXPECT_EQ(line->line_number, 4);
   EXPECT_EQ(line->target, "点击下面的链接");
 
   absl::StatusOr<ControlCommand> term = ParseControlCommand("term Lumi Glow = 露米光");
-  ASSERT_TRUE(term.ok()) << term.status();
+  ASSERT_OK(term);
   EXPECT_EQ(term->kind, ControlCommand::Kind::kTerm);
   EXPECT_EQ(term->source, "Lumi Glow");
   EXPECT_EQ(term->target, "露米光");
 
   absl::StatusOr<ControlCommand> memory = ParseControlCommand("TM see you tomorrow = 明天见");
-  ASSERT_TRUE(memory.ok()) << memory.status();
+  ASSERT_OK(memory);
   EXPECT_EQ(memory->kind, ControlCommand::Kind::kMemory);
   EXPECT_EQ(memory->source, "see you tomorrow");
 }
@@ -53,15 +54,15 @@ TEST(LiveControlTest, WhatAFileHoldsAtTheStartIsReadyAtOnce) {
   ScratchDir dir;
   std::ofstream(dir.File("control.txt")) << "# corrections for tonight\n\nline 2 = 第二行\nfix it\ntm a b = 甲乙\n";
   absl::StatusOr<std::unique_ptr<LiveControl>> control = LiveControl::Open(dir.File("control.txt"));
-  ASSERT_TRUE(control.ok()) << control.status();
+  ASSERT_OK(control);
   std::vector<ControlInput> inputs = (*control)->Take();
   ASSERT_EQ(inputs.size(), 3u);
-  ASSERT_TRUE(inputs[0].command.ok());
+  ASSERT_OK(inputs[0].command);
   EXPECT_EQ(inputs[0].command->line_number, 2);
   EXPECT_EQ(inputs[0].where, dir.File("control.txt") + ":3");
   EXPECT_FALSE(inputs[1].command.ok());
   EXPECT_EQ(inputs[1].where, dir.File("control.txt") + ":4");
-  ASSERT_TRUE(inputs[2].command.ok());
+  ASSERT_OK(inputs[2].command);
   EXPECT_EQ(inputs[2].command->source, "a b");
   EXPECT_TRUE((*control)->Take().empty());
 }
@@ -71,7 +72,7 @@ TEST(LiveControlTest, AFifoIsFollowedAsTheOperatorWrites) {
   const std::string fifo = dir.File("control.fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   absl::StatusOr<std::unique_ptr<LiveControl>> control = LiveControl::Open(fifo);  // no writer yet: must not block
-  ASSERT_TRUE(control.ok()) << control.status();
+  ASSERT_OK(control);
   const int writer = open(fifo.c_str(), O_WRONLY);
   ASSERT_GE(writer, 0);
   const std::string text = "line 7 = 谢谢\nline 8 = 再";  // the second line is not ended yet

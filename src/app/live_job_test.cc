@@ -13,6 +13,7 @@
 #include "compose/media_background.h"
 #include "core/scratch_dir.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "output/output_set.h"
@@ -50,11 +51,11 @@ std::string HostPcm(const std::vector<Said>& show, double cut_fraction = 1.0) {
     request.language = Language::kEn;
     request.voice = "en-gb";
     absl::StatusOr<SynthesisResult> speech = TestEspeakEngine().Synthesize(request);
-    EXPECT_TRUE(speech.ok()) << speech.status();
+    EXPECT_OK(speech);
     absl::StatusOr<Resampler> resampler = Resampler::Create(speech->audio.sample_rate, 16000);
     std::vector<float> converted;
-    EXPECT_TRUE(resampler->Push(speech->audio.samples, converted).ok());
-    EXPECT_TRUE(resampler->Flush(converted).ok());
+    EXPECT_OK(resampler->Push(speech->audio.samples, converted));
+    EXPECT_OK(resampler->Flush(converted));
     samples.insert(samples.end(), converted.begin(), converted.end());
     samples.resize(samples.size() + static_cast<size_t>(said.silence_after.ToSamples(16000)), 0.0f);
   }
@@ -114,7 +115,7 @@ TEST_F(LiveJobTest, InterpretsEveryScriptedLineInOrder) {
                                    {"Do not forget to follow our channel."},
                                    {"Thank you all for watching the show tonight."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{3, 4, 5, 7}));
   const std::vector<std::string> translations = {"这条裙子有红色和黑色", "点击下方链接立即购买",
                                                  "别忘了关注我们的频道", "感谢大家今晚收看节目"};
@@ -154,7 +155,7 @@ TEST_F(LiveJobTest, InterpretsEveryScriptedLineInOrder) {
 
   // The video: both streams, as long as the output timeline.
   absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs[0], 16000);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_NEAR(audio->duration().seconds(), s["output_seconds"].get<double>(), 0.1);
   // The report on disk is the one returned.
   std::ifstream file(options.report_path);
@@ -172,7 +173,7 @@ TEST_F(LiveJobTest, AnAdLibWithoutAFallbackTranslatorIsSubtitlesOnly) {
   const std::string pcm = HostPcm({{"Good morning, my friends, it is a lovely day."},
                                    {"Click the link below to buy it now."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   const nlohmann::json& utterances = (*report)["utterances"];
   ASSERT_GE(utterances.size(), 2u);
   const nlohmann::json& ad_lib = utterances[0];
@@ -198,7 +199,7 @@ TEST_F(LiveJobTest, OffScriptSpeechWithAFallbackIsCaptionedWhileTheHostSpeaksThe
   // What the recognizer hears of each utterance (a run without a fallback), put
   // in a memory the next run falls back to.
   absl::StatusOr<nlohmann::json> report = Run(options, "");
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   ASSERT_GE((*report)["utterances"].size(), 1u);
   std::ofstream memory(dir_.File("adlibs.tsv"));
   std::vector<std::string> translations;
@@ -213,7 +214,7 @@ TEST_F(LiveJobTest, OffScriptSpeechWithAFallbackIsCaptionedWhileTheHostSpeaksThe
   options.memory_paths = {dir_.File("adlibs.tsv")};
   options.outputs = {dir_.File("captioned.mp4")};
   report = Run(options, "");
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   const nlohmann::json& utterances = (*report)["utterances"];
   ASSERT_EQ(utterances.size(), translations.size());
   int captioned = 0, updates = 0;
@@ -252,7 +253,7 @@ TEST_F(LiveJobTest, LongSilenceIsNotSpeech) {
   const std::string pcm = HostPcm({{"Click the link below to buy it now.", MediaTime::Seconds(30)},
                                    {"Thank you all for watching the show tonight."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{4, 7}));
   EXPECT_GT((*report)["summary"]["output_seconds"].get<double>(), 33);
 }
@@ -270,7 +271,7 @@ TEST_F(LiveJobTest, OverlappingSpeechDoesNotStallThePipeline) {
     mixed[i + 1] = static_cast<char>((sum >> 8) & 0xff);
   }
   absl::StatusOr<nlohmann::json> report = Run(Options(), mixed);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   const nlohmann::json& s = (*report)["summary"];
   EXPECT_EQ(s["audio_drops"], 0);
   EXPECT_EQ(s["video_drops"], 0);
@@ -286,7 +287,7 @@ TEST_F(LiveJobTest, OverlappingSpeechDoesNotStallThePipeline) {
 TEST_F(LiveJobTest, InputThatEndsMidWordStillFinishesTheLineInFlight) {
   const std::string pcm = HostPcm({{"Click the link below to buy it now.", MediaTime::Zero()}}, 0.9);
   absl::StatusOr<nlohmann::json> report = Run(Options(), pcm);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
   EXPECT_TRUE((*report)["utterances"][0]["spoken"].get<bool>());
   EXPECT_TRUE(std::filesystem::exists(Options().outputs[0]));
@@ -300,7 +301,7 @@ TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   const std::string pcm =
       HostPcm({{"Click the link below to buy it now."}, {"Thank you all for watching the show tonight."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   ASSERT_EQ(Lines(*report), (std::vector<int>{4, 7}));
   EXPECT_EQ((*report)["utterances"][0]["translation"], "点击下面的链接马上买");
   EXPECT_EQ((*report)["utterances"][0]["engine"], "correction");
@@ -317,7 +318,7 @@ TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   options.control_path.clear();
   options.outputs = {dir_.File("next.mp4")};
   report = Run(options, pcm);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ((*report)["utterances"][0]["translation"], "点击下面的链接马上买");
   EXPECT_EQ((*report)["summary"]["corrections_applied"], 0);
 }
@@ -349,7 +350,7 @@ TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
                                                                 {"Click the link below to buy it now."},
                                                                 {"Do not forget to follow our channel."},
                                                                 {"Thank you all for watching the show tonight."}}));
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   // The show went on: every line, nothing lost on the file or the audio.
   EXPECT_EQ(Lines(*report), (std::vector<int>{3, 4, 5, 7}));
   const nlohmann::json& s = (*report)["summary"];
@@ -357,7 +358,7 @@ TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
   ASSERT_EQ(s["outputs"].size(), 2u);
   EXPECT_EQ(s["outputs"][0]["error"], "");
   absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs[0], 16000);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_NEAR(audio->duration().seconds(), s["output_seconds"].get<double>(), 0.1);
   // ...and the stream came back on a new connection.
   std::lock_guard<std::mutex> lock(mu);
@@ -411,18 +412,18 @@ TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
   LiveOptions options = Options();
   options.input = dir_.File("host.mp4");
   options.picture_in_picture = true;
-  ASSERT_TRUE(WriteHostVideo(options.input, HostPcm({{"Click the link below to buy it now."}})).ok());
+  ASSERT_OK(WriteHostVideo(options.input, HostPcm({{"Click the link below to buy it now."}})));
   absl::StatusOr<nlohmann::json> report = Run(options, "");
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
   // The output's inset (top right of 320x180) shows the host's colour of that
   // second, 100 ms behind (in step with the host voice pass-through).
   absl::StatusOr<std::unique_ptr<compose::VideoBackground>> video =
       compose::VideoBackground::Open(options.outputs[0], 320, 180, compose::BackgroundFit::kStretch);
-  ASSERT_TRUE(video.ok()) << video.status();
+  ASSERT_OK(video);
   for (int second = 0; second < 3; ++second) {
     absl::StatusOr<const VideoFrame*> frame = (*video)->FrameAt(MediaTime::Millis(1000 * second + 600));
-    ASSERT_TRUE(frame.ok()) << frame.status();
+    ASSERT_OK(frame);
     const uint8_t* inset = (*frame)->Row(25) + 4 * 270;  // inside the inset (x 225..315, y 5..56)
     const compose::Rgba want = kSecondColors[static_cast<size_t>(second)];
     EXPECT_NEAR(inset[0], want.r, 40) << "second " << second;
@@ -451,12 +452,12 @@ TEST_F(LiveJobTest, TheLookTakesTheSameFlagsAsRender) {
   options.title = "Lin|Live from Hangzhou";
   options.avatar_path = LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber/pngtuber.json";
   absl::StatusOr<nlohmann::json> report = Run(options, HostPcm({{"Click the link below to buy it now."}}));
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   absl::StatusOr<std::unique_ptr<compose::VideoBackground>> video =
       compose::VideoBackground::Open(options.outputs[0], 320, 180, compose::BackgroundFit::kStretch);
-  ASSERT_TRUE(video.ok()) << video.status();
+  ASSERT_OK(video);
   absl::StatusOr<const VideoFrame*> frame = (*video)->FrameAt(MediaTime::Seconds(2));
-  ASSERT_TRUE(frame.ok()) << frame.status();
+  ASSERT_OK(frame);
   const uint8_t* corner = (*frame)->Row(4) + 4 * 4;
   EXPECT_NEAR(corner[0], 0x20, 12);
   EXPECT_NEAR(corner[1], 0x30, 12);
@@ -503,10 +504,10 @@ TEST_F(LiveJobTest, AnotherSampleFormatIsConvertedAndAnUnknownCodecIsNamed) {
     host.push_back(static_cast<int16_t>(static_cast<uint8_t>(pcm[i]) | static_cast<uint8_t>(pcm[i + 1]) << 8) / 32768.0f);
   }
   absl::StatusOr<Resampler> resampler = Resampler::Create(16000, 44100);
-  ASSERT_TRUE(resampler.ok());
+  ASSERT_OK(resampler);
   std::vector<float> resampled;
-  ASSERT_TRUE(resampler->Push(host, resampled).ok());
-  ASSERT_TRUE(resampler->Flush(resampled).ok());
+  ASSERT_OK(resampler->Push(host, resampled));
+  ASSERT_OK(resampler->Flush(resampled));
   std::string data;
   for (float v : resampled) {
     const int32_t sample = static_cast<int32_t>(std::clamp(v, -1.0f, 1.0f) * 2147483000.0f);
@@ -516,7 +517,7 @@ TEST_F(LiveJobTest, AnotherSampleFormatIsConvertedAndAnUnknownCodecIsNamed) {
   options.input = dir_.File("host_44k_s32_stereo.wav");
   WriteWav(options.input, 1, 44100, 2, 32, data);
   absl::StatusOr<nlohmann::json> report = Run(options, "");
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
   EXPECT_NEAR((*report)["summary"]["host_seconds"].get<double>(), static_cast<double>(host.size()) / 16000, 0.05);
 

@@ -12,6 +12,7 @@
 #include "app/live_options.h"
 #include "core/scratch_dir.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 #include "graph/harness.h"
 #include "mt/loopback_http_server.h"
 #include "mt/match_text.h"
@@ -31,7 +32,7 @@ LiveOptions Valid() {
   return options;
 }
 
-TEST(LiveOptionsTest, DefaultsWithAnInputAndAnOutputAreValid) { EXPECT_TRUE(ValidateLiveOptions(Valid()).ok()); }
+TEST(LiveOptionsTest, DefaultsWithAnInputAndAnOutputAreValid) { EXPECT_OK(ValidateLiveOptions(Valid())); }
 
 TEST(LiveOptionsTest, AMandarinHostNeedsWhisper) {
   LiveOptions options = Valid();
@@ -39,7 +40,7 @@ TEST(LiveOptionsTest, AMandarinHostNeedsWhisper) {
   options.target = Language::kEn;
   options.asr_engine = "whisper";
   options.asr_model_dir = "models/whisper-small";
-  EXPECT_TRUE(ValidateLiveOptions(options).ok());
+  EXPECT_OK(ValidateLiveOptions(options));
 }
 
 TEST(LiveOptionsTest, BadValuesNameTheFlag) {
@@ -113,7 +114,7 @@ TEST(LiveOptionsTest, ZhScriptIsSimplifiedOrTraditional) {
   LiveOptions options = Valid();
   EXPECT_EQ(options.zh_script, "simplified");
   options.zh_script = "traditional";
-  EXPECT_TRUE(ValidateLiveOptions(options).ok());
+  EXPECT_OK(ValidateLiveOptions(options));
   options.zh_script = "cursive";
   const absl::Status status = ValidateLiveOptions(options);
   EXPECT_EQ(ExitCodeFor(status), 2) << status;
@@ -146,7 +147,7 @@ TranslationStack MemoryStack(const ScratchDir& dir, Clock& clock) {
   options.memory_paths = {path};
   Logger logger(LogLevel::kError);
   absl::StatusOr<TranslationStack> stack = BuildTranslationStack(options, clock, logger);
-  EXPECT_TRUE(stack.ok()) << stack.status();
+  EXPECT_OK(stack);
   return *std::move(stack);
 }
 
@@ -191,11 +192,11 @@ TranslateRun RunTranslate(TranslationStack& stack, std::vector<FollowerLine> scr
                                                                       std::move(script), nullptr, logger, provisional));
   auto feed = harness.Feed(harness.stage().in);
   auto sink = harness.Collect(harness.stage().out);
-  EXPECT_TRUE(harness.Open().ok());
+  EXPECT_OK(harness.Open());
   for (const LiveEvent& event : events) feed.Push(event, event.watermark);
   feed.End();
   const absl::Status finished = harness.RunUntilFinished();
-  EXPECT_TRUE(finished.ok()) << finished;
+  EXPECT_OK(finished);
   TranslateRun run;
   MediaTime watermark = MediaTime::Micros(-1);
   for (const LiveEvent& event : sink.Values()) {
@@ -335,7 +336,7 @@ struct FlakyServer {
 
   FlakyServer(Clock& clock, LoopbackHttpServer::Handler handler) {
     absl::StatusOr<std::unique_ptr<LoopbackHttpServer>> started = LoopbackHttpServer::Start(std::move(handler));
-    EXPECT_TRUE(started.ok()) << started.status();
+    EXPECT_OK(started);
     server = *std::move(started);
     TranslationOptions options;
     options.from = Language::kEn;
@@ -345,7 +346,7 @@ struct FlakyServer {
     options.llm.max_attempts = 1;
     Logger logger(LogLevel::kError);
     absl::StatusOr<TranslationStack> built = BuildTranslationStack(options, clock, logger);
-    EXPECT_TRUE(built.ok()) << built.status();
+    EXPECT_OK(built);
     stack = *std::move(built);
   }
 };
@@ -401,13 +402,13 @@ TEST(LiveTranslateTest, ALineSentWhileACaptionIsTranslatedStopsThatEngineCall) {
                                       logger, realtime));
   auto feed = harness.Feed(harness.stage().in);
   auto sink = harness.Collect(harness.stage().out);
-  ASSERT_TRUE(harness.Open().ok());
+  ASSERT_OK(harness.Open());
   feed.Push(Partial(0, "good morning my friends", MediaTime::Millis(1000)), MediaTime::Millis(1000));
-  ASSERT_TRUE(harness.Step().ok());  // the caption's engine call, stopped
+  ASSERT_OK(harness.Step());  // the caption's engine call, stopped
   EXPECT_EQ(interrupt.interrupted(), 1);
   for (LiveEvent& e : Endpoint(0, kAdLib.back(), MediaTime::Millis(3000))) feed.Push(std::move(e), MediaTime::Millis(3000));
   feed.End();
-  ASSERT_TRUE(harness.RunUntilFinished().ok());
+  ASSERT_OK(harness.RunUntilFinished());
   std::vector<HeardLine> lines;
   for (const LiveEvent& e : sink.Values()) {
     EXPECT_FALSE(e.caption.has_value());

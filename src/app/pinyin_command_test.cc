@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/status_matchers.h"
 #include "text/test_lexicon.h"
 
 #include "absl/strings/str_split.h"
@@ -38,34 +39,34 @@ CommandResult RunPinyin(const std::string& input, PinyinCommandOptions options =
 
 TEST(PinyinCommandTest, OneOutputLinePerInputLine) {
   const CommandResult r = RunPinyin("银行的行长\nhello\n\n你好！\n");
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   EXPECT_EQ(r.out, "yin2 hang2 de5 hang2 zhang3\n\n\nni3 hao3\n");
 }
 
 TEST(PinyinCommandTest, LastLineWithoutNewlineAndCrLf) {
   const CommandResult r = RunPinyin("你好\r\n我们");
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   EXPECT_EQ(r.out, "ni3 hao3\nwo3 men5\n");
 }
 
 TEST(PinyinCommandTest, NumbersAreNormalizedFirst) {
   const CommandResult r = RunPinyin("99元\n");
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   EXPECT_EQ(r.out, "jiu3 shi2 jiu3 yuan2\n");
 }
 
 TEST(PinyinCommandTest, SandhiGivesSurfaceTones) {
   const CommandResult lexical = RunPinyin("你好，我不是第一个。\n");
-  ASSERT_TRUE(lexical.status.ok()) << lexical.status;
+  ASSERT_OK(lexical.status);
   EXPECT_EQ(lexical.out, "ni3 hao3 wo3 bu4 shi5 di4 yi1 ge4\n");
   const CommandResult surface = RunPinyin("你好，我不是第一个。\n", {.sandhi = true});
-  ASSERT_TRUE(surface.status.ok()) << surface.status;
+  ASSERT_OK(surface.status);
   EXPECT_EQ(surface.out, "ni2 hao3 wo3 bu2 shi5 di4 yi1 ge4\n");
 }
 
 TEST(PinyinCommandTest, JsonHasWordsReadingsAndSources) {
   const CommandResult r = RunPinyin("银行很好\nOK\n", {.sandhi = true, .json = true});
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   const std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 2u) << r.out;
   const nlohmann::json first = nlohmann::json::parse(lines[0]);
@@ -88,7 +89,7 @@ TEST(PinyinCommandTest, JsonHasWordsReadingsAndSources) {
 
 TEST(PinyinCommandTest, JsonWithoutSandhiHasNoSurface) {
   const CommandResult r = RunPinyin("的\n", {.json = true});
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   const nlohmann::json record = nlohmann::json::parse(r.out);
   ASSERT_EQ(record["words"].size(), 1u);
   EXPECT_FALSE(record["words"][0].contains("surface"));
@@ -97,7 +98,7 @@ TEST(PinyinCommandTest, JsonWithoutSandhiHasNoSurface) {
 
 TEST(PinyinCommandTest, JsonNamesTheContextRuleThatChangedAReading) {
   const CommandResult r = RunPinyin("我得走了\n", {.json = true});
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   const nlohmann::json record = nlohmann::json::parse(r.out);
   bool found = false;
   for (const auto& word : record["words"]) {
@@ -121,7 +122,7 @@ TEST(PinyinCommandTest, InvalidUtf8NamesInputLineAndColumn) {
 
 TEST(PinyinCommandTest, EmptyInputPrintsNothing) {
   const CommandResult r = RunPinyin("");
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   EXPECT_EQ(r.out, "");
 }
 
@@ -141,7 +142,7 @@ TEST(PinyinCommandTest, SyllableAccuracyOnDevelopmentSet) {
   }
   ASSERT_FALSE(expected.empty()) << path << " holds no sentences";
   const CommandResult r = RunPinyin(sentences);
-  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_OK(r.status);
   const std::vector<std::string> got = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(got.size(), expected.size());
   int total = 0;

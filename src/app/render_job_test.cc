@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/status.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -42,7 +43,7 @@ TEST_F(RenderJobTest, RendersATinyScriptEndToEnd) {
   Logger logger(LogLevel::kOff);
   SignalWatcher signals;
   absl::StatusOr<RenderSummary> summary = RunRender(Options(), logger, signals);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->lines, 2);
   EXPECT_GT(summary->duration_s, 1.5);
   EXPECT_EQ(summary->frames, static_cast<int64_t>(std::ceil(summary->duration_s * 10 - 1e-9)));
@@ -87,7 +88,7 @@ TEST_F(RenderJobTest, RendersWithColourBackgroundBoxHighlightAndTitle) {
   Logger logger(LogLevel::kOff);
   SignalWatcher signals;
   absl::StatusOr<RenderSummary> summary = RunRender(o, logger, signals);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_TRUE(fs::exists(o.output_path));
 }
 
@@ -100,7 +101,7 @@ TEST_F(RenderJobTest, ScriptTitlesRenderAndABadOneWritesNothing) {
   Logger logger(LogLevel::kOff);
   SignalWatcher signals;
   absl::StatusOr<RenderSummary> summary = RunRender(Options(), logger, signals);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->lines, 2);
   EXPECT_TRUE(fs::exists(Options().output_path));
 

@@ -1,4 +1,5 @@
 #include "app/render_options.h"
+#include "core/status_matchers.h"
 
 #include <gtest/gtest.h>
 
@@ -7,11 +8,11 @@ namespace {
 
 TEST(ParseSizeTest, AcceptsCommonSizes) {
   int w = 0, h = 0;
-  ASSERT_TRUE(ParseSize("1280x720", &w, &h).ok());
+  ASSERT_OK(ParseSize("1280x720", &w, &h));
   EXPECT_EQ(w, 1280);
   EXPECT_EQ(h, 720);
-  ASSERT_TRUE(ParseSize("3840x2160", &w, &h).ok());
-  ASSERT_TRUE(ParseSize("640X360", &w, &h).ok());
+  ASSERT_OK(ParseSize("3840x2160", &w, &h));
+  ASSERT_OK(ParseSize("640X360", &w, &h));
 }
 
 TEST(ParseSizeTest, RejectsAbsurdAndOddSizesWithAClearLine) {
@@ -28,7 +29,7 @@ TEST(ParseSizeTest, RejectsAbsurdAndOddSizesWithAClearLine) {
 TEST(RenderOptionsTest, ValidatesFpsRateAndCrf) {
   RenderOptions o;
   o.output_path = "out.mp4";
-  EXPECT_TRUE(ValidateRenderOptions(o).ok());
+  EXPECT_OK(ValidateRenderOptions(o));
   o.fps = 0;
   EXPECT_NE(ValidateRenderOptions(o).message().find("--fps 0"), absl::string_view::npos);
   o.fps = 1000;
@@ -60,7 +61,7 @@ TEST(RenderOptionsTest, ValidatesCompositorFlags) {
   o.title = "|Host";
   EXPECT_NE(ValidateRenderOptions(o).message().find("--title"), absl::string_view::npos);
   o.title = "Li Na|Host";
-  EXPECT_TRUE(ValidateRenderOptions(o).ok());
+  EXPECT_OK(ValidateRenderOptions(o));
 }
 
 }  // namespace

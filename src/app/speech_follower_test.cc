@@ -7,6 +7,7 @@
 #include "asr/pocketsphinx_engine.h"
 #include "audio/resampler.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 #include "tts/espeak_engine.h"
 
@@ -21,7 +22,7 @@ AudioBuffer Speak(const std::vector<std::string>& sentences) {
   EspeakOptions espeak;
   espeak.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   absl::StatusOr<std::unique_ptr<EspeakEngine>> engine = EspeakEngine::Create(espeak);
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_OK(engine);
   AudioBuffer all{16000, 1, std::vector<float>(8000, 0.0f)};
   for (const std::string& sentence : sentences) {
     SynthesisRequest request;
@@ -29,11 +30,11 @@ AudioBuffer Speak(const std::vector<std::string>& sentences) {
     request.language = Language::kEn;
     request.voice = "en-gb";
     absl::StatusOr<SynthesisResult> speech = (*engine)->Synthesize(request);
-    EXPECT_TRUE(speech.ok()) << speech.status();
+    EXPECT_OK(speech);
     absl::StatusOr<Resampler> resampler = Resampler::Create(speech->audio.sample_rate, 16000);
     std::vector<float> converted;
-    EXPECT_TRUE(resampler->Push(speech->audio.samples, converted).ok());
-    EXPECT_TRUE(resampler->Flush(converted).ok());
+    EXPECT_OK(resampler->Push(speech->audio.samples, converted));
+    EXPECT_OK(resampler->Flush(converted));
     all.samples.insert(all.samples.end(), converted.begin(), converted.end());
     all.samples.resize(all.samples.size() + 16000, 0.0f);
   }
@@ -47,11 +48,11 @@ std::vector<FollowEvent> Follow(SpeechFollower& follower, const AudioBuffer& aud
     chunk.samples.assign(audio.samples.begin() + static_cast<std::ptrdiff_t>(begin),
                          audio.samples.begin() + static_cast<std::ptrdiff_t>(std::min(audio.samples.size(), begin + 320)));
     absl::StatusOr<std::vector<FollowEvent>> got = follower.Push(chunk);
-    EXPECT_TRUE(got.ok()) << got.status();
+    EXPECT_OK(got);
     if (got.ok()) events.insert(events.end(), got->begin(), got->end());
   }
   absl::StatusOr<std::vector<FollowEvent>> rest = follower.Flush();
-  EXPECT_TRUE(rest.ok()) << rest.status();
+  EXPECT_OK(rest);
   if (rest.ok()) events.insert(events.end(), rest->begin(), rest->end());
   return events;
 }
@@ -73,7 +74,7 @@ std::shared_ptr<PocketsphinxModel> ScriptModel(const std::vector<FollowerLine>& 
   std::fputs(script.c_str(), file);
   std::fclose(file);
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_path = path});
-  EXPECT_TRUE(model.ok()) << model.status();
+  EXPECT_OK(model);
   return *model;
 }
 
@@ -81,7 +82,7 @@ TEST(SpeechFollowerTest, CommitsAScriptLineBeforeTheHostFinishesIt) {
   const std::vector<FollowerLine> lines = Lines();
   auto model = ScriptModel(lines);
   absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(*model, lines, {});
-  ASSERT_TRUE(follower.ok()) << follower.status();
+  ASSERT_OK(follower);
   const std::vector<FollowEvent> events = Follow(*follower, Speak({lines[2].source}));
 
   const FollowEvent* decision = nullptr;
@@ -114,7 +115,7 @@ TEST(SpeechFollowerTest, ALineToldApartOnlyAtItsEndIsTheSameDecidedBeforeOrAfter
     SpeechFollowerOptions options;
     options.decide_at_endpoint = early;
     absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(*model, lines, options);
-    ASSERT_TRUE(follower.ok()) << follower.status();
+    ASSERT_OK(follower);
     std::vector<FollowEvent> events;
     // Through the sink: every event in order, as it is made.
     bool ended = false;
@@ -126,8 +127,8 @@ TEST(SpeechFollowerTest, ALineToldApartOnlyAtItsEndIsTheSameDecidedBeforeOrAfter
       events.push_back(std::move(event));
       return absl::OkStatus();
     };
-    ASSERT_TRUE(follower->Push(audio, sink).ok());
-    ASSERT_TRUE(follower->Flush(sink).ok());
+    ASSERT_OK(follower->Push(audio, sink));
+    ASSERT_OK(follower->Flush(sink));
     std::vector<const FollowEvent*> decisions;
     for (const FollowEvent& e : events) {
       if (e.type == Type::kDecision) decisions.push_back(&e);
@@ -152,7 +153,7 @@ TEST(SpeechFollowerTest, AMisheardLineIsCheckedOnThePauseBeforeItsEndpoint) {
     SpeechFollowerOptions options;
     options.check_on_pause = pause;
     absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(*model, lines, options);
-    ASSERT_TRUE(follower.ok()) << follower.status();
+    ASSERT_OK(follower);
     std::vector<int> numbers;
     int by_audio = 0;
     for (const FollowEvent& e : Follow(*follower, audio)) {
@@ -203,9 +204,9 @@ TEST(SpeechFollowerTest, WithDitherALineSixUtterancesIntoAnEspeakShowIsCommitted
   std::fputs(script.c_str(), file);
   std::fclose(file);
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_path = path, .dither = true});
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(**model, lines, {});
-  ASSERT_TRUE(follower.ok()) << follower.status();
+  ASSERT_OK(follower);
   std::optional<FollowDecision> price;  // the last utterance's decision
   for (const FollowEvent& e : Follow(*follower, audio)) {
     if (e.type == Type::kDecision && e.utterance == 6) price = e.decision;
@@ -219,9 +220,9 @@ TEST(SpeechFollowerTest, WithDitherALineSixUtterancesIntoAnEspeakShowIsCommitted
 
 TEST(SpeechFollowerTest, WithoutAScriptEachUtteranceIsOneOffScriptDecisionAtItsEnd) {
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({});
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   absl::StatusOr<SpeechFollower> follower = SpeechFollower::Create(**model, {}, {});
-  ASSERT_TRUE(follower.ok()) << follower.status();
+  ASSERT_OK(follower);
   EXPECT_FALSE(follower->has_script());
   const std::vector<FollowEvent> events = Follow(*follower, Speak({"Good morning", "Thank you very much"}));
   int decisions = 0, ends = 0;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt/loopback_http_server.h"
@@ -42,7 +43,7 @@ TEST(TranslateCommandTest, TranslatesLinesFromAScriptAndAPairFile) {
                                       f.Write("pairs.tsv", "谢谢大家\tThank you all\n")};
   std::string output;
   absl::StatusOr<TranslateSummary> summary = f.Run(options, "欢迎来到直播间！\n今天天气很好\n谢谢大家\n", output);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(output, "Welcome to the live room\n\nThank you all\n");
   EXPECT_EQ(summary->translated, 2);
   EXPECT_EQ(summary->untranslated, 1);
@@ -55,7 +56,7 @@ TEST(TranslateCommandTest, JsonNamesEngineScoreAndGlossaryFixes) {
   options.translation.memory_paths = {f.Write("pairs.tsv", "小米手机今天特价\tThe XIAOMI phone is on sale today\n")};
   options.translation.glossary_path = f.Write("terms.tsv", "小米\tXiaomi\n");
   std::string output;
-  ASSERT_TRUE(f.Run(options, "小米手机今天特价\n\n", output).ok());
+  ASSERT_OK(f.Run(options, "小米手机今天特价\n\n", output));
   std::istringstream lines(output);
   std::string first, second;
   std::getline(lines, first);
@@ -78,14 +79,14 @@ TEST(TranslateCommandTest, FallsBackToAnLlmServer) {
     reply.chunks = {R"({"choices":[{"message":{"content":"The weather is nice today"}}]})"};
     return reply;
   });
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   TranslateCommandOptions options;
   options.json = true;
   options.translation.memory_paths = {f.Write("pairs.tsv", "谢谢大家\tThank you all\n")};
   options.translation.engines = {"tm", "llm"};
   options.translation.llm.endpoint = (*server)->url();
   std::string output;
-  ASSERT_TRUE(f.Run(options, "今天天气很好\n谢谢大家\n", output).ok());
+  ASSERT_OK(f.Run(options, "今天天气很好\n谢谢大家\n", output));
   EXPECT_THAT(output, HasSubstr(R"("engine":"llm")"));
   EXPECT_THAT(output, HasSubstr(R"("target":"The weather is nice today")"));
   EXPECT_THAT(output, HasSubstr(R"("engine":"tm")"));

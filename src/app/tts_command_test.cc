@@ -14,6 +14,7 @@
 
 #include "core/process_stats.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "tts/espeak_engine.h"
 #include "tts/test_engine.h"
@@ -87,7 +88,7 @@ TEST_F(TtsCommandTest, WritesAWavAndATimelineThatAgree) {
   options.language = "zh";
   options.timeline_path = (dir_ / "out.json").string();
   auto summary = Run(options);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->clauses, 3);
   EXPECT_GT(summary->duration_s, 2.0);
   EXPECT_GE(summary->time_to_first_audio_ms, 0);
@@ -144,7 +145,7 @@ TEST_F(TtsCommandTest, ReadsStdinLineByLineInEachLinesLanguage) {
   options.timeline_path = (dir_ / "t.json").string();
   const std::string input = "Good evening everyone.\n大家晚上好。\n";
   auto summary = Run(options, input);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->clauses, 2);
   const nlohmann::json timeline = nlohmann::json::parse(ReadFile(dir_ / "t.json"));
   ASSERT_EQ(timeline["words"].size(), 8u);
@@ -161,7 +162,7 @@ TEST_F(TtsCommandTest, EmptyTextIsAnEmptyWav) {
   options.read_stdin = true;
   options.timeline_path = (dir_ / "t.json").string();
   auto summary = Run(options, "");
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->clauses, 0);
   EXPECT_EQ(summary->duration_s, 0);
   EXPECT_EQ(ReadFile(dir_ / "out.wav").size(), 44u);
@@ -174,7 +175,7 @@ TEST_F(TtsCommandTest, UnspeakableCharactersAreSkippedWithOneWarning) {
   options.text = "Great deal \xF0\x9F\x94\xA5\xF0\x9F\x94\xA5 today!\x01 Buy now \xF0\x9F\x9B\x92.";
   options.language = "en";
   auto summary = Run(options);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   ASSERT_EQ(summary->warnings.size(), 1u);
   EXPECT_THAT(summary->warnings[0], HasSubstr("3 emoji"));
   EXPECT_THAT(summary->warnings[0], HasSubstr("1 control"));
@@ -277,7 +278,7 @@ TEST_F(TtsCommandTest, LongLineIsStreamedInBoundedMemory) {
   const double peak_before = PeakRssMb();
   auto summary = Run(options, line + "\n");
   const double peak_after = PeakRssMb();
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_OK(summary);
   EXPECT_GT(summary->duration_s, 300);
   EXPECT_GE(summary->clauses, 80);
   const auto wav_bytes = fs::file_size(dir_ / "out.wav");
@@ -290,11 +291,11 @@ TEST_F(TtsCommandTest, RateVoiceAndPitchReachTheEngine) {
   options.text = "Good evening everyone, welcome to the show.";
   options.language = "en";
   auto normal = Run(options);
-  ASSERT_TRUE(normal.ok()) << normal.status();
+  ASSERT_OK(normal);
   options.rate = 0.5;
   options.voice = "en-gb";
   auto slow = Run(options);
-  ASSERT_TRUE(slow.ok()) << slow.status();
+  ASSERT_OK(slow);
   EXPECT_GT(slow->duration_s, 1.4 * normal->duration_s);
 }
 

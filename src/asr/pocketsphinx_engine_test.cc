@@ -19,6 +19,7 @@
 #include "asr/word_error_rate.h"
 #include "absl/strings/str_cat.h"
 #include "audio/audio_decoder.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -38,7 +39,7 @@ constexpr double kFreeWerBoundLibri = 0.65;
 // The whole recording as one utterance, fed in 100 ms pieces.
 AsrHypothesis Recognize(const AsrModel& model, const AudioBuffer& audio, MediaTime pts = MediaTime::Zero()) {
   absl::StatusOr<std::unique_ptr<AsrSession>> session = model.NewSession();
-  EXPECT_TRUE(session.ok()) << session.status();
+  EXPECT_OK(session);
   if (!session.ok()) return {};
   const size_t piece = kAsrSampleRate / 10;
   for (size_t begin = 0; begin < audio.samples.size(); begin += piece) {
@@ -46,10 +47,10 @@ AsrHypothesis Recognize(const AsrModel& model, const AudioBuffer& audio, MediaTi
     chunk.samples.assign(audio.samples.begin() + begin,
                          audio.samples.begin() + std::min(audio.samples.size(), begin + piece));
     const absl::Status accepted = begin == 0 ? (*session)->AcceptAudio(chunk, pts) : (*session)->AcceptAudio(chunk);
-    EXPECT_TRUE(accepted.ok()) << accepted;
+    EXPECT_OK(accepted);
   }
   absl::StatusOr<AsrHypothesis> final = (*session)->Finish();
-  EXPECT_TRUE(final.ok()) << final.status();
+  EXPECT_OK(final);
   return final.ok() ? *final : AsrHypothesis{};
 }
 
@@ -57,7 +58,7 @@ class PocketsphinxTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({});
-    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_OK(model);
     free_model_ = new std::shared_ptr<PocketsphinxModel>(*model);
   }
   static void TearDownTestSuite() {
@@ -81,7 +82,7 @@ std::shared_ptr<PocketsphinxModel>* PocketsphinxTest::free_model_ = nullptr;
   const std::string var##_path = SpeechPath((recording).file);             \
   if (!std::filesystem::exists(var##_path)) GTEST_SKIP() << NoDataMessage(var##_path); \
   absl::StatusOr<AudioBuffer> var = DecodeAudioFile(var##_path, kAsrSampleRate); \
-  ASSERT_TRUE(var.ok()) << var.status()
+  ASSERT_OK(var) << var.status()
 
 TEST_F(PocketsphinxTest, FreeModeRecognizesJfk) {
   LOAD_SPEECH_OR_SKIP(audio, kJfk);
@@ -105,7 +106,7 @@ TEST_F(PocketsphinxTest, FreeModeRecognizesLibriSpeech) {
 TEST_F(PocketsphinxTest, ScriptModeBeatsFreeModeOnScriptedSpeech) {
   const std::string script = WriteScript("show.txt", ScriptWithReferences());
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
-  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  ASSERT_OK(scripted);
   EXPECT_TRUE((*scripted)->script_mode());
   for (const SpeechRecording* recording : {&kJfk, &kLibri}) {
     LOAD_SPEECH_OR_SKIP(audio, *recording);
@@ -125,7 +126,7 @@ TEST_F(PocketsphinxTest, ScriptModeBeatsFreeModeOnScriptedSpeech) {
 TEST_F(PocketsphinxTest, ScriptModeGetsScriptedSentencesRight) {
   const std::string script = WriteScript("show.txt", ScriptWithReferences());
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
-  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  ASSERT_OK(scripted);
   for (const SpeechRecording* recording : {&kJfk, &kLibri}) {
     LOAD_SPEECH_OR_SKIP(audio, *recording);
     const AsrHypothesis hyp = Recognize(**scripted, *audio);
@@ -139,7 +140,7 @@ TEST_F(PocketsphinxTest, ScriptModeDoesNotForceOtherSpeechIntoTheScript) {
   const std::string script =
       WriteScript("other.txt", "CONCORD STAYED IN ITS PLACE BY THE RIVER\nWelcome to the live room everyone\n");
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
-  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  ASSERT_OK(scripted);
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   const AsrHypothesis hyp = Recognize(**scripted, *audio);
   std::printf("librispeech against a script without it: \"%s\"\n", hyp.text.c_str());
@@ -187,9 +188,9 @@ TEST_F(PocketsphinxTest, WordTimesIncreaseInsideTheUtteranceOnTheInputTimeline) 
 void ExpectWordTimesOnTheTimeline(AsrSession& session, const AudioBuffer& audio, int utterances) {
   for (int k = 0; k < utterances; ++k) {
     const MediaTime start = MediaTime::Seconds(10 * k);
-    ASSERT_TRUE(session.AcceptAudio(audio, start).ok());
+    ASSERT_OK(session.AcceptAudio(audio, start));
     absl::StatusOr<AsrHypothesis> hyp = session.Finish();
-    ASSERT_TRUE(hyp.ok()) << hyp.status();
+    ASSERT_OK(hyp);
     ASSERT_FALSE(hyp->words.empty()) << "utterance " << k;
     EXPECT_EQ(hyp->words.front().text, "concord") << "utterance " << k;
     EXPECT_GE(hyp->words.front().start, start + MediaTime::Millis(500)) << "utterance " << k;
@@ -206,7 +207,7 @@ void ExpectWordTimesOnTheTimeline(AsrSession& session, const AudioBuffer& audio,
 TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterAnUtteranceDecodedAgain) {
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   ExpectWordTimesOnTheTimeline(**session, *audio, 3);
 }
 
@@ -216,9 +217,9 @@ TEST_F(PocketsphinxTest, WordTimesStayOnTheTimelineAfterTheEndOfUtteranceRedecod
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model =
       PocketsphinxModel::Load({.early_channel_check = MediaTime::Zero()});
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   absl::StatusOr<std::unique_ptr<AsrSession>> session = (*model)->NewSession();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   ExpectWordTimesOnTheTimeline(**session, *audio, 2);
 }
 
@@ -230,18 +231,18 @@ TEST_F(PocketsphinxTest, TheFirstUtteranceRestartsEarlyOnItsOwnChannel) {
   LOAD_SPEECH_OR_SKIP(audio, kJfk);
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> late =
       PocketsphinxModel::Load({.early_channel_check = MediaTime::Zero()});
-  ASSERT_TRUE(late.ok()) << late.status();
+  ASSERT_OK(late);
   // The partial after the first 4 s, against the words said by then ("and so
   // my fellow americans"). Measured: with the early check "and got my fellow
   // american and" (3 errors), without "and i got my arm arrowhead was i" (6).
   auto partial_errors = [&](const PocketsphinxModel& model) {
     absl::StatusOr<std::unique_ptr<AsrSession>> session = model.NewSession();
-    EXPECT_TRUE(session.ok()) << session.status();
+    EXPECT_OK(session);
     const size_t piece = kAsrSampleRate / 10, until = 4 * kAsrSampleRate;
     for (size_t begin = 0; begin < until; begin += piece) {
       AudioBuffer chunk{kAsrSampleRate, 1, {}};
       chunk.samples.assign(audio->samples.begin() + begin, audio->samples.begin() + begin + piece);
-      EXPECT_TRUE((*session)->AcceptAudio(chunk).ok());
+      EXPECT_OK((*session)->AcceptAudio(chunk));
     }
     const std::optional<AsrHypothesis> partial = (*session)->Partial();
     return CountWordErrors("and so my fellow americans",
@@ -259,11 +260,11 @@ TEST_F(PocketsphinxTest, TheFirstUtteranceRestartsEarlyOnItsOwnChannel) {
 TEST_F(PocketsphinxTest, PartialsWhileSpeechContinues) {
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   EXPECT_EQ((*session)->Partial(), std::nullopt);  // nothing fed yet
   AudioBuffer first_half{kAsrSampleRate, 1, {}};
   first_half.samples.assign(audio->samples.begin(), audio->samples.begin() + audio->samples.size() / 2);
-  ASSERT_TRUE((*session)->AcceptAudio(first_half).ok());
+  ASSERT_OK((*session)->AcceptAudio(first_half));
   const std::optional<AsrHypothesis> partial = (*session)->Partial();
   ASSERT_TRUE(partial.has_value());
   EXPECT_FALSE(partial->final);
@@ -271,7 +272,7 @@ TEST_F(PocketsphinxTest, PartialsWhileSpeechContinues) {
   EXPECT_EQ(partial->start, MediaTime::Zero());
   EXPECT_EQ(partial->end, first_half.duration());
   absl::StatusOr<AsrHypothesis> final = (*session)->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   EXPECT_TRUE(final->final);
   EXPECT_EQ((*session)->Partial(), std::nullopt);  // the utterance is closed
 }
@@ -282,29 +283,29 @@ TEST_F(PocketsphinxTest, PartialsWhileSpeechContinues) {
 TEST_F(PocketsphinxTest, ScoreAlternativesFindsTheSentenceSaid) {
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   EXPECT_EQ((*session)->ScoreAlternatives({"concord returned"}).status().code(),
             absl::StatusCode::kFailedPrecondition);  // nothing finished yet
-  ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
-  ASSERT_TRUE((*session)->Finish().ok());
+  ASSERT_OK((*session)->AcceptAudio(*audio));
+  ASSERT_OK((*session)->Finish());
   const std::vector<std::string> said_second = {"thank you for watching and see you tomorrow night",
                                                 "concord returned to its place amidst the tents",
                                                 "remember to follow the channel for more deals"};
   absl::StatusOr<AlternativesScore> right = (*session)->ScoreAlternatives(said_second);
-  ASSERT_TRUE(right.ok()) << right.status();
+  ASSERT_OK(right);
   EXPECT_EQ(right->best, 1);
   EXPECT_GT(right->frames, 200);
   absl::StatusOr<AlternativesScore> wrong = (*session)->ScoreAlternatives({said_second[0], said_second[2]});
-  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  ASSERT_OK(wrong);
   EXPECT_TRUE(wrong->best < 0 || wrong->gap > right->gap + 0.3) << wrong->gap;
   // A word the dictionary lacks drops its sentence; none left is no answer.
   absl::StatusOr<AlternativesScore> unknown = (*session)->ScoreAlternatives({"qxzzy blorf"});
-  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  ASSERT_OK(unknown);
   EXPECT_EQ(unknown->best, -1);
   // The session goes on normally: the next utterance is recognized as before.
-  ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
+  ASSERT_OK((*session)->AcceptAudio(*audio));
   absl::StatusOr<AsrHypothesis> again = (*session)->Finish();
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_LT(CountWordErrors(kLibri.transcript, again->text).rate(), kFreeWerBoundLibri) << again->text;
 }
 
@@ -317,20 +318,20 @@ TEST_F(PocketsphinxTest, ScoringLeavesTheSessionAsItWas) {
   LOAD_SPEECH_OR_SKIP(jfk, kJfk);
   auto heard = [&](bool score_between) -> std::vector<std::string> {
     absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-    EXPECT_TRUE(session.ok());
+    EXPECT_OK(session);
     if (!session.ok()) return {};
     // JFK between digital silence (where the noise estimate moves most), then LibriSpeech.
     AudioBuffer first{jfk->sample_rate, 1, std::vector<float>(static_cast<size_t>(jfk->sample_rate), 0.0f)};
     first.samples.insert(first.samples.end(), jfk->samples.begin(), jfk->samples.end());
     first.samples.resize(first.samples.size() + static_cast<size_t>(jfk->sample_rate), 0.0f);
-    EXPECT_TRUE((*session)->AcceptAudio(first).ok());
-    EXPECT_TRUE((*session)->Finish().ok());
+    EXPECT_OK((*session)->AcceptAudio(first));
+    EXPECT_OK((*session)->Finish());
     if (score_between) {
-      EXPECT_TRUE((*session)->ScoreAlternatives({"ask not what your country can do for you", "and so my fellow"}).ok());
+      EXPECT_OK((*session)->ScoreAlternatives({"ask not what your country can do for you", "and so my fellow"}));
     }
-    EXPECT_TRUE((*session)->AcceptAudio(*audio).ok());
+    EXPECT_OK((*session)->AcceptAudio(*audio));
     absl::StatusOr<AsrHypothesis> next = (*session)->Finish();
-    EXPECT_TRUE(next.ok());
+    EXPECT_OK(next);
     std::vector<std::string> words;
     for (const AsrWord& w : next->words) {
       words.push_back(absl::StrCat(w.text, " ", w.start.micros(), "-", w.end.micros(), " ", w.confidence));
@@ -350,22 +351,22 @@ TEST_F(PocketsphinxTest, AnAlternativesScorerScoresAsTheSessionDoes) {
   const std::vector<std::string> alternatives = {"thank you for watching and see you tomorrow night",
                                                  "concord returned to its place amidst the tents"};
   absl::StatusOr<std::unique_ptr<AsrSession>> heard = FreeModel().NewSession();
-  ASSERT_TRUE(heard.ok());
-  ASSERT_TRUE((*heard)->AcceptAudio(*audio).ok());
-  ASSERT_TRUE((*heard)->Finish().ok());
+  ASSERT_OK(heard);
+  ASSERT_OK((*heard)->AcceptAudio(*audio));
+  ASSERT_OK((*heard)->Finish());
   absl::StatusOr<AlternativesScore> finished = (*heard)->ScoreAlternatives(alternatives);
-  ASSERT_TRUE(finished.ok()) << finished.status();
+  ASSERT_OK(finished);
   EXPECT_EQ(finished->best, 1);
 
   const std::string script = WriteScript("scorer.txt", "en: Concord returned to its place amidst the tents. | zh: 康科德回到了帐篷中间。\n"
                                                        "en: Thank you for watching and see you tomorrow night. | zh: 谢谢观看，明晚见。\n");
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
-  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  ASSERT_OK(scripted);
   for (const AsrModel* model : {static_cast<const AsrModel*>(&FreeModel()), static_cast<const AsrModel*>(scripted->get())}) {
     absl::StatusOr<std::unique_ptr<AlternativesScorer>> scorer = model->NewAlternativesScorer();
-    ASSERT_TRUE(scorer.ok()) << scorer.status();
+    ASSERT_OK(scorer);
     absl::StatusOr<AlternativesScore> given = (*scorer)->Score(*audio, alternatives);
-    ASSERT_TRUE(given.ok()) << given.status();
+    ASSERT_OK(given);
     EXPECT_EQ(given->best, 1) << model->name();
     EXPECT_EQ(given->frames, finished->frames) << model->name();
     // Each score starts its own stream (the front end's noise estimate
@@ -373,21 +374,21 @@ TEST_F(PocketsphinxTest, AnAlternativesScorerScoresAsTheSessionDoes) {
     EXPECT_DOUBLE_EQ(given->gap, finished->gap) << model->name();
     // Scoring leaves nothing behind: the same audio scores the same again.
     absl::StatusOr<AlternativesScore> again = (*scorer)->Score(*audio, alternatives);
-    ASSERT_TRUE(again.ok());
+    ASSERT_OK(again);
     EXPECT_EQ(again->best, given->best);
     EXPECT_DOUBLE_EQ(again->gap, given->gap);
     // Not other audio; nothing to score in none.
     const AudioBuffer stereo = AudioBuffer::Silence(MediaTime::Seconds(1), kAsrSampleRate, 2);
     EXPECT_EQ((*scorer)->Score(stereo, alternatives).status().code(), absl::StatusCode::kInvalidArgument);
     absl::StatusOr<AlternativesScore> empty = (*scorer)->Score(AudioBuffer{kAsrSampleRate, 1, {}}, alternatives);
-    ASSERT_TRUE(empty.ok());
+    ASSERT_OK(empty);
     EXPECT_EQ(empty->best, -1);
   }
   // The script's scorer has no other words: such an alternative scores nothing.
   absl::StatusOr<std::unique_ptr<AlternativesScorer>> light = (*scripted)->NewAlternativesScorer();
-  ASSERT_TRUE(light.ok());
+  ASSERT_OK(light);
   absl::StatusOr<AlternativesScore> outside = (*light)->Score(*audio, {"remember to follow the channel"});
-  ASSERT_TRUE(outside.ok());
+  ASSERT_OK(outside);
   EXPECT_EQ(outside->best, -1);
 }
 
@@ -400,9 +401,9 @@ TEST_F(PocketsphinxTest, ScoringAgainAndAgainKeepsNoMemory) {
                                                        "en: Thank you for watching and see you tomorrow night. | zh: 谢谢观看，明晚见。\n"
                                                        "en: Remember to follow the channel for more deals. | zh: 记得关注频道。\n");
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted = PocketsphinxModel::Load({.script_path = script});
-  ASSERT_TRUE(scripted.ok()) << scripted.status();
+  ASSERT_OK(scripted);
   absl::StatusOr<std::unique_ptr<AlternativesScorer>> scorer = (*scripted)->NewAlternativesScorer();
-  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  ASSERT_OK(scorer);
   // A different grammar each time, as the follower's candidates change.
   const std::vector<std::vector<std::string>> candidates = {
       {"concord returned to its place amidst the tents", "thank you for watching"},
@@ -413,7 +414,7 @@ TEST_F(PocketsphinxTest, ScoringAgainAndAgainKeepsNoMemory) {
   auto score = [&](int times) {
     for (int i = 0; i < times; ++i) {
       absl::StatusOr<AlternativesScore> s = (*scorer)->Score(start, candidates[static_cast<size_t>(i) % candidates.size()]);
-      ASSERT_TRUE(s.ok()) << s.status();
+      ASSERT_OK(s);
     }
   };
   auto heap_in_use = [] {
@@ -433,9 +434,9 @@ TEST_F(PocketsphinxTest, SilenceGivesAnEmptyFinal) {
   EXPECT_TRUE(hyp.words.empty());
   // Finish() with nothing fed is an empty final too.
   absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-  ASSERT_TRUE(session.ok());
+  ASSERT_OK(session);
   absl::StatusOr<AsrHypothesis> empty = (*session)->Finish();
-  ASSERT_TRUE(empty.ok()) << empty.status();
+  ASSERT_OK(empty);
   EXPECT_EQ(empty->text, "");
   EXPECT_EQ(empty->start, empty->end);
 }
@@ -461,7 +462,7 @@ TEST_F(PocketsphinxTest, TwoSessionsOnTwoThreadsGiveTheSameResult) {
 
 TEST_F(PocketsphinxTest, AudioInAnotherFormatIsRejectedAndNothingIsConsumed) {
   absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-  ASSERT_TRUE(session.ok());
+  ASSERT_OK(session);
   const absl::Status rate = (*session)->AcceptAudio(AudioBuffer::Silence(MediaTime::Seconds(1), 44100));
   EXPECT_TRUE(absl::IsInvalidArgument(rate)) << rate;
   EXPECT_THAT(rate.message(), HasSubstr("16000 Hz mono"));
@@ -474,9 +475,9 @@ TEST_F(PocketsphinxTest, AudioInAnotherFormatIsRejectedAndNothingIsConsumed) {
 
 TEST_F(PocketsphinxTest, TheTimelineOnlyMovesForward) {
   absl::StatusOr<std::unique_ptr<AsrSession>> session = FreeModel().NewSession();
-  ASSERT_TRUE(session.ok());
+  ASSERT_OK(session);
   const AudioBuffer second = AudioBuffer::Silence(MediaTime::Seconds(1), kAsrSampleRate);
-  ASSERT_TRUE((*session)->AcceptAudio(second, MediaTime::Seconds(5)).ok());
+  ASSERT_OK((*session)->AcceptAudio(second, MediaTime::Seconds(5)));
   EXPECT_EQ((*session)->position(), MediaTime::Seconds(6));
   const absl::Status back = (*session)->AcceptAudio(second, MediaTime::Seconds(1));
   EXPECT_TRUE(absl::IsInvalidArgument(back)) << back;
@@ -485,10 +486,10 @@ TEST_F(PocketsphinxTest, TheTimelineOnlyMovesForward) {
   EXPECT_THAT(gap.message(), HasSubstr("Finish()"));
   EXPECT_EQ((*session)->position(), MediaTime::Seconds(6));
   // After Finish() the next utterance may start later.
-  ASSERT_TRUE((*session)->Finish().ok());
-  ASSERT_TRUE((*session)->AcceptAudio(second, MediaTime::Seconds(9)).ok());
+  ASSERT_OK((*session)->Finish());
+  ASSERT_OK((*session)->AcceptAudio(second, MediaTime::Seconds(9)));
   absl::StatusOr<AsrHypothesis> final = (*session)->Finish();
-  ASSERT_TRUE(final.ok());
+  ASSERT_OK(final);
   EXPECT_EQ(final->start, MediaTime::Seconds(9));
   EXPECT_EQ(final->end, MediaTime::Seconds(10));
 }
@@ -533,7 +534,7 @@ TEST_F(PocketsphinxTest, ChineseLinesInAMixedScriptAreSkippedWithAWarning) {
     Logger logger(LogLevel::kWarning, log_file);
     absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model =
         PocketsphinxModel::Load({.script_path = path, .logger = &logger});
-    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_OK(model);
     EXPECT_THAT((*model)->script_info().skipped_lines, ElementsAre(2, 4));
     EXPECT_EQ((*model)->script_info().sentences, 2);
     // "lingcast" is in no dictionary: its pronunciation is guessed, and said so.
@@ -586,7 +587,7 @@ TEST_F(PocketsphinxTest, DitherIsEachSessionsOwn) {
     padded.samples.resize(padded.samples.size() + kAsrSampleRate / 10, 0.0f);
   }
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> dithered = PocketsphinxModel::Load({.dither = true});
-  ASSERT_TRUE(dithered.ok()) << dithered.status();
+  ASSERT_OK(dithered);
   AsrHypothesis first, second;
   std::thread a([&] { first = Recognize(**dithered, padded); });
   std::thread b([&] { second = Recognize(**dithered, padded); });
@@ -615,7 +616,7 @@ TEST_F(PocketsphinxTest, DecoderFlagsAreCheckedAndNamed) {
     EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(model.status().message(), HasSubstr(message));
   }
-  EXPECT_TRUE(PocketsphinxModel::Load({.decoder_flags = {"-lw", "8", "-bestpath", "no"}}).ok());
+  EXPECT_OK(PocketsphinxModel::Load({.decoder_flags = {"-lw", "8", "-bestpath", "no"}}));
 }
 
 // The flags reach the recognizing decoder: a beam far too narrow for speech
@@ -624,7 +625,7 @@ TEST_F(PocketsphinxTest, DecoderFlagsChangeTheSearch) {
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> narrow =
       PocketsphinxModel::Load({.decoder_flags = {"-beam", "1e-2", "-wbeam", "1e-2", "-pbeam", "1e-2"}});
-  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  ASSERT_OK(narrow);
   const double default_wer = CountWordErrors(kLibri.transcript, Recognize(FreeModel(), *audio).text).rate();
   const double narrow_wer = CountWordErrors(kLibri.transcript, Recognize(**narrow, *audio).text).rate();
   EXPECT_GT(narrow_wer, default_wer + 0.2);
@@ -645,22 +646,22 @@ TEST_F(PocketsphinxTest, AlternativesBeamOutOfRange) {
 TEST_F(PocketsphinxTest, TheAlternativesBeamIsTheGrammarSearchs) {
   LOAD_SPEECH_OR_SKIP(audio, kLibri);
   absl::StatusOr<std::shared_ptr<PocketsphinxModel>> narrow = PocketsphinxModel::Load({.alternatives_beam = 1e-3});
-  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  ASSERT_OK(narrow);
   const std::vector<std::string> alternatives = {"thank you for watching and see you tomorrow night",
                                                  "concord returned to its place amidst the tents"};
   std::vector<AlternativesScore> scores;
   std::vector<std::string> next;
   for (const PocketsphinxModel* model : std::vector<const PocketsphinxModel*>{&FreeModel(), narrow->get()}) {
     absl::StatusOr<std::unique_ptr<AsrSession>> session = model->NewSession();
-    ASSERT_TRUE(session.ok()) << session.status();
-    ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
-    ASSERT_TRUE((*session)->Finish().ok());
+    ASSERT_OK(session);
+    ASSERT_OK((*session)->AcceptAudio(*audio));
+    ASSERT_OK((*session)->Finish());
     absl::StatusOr<AlternativesScore> score = (*session)->ScoreAlternatives(alternatives);
-    ASSERT_TRUE(score.ok()) << score.status();
+    ASSERT_OK(score);
     scores.push_back(*score);
-    ASSERT_TRUE((*session)->AcceptAudio(*audio).ok());
+    ASSERT_OK((*session)->AcceptAudio(*audio));
     absl::StatusOr<AsrHypothesis> again = (*session)->Finish();
-    ASSERT_TRUE(again.ok()) << again.status();
+    ASSERT_OK(again);
     next.push_back(again->text);
   }
   EXPECT_EQ(scores[0].best, 1);

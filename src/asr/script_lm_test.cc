@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/status_matchers.h"
 #include "text/script.h"
 
 namespace lingcast {
@@ -48,7 +49,7 @@ TEST(CorpusOfTest, KeepsLinesOfTheLanguageAndSplitsSentences) {
       "zh: 这件夹克只要99元。 | en: Only 99 yuan.\n"
       "It costs 19.99 today.\n",
       "show.txt");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   const ScriptCorpus corpus = CorpusOf(*script, Language::kEn);
   ASSERT_EQ(corpus.sentences.size(), 3u);
   EXPECT_THAT(corpus.sentences[0], ElementsAre("hello", "everyone"));

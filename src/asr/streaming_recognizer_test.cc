@@ -6,6 +6,7 @@
 #include "asr/pocketsphinx_engine.h"
 #include "asr/word_error_rate.h"
 #include "audio/audio_decoder.h"
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 
 namespace lingcast {
@@ -16,7 +17,7 @@ using Type = RecognizerEvent::Type;
 const PocketsphinxModel& Model() {
   static const auto* model = [] {
     absl::StatusOr<std::shared_ptr<PocketsphinxModel>> loaded = PocketsphinxModel::Load({});
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_OK(loaded);
     return new std::shared_ptr<PocketsphinxModel>(*loaded);
   }();
   return **model;
@@ -32,7 +33,7 @@ AudioBuffer Silence(MediaTime duration) {
 std::vector<RecognizerEvent> Recognize(const AudioBuffer& speech, MediaTime piece,
                                        const StreamingRecognizerOptions& options = {}) {
   absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), options);
-  EXPECT_TRUE(recognizer.ok()) << recognizer.status();
+  EXPECT_OK(recognizer);
   AudioBuffer input = Silence(MediaTime::Seconds(1));
   input.samples.insert(input.samples.end(), speech.samples.begin(), speech.samples.end());
   const AudioBuffer tail = Silence(MediaTime::Seconds(1));
@@ -43,11 +44,11 @@ std::vector<RecognizerEvent> Recognize(const AudioBuffer& speech, MediaTime piec
     AudioBuffer chunk{kAsrSampleRate, 1, {}};
     chunk.samples.assign(input.samples.begin() + begin, input.samples.begin() + std::min(input.samples.size(), begin + step));
     absl::StatusOr<std::vector<RecognizerEvent>> got = recognizer->Push(chunk);
-    EXPECT_TRUE(got.ok()) << got.status();
+    EXPECT_OK(got);
     if (got.ok()) events.insert(events.end(), got->begin(), got->end());
   }
   absl::StatusOr<std::vector<RecognizerEvent>> rest = recognizer->Flush();
-  EXPECT_TRUE(rest.ok()) << rest.status();
+  EXPECT_OK(rest);
   if (rest.ok()) events.insert(events.end(), rest->begin(), rest->end());
   return events;
 }
@@ -64,7 +65,7 @@ std::vector<const RecognizerEvent*> Finals(const std::vector<RecognizerEvent>& e
   const std::string var##_path = SpeechPath((recording).file);                         \
   if (!std::filesystem::exists(var##_path)) GTEST_SKIP() << NoDataMessage(var##_path); \
   absl::StatusOr<AudioBuffer> var = DecodeAudioFile(var##_path, kAsrSampleRate);       \
-  ASSERT_TRUE(var.ok()) << var.status()
+  ASSERT_OK(var) << var.status()
 
 TEST(StreamingRecognizerTest, SilenceGivesNoEvents) {
   EXPECT_TRUE(Recognize(Silence(MediaTime::Seconds(2)), MediaTime::Millis(20)).empty());
@@ -113,7 +114,7 @@ TEST(StreamingRecognizerTest, TheEndpointHypothesisComesBeforeTheFinalPass) {
   StreamingRecognizerOptions options;
   options.endpoint_hypothesis = true;
   absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), options);
-  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  ASSERT_OK(recognizer);
   AudioBuffer input = Silence(MediaTime::Seconds(1));
   input.samples.insert(input.samples.end(), jfk->samples.begin(), jfk->samples.end());
   const AudioBuffer tail = Silence(MediaTime::Seconds(1));
@@ -134,8 +135,8 @@ TEST(StreamingRecognizerTest, TheEndpointHypothesisComesBeforeTheFinalPass) {
     events.push_back(std::move(event));
     return absl::OkStatus();
   };
-  ASSERT_TRUE(recognizer->Push(input, sink).ok());
-  ASSERT_TRUE(recognizer->Flush(sink).ok());
+  ASSERT_OK(recognizer->Push(input, sink));
+  ASSERT_OK(recognizer->Flush(sink));
   ASSERT_GE(finals, 1);
   EXPECT_EQ(endpoints, finals);
   for (size_t i = 0; i + 1 < events.size(); ++i) {
@@ -158,7 +159,7 @@ TEST(StreamingRecognizerTest, APauseIsReportedBeforeTheEndpointWithTheAudioSoFar
   options.endpoint_hypothesis = true;
   options.pause_hypothesis_after = MediaTime::Millis(150);
   absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), options);
-  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  ASSERT_OK(recognizer);
   AudioBuffer input = Silence(MediaTime::Seconds(1));
   input.samples.insert(input.samples.end(), jfk->samples.begin(), jfk->samples.end());
   const AudioBuffer tail = Silence(MediaTime::Seconds(1));
@@ -193,7 +194,7 @@ TEST(StreamingRecognizerTest, APauseIsReportedBeforeTheEndpointWithTheAudioSoFar
         last_pause->audio, {"the price of this dress is low", last_pause->hypothesis.text});
     std::printf("pause at %s: \"%s\", endpoint \"%s\"\n", last_pause->decided_at.ToString().c_str(),
                 last_pause->hypothesis.text.c_str(), event.hypothesis.text.c_str());
-    EXPECT_TRUE(score.ok()) << score.status();
+    EXPECT_OK(score);
     if (score.ok()) scored.push_back(score->best == 1 ? "heard" : "other");
     return absl::OkStatus();
   };
@@ -203,16 +204,16 @@ TEST(StreamingRecognizerTest, APauseIsReportedBeforeTheEndpointWithTheAudioSoFar
     AudioBuffer piece{kAsrSampleRate, 1, {}};
     piece.samples.assign(input.samples.begin() + static_cast<std::ptrdiff_t>(begin),
                          input.samples.begin() + static_cast<std::ptrdiff_t>(std::min(input.samples.size(), begin + kPiece)));
-    ASSERT_TRUE(recognizer->Push(piece, sink).ok());
+    ASSERT_OK(recognizer->Push(piece, sink));
   }
-  ASSERT_TRUE(recognizer->Flush(sink).ok());
+  ASSERT_OK(recognizer->Flush(sink));
   ASSERT_GE(endpoints, 2);
   EXPECT_EQ(scored, std::vector<std::string>(static_cast<size_t>(endpoints), "heard"));
 
   // Off (the default): no pauses, and no second session to score with.
   for (const RecognizerEvent& e : Recognize(*jfk, MediaTime::Millis(20))) EXPECT_NE(e.type, Type::kPause);
   absl::StatusOr<StreamingRecognizer> plain = StreamingRecognizer::Create(Model(), {});
-  ASSERT_TRUE(plain.ok());
+  ASSERT_OK(plain);
   EXPECT_EQ(plain->ScoreAudio(*jfk, {"and so my fellow americans"}).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
@@ -220,7 +221,7 @@ TEST(StreamingRecognizerTest, APauseIsReportedBeforeTheEndpointWithTheAudioSoFar
 TEST(StreamingRecognizerTest, ASinkErrorStopsThePush) {
   LOAD_SPEECH_OR_SKIP(jfk, kJfk);
   absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), {});
-  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  ASSERT_OK(recognizer);
   int calls = 0;
   const absl::Status status = recognizer->Push(*jfk, [&](RecognizerEvent) {
     ++calls;
@@ -245,7 +246,7 @@ TEST(StreamingRecognizerTest, FinalsDoNotDependOnChunking) {
 TEST(StreamingRecognizerTest, AnOpenUtteranceIsFinishedByFlush) {
   LOAD_SPEECH_OR_SKIP(jfk, kJfk);
   absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), {});
-  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
+  ASSERT_OK(recognizer);
   // The input ends in the middle of a word: feed 20 ms pieces until a second of
   // speech has been heard, then stop.
   size_t fed = 0;
@@ -253,12 +254,12 @@ TEST(StreamingRecognizerTest, AnOpenUtteranceIsFinishedByFlush) {
   while (fed + step <= jfk->samples.size() && !(recognizer->in_speech() && fed > kAsrSampleRate * 2)) {
     AudioBuffer chunk{kAsrSampleRate, 1, {}};
     chunk.samples.assign(jfk->samples.begin() + fed, jfk->samples.begin() + fed + step);
-    ASSERT_TRUE(recognizer->Push(chunk).ok());
+    ASSERT_OK(recognizer->Push(chunk));
     fed += step;
   }
   ASSERT_TRUE(recognizer->in_speech());
   absl::StatusOr<std::vector<RecognizerEvent>> rest = recognizer->Flush();
-  ASSERT_TRUE(rest.ok()) << rest.status();
+  ASSERT_OK(rest);
   ASSERT_FALSE(rest->empty());
   EXPECT_EQ(rest->back().type, Type::kFinal);
   EXPECT_FALSE(rest->back().hypothesis.text.empty());
@@ -271,8 +272,8 @@ TEST(StreamingRecognizerTest, AnOpenUtteranceIsFinishedByFlush) {
 
 TEST(StreamingRecognizerTest, AudioOfAnotherRateIsRefusedWithoutLosingState) {
   absl::StatusOr<StreamingRecognizer> recognizer = StreamingRecognizer::Create(Model(), {});
-  ASSERT_TRUE(recognizer.ok()) << recognizer.status();
-  ASSERT_TRUE(recognizer->Push(Silence(MediaTime::Millis(500))).ok());
+  ASSERT_OK(recognizer);
+  ASSERT_OK(recognizer->Push(Silence(MediaTime::Millis(500))));
   AudioBuffer wrong{48000, 1, std::vector<float>(480, 0.0f)};
   absl::StatusOr<std::vector<RecognizerEvent>> refused = recognizer->Push(wrong);
   ASSERT_FALSE(refused.ok());

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "core/status_matchers.h"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -53,7 +54,7 @@ class ScriptedModel : public AsrModel {
 
 std::shared_ptr<const ZhScriptConverter> Converter(ZhScript target) {
   absl::StatusOr<ZhScriptConverter> converter = ZhScriptConverter::Load(target);
-  EXPECT_TRUE(converter.ok()) << converter.status();
+  EXPECT_OK(converter);
   return std::make_shared<const ZhScriptConverter>(*std::move(converter));
 }
 
@@ -78,13 +79,13 @@ TEST(ZhScriptRecognizerTest, PartialsAndFinalsInChineseAreSimplified) {
   EXPECT_EQ(model->name(), "scripted");
   EXPECT_EQ(model->language(), Language::kZh);
   absl::StatusOr<std::unique_ptr<AsrSession>> session = model->NewSession();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   const std::optional<AsrHypothesis> p = (*session)->Partial();
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->text, "甚至出现交易");
   EXPECT_EQ(p->text.substr(0, p->stable_prefix_chars), "甚至出现");
   const absl::StatusOr<AsrHypothesis> f = (*session)->Finish();
-  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_OK(f);
   EXPECT_EQ(f->text, "甚至出现交易几乎停滞的情况");
   EXPECT_EQ(f->stable_prefix_chars, f->text.size());
   std::vector<std::string> words;
@@ -99,7 +100,7 @@ TEST(ZhScriptRecognizerTest, TraditionalOnRequest) {
   const std::shared_ptr<AsrModel> model =
       WriteChineseIn(std::make_shared<ScriptedModel>(said), Converter(ZhScript::kTraditional));
   absl::StatusOr<AsrHypothesis> f = (*model->NewSession())->Finish();
-  ASSERT_TRUE(f.ok());
+  ASSERT_OK(f);
   EXPECT_EQ(f->text, "喜歡的話記得點個關注");
   ASSERT_EQ(f->words.size(), 2u);
   EXPECT_EQ(f->words[0].text, "喜歡的話");

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "audio/test_audio.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -57,7 +58,7 @@ TEST_P(WavDecodeTest, DecodesToSixteenKilohertzMonoWithTheToneIntact) {
   WriteFile(path, WavBytes(c.encoding, c.rate, c.channels, Interleave(channels)));
 
   auto reader = AudioFileReader::Open(path);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   EXPECT_EQ(reader->info().container, "wav");
   EXPECT_EQ(reader->info().codec, c.codec);
   EXPECT_EQ(reader->info().sample_rate, c.rate);
@@ -67,7 +68,7 @@ TEST_P(WavDecodeTest, DecodesToSixteenKilohertzMonoWithTheToneIntact) {
 
   DecodeReport report;
   auto audio = DecodeAudioFile(path, 16000, &report);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_EQ(audio->sample_rate, 16000);
   EXPECT_EQ(audio->channels, 1);
   EXPECT_NEAR(static_cast<double>(audio->frames()), 24000.0, 2.0);
@@ -96,7 +97,7 @@ TEST(AudioDecoderTest, SixteenBitMonoAtTheTargetRateIsBitExact) {
   for (float& s : samples) s = std::round(s * 32768.0f) / 32768.0f;  // representable in s16
   WriteFile(path, WavBytes(WavEncoding::kS16, 16000, 1, samples));
   auto audio = DecodeAudioFile(path);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_EQ(audio->samples, samples);
 }
 
@@ -111,13 +112,13 @@ TEST(AudioDecoderTest, StereoIsTheAverageOfTheChannels) {
   const std::string one_sided = dir.File("left_only.wav");
   WriteFile(one_sided, WavBytes(WavEncoding::kF32, rate, 2, Interleave({left, silent})));
   auto half = DecodeAudioFile(one_sided);
-  ASSERT_TRUE(half.ok()) << half.status();
+  ASSERT_OK(half);
   EXPECT_NEAR(Rms(Middle(*half)), 0.3 / std::numbers::sqrt2, 0.002);
 
   const std::string opposed = dir.File("opposed.wav");
   WriteFile(opposed, WavBytes(WavEncoding::kF32, rate, 2, Interleave({left, inverted})));
   auto cancelled = DecodeAudioFile(opposed);
-  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  ASSERT_OK(cancelled);
   EXPECT_LT(Rms(cancelled->samples), 1e-6);
 }
 
@@ -127,7 +128,7 @@ TEST(AudioDecoderTest, OtherOutputRates) {
   WriteFile(path, WavBytes(WavEncoding::kS16, 44100, 1, Sine(kToneHz, kAmplitude, 44100, 44100)));
   for (int rate : {8000, 24000, 48000}) {
     auto audio = DecodeAudioFile(path, rate);
-    ASSERT_TRUE(audio.ok()) << audio.status();
+    ASSERT_OK(audio);
     EXPECT_EQ(audio->sample_rate, rate);
     EXPECT_NEAR(static_cast<double>(audio->frames()), rate, 2.0) << rate;
     EXPECT_NEAR(ToneFrequency(Middle(*audio), rate), kToneHz, kToneHz * 0.002) << rate;
@@ -144,17 +145,17 @@ TEST(AudioDecoderTest, StreamingReaderGivesTheSameAudioInBoundedChunks) {
   WriteFile(path, WavBytes(WavEncoding::kS24, 48000, 2,
                            Interleave({Sine(300.0, 0.4, 48000, 100000), Sine(500.0, 0.2, 48000, 100000)})));
   auto whole = DecodeAudioFile(path);
-  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_OK(whole);
 
   auto reader = AudioFileReader::Open(path);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   std::vector<float> joined;
   AudioBuffer chunk;
   int chunks = 0;
   while (true) {
     EXPECT_EQ(reader->position(), MediaTime::FromSamples(static_cast<int64_t>(joined.size()), 16000));
     auto more = reader->Read(chunk, MediaTime::Millis(37));
-    ASSERT_TRUE(more.ok()) << more.status();
+    ASSERT_OK(more);
     if (!*more) break;
     ++chunks;
     EXPECT_EQ(chunk.sample_rate, 16000);
@@ -167,7 +168,7 @@ TEST(AudioDecoderTest, StreamingReaderGivesTheSameAudioInBoundedChunks) {
   EXPECT_GT(chunks, 50);
   EXPECT_EQ(joined, whole->samples);
   auto again = reader->Read(chunk);  // reading past the end stays at the end
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_FALSE(*again);
 }
 
@@ -191,15 +192,15 @@ TEST_P(EncodedDecodeTest, DecodesTheTone) {
                                            Sine(kToneHz, kAmplitude, c.rate, frames));
   absl::Status encoded = EncodeFile(path, c.encoder, c.rate, c.channels, Interleave(channels));
   if (absl::IsUnavailable(encoded)) GTEST_SKIP() << encoded.message();
-  ASSERT_TRUE(encoded.ok()) << encoded;
+  ASSERT_OK(encoded);
 
   auto reader = AudioFileReader::Open(path);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   EXPECT_EQ(reader->info().sample_rate, c.rate);
   EXPECT_EQ(reader->info().channels, c.channels);
   DecodeReport report;
   auto audio = DecodeAudioFile(path, 16000, &report);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_NEAR(audio->duration().seconds(), 2.0, c.length_tolerance_s);
   EXPECT_NEAR(ToneFrequency(Middle(*audio), 16000), kToneHz, kToneHz * 0.005);
   EXPECT_NEAR(Rms(Middle(*audio)), kSineRms, 0.03);
@@ -223,12 +224,12 @@ TEST(AudioDecoderTest, AudioTrackOfAVideoFile) {
                                                 Sine(kToneHz, kAmplitude, 48000, 96000)}),
                                     /*with_video=*/true);
   if (absl::IsUnavailable(encoded)) GTEST_SKIP() << encoded.message();
-  ASSERT_TRUE(encoded.ok()) << encoded;
+  ASSERT_OK(encoded);
   auto reader = AudioFileReader::Open(path);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   EXPECT_EQ(reader->info().codec, "aac");
   auto audio = DecodeAudioFile(path);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_NEAR(audio->duration().seconds(), 2.0, 0.07);
   EXPECT_NEAR(ToneFrequency(Middle(*audio), 16000), kToneHz, kToneHz * 0.005);
 }
@@ -238,7 +239,7 @@ TEST(AudioDecoderTest, VideoWithoutAudioIsAClearError) {
   const std::string path = dir.File("silent_film.mp4");
   absl::Status encoded = EncodeFile(path, "", 0, 0, {}, /*with_video=*/true);
   if (absl::IsUnavailable(encoded)) GTEST_SKIP() << encoded.message();
-  ASSERT_TRUE(encoded.ok()) << encoded;
+  ASSERT_OK(encoded);
   auto audio = DecodeAudioFile(path);
   ASSERT_FALSE(audio.ok());
   EXPECT_EQ(audio.status().code(), absl::StatusCode::kInvalidArgument);
@@ -333,7 +334,7 @@ TEST(AudioDecoderTest, TruncatedWavGivesTheAudioBeforeTheCut) {
   WriteFile(path, full.substr(0, 44 + keep_samples * 2 + 1));  // cut mid-sample, too
   DecodeReport report;
   auto audio = DecodeAudioFile(path, 16000, &report);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_TRUE(report.truncated);
   EXPECT_NEAR(static_cast<double>(audio->frames()), keep_samples, 2.0);
   EXPECT_NEAR(ToneFrequency(Middle(*audio), 16000), kToneHz, kToneHz * 0.002);
@@ -344,14 +345,14 @@ TEST(AudioDecoderTest, TruncatedFlacGivesTheAudioBeforeTheCut) {
   const std::string full_path = dir.File("full.flac");
   absl::Status encoded = EncodeFile(full_path, "flac", 16000, 1, Sine(kToneHz, kAmplitude, 16000, 48000));
   if (absl::IsUnavailable(encoded)) GTEST_SKIP() << encoded.message();
-  ASSERT_TRUE(encoded.ok()) << encoded;
+  ASSERT_OK(encoded);
   const std::string bytes = ReadFile(full_path);
   const std::string cut_path = dir.File("cut.flac");
   WriteFile(cut_path, bytes.substr(0, bytes.size() / 2));
 
   DecodeReport report;
   auto audio = DecodeAudioFile(cut_path, 16000, &report);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_TRUE(report.truncated);
   // Half the bytes (8 KiB of them FLAC's padding block) hold about a third of the audio.
   EXPECT_GT(audio->duration().seconds(), 0.5);
@@ -364,14 +365,14 @@ TEST(AudioDecoderTest, CorruptFlacFramesAreSkippedAndCounted) {
   const std::string path = dir.File("damaged.flac");
   absl::Status encoded = EncodeFile(path, "flac", 16000, 1, Sine(kToneHz, kAmplitude, 16000, 64000));
   if (absl::IsUnavailable(encoded)) GTEST_SKIP() << encoded.message();
-  ASSERT_TRUE(encoded.ok()) << encoded;
+  ASSERT_OK(encoded);
   std::string bytes = ReadFile(path);
   for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 200; ++i) bytes[i] = static_cast<char>(i * 91);
   WriteFile(path, bytes);
 
   DecodeReport report;
   auto audio = DecodeAudioFile(path, 16000, &report);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_GT(report.corrupt_packets, 0);
   EXPECT_GT(audio->duration().seconds(), 3.0);  // most of the 4 s survives
   EXPECT_LE(audio->duration().seconds(), 4.0);
@@ -382,7 +383,7 @@ TEST(AudioDecoderTest, AllCorruptDataIsInvalidArgument) {
   const std::string path = dir.File("noise.flac");
   absl::Status encoded = EncodeFile(path, "flac", 16000, 1, Sine(kToneHz, kAmplitude, 16000, 32000));
   if (absl::IsUnavailable(encoded)) GTEST_SKIP() << encoded.message();
-  ASSERT_TRUE(encoded.ok()) << encoded;
+  ASSERT_OK(encoded);
   std::string bytes = ReadFile(path);
   // Keep the stream header (so the file opens as FLAC) and ruin every frame.
   for (size_t i = 8400; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 131) ^ 0x5a);
@@ -402,15 +403,15 @@ TEST(AudioDecoderTest, RealRecordingsDecode) {
   const std::string jfk = testing::SpeechFile("en-jfk.wav");
   if (jfk.empty()) GTEST_SKIP() << "../shared/data/speech is absent (a clone without shared data)";
   auto audio = DecodeAudioFile(jfk);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   EXPECT_NEAR(audio->duration().seconds(), 11.0, 0.01);
   const std::string flac = testing::SpeechFile("en-librispeech-6930-75918-0000.flac");
   ASSERT_FALSE(flac.empty());
   auto reader = AudioFileReader::Open(flac);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   EXPECT_EQ(reader->info().codec, "flac");
   auto decoded = DecodeAudioFile(flac);
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_OK(decoded);
   EXPECT_NEAR(decoded->duration().seconds(), reader->info().duration->seconds(), 0.01);
   EXPECT_GT(Rms(decoded->samples), 0.01);
 }
@@ -493,14 +494,14 @@ TEST(AudioUrlTest, AUrlIsReadLikeTheFileItNames) {
   const std::vector<float> tone = testing::Sine(440, 0.5, 16000, 16000);
   testing::WriteFile(path, testing::WavBytes(testing::WavEncoding::kS16, 16000, 1, tone));
   absl::StatusOr<AudioBuffer> direct = DecodeAudioFile(path, 16000);
-  ASSERT_TRUE(direct.ok()) << direct.status();
+  ASSERT_OK(direct);
   absl::StatusOr<AudioFileReader> reader = AudioFileReader::OpenUrl("file://" + path, 16000, MediaTime::Seconds(5));
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   std::vector<float> all;
   AudioBuffer chunk;
   while (true) {
     absl::StatusOr<bool> more = reader->Read(chunk);
-    ASSERT_TRUE(more.ok()) << more.status();
+    ASSERT_OK(more);
     if (!*more) break;
     all.insert(all.end(), chunk.samples.begin(), chunk.samples.end());
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/harness.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -37,8 +38,8 @@ TEST(IngestStageTest, SplitsReadsInto20MsPiecesOnOneTimeline) {
   // 50 ms, then 30 ms: pieces of 20, 20, 10, then 20, 10 ms, back to back.
   StageHarness<IngestStage> h(std::make_unique<IngestStage>(ChunksOf({Ramp(800), Ramp(480, 800)}), Unpaced()));
   auto out = h.Collect(h.stage().out);
-  ASSERT_TRUE(h.Open().ok());
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.Open());
+  ASSERT_OK(h.RunUntilFinished());
   const auto packets = out.Packets();
   ASSERT_EQ(packets.size(), 5u);
   const std::vector<int64_t> ends_ms = {20, 40, 50, 70, 80};
@@ -62,7 +63,7 @@ TEST(IngestStageTest, OriginIsTheClockReadingWhenNotFromTheTimeline) {
   StageHarness<IngestStage> h(std::make_unique<IngestStage>(ChunksOf({Ramp(640)}), options),
                               MediaTime::Seconds(5));
   auto out = h.Collect(h.stage().out);
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   const auto packets = out.Packets();
   ASSERT_EQ(packets.size(), 2u);
   for (const auto& p : packets) EXPECT_EQ(p.origin, MediaTime::Seconds(5));
@@ -74,7 +75,7 @@ TEST(IngestStageTest, PacedPiecesWaitForTheClockAsALiveSourceWould) {
   options.session_start = MediaTime::Seconds(1);
   StageHarness<IngestStage> h(std::make_unique<IngestStage>(ChunksOf({Ramp(640)}), options), MediaTime::Seconds(1));
   auto out = h.Collect(h.stage().out);
-  std::thread step([&] { ASSERT_TRUE(h.Step().ok()); });
+  std::thread step([&] { ASSERT_OK(h.Step()); });
   // The first piece (0-20 ms) waits until 1.020 s on the clock.
   while (h.clock().sleepers() == 0) std::this_thread::yield();
   EXPECT_TRUE(out.Packets().empty());
@@ -91,9 +92,9 @@ TEST(IngestStageTest, ADrainEndsTheStreamWithoutReadingMore) {
   StageHarness<IngestStage> h(
       std::make_unique<IngestStage>(ChunksOf({Ramp(320), Ramp(320), Ramp(320)}, &reads), Unpaced()));
   auto out = h.Collect(h.stage().out);
-  ASSERT_TRUE(h.Step().ok());
+  ASSERT_OK(h.Step());
   h.Drain();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   EXPECT_EQ(reads, 1);
   EXPECT_EQ(out.Packets().size(), 1u);  // the piece read before the drain, and nothing after
   EXPECT_TRUE(out.ended());

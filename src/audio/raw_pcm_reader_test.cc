@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "audio/test_audio.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -47,7 +48,7 @@ std::vector<float> ReadAll(RawPcmReader& reader, MediaTime max_chunk = MediaTime
   AudioBuffer chunk;
   while (true) {
     auto more = reader.Read(chunk, max_chunk);
-    EXPECT_TRUE(more.ok()) << more.status();
+    EXPECT_OK(more);
     if (!more.ok() || !*more) break;
     EXPECT_EQ(chunk.channels, 1);
     EXPECT_LE(chunk.frames(), max_chunk.ToSamples(chunk.sample_rate));
@@ -60,7 +61,7 @@ TEST(RawPcmReaderTest, S16MonoAtTheOutputRateIsExact) {
   std::vector<float> samples = Sine(440.0, 0.5, 16000, 8000);
   std::istringstream in(S16Bytes(samples));
   auto reader = RawPcmReader::Create(in, RawPcmConfig{});
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   const std::vector<float> out = ReadAll(*reader);
   ASSERT_EQ(out.size(), samples.size());
   for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], samples[i], 1.0f / 32768.0f) << i;
@@ -77,7 +78,7 @@ TEST(RawPcmReaderTest, F32StereoAt48kBecomesMono16k) {
   config.sample_rate = 48000;
   config.channels = 2;
   auto reader = RawPcmReader::Create(in, config);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   const std::vector<float> out = ReadAll(*reader, MediaTime::Millis(30));
   EXPECT_NEAR(static_cast<double>(out.size()), 16000.0, 1.0);
   const std::span<const float> middle = std::span<const float>(out).subspan(1000, 14000);
@@ -92,7 +93,7 @@ TEST(RawPcmReaderTest, S16Stereo48kBecomesMono16k) {
   config.sample_rate = 48000;
   config.channels = 2;
   auto reader = RawPcmReader::Create(in, config);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   const std::vector<float> out = ReadAll(*reader);
   EXPECT_NEAR(static_cast<double>(out.size()), 8000.0, 1.0);
   EXPECT_NEAR(ToneFrequency(std::span<const float>(out).subspan(500, 7000), 16000), 1000.0, 1.0);
@@ -106,7 +107,7 @@ TEST(RawPcmReaderTest, TrailingPartialFrameIsDroppedAndCounted) {
   RawPcmConfig config;
   config.channels = 2;
   auto reader = RawPcmReader::Create(in, config);
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   EXPECT_EQ(ReadAll(*reader).size(), 100u);
   EXPECT_EQ(reader->dropped_trailing_bytes(), 3);
 }
@@ -120,7 +121,7 @@ TEST(RawPcmReaderTest, NonFiniteFloatsBecomeSilenceAndAreCounted) {
   RawPcmConfig config;
   config.format = PcmFormat::kF32LE;
   auto reader = RawPcmReader::Create(in, config);
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   const std::vector<float> out = ReadAll(*reader);
   ASSERT_EQ(out.size(), 160u);
   EXPECT_EQ(out[10], 0.0f);
@@ -133,10 +134,10 @@ TEST(RawPcmReaderTest, NonFiniteFloatsBecomeSilenceAndAreCounted) {
 TEST(RawPcmReaderTest, EmptyStreamEndsAtOnce) {
   std::istringstream in("");
   auto reader = RawPcmReader::Create(in, RawPcmConfig{});
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   AudioBuffer chunk;
   auto more = reader->Read(chunk);
-  ASSERT_TRUE(more.ok());
+  ASSERT_OK(more);
   EXPECT_FALSE(*more);
   EXPECT_TRUE(chunk.empty());
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "audio/test_audio.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -20,15 +21,15 @@ std::vector<float> ResampleAll(Resampler& resampler, const std::vector<float>& i
   std::vector<float> out;
   for (size_t i = 0; i < input.size(); i += piece) {
     const size_t n = std::min(piece, input.size() - i);
-    EXPECT_TRUE(resampler.Push(std::span<const float>(input).subspan(i, n), out).ok());
+    EXPECT_OK(resampler.Push(std::span<const float>(input).subspan(i, n), out));
   }
-  EXPECT_TRUE(resampler.Flush(out).ok());
+  EXPECT_OK(resampler.Flush(out));
   return out;
 }
 
 TEST(ResamplerTest, DownsamplesKeepingLengthFrequencyAndLevel) {
   auto resampler = Resampler::Create(48000, 16000);
-  ASSERT_TRUE(resampler.ok()) << resampler.status();
+  ASSERT_OK(resampler);
   const std::vector<float> input = Sine(1000.0, 0.5, 48000, 48000);
   const std::vector<float> out = ResampleAll(*resampler, input, 4800);
   EXPECT_EQ(out.size(), 16000u);
@@ -42,14 +43,14 @@ TEST(ResamplerTest, DownsamplesKeepingLengthFrequencyAndLevel) {
 TEST(ResamplerTest, RemovesWhatTheOutputRateCannotCarry) {
   // 7 kHz survives 16 kHz output; 12 kHz (above its 8 kHz Nyquist) must not alias in.
   auto resampler = Resampler::Create(48000, 16000);
-  ASSERT_TRUE(resampler.ok());
+  ASSERT_OK(resampler);
   const std::vector<float> out = ResampleAll(*resampler, Sine(12000.0, 0.5, 48000, 48000), 48000);
   EXPECT_LT(Rms(std::span<const float>(out).subspan(1000, 14000)), 0.001);
 }
 
 TEST(ResamplerTest, UpsamplesOddRatios) {
   auto resampler = Resampler::Create(22050, 16000, ResampleQuality::kVeryHigh);
-  ASSERT_TRUE(resampler.ok());
+  ASSERT_OK(resampler);
   const std::vector<float> out = ResampleAll(*resampler, Sine(440.0, 0.3, 22050, 22050), 1001);
   EXPECT_NEAR(static_cast<double>(out.size()), 16000.0, 1.0);
   EXPECT_NEAR(ToneFrequency(std::span<const float>(out).subspan(1000, 14000), 16000), 440.0, 0.3);
@@ -68,12 +69,12 @@ TEST(ResamplerTest, ChunkingDoesNotChangeTheOutput) {
 
 TEST(ResamplerTest, EqualRatesPassThroughExactly) {
   auto resampler = Resampler::Create(16000, 16000);
-  ASSERT_TRUE(resampler.ok());
+  ASSERT_OK(resampler);
   const std::vector<float> input = Sine(100.0, 0.9, 16000, 1234);
   std::vector<float> out;
-  ASSERT_TRUE(resampler->Push(input, out).ok());
+  ASSERT_OK(resampler->Push(input, out));
   EXPECT_EQ(out, input);  // no delay, no filtering
-  ASSERT_TRUE(resampler->Flush(out).ok());
+  ASSERT_OK(resampler->Flush(out));
   EXPECT_EQ(out, input);
 }
 
@@ -88,16 +89,16 @@ TEST(ResamplerTest, BadRatesAreRejected) {
 
 TEST(ResamplerTest, PushAfterFlushIsAnError) {
   auto resampler = Resampler::Create(8000, 16000);
-  ASSERT_TRUE(resampler.ok());
+  ASSERT_OK(resampler);
   std::vector<float> out;
-  ASSERT_TRUE(resampler->Flush(out).ok());
+  ASSERT_OK(resampler->Flush(out));
   const std::vector<float> more(10, 0.0f);
   EXPECT_EQ(resampler->Push(more, out).code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(ResamplerTest, MovedResamplerKeepsWorking) {
   auto created = Resampler::Create(48000, 16000);
-  ASSERT_TRUE(created.ok());
+  ASSERT_OK(created);
   Resampler moved = std::move(created).value();
   const std::vector<float> out = ResampleAll(moved, Sine(440.0, 0.5, 48000, 4800), 480);
   EXPECT_EQ(out.size(), 1600u);

@@ -9,6 +9,7 @@
 
 #include "audio/audio_decoder.h"
 #include "audio/test_audio.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -37,7 +38,7 @@ std::vector<VadEvent> RunVad(VoiceActivityDetector& vad, const std::vector<float
     piece.samples.assign(samples.begin() + static_cast<std::ptrdiff_t>(i),
                          samples.begin() + static_cast<std::ptrdiff_t>(std::min(samples.size(), i + chunk)));
     auto out = vad.Push(piece);
-    EXPECT_TRUE(out.ok()) << out.status();
+    EXPECT_OK(out);
     if (!out.ok()) return events;
     for (auto& e : *out) events.push_back(std::move(e));
   }
@@ -87,7 +88,7 @@ std::vector<Utterance> Utterances(const std::vector<VadEvent>& events) {
 
 std::vector<float> Decode(const std::string& path) {
   auto audio = DecodeAudioFile(path);
-  EXPECT_TRUE(audio.ok()) << audio.status();
+  EXPECT_OK(audio);
   return audio.ok() ? audio->samples : std::vector<float>{};
 }
 
@@ -103,7 +104,7 @@ std::vector<float> Concat(std::initializer_list<std::vector<float>> parts) {
 
 VoiceActivityDetector MakeVad(const VadConfig& config = {}) {
   auto vad = VoiceActivityDetector::Create(config);
-  EXPECT_TRUE(vad.ok()) << vad.status();
+  EXPECT_OK(vad);
   return std::move(vad).value();
 }
 
@@ -291,7 +292,7 @@ TEST(VadTest, AudioIsStreamedWhileSpeechContinues) {
     piece.samples.assign(samples.begin() + static_cast<std::ptrdiff_t>(i),
                          samples.begin() + static_cast<std::ptrdiff_t>(i + 1600));
     auto events = vad.Push(piece);
-    ASSERT_TRUE(events.ok());
+    ASSERT_OK(events);
     for (const VadEvent& e : *events) {
       started |= e.type == VadEvent::Type::kSpeechStart;
       ASSERT_NE(e.type, VadEvent::Type::kSpeechEnd) << "ended inside continuous speech";
@@ -325,7 +326,7 @@ TEST(VadTest, PiecesSayHowLongTheSpeechHasPaused) {
     piece.samples.assign(input.begin() + static_cast<std::ptrdiff_t>(i),
                          input.begin() + static_cast<std::ptrdiff_t>(i + 320));
     absl::StatusOr<std::vector<VadEvent>> events = vad.Push(piece);
-    ASSERT_TRUE(events.ok()) << events.status();
+    ASSERT_OK(events);
     for (const VadEvent& e : *events) {
       if (e.type == VadEvent::Type::kSpeechAudio) {
         tails.push_back(e.unvoiced_tail);

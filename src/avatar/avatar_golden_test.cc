@@ -10,6 +10,7 @@
 
 #include "avatar/avatar_renderer.h"
 #include "avatar/golden_image.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -45,7 +46,7 @@ TEST_P(AvatarGoldenTest, MatchesGolden) {
   const absl::Status status = golden::CompareWithGolden(RenderMouth(GetParam()),
                                                         LINGCAST_SOURCE_DIR "/src/avatar/testdata/" + name, {},
                                                         LINGCAST_BINARY_DIR "/golden-diff");
-  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_OK(status);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryMouthShape, AvatarGoldenTest,
@@ -64,7 +65,7 @@ TEST_P(ExpressionGoldenTest, MatchesGolden) {
   const absl::Status status = golden::CompareWithGolden(RenderState(state),
                                                         LINGCAST_SOURCE_DIR "/src/avatar/testdata/" + name, {},
                                                         LINGCAST_BINARY_DIR "/golden-diff");
-  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_OK(status);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryExpression, ExpressionGoldenTest,
@@ -104,9 +105,9 @@ TEST(AvatarGoldenTest, EveryShapeHasItsOwnPicture) {
 TEST(AvatarGoldenTest, GoldenFilesRoundTripThroughPng) {
   const VideoFrame frame = RenderMouth(Viseme::kC);
   const std::string path = testing::TempDir() + "/avatar_roundtrip.png";
-  ASSERT_TRUE(golden::WritePng(frame, path).ok());
+  ASSERT_OK(golden::WritePng(frame, path));
   absl::StatusOr<VideoFrame> back = golden::ReadPng(path);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->rgba, frame.rgba);
 }
 
@@ -122,12 +123,12 @@ TEST(AvatarGoldenTest, ADifferentPictureFailsAndNamesTheDifference) {
   if (golden::UpdatingGoldens()) GTEST_SKIP() << "updating goldens writes instead of reading";
   const std::string dir = testing::TempDir() + "/golden-mismatch";
   const std::string path = dir + "/mouth.png";
-  ASSERT_TRUE(golden::WritePng(RenderMouth(Viseme::kX), path).ok());
-  EXPECT_TRUE(golden::CompareWithGolden(RenderMouth(Viseme::kX), path, {}, dir + "/diff").ok());
+  ASSERT_OK(golden::WritePng(RenderMouth(Viseme::kX), path));
+  EXPECT_OK(golden::CompareWithGolden(RenderMouth(Viseme::kX), path, {}, dir + "/diff"));
   const absl::Status status = golden::CompareWithGolden(RenderMouth(Viseme::kD), path, {}, dir + "/diff");
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(status.message().find("pixels differ"), std::string::npos) << status;
-  EXPECT_TRUE(golden::ReadPng(dir + "/diff/mouth.png").ok()) << "the differing frame is written to look at";
+  EXPECT_OK(golden::ReadPng(dir + "/diff/mouth.png")) << "the differing frame is written to look at";
 }
 
 // Tiles of one frame drawn at once by several threads sharing one renderer give

@@ -14,6 +14,7 @@
 #include "avatar/png_image.h"
 #include "avatar/rig.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -25,7 +26,7 @@ std::shared_ptr<const rig::Rig> Parse(const std::string& layers, const std::stri
   auto rig = rig::ParseRig(
       R"({"lingcast_rig": 1, "canvas": {"width": 100, "height": 100}, "layers": [)" + layers + "]}", "test.json",
       base_dir);
-  EXPECT_TRUE(rig.ok()) << rig.status();
+  EXPECT_OK(rig);
   return rig.ok() ? *rig : nullptr;
 }
 
@@ -132,7 +133,7 @@ TEST(RigRendererTest, ImageLayersDrawTheirPng) {
       }
     }
   }
-  ASSERT_TRUE(EncodePngFile(image, dir.File("part.png")).ok());
+  ASSERT_OK(EncodePngFile(image, dir.File("part.png")));
   auto rig = Parse(R"({"id": "part", "image": {"src": "part.png", "x": 20, "y": 20, "width": 40, "height": 40}})", dir.path());
   ASSERT_NE(rig, nullptr);
   const VideoFrame f = Draw(rig, AvatarState{});
@@ -150,7 +151,7 @@ TEST(RigRendererTest, CentreAnchorCentresTheRig) {
   auto rig = rig::ParseRig(R"({"lingcast_rig": 1, "canvas": {"width": 100, "height": 100, "anchor": "center"},
                                "layers": [{"id": "dot", "shape": {"ellipse": {"center": [50, 50], "radius": 5}}, "fill": "#FF0000"}]})",
                            "c.json", "");
-  ASSERT_TRUE(rig.ok());
+  ASSERT_OK(rig);
   VideoFrame frame;
   frame.Allocate(100, 300);
   RigRenderer(*rig).Render(AvatarState{}, frame, Rect{0, 0, 100, 300});
@@ -187,7 +188,7 @@ TEST(RigRendererTest, ThreadedTilesGiveTheBytesOfOneRender) {
 
 TEST(RigRendererTest, ThePngtuberExampleLoadsAndMoves) {
   auto rig = rig::LoadRig(LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber/pngtuber.json");
-  ASSERT_TRUE(rig.ok()) << rig.status();
+  ASSERT_OK(rig);
   RigRenderer renderer(*rig);
   const Rect area{0, 0, 200, 240};
   const Rect mouth = renderer.RegionOf(area, "mouth");
@@ -233,8 +234,8 @@ TEST(RigRendererTest, ThePngtuberImagesAreWhatTheToolMakes) {
     const std::string name = entry.path().filename().string();
     auto made = DecodePngFile(entry.path().string());
     auto kept = DecodePngFile(committed + name);
-    ASSERT_TRUE(made.ok()) << made.status();
-    ASSERT_TRUE(kept.ok()) << name << " is made by the tool but not committed: " << kept.status();
+    ASSERT_OK(made);
+    ASSERT_OK(kept) << name << " is made by the tool but not committed: " << kept.status();
     EXPECT_EQ(made->rgba, kept->rgba) << name << " differs: rerun make_pngtuber examples/avatars/pngtuber";
     ++compared;
   }

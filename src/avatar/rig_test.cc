@@ -11,6 +11,7 @@
 
 #include "avatar/png_image.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 
 namespace lingcast::rig {
 namespace {
@@ -35,7 +36,7 @@ std::string ErrorOf(const std::string& json, const std::string& base_dir = "/non
 
 TEST(RigTest, TheBuiltInPresenterParses) {
   auto rig = ParseRig(BuiltInPresenterJson(), "presenter.json", "");
-  ASSERT_TRUE(rig.ok()) << rig.status();
+  ASSERT_OK(rig);
   EXPECT_GT((*rig)->layers.size(), 50u);
   EXPECT_EQ((*rig)->width, 1000);
   EXPECT_EQ((*rig)->height, 1300);
@@ -44,7 +45,7 @@ TEST(RigTest, TheBuiltInPresenterParses) {
 
 TEST(RigTest, AMinimalRigParses) {
   auto rig = ParseRig(RigWith(std::string(R"({"id": "box", )") + kRect + "}"), "test.json", "");
-  ASSERT_TRUE(rig.ok()) << rig.status();
+  ASSERT_OK(rig);
   ASSERT_EQ((*rig)->layers.size(), 1u);
   EXPECT_EQ((*rig)->layers[0].kind, Layer::Kind::kShape);
   EXPECT_EQ((*rig)->anchor, Rig::Anchor::kBottom);
@@ -165,7 +166,7 @@ TEST(RigTest, ImageErrorsNameTheFile) {
               HasSubstr("layers[0].image.src: image layers are not allowed in a built-in rig"));
   VideoFrame image;
   image.Allocate(4, 4);
-  ASSERT_TRUE(EncodePngFile(image, dir.File("a.png")).ok());
+  ASSERT_OK(EncodePngFile(image, dir.File("a.png")));
   EXPECT_THAT(ErrorOf(RigWith(R"({"id": "a", "image": {"src": "a.png", "width": 0}})"), dir.path()),
               HasSubstr("layers[0].image: width and height must be greater than 0"));
   EXPECT_THAT(ErrorOf(RigWith(R"({"id": "a", "image": {"src": "a.png"}, "shape": {"ellipse": {"center": [0, 0], "radius": 1}}})"),
@@ -185,7 +186,7 @@ TEST(RigTest, TheDocumentedExampleParses) {
   // Its images are the PNGtuber example's.
   auto rig = ParseRig(doc.substr(begin + 8, end - begin - 8), "avatar-format.md",
                       LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber");
-  ASSERT_TRUE(rig.ok()) << rig.status();
+  ASSERT_OK(rig);
   EXPECT_EQ((*rig)->layers.size(), 6u);
 }
 
@@ -205,9 +206,9 @@ TEST(PngImageTest, BadFilesAreClearErrorsAndNothingIsHalfWritten) {
   EXPECT_EQ(dir.Entries(), std::vector<std::string>{"not.png"});  // no temp or partial files
   // And a good round trip keeps premultiplied pixels.
   image.rgba[4] = 64, image.rgba[7] = 128;  // pixel 1: red 0.5 at alpha 0.5
-  ASSERT_TRUE(EncodePngFile(image, dir.File("ok.png")).ok());
+  ASSERT_OK(EncodePngFile(image, dir.File("ok.png")));
   auto back = DecodePngFile(dir.File("ok.png"));
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->rgba[4], 64);
   EXPECT_EQ(back->rgba[7], 128);
   EXPECT_EQ(back->rgba[3], 255);

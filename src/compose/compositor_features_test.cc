@@ -11,6 +11,7 @@
 #include "compose/font.h"
 #include "compose/test_media.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 
 namespace lingcast::compose {
 namespace {
@@ -60,7 +61,7 @@ class CompositorFeaturesTest : public ::testing::Test {
   }
   static std::unique_ptr<Compositor> Make(CompositorOptions options) {
     auto compositor = Compositor::Create(options);
-    EXPECT_TRUE(compositor.ok()) << compositor.status();
+    EXPECT_OK(compositor);
     return compositor.ok() ? std::move(*compositor) : nullptr;
   }
 };
@@ -151,7 +152,7 @@ TEST_F(CompositorFeaturesTest, SpokenWordsAreHighlightedWithoutNewLayouts) {
   // A word starts every 500 ms from 1.0 s (with the cue); the sixth at 3.5 s.
   for (int ms : {1000, 1600, 2100, 2600, 3100, 3600}) {
     VideoFrame frame;
-    ASSERT_TRUE(compositor->Compose(MediaTime::Millis(ms), &cue, frame).ok());
+    ASSERT_OK(compositor->Compose(MediaTime::Millis(ms), &cue, frame));
     const auto lit = PixelsOf(frame, highlight);
     ASSERT_FALSE(lit.empty()) << ms << " ms: the word being said is coloured";
     int right = 0;
@@ -171,7 +172,7 @@ TEST_F(CompositorFeaturesTest, SpokenWordsAreHighlightedWithoutNewLayouts) {
   auto plain = Make(options);
   ASSERT_NE(plain, nullptr);
   VideoFrame frame;
-  ASSERT_TRUE(plain->Compose(MediaTime::Millis(3100), &cue, frame).ok());
+  ASSERT_OK(plain->Compose(MediaTime::Millis(3100), &cue, frame));
   EXPECT_TRUE(PixelsOf(frame, highlight).empty());
 }
 
@@ -185,18 +186,18 @@ TEST_F(CompositorFeaturesTest, RehighlightInPlaceEqualsAFullRedraw) {
     SubtitleStyle style;
     style.look = look;
     auto renderer = SubtitleRenderer::Create(FontOptions{}, style, 640, 360);
-    ASSERT_TRUE(renderer.ok()) << renderer.status();
+    ASSERT_OK(renderer);
     auto layout = (*renderer)->Layout({spoken, Language::kEn}, {"今天给大家介绍一款新产品。", Language::kZh});
     ASSERT_TRUE(layout.ok() && *layout != nullptr);
     ASSERT_EQ((*layout)->top.lines.size(), 2u) << "the test wants a wrapped spoken line";
     auto sprite = (*renderer)->Draw(**layout, 0);
-    ASSERT_TRUE(sprite.ok());
+    ASSERT_OK(sprite);
     int previous = 0;
     for (int end : ends) {
       auto changed = (*renderer)->Rehighlight(**layout, previous, end, **sprite);
-      ASSERT_TRUE(changed.ok()) << changed.status();
+      ASSERT_OK(changed);
       auto fresh = (*renderer)->Draw(**layout, end);
-      ASSERT_TRUE(fresh.ok());
+      ASSERT_OK(fresh);
       ASSERT_EQ((*sprite)->image.rgba, (*fresh)->image.rgba)
           << SubtitleLookName(look) << ": highlight " << previous << " -> " << end << " bytes";
       EXPECT_EQ(changed->empty(), previous == end || (previous == 0 && end == 0));
@@ -223,9 +224,9 @@ TEST_F(CompositorFeaturesTest, HighlightFollowsByteOffsetsInChinese) {
                {12, 6, MediaTime::Seconds(2), MediaTime::Seconds(3)},
                {18, 6, MediaTime::Seconds(3), MediaTime::Seconds(4)}};
   VideoFrame two_chars, five_chars, all;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Millis(500), &cue, two_chars).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Millis(2500), &cue, five_chars).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Millis(3500), &cue, all).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Millis(500), &cue, two_chars));
+  ASSERT_OK(compositor->Compose(MediaTime::Millis(2500), &cue, five_chars));
+  ASSERT_OK(compositor->Compose(MediaTime::Millis(3500), &cue, all));
   const size_t a = PixelsOf(two_chars, options.subtitles.highlight_color).size();
   const size_t b = PixelsOf(five_chars, options.subtitles.highlight_color).size();
   const size_t c = PixelsOf(all, options.subtitles.highlight_color).size();
@@ -289,8 +290,8 @@ TEST_F(CompositorFeaturesTest, LowerThirdSlidesAndFadesInAndOut) {
   auto compositor = Make(options);
   ASSERT_NE(compositor, nullptr);
   VideoFrame before, during;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Millis(500), nullptr, before).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(3), nullptr, during).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Millis(500), nullptr, before));
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(3), nullptr, during));
   EXPECT_NE(before.rgba, during.rgba);
 }
 
@@ -304,46 +305,46 @@ TEST_F(CompositorFeaturesTest, TitlesAddedAndEndedWhileRendering) {
   auto compositor = Make(options);
   ASSERT_NE(compositor, nullptr);
   VideoFrame plain, first_shown, ending, gone, second_shown;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(1), nullptr, plain).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(1), nullptr, plain));
 
   const absl::Status backwards =
       compositor->AddTitle(LowerThird{"Li Na", "Host", MediaTime::Seconds(3), MediaTime::Seconds(2)});
   EXPECT_EQ(backwards.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(backwards.message().find("\"Li Na\" ends"), std::string::npos) << backwards;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), nullptr, first_shown).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), nullptr, first_shown));
   EXPECT_EQ(first_shown.rgba, plain.rgba) << "the refused title is not drawn";
 
-  ASSERT_TRUE(compositor->AddTitle(LowerThird{"Li Na", "Host", MediaTime::Seconds(2), MediaTime::Max()}).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(100), nullptr, first_shown).ok());
+  ASSERT_OK(compositor->AddTitle(LowerThird{"Li Na", "Host", MediaTime::Seconds(2), MediaTime::Max()}));
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(100), nullptr, first_shown));
   EXPECT_NE(first_shown.rgba, plain.rgba) << "an open-ended title stays";
 
   const MediaTime gone_at = compositor->EndTitles(MediaTime::Seconds(200));
   EXPECT_EQ(gone_at, MediaTime::Seconds(200) + options.title_style.slide_out);
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(200) + options.title_style.slide_out / 2, nullptr, ending).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(200) + options.title_style.slide_out / 2, nullptr, ending));
   EXPECT_NE(ending.rgba, plain.rgba);
   EXPECT_NE(ending.rgba, first_shown.rgba) << "sliding out";
-  ASSERT_TRUE(compositor->Compose(gone_at, nullptr, gone).ok());
+  ASSERT_OK(compositor->Compose(gone_at, nullptr, gone));
   EXPECT_EQ(gone.rgba, plain.rgba);
 
-  ASSERT_TRUE(compositor->AddTitle(LowerThird{"Wang Wei", "Guest", gone_at, MediaTime::Max()}).ok());
-  ASSERT_TRUE(compositor->Compose(gone_at + MediaTime::Seconds(2), nullptr, second_shown).ok());
+  ASSERT_OK(compositor->AddTitle(LowerThird{"Wang Wei", "Guest", gone_at, MediaTime::Max()}));
+  ASSERT_OK(compositor->Compose(gone_at + MediaTime::Seconds(2), nullptr, second_shown));
   EXPECT_NE(second_shown.rgba, plain.rgba);
   EXPECT_NE(second_shown.rgba, first_shown.rgba) << "another name";
   // Ending before a title's start drops it.
-  ASSERT_TRUE(compositor->AddTitle(LowerThird{"Later", "", MediaTime::Seconds(500), MediaTime::Max()}).ok());
+  ASSERT_OK(compositor->AddTitle(LowerThird{"Later", "", MediaTime::Seconds(500), MediaTime::Max()}));
   compositor->EndTitles(MediaTime::Seconds(400));
   VideoFrame later;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(600), nullptr, later).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(600), nullptr, later));
   EXPECT_EQ(later.rgba, plain.rgba);
 }
 
 TEST(LowerThirdParseTest, NameAndSubtitle) {
   auto both = ParseLowerThird(" Li Na | Host ", MediaTime::Zero(), MediaTime::Seconds(1));
-  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_OK(both);
   EXPECT_EQ(both->name, "Li Na");
   EXPECT_EQ(both->subtitle, "Host");
   auto name_only = ParseLowerThird("Li Na", MediaTime::Zero(), MediaTime::Seconds(1));
-  ASSERT_TRUE(name_only.ok());
+  ASSERT_OK(name_only);
   EXPECT_EQ(name_only->subtitle, "");
   for (const char* bad : {"|Host", "  ", "a|b|c"}) {
     auto parsed = ParseLowerThird(bad, MediaTime::Zero(), MediaTime::Seconds(1));
@@ -369,12 +370,12 @@ TEST_F(CompositorFeaturesTest, ColourAndVideoBackgrounds) {
   auto solid = Make(options);
   ASSERT_NE(solid, nullptr);
   VideoFrame frame;
-  ASSERT_TRUE(solid->Compose(MediaTime::Zero(), nullptr, frame).ok());
+  ASSERT_OK(solid->Compose(MediaTime::Zero(), nullptr, frame));
   EXPECT_EQ(frame.Row(2)[2 * 4 + 1], 0x80);
 
   ScratchDir dir;
   const std::string path = dir.File("loop.mkv");
-  ASSERT_TRUE(testing_media::WriteSolidVideo(path, 32, 18, 5, 10, testing_media::FrameColor).ok());
+  ASSERT_OK(testing_media::WriteSolidVideo(path, 32, 18, 5, 10, testing_media::FrameColor));
   options.background_source.kind = BackgroundKind::kVideo;
   options.background_source.path = path;
   auto video = Make(options);
@@ -384,7 +385,7 @@ TEST_F(CompositorFeaturesTest, ColourAndVideoBackgrounds) {
   // subtitle goes over the moving background (no cached composite).
   const SubtitleCue cue = WordCue();
   for (int ms : {0, 120, 470, 520, 1330, 1000, 2990}) {
-    ASSERT_TRUE(video->Compose(MediaTime::Millis(ms), &cue, frame).ok());
+    ASSERT_OK(video->Compose(MediaTime::Millis(ms), &cue, frame));
     const Rgba expected = testing_media::FrameColor((ms / 100) % 5);
     const uint8_t* corner = frame.Row(1) + 1 * 4;
     EXPECT_NEAR(corner[0], expected.r, 1) << ms << " ms";

@@ -15,6 +15,7 @@
 #include "compose/compositor.h"
 #include "compose/test_media.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 
 namespace lingcast::compose {
 namespace {
@@ -47,7 +48,7 @@ struct Scene {
   }()) {}
   explicit Scene(const CompositorOptions& options) {
     auto created = Compositor::Create(options);
-    EXPECT_TRUE(created.ok()) << created.status();
+    EXPECT_OK(created);
     if (!created.ok()) return;
     compositor = std::move(*created);
     compositor->SetAvatarRenderer(
@@ -60,7 +61,7 @@ void ExpectGolden(const VideoFrame& frame, const std::string& name) {
   tolerance.max_outlier_fraction = 0.005;
   const absl::Status status = golden::CompareWithGolden(frame, LINGCAST_SOURCE_DIR "/src/compose/testdata/" + name,
                                                         tolerance, LINGCAST_BINARY_DIR "/golden-diff");
-  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_OK(status);
 }
 
 TEST(CompositorGoldenTest, LongChineseOverEnglish) {
@@ -68,7 +69,7 @@ TEST(CompositorGoldenTest, LongChineseOverEnglish) {
   ASSERT_NE(scene.compositor, nullptr);
   const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
   VideoFrame frame;
-  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame));
   ExpectGolden(frame, "subtitles_zh_en_320x180.png");
 }
 
@@ -78,7 +79,7 @@ TEST(CompositorGoldenTest, LongEnglishOverChinese) {
   scene.state.mouth = MouthParamsOf(Viseme::kD);
   const SubtitleCue cue = Cue(kLongEn, Language::kEn, kLongZh, Language::kZh);
   VideoFrame frame;
-  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame));
   ExpectGolden(frame, "subtitles_en_zh_320x180.png");
 }
 
@@ -87,7 +88,7 @@ TEST(CompositorGoldenTest, LongLinesAtA640x360Frame) {
   ASSERT_NE(scene.compositor, nullptr);
   const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
   VideoFrame frame;
-  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame));
   ExpectGolden(frame, "subtitles_zh_en_640x360.png");
 }
 
@@ -114,7 +115,7 @@ TEST(CompositorDeterminismTest, AnyThreadCountGivesTheSameBytes) {
       VideoFrame frame;
       for (size_t i = 0; i < times.size(); ++i) {
         scene.state = animator.StateAt(times[i]);
-        ASSERT_TRUE(scene.compositor->Compose(times[i], &cue, frame).ok());
+        ASSERT_OK(scene.compositor->Compose(times[i], &cue, frame));
         if (threads == 1) {
           reference.push_back(frame);
         } else {
@@ -133,8 +134,8 @@ TEST(CompositorDeterminismTest, CachedSubtitleCompositeEqualsBlendingEachFrame) 
   ASSERT_NE(scene.compositor, nullptr);
   const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
   VideoFrame with, without;
-  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, with).ok());
-  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), nullptr, without).ok());
+  ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &cue, with));
+  ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), nullptr, without));
   auto sprite = scene.compositor->SubtitleFor(cue);
   ASSERT_TRUE(sprite.ok() && *sprite != nullptr);
   BlitOver(without, (*sprite)->image, (*sprite)->area.x, (*sprite)->area.y, 255);
@@ -158,10 +159,10 @@ TEST(CompositorGoldenTest, BoxAndShadowLooksWithLongLines) {
     const std::string name = SubtitleLookName(look);
     VideoFrame frame;
     const SubtitleCue zh_en = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
-    ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &zh_en, frame).ok());
+    ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &zh_en, frame));
     ExpectGolden(frame, name + "_zh_en_320x180.png");
     const SubtitleCue en_zh = Cue(kLongEn, Language::kEn, kLongZh, Language::kZh);
-    ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &en_zh, frame).ok());
+    ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &en_zh, frame));
     ExpectGolden(frame, name + "_en_zh_320x180.png");
   }
 }
@@ -192,7 +193,7 @@ TEST(CompositorGoldenTest, WordHighlightMidLine) {
   const SubtitleCue cue = TimedCue(kMidEn, Language::kEn, "今天给大家介绍一款新产品：续航三十个小时的耳机。", Language::kZh);
   VideoFrame frame;
   // 2.5 s into the cue: the seventh word ("for") is being said.
-  ASSERT_TRUE(scene.compositor->Compose(cue.start + MediaTime::Millis(2500), &cue, frame).ok());
+  ASSERT_OK(scene.compositor->Compose(cue.start + MediaTime::Millis(2500), &cue, frame));
   ExpectGolden(frame, "highlight_en_zh_480x270.png");
 }
 
@@ -203,7 +204,7 @@ TEST(CompositorGoldenTest, LowerThirdWithSubtitles) {
   ASSERT_NE(scene.compositor, nullptr);
   const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
   VideoFrame frame;
-  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame));
   ExpectGolden(frame, "lower_third_480x270.png");
 }
 
@@ -231,7 +232,7 @@ VideoFrame MadePicture(int width, int height) {
 TEST(CompositorGoldenTest, ImageBackgroundCover) {
   testing_util::ScratchDir dir;
   const std::string path = dir.File("backdrop.png");
-  ASSERT_TRUE(golden::WritePng(MadePicture(400, 300), path).ok());  // 4:3 into 16:9: cropped top and bottom
+  ASSERT_OK(golden::WritePng(MadePicture(400, 300), path));  // 4:3 into 16:9: cropped top and bottom
   CompositorOptions options = SmallOptions(320, 180, SubtitleLook::kOutline);
   options.background_source.kind = BackgroundKind::kImage;
   options.background_source.path = path;
@@ -239,7 +240,7 @@ TEST(CompositorGoldenTest, ImageBackgroundCover) {
   ASSERT_NE(scene.compositor, nullptr);
   const SubtitleCue cue = Cue(kLongZh, Language::kZh, kLongEn, Language::kEn);
   VideoFrame frame;
-  ASSERT_TRUE(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame).ok());
+  ASSERT_OK(scene.compositor->Compose(MediaTime::Seconds(3), &cue, frame));
   ExpectGolden(frame, "image_background_320x180.png");
 }
 
@@ -248,7 +249,7 @@ TEST(CompositorGoldenTest, ImageBackgroundCover) {
 TEST(CompositorDeterminismTest, AllLayersGiveTheSameBytesOnAnyThreadCount) {
   testing_util::ScratchDir dir;
   const std::string path = dir.File("loop.mkv");
-  ASSERT_TRUE(testing_media::WriteSolidVideo(path, 48, 27, 7, 10, testing_media::FrameColor).ok());
+  ASSERT_OK(testing_media::WriteSolidVideo(path, 48, 27, 7, 10, testing_media::FrameColor));
   VisemeTrack track;
   for (int i = 0; i < 60; ++i) {
     track.cues.push_back({MediaTime::Millis(i * 70), MediaTime::Millis(i * 70 + 70), static_cast<Viseme>(i % 9)});
@@ -274,7 +275,7 @@ TEST(CompositorDeterminismTest, AllLayersGiveTheSameBytesOnAnyThreadCount) {
         VideoFrame frame;
         for (size_t i = 0; i < times.size(); ++i) {
           scene.state = animator.StateAt(times[i]);
-          ASSERT_TRUE(scene.compositor->Compose(times[i], &cue, frame).ok());
+          ASSERT_OK(scene.compositor->Compose(times[i], &cue, frame));
           if (threads == 1) {
             reference.push_back(frame);
           } else {

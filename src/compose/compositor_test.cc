@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compose/font.h"
+#include "core/status_matchers.h"
 
 namespace lingcast::compose {
 namespace {
@@ -62,7 +63,7 @@ class CompositorTest : public ::testing::Test {
     options.height = height;
     options.subtitles.look = look;
     auto compositor = Compositor::Create(options);
-    EXPECT_TRUE(compositor.ok()) << compositor.status();
+    EXPECT_OK(compositor);
     return compositor.ok() ? std::move(*compositor) : nullptr;
   }
 };
@@ -102,8 +103,8 @@ TEST_F(CompositorTest, SubtitlePixelsStayInTheBottomRegion) {
   auto compositor = Make(1280, 720);
   const SubtitleCue cue = MakeCue(kZh, kEn);
   VideoFrame without, with;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), nullptr, without).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), &cue, with).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), nullptr, without));
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), &cue, with));
   const Rect drawn = DiffBounds(without, with);
   ASSERT_FALSE(drawn.empty()) << "no subtitle was drawn";
   EXPECT_GE(drawn.y, 720 / 2) << "subtitle reaches into the top half";
@@ -126,7 +127,7 @@ TEST_F(CompositorTest, NothingOverflowsAtSmallestAndLargestSizes) {
     auto compositor = Make(w, h, SubtitleLook::kOutline);
     for (const SubtitleCue& cue : {MakeCue(kZh, kEn), MakeCue(long_zh, long_en)}) {
       auto sprite = compositor->SubtitleFor(cue);
-      ASSERT_TRUE(sprite.ok()) << sprite.status();
+      ASSERT_OK(sprite);
       ASSERT_NE(*sprite, nullptr);
       const SubtitleSprite& s = **sprite;
       EXPECT_TRUE(Contains({0, h / 2, w, h / 2}, s.area)) << w << "x" << h;
@@ -141,7 +142,7 @@ TEST_F(CompositorTest, NothingOverflowsAtSmallestAndLargestSizes) {
       }
       EXPECT_EQ(ink_on_edge, 0) << "text clipped at " << w << "x" << h;
       VideoFrame frame;
-      ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), &cue, frame).ok());
+      ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), &cue, frame));
     }
   }
 }
@@ -168,14 +169,14 @@ TEST_F(CompositorTest, SameCueGivesIdenticalPixelsAndIsLaidOutOnce) {
   auto compositor = Make(1280, 720);
   const SubtitleCue cue = MakeCue(kZh, kEn);
   VideoFrame first, second;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), &cue, first).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), &cue, second).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), &cue, first));
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), &cue, second));
   EXPECT_EQ(first.rgba, second.rgba);
   EXPECT_EQ(compositor->subtitle_layouts_built(), 1);
   // A fresh compositor draws the same pixels too (deterministic, no hidden state).
   auto other = Make(1280, 720);
   VideoFrame third;
-  ASSERT_TRUE(other->Compose(MediaTime::Seconds(2), &cue, third).ok());
+  ASSERT_OK(other->Compose(MediaTime::Seconds(2), &cue, third));
   EXPECT_EQ(first.rgba, third.rgba);
 }
 
@@ -194,7 +195,7 @@ TEST_F(CompositorTest, EmptySecondaryLineGivesASmallerBox) {
   EXPECT_EQ((*secondary_only)->primary_lines, 0);
   EXPECT_EQ((*secondary_only)->secondary_lines, 1);
   auto nothing = compositor->SubtitleFor(MakeCue(" \u3000\n", "\t"));
-  ASSERT_TRUE(nothing.ok());
+  ASSERT_OK(nothing);
   EXPECT_EQ(*nothing, nullptr);
 }
 
@@ -202,12 +203,12 @@ TEST_F(CompositorTest, CueShowsOnlyInItsTimeAndFades) {
   auto compositor = Make(640, 360);
   const SubtitleCue cue = MakeCue(kZh, kEn);
   VideoFrame plain, before, at_start, fading, full, after;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), nullptr, plain).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Millis(999), &cue, before).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(1), &cue, at_start).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Millis(1075), &cue, fading).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(2), &cue, full).ok());
-  ASSERT_TRUE(compositor->Compose(MediaTime::Seconds(4), &cue, after).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), nullptr, plain));
+  ASSERT_OK(compositor->Compose(MediaTime::Millis(999), &cue, before));
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(1), &cue, at_start));
+  ASSERT_OK(compositor->Compose(MediaTime::Millis(1075), &cue, fading));
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(2), &cue, full));
+  ASSERT_OK(compositor->Compose(MediaTime::Seconds(4), &cue, after));
   EXPECT_EQ(before.rgba, plain.rgba);
   EXPECT_EQ(at_start.rgba, plain.rgba) << "opacity is zero at the cue start";
   EXPECT_EQ(after.rgba, plain.rgba) << "the cue end is exclusive";
@@ -235,7 +236,7 @@ TEST_F(CompositorTest, AvatarIsDrawnIntoItsAreaBandByBand) {
     }
   });
   VideoFrame frame;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Zero(), nullptr, frame).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Zero(), nullptr, frame));
   EXPECT_EQ(seen, compositor->avatar_area());
   // The clips are disjoint bands inside the area that together cover it.
   int64_t covered = 0;
@@ -256,7 +257,7 @@ TEST_F(CompositorTest, AvatarIsDrawnIntoItsAreaBandByBand) {
 TEST_F(CompositorTest, BackgroundIsOpaqueAndFrameSizeIsChecked) {
   auto compositor = Make(640, 360);
   VideoFrame frame;
-  ASSERT_TRUE(compositor->Compose(MediaTime::Zero(), nullptr, frame).ok());
+  ASSERT_OK(compositor->Compose(MediaTime::Zero(), nullptr, frame));
   for (int y = 0; y < frame.height; y += 7) {
     for (int x = 0; x < frame.width; x += 5) ASSERT_EQ(frame.Row(y)[x * 4 + 3], 255);
   }

@@ -8,6 +8,7 @@
 #include "compose/background.h"
 #include "compose/test_media.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 
 namespace lingcast::compose {
 namespace {
@@ -47,10 +48,10 @@ VideoFrame TestPicture() {
 
 TEST(BackgroundArgumentTest, StudioColourAndErrors) {
   auto studio = ParseBackgroundArgument("studio", BackgroundFit::kCover);
-  ASSERT_TRUE(studio.ok()) << studio.status();
+  ASSERT_OK(studio);
   EXPECT_EQ(studio->kind, BackgroundKind::kStudio);
   auto color = ParseBackgroundArgument("#1a2B3c", BackgroundFit::kCover);
-  ASSERT_TRUE(color.ok()) << color.status();
+  ASSERT_OK(color);
   EXPECT_EQ(color->kind, BackgroundKind::kColor);
   EXPECT_EQ(color->color, (Rgba{0x1a, 0x2b, 0x3c, 255}));
   for (const char* bad : {"#12345", "#12345G", "#1234567"}) {
@@ -66,29 +67,29 @@ TEST(BackgroundArgumentTest, StudioColourAndErrors) {
 
 TEST(BackgroundArgumentTest, FilesAreProbedIntoImageOrVideo) {
   ScratchDir dir;
-  ASSERT_TRUE(golden::WritePng(TestPicture(), dir.File("still.png")).ok());
-  ASSERT_TRUE(testing_media::WriteSolidVideo(dir.File("loop.mkv"), 32, 18, 6, 10, FrameColor).ok());
+  ASSERT_OK(golden::WritePng(TestPicture(), dir.File("still.png")));
+  ASSERT_OK(testing_media::WriteSolidVideo(dir.File("loop.mkv"), 32, 18, 6, 10, FrameColor));
   auto image = ParseBackgroundArgument(dir.File("still.png"), BackgroundFit::kContain);
-  ASSERT_TRUE(image.ok()) << image.status();
+  ASSERT_OK(image);
   EXPECT_EQ(image->kind, BackgroundKind::kImage);
   EXPECT_EQ(image->fit, BackgroundFit::kContain);
   auto video = ParseBackgroundArgument(dir.File("loop.mkv"), BackgroundFit::kCover);
-  ASSERT_TRUE(video.ok()) << video.status();
+  ASSERT_OK(video);
   EXPECT_EQ(video->kind, BackgroundKind::kVideo);
 }
 
 TEST(ImageBackgroundTest, FitModesPlaceThePicture) {
   ScratchDir dir;
   const std::string path = dir.File("picture.png");
-  ASSERT_TRUE(golden::WritePng(TestPicture(), path).ok());
+  ASSERT_OK(golden::WritePng(TestPicture(), path));
   // The frame is 2:1 like the picture's 40x20 only for stretch's sake: use a 4:3 frame.
   const int w = 160, h = 120;
   auto cover = LoadImageBackground(path, w, h, BackgroundFit::kCover);
   auto contain = LoadImageBackground(path, w, h, BackgroundFit::kContain);
   auto stretch = LoadImageBackground(path, w, h, BackgroundFit::kStretch);
-  ASSERT_TRUE(cover.ok()) << cover.status();
-  ASSERT_TRUE(contain.ok()) << contain.status();
-  ASSERT_TRUE(stretch.ok()) << stretch.status();
+  ASSERT_OK(cover);
+  ASSERT_OK(contain);
+  ASSERT_OK(stretch);
   for (const VideoFrame* f : {&*cover, &*contain, &*stretch}) {
     ASSERT_EQ(f->width, w);
     ASSERT_EQ(f->height, h);
@@ -113,9 +114,9 @@ TEST(ImageBackgroundTest, JpegDecodesToItsColour) {
   ScratchDir dir;
   const std::string path = dir.File("solid.jpg");
   const Rgba color{200, 120, 40, 255};
-  ASSERT_TRUE(testing_media::WriteSolidJpeg(path, 64, 48, color).ok());
+  ASSERT_OK(testing_media::WriteSolidJpeg(path, 64, 48, color));
   auto frame = LoadImageBackground(path, 320, 180, BackgroundFit::kCover);
-  ASSERT_TRUE(frame.ok()) << frame.status();
+  ASSERT_OK(frame);
   ExpectNear(PixelAt(*frame, 160, 90), color, 4, "jpeg centre");
   ExpectNear(PixelAt(*frame, 0, 0), color, 4, "jpeg corner");
 }
@@ -136,7 +137,7 @@ TEST(ImageBackgroundTest, BadFilesAreClearErrors) {
   const std::string text = dir.File("notes.txt");
   { std::ofstream(text) << "hello\n"; }
   const std::string audio = dir.File("tone.wav");
-  ASSERT_TRUE(testing_media::WriteToneWav(audio).ok());
+  ASSERT_OK(testing_media::WriteToneWav(audio));
   for (const std::string& path : {corrupt, text, audio, dir.path()}) {
     auto loaded = LoadImageBackground(path, 320, 180, BackgroundFit::kCover);
     EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument) << path << ": " << loaded.status();
@@ -154,7 +155,7 @@ class VideoBackgroundTest : public ::testing::Test {
   void SetUp() override {
     path_ = dir_.File("loop.mkv");
     // 10 frames at 10 fps: one loop is exactly 1 s, frame i shown for [i/10, (i+1)/10).
-    ASSERT_TRUE(testing_media::WriteSolidVideo(path_, 64, 36, kFrames, 10, FrameColor).ok());
+    ASSERT_OK(testing_media::WriteSolidVideo(path_, 64, 36, kFrames, 10, FrameColor));
   }
   static constexpr int kFrames = 10;
   ScratchDir dir_;
@@ -163,7 +164,7 @@ class VideoBackgroundTest : public ::testing::Test {
 
 TEST_F(VideoBackgroundTest, ProbeFindsExactFrameTimesAndDuration) {
   auto probe = ProbeBackgroundFile(path_);
-  ASSERT_TRUE(probe.ok()) << probe.status();
+  ASSERT_OK(probe);
   EXPECT_EQ(probe->frame_count, kFrames);
   EXPECT_EQ(probe->duration, MediaTime::Seconds(1));
   ASSERT_EQ(probe->frame_times.size(), static_cast<size_t>(kFrames));
@@ -172,7 +173,7 @@ TEST_F(VideoBackgroundTest, ProbeFindsExactFrameTimesAndDuration) {
 
 TEST_F(VideoBackgroundTest, FrameChosenByPtsModuloDurationAndLoopsSeamlessly) {
   auto video = VideoBackground::Open(path_, 160, 90, BackgroundFit::kStretch, 3);
-  ASSERT_TRUE(video.ok()) << video.status();
+  ASSERT_OK(video);
   // 30 fps output over three loops: each output frame shows video frame
   // floor(t * 10) mod 10, the last frame followed directly by the first.
   for (int f = 0; f < 90; ++f) {
@@ -180,7 +181,7 @@ TEST_F(VideoBackgroundTest, FrameChosenByPtsModuloDurationAndLoopsSeamlessly) {
     const int expected = static_cast<int>((t.micros() / 100'000) % kFrames);
     EXPECT_EQ((*video)->FrameIndexAt(t), expected) << "t " << t.ToString();
     auto frame = (*video)->FrameAt(t);
-    ASSERT_TRUE(frame.ok()) << frame.status();
+    ASSERT_OK(frame);
     ExpectNear(PixelAt(**frame, 80, 45), FrameColor(expected), 1, "t " + t.ToString());
   }
   EXPECT_EQ((*video)->restarts(), 0) << "playing forwards never restarts the decoder";
@@ -188,12 +189,12 @@ TEST_F(VideoBackgroundTest, FrameChosenByPtsModuloDurationAndLoopsSeamlessly) {
 
 TEST_F(VideoBackgroundTest, SameTimeGivesTheSameFrameWhateverCameBefore) {
   auto video = VideoBackground::Open(path_, 160, 90, BackgroundFit::kCover, 2);
-  ASSERT_TRUE(video.ok()) << video.status();
+  ASSERT_OK(video);
   const MediaTime times[] = {MediaTime::Millis(730), MediaTime::Millis(150), MediaTime::Millis(5730),
                              MediaTime::Millis(730), MediaTime::Millis(99'999), MediaTime::Millis(20)};
   for (const MediaTime t : times) {
     auto frame = (*video)->FrameAt(t);
-    ASSERT_TRUE(frame.ok()) << frame.status();
+    ASSERT_OK(frame);
     const int expected = static_cast<int>((t.micros() / 100'000) % kFrames);
     ExpectNear(PixelAt(**frame, 10, 10), FrameColor(expected), 1, "t " + t.ToString());
   }
@@ -202,8 +203,8 @@ TEST_F(VideoBackgroundTest, SameTimeGivesTheSameFrameWhateverCameBefore) {
 
 TEST_F(VideoBackgroundTest, TheDecoderRunsAheadByAtMostTheQueue) {
   auto video = VideoBackground::Open(path_, 160, 90, BackgroundFit::kCover, 2);
-  ASSERT_TRUE(video.ok()) << video.status();
-  ASSERT_TRUE((*video)->FrameAt(MediaTime::Zero()).ok());
+  ASSERT_OK(video);
+  ASSERT_OK((*video)->FrameAt(MediaTime::Zero()));
   // Frame 0 is taken; the queue (2) may hold frames 1 and 2, and the decoder
   // may have one more decoded and waiting for room: never the whole file.
   EXPECT_LE((*video)->frames_decoded(), 4);
@@ -211,7 +212,7 @@ TEST_F(VideoBackgroundTest, TheDecoderRunsAheadByAtMostTheQueue) {
 
 TEST_F(VideoBackgroundTest, ASingleImageIsNotAVideo) {
   const std::string still = dir_.File("still.png");
-  ASSERT_TRUE(golden::WritePng(TestPicture(), still).ok());
+  ASSERT_OK(golden::WritePng(TestPicture(), still));
   auto video = VideoBackground::Open(still, 160, 90, BackgroundFit::kCover);
   EXPECT_EQ(video.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(video.status().message().find("single picture"), std::string::npos) << video.status();

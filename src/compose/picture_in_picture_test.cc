@@ -2,6 +2,7 @@
 
 #include "compose/test_media.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -30,10 +31,10 @@ VideoFrame Grey(int width, int height) {
 TEST(PictureInPictureTest, ShowsTheHostFrameOfEachMomentInTheTopRightCorner) {
   ScratchDir dir;
   // 10 frames at 10 fps, one colour per frame, 4:3.
-  ASSERT_TRUE(tm::WriteSolidVideo(dir.File("host.mkv"), 64, 48, 10, 10, tm::FrameColor).ok());
+  ASSERT_OK(tm::WriteSolidVideo(dir.File("host.mkv"), 64, 48, 10, 10, tm::FrameColor));
   absl::StatusOr<std::unique_ptr<PictureInPicture>> pip =
       PictureInPicture::Open(dir.File("host.mkv"), 320, 180, PictureInPictureOptions{});
-  ASSERT_TRUE(pip.ok()) << pip.status();
+  ASSERT_OK(pip);
   const Rect area = (*pip)->area();
   EXPECT_EQ(area.width, 90);  // 28% of 320, even
   EXPECT_EQ(area.height, 68);  // the source's 4:3
@@ -42,7 +43,7 @@ TEST(PictureInPictureTest, ShowsTheHostFrameOfEachMomentInTheTopRightCorner) {
 
   for (int i : {0, 3, 9}) {
     VideoFrame frame = Grey(320, 180);
-    ASSERT_TRUE((*pip)->DrawOver(MediaTime::Millis(100 * i + 50), frame).ok());
+    ASSERT_OK((*pip)->DrawOver(MediaTime::Millis(100 * i + 50), frame));
     EXPECT_EQ(PixelAt(frame, area.x + area.width / 2, area.y + area.height / 2), tm::FrameColor(i)) << "frame " << i;
     // Outside the inset and its border the frame is untouched.
     EXPECT_EQ(PixelAt(frame, 10, 100), (Rgba{40, 40, 40, 255}));
@@ -50,30 +51,30 @@ TEST(PictureInPictureTest, ShowsTheHostFrameOfEachMomentInTheTopRightCorner) {
   }
   // Past the end of the source it holds the last frame instead of looping.
   VideoFrame frame = Grey(320, 180);
-  ASSERT_TRUE((*pip)->DrawOver(MediaTime::Seconds(25), frame).ok());
+  ASSERT_OK((*pip)->DrawOver(MediaTime::Seconds(25), frame));
   EXPECT_EQ(PixelAt(frame, area.x + 10, area.y + 10), tm::FrameColor(9));
 }
 
 TEST(PictureInPictureTest, ADelayShowsAnEarlierFrame) {
   ScratchDir dir;
-  ASSERT_TRUE(tm::WriteSolidVideo(dir.File("host.mkv"), 64, 36, 10, 10, tm::FrameColor).ok());
+  ASSERT_OK(tm::WriteSolidVideo(dir.File("host.mkv"), 64, 36, 10, 10, tm::FrameColor));
   PictureInPictureOptions options;
   options.delay = MediaTime::Millis(200);
   absl::StatusOr<std::unique_ptr<PictureInPicture>> pip = PictureInPicture::Open(dir.File("host.mkv"), 320, 180, options);
-  ASSERT_TRUE(pip.ok()) << pip.status();
+  ASSERT_OK(pip);
   VideoFrame frame = Grey(320, 180);
-  ASSERT_TRUE((*pip)->DrawOver(MediaTime::Millis(550), frame).ok());
+  ASSERT_OK((*pip)->DrawOver(MediaTime::Millis(550), frame));
   EXPECT_EQ(PixelAt(frame, (*pip)->area().x + 5, (*pip)->area().y + 5), tm::FrameColor(3));
 }
 
 TEST(PictureInPictureTest, AStillPictureIsShownAsIs) {
   ScratchDir dir;
-  ASSERT_TRUE(tm::WriteSolidJpeg(dir.File("cover.jpg"), 64, 64, Rgba{200, 30, 30, 255}).ok());
+  ASSERT_OK(tm::WriteSolidJpeg(dir.File("cover.jpg"), 64, 64, Rgba{200, 30, 30, 255}));
   absl::StatusOr<std::unique_ptr<PictureInPicture>> pip =
       PictureInPicture::Open(dir.File("cover.jpg"), 320, 180, PictureInPictureOptions{});
-  ASSERT_TRUE(pip.ok()) << pip.status();
+  ASSERT_OK(pip);
   VideoFrame frame = Grey(320, 180);
-  ASSERT_TRUE((*pip)->DrawOver(MediaTime::Seconds(3), frame).ok());
+  ASSERT_OK((*pip)->DrawOver(MediaTime::Seconds(3), frame));
   const Rgba p = PixelAt(frame, (*pip)->area().x + 20, (*pip)->area().y + 20);
   EXPECT_NEAR(p.r, 200, 8);
   EXPECT_NEAR(p.g, 30, 8);
@@ -81,7 +82,7 @@ TEST(PictureInPictureTest, AStillPictureIsShownAsIs) {
 
 TEST(PictureInPictureTest, ASourceWithoutVideoIsNamed) {
   ScratchDir dir;
-  ASSERT_TRUE(tm::WriteToneWav(dir.File("voice.wav")).ok());
+  ASSERT_OK(tm::WriteToneWav(dir.File("voice.wav")));
   absl::StatusOr<std::unique_ptr<PictureInPicture>> pip =
       PictureInPicture::Open(dir.File("voice.wav"), 320, 180, PictureInPictureOptions{});
   ASSERT_FALSE(pip.ok());

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/status_matchers.h"
 #include "graph/harness.h"
 
 namespace lingcast {
@@ -18,7 +19,7 @@ class RenderStageTest : public ::testing::Test {
     options.width = 320;
     options.height = 180;
     auto compositor = compose::Compositor::Create(options);
-    EXPECT_TRUE(compositor.ok()) << compositor.status();
+    EXPECT_OK(compositor);
     return std::make_unique<RenderStage>(std::move(*compositor), std::make_unique<AvatarRenderer>(),
                                          AnimatorOptions{}, /*fps=*/10, burn_subtitles,
                                          /*frames_in_flight=*/64);  // the test holds every frame
@@ -37,11 +38,11 @@ TEST_F(RenderStageTest, RendersEveryFrameOfTheSpeechTimelineInOrder) {
   StageHarness<RenderStage> h(MakeStage(true));
   auto feed = h.Feed(h.stage().in);
   auto sink = h.Collect(h.stage().out);
-  ASSERT_TRUE(h.Open().ok());
+  ASSERT_OK(h.Open());
   feed.Push(Speech(MediaTime::Zero(), MediaTime::Millis(1000), true, true));
   feed.Push(Speech(MediaTime::Millis(1000), MediaTime::Millis(450), false, false));
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   const auto frames = sink.Packets();
   // 1.45 s at 10 fps: frames 0..14 (the last one starts at 1.4 s, inside the audio).
   ASSERT_EQ(frames.size(), 15u);
@@ -57,11 +58,11 @@ TEST_F(RenderStageTest, TheMouthFollowsThePhonemesAndSubtitlesFollowTheCue) {
   StageHarness<RenderStage> h(MakeStage(true));
   auto feed = h.Feed(h.stage().in);
   auto sink = h.Collect(h.stage().out);
-  ASSERT_TRUE(h.Open().ok());
+  ASSERT_OK(h.Open());
   feed.Push(Speech(MediaTime::Zero(), MediaTime::Millis(500), true, true));     // wide open, subtitled
   feed.Push(Speech(MediaTime::Millis(500), MediaTime::Millis(500), false, false));  // rest, no subtitle
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   const auto frames = sink.Packets();
   ASSERT_EQ(frames.size(), 10u);
   const VideoFrame& open = *frames[3].value;  // 0.3 s: inside the open vowel, past the cross-fade
@@ -89,7 +90,7 @@ TEST_F(RenderStageTest, AnEmotionChangesTheFaceFromItsLineOn) {
     StageHarness<RenderStage> h(MakeStage(false));
     auto feed = h.Feed(h.stage().in);
     auto sink = h.Collect(h.stage().out);
-    EXPECT_TRUE(h.Open().ok());
+    EXPECT_OK(h.Open());
     Packet<SpeechTiming> first = Speech(MediaTime::Zero(), MediaTime::Millis(1000), false, false);
     first.value.expression = Expression::kNeutral;
     Packet<SpeechTiming> second = Speech(MediaTime::Millis(1000), MediaTime::Millis(1000), false, false);
@@ -97,7 +98,7 @@ TEST_F(RenderStageTest, AnEmotionChangesTheFaceFromItsLineOn) {
     feed.Push(std::move(first));
     feed.Push(std::move(second));
     feed.End();
-    EXPECT_TRUE(h.RunUntilFinished().ok());
+    EXPECT_OK(h.RunUntilFinished());
     return sink.Packets();
   };
   const auto neutral = render(Expression::kNeutral);
@@ -121,7 +122,7 @@ TEST_F(RenderStageTest, ATitleShowsFromItsStretchUntilTurnedOff) {
     StageHarness<RenderStage> h(MakeStage(false));
     auto feed = h.Feed(h.stage().in);
     auto sink = h.Collect(h.stage().out);
-    EXPECT_TRUE(h.Open().ok());
+    EXPECT_OK(h.Open());
     Packet<SpeechTiming> first = Speech(MediaTime::Zero(), MediaTime::Millis(1000), false, false);
     Packet<SpeechTiming> second = Speech(MediaTime::Millis(1000), MediaTime::Millis(1000), false, false);
     Packet<SpeechTiming> third = Speech(MediaTime::Millis(2000), MediaTime::Millis(1000), false, false);
@@ -133,7 +134,7 @@ TEST_F(RenderStageTest, ATitleShowsFromItsStretchUntilTurnedOff) {
     feed.Push(std::move(second));
     feed.Push(std::move(third));
     feed.End();
-    EXPECT_TRUE(h.RunUntilFinished().ok());
+    EXPECT_OK(h.RunUntilFinished());
     return sink.Packets();
   };
   const auto plain = render(false);

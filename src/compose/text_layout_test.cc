@@ -8,6 +8,7 @@
 #include "compose/font.h"
 #include "compose/glyph_cache.h"
 #include "compose/line_breaker.h"
+#include "core/status_matchers.h"
 
 namespace lingcast::compose {
 namespace {
@@ -19,10 +20,10 @@ class FontTest : public ::testing::Test {
     if (!location.ok()) GTEST_SKIP() << "fonts-noto-cjk is not installed: " << location.status().message();
     location_ = *location;
     auto library = FontLibrary::Create();
-    ASSERT_TRUE(library.ok()) << library.status();
+    ASSERT_OK(library);
     library_ = std::move(*library);
     auto font = library_->Open(location_, 36);
-    ASSERT_TRUE(font.ok()) << font.status();
+    ASSERT_OK(font);
     font_ = std::move(*font);
   }
 
@@ -35,14 +36,14 @@ TEST_F(FontTest, FindsTheSimplifiedChineseFaceByName) {
   EXPECT_EQ(location_.family, "Noto Sans CJK SC");
   EXPECT_EQ(location_.style, "Regular");
   auto bold = FindNotoSansCjkSc(FontWeight::kBold);
-  ASSERT_TRUE(bold.ok()) << bold.status();
+  ASSERT_OK(bold);
   EXPECT_EQ(bold->family, "Noto Sans CJK SC");
   EXPECT_EQ(bold->style, "Bold");
 }
 
 TEST_F(FontTest, ExplicitCollectionPathPicksTheScFace) {
   auto resolved = ResolveFontFile(location_.path);
-  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  ASSERT_OK(resolved);
   EXPECT_EQ(resolved->family, "Noto Sans CJK SC");
   EXPECT_EQ(resolved->face_index, location_.face_index);
 }
@@ -75,7 +76,7 @@ TEST_F(FontTest, CollectionWithoutScFaceIsNotAMatch) {
   const std::string serif = std::filesystem::path(location_.path).parent_path() / "NotoSerifCJK-Regular.ttc";
   if (!std::filesystem::exists(serif)) GTEST_SKIP() << serif << " is not installed";
   EXPECT_EQ(FindNotoSansCjkSc(FontWeight::kRegular, {serif}).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_TRUE(FindNotoSansCjkSc(FontWeight::kRegular, {serif, location_.path}).ok());
+  EXPECT_OK(FindNotoSansCjkSc(FontWeight::kRegular, {serif, location_.path}));
 }
 
 TEST(Utf8Test, DecodesAndReplacesMalformedBytes) {
@@ -161,26 +162,26 @@ TEST_F(FontTest, TooLongTextIsEllipsizedWithinWidth) {
 
 TEST_F(FontTest, GlyphCacheIsBoundedAndHits) {
   auto cache = GlyphCache::Create(*library_, 8);
-  ASSERT_TRUE(cache.ok()) << cache.status();
+  ASSERT_OK(cache);
   const ShapedText shaped = Shape(*font_, DecodeUtf8("一二三四五六七八九十百千万"));
   for (const ShapedGlyph& g : shaped.glyphs) {
     auto raster = (*cache)->Get(*font_, g.glyph_id, 2.0);
-    ASSERT_TRUE(raster.ok()) << raster.status();
+    ASSERT_OK(raster);
     EXPECT_GT((*raster)->fill.width, 0);
     // The outline is the glyph grown on every side.
     EXPECT_GT((*raster)->outline.width, (*raster)->fill.width);
   }
   EXPECT_EQ((*cache)->size(), 8u);
   EXPECT_EQ((*cache)->misses(), 13);
-  ASSERT_TRUE((*cache)->Get(*font_, shaped.glyphs.back().glyph_id, 2.0).ok());
+  ASSERT_OK((*cache)->Get(*font_, shaped.glyphs.back().glyph_id, 2.0));
   EXPECT_EQ((*cache)->hits(), 1);
 }
 
 TEST_F(FontTest, GlyphCacheIsBoundedInBytes) {
   auto cache = GlyphCache::Create(*library_, 1000, /*max_bytes=*/8000);
-  ASSERT_TRUE(cache.ok()) << cache.status();
+  ASSERT_OK(cache);
   const ShapedText shaped = Shape(*font_, DecodeUtf8("一二三四五六七八九十百千万"));
-  for (const ShapedGlyph& g : shaped.glyphs) ASSERT_TRUE((*cache)->Get(*font_, g.glyph_id, 2.0).ok());
+  for (const ShapedGlyph& g : shaped.glyphs) ASSERT_OK((*cache)->Get(*font_, g.glyph_id, 2.0));
   EXPECT_LE((*cache)->bytes(), 8000u);
   EXPECT_GE((*cache)->size(), 1u);
   EXPECT_LT((*cache)->size(), 13u);

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "core/scratch_dir.h"
@@ -27,14 +28,14 @@ std::string Slurp(const std::string& path) {
 
 TEST(CheckOutputPathTest, AcceptsANewFileInAWritableDirectoryAndLeavesNoProbe) {
   ScratchDir dir;
-  EXPECT_TRUE(CheckOutputPath(dir.File("out.mp4")).ok());
+  EXPECT_OK(CheckOutputPath(dir.File("out.mp4")));
   EXPECT_THAT(dir.Entries(), IsEmpty());
 }
 
 TEST(CheckOutputPathTest, AcceptsAnExistingFileToReplace) {
   ScratchDir dir;
   std::ofstream(dir.File("out.mp4")) << "old";
-  EXPECT_TRUE(CheckOutputPath(dir.File("out.mp4")).ok());
+  EXPECT_OK(CheckOutputPath(dir.File("out.mp4")));
 }
 
 TEST(CheckOutputPathTest, NamesAMissingDirectory) {
@@ -86,7 +87,7 @@ TEST(TempFileTest, LivesBesideTheFinalPathAndIsRemovedUnlessCommitted) {
   std::string temp_path;
   {
     auto temp = TempFile::Create(dir.File("out.mp4"));
-    ASSERT_TRUE(temp.ok()) << temp.status();
+    ASSERT_OK(temp);
     temp_path = temp->path();
     EXPECT_EQ(std::filesystem::path(temp_path).parent_path(), std::filesystem::path(dir.path()));
     EXPECT_THAT(std::filesystem::path(temp_path).filename().string(), StartsWith(".out.mp4.tmp-"));
@@ -107,9 +108,9 @@ TEST(TempFileTest, TwoWritersToOnePathGetDifferentTempFiles) {
 TEST(TempFileTest, CommitMovesTheContentsIntoPlace) {
   ScratchDir dir;
   auto temp = TempFile::Create(dir.File("out.txt"));
-  ASSERT_TRUE(temp.ok()) << temp.status();
+  ASSERT_OK(temp);
   std::ofstream(temp->path()) << "done";
-  ASSERT_TRUE(temp->Commit().ok());
+  ASSERT_OK(temp->Commit());
   EXPECT_EQ(Slurp(dir.File("out.txt")), "done");
   EXPECT_THAT(dir.Entries(), ElementsAre("out.txt"));
   EXPECT_FALSE(temp->Commit().ok()) << "a second commit has nothing to move";
@@ -118,7 +119,7 @@ TEST(TempFileTest, CommitMovesTheContentsIntoPlace) {
 TEST(TempFileTest, AMovedFromTempFileDoesNotDeleteTheFile) {
   ScratchDir dir;
   auto temp = TempFile::Create(dir.File("out.txt"));
-  ASSERT_TRUE(temp.ok());
+  ASSERT_OK(temp);
   TempFile moved = std::move(*temp);
   temp = absl::InternalError("drop the moved-from object");
   EXPECT_TRUE(std::filesystem::exists(moved.path()));
@@ -127,8 +128,8 @@ TEST(TempFileTest, AMovedFromTempFileDoesNotDeleteTheFile) {
 TEST(WriteFileAtomicallyTest, WritesAndReplaces) {
   ScratchDir dir;
   const std::string path = dir.File("notes.srt");
-  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
-  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  ASSERT_OK(WriteFileAtomically(path, "first"));
+  ASSERT_OK(WriteFileAtomically(path, "second"));
   EXPECT_EQ(Slurp(path), "second");
   EXPECT_THAT(dir.Entries(), ElementsAre("notes.srt"));
 }

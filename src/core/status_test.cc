@@ -1,4 +1,5 @@
 #include "core/status.h"
+#include "core/status_matchers.h"
 
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ absl::Status Check(int x) {
 TEST(StatusTest, MacrosPropagate) {
   EXPECT_EQ(*Quarter(8), 2);
   EXPECT_EQ(Quarter(6).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Check(2).ok());
+  EXPECT_OK(Check(2));
   EXPECT_FALSE(Check(3).ok());
 }
 

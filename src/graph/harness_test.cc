@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/status.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -27,14 +28,14 @@ TEST(StageHarnessTest, DrivesAStageOnTheSimulatedClock) {
   StageHarness<Stamper> h(std::make_unique<Stamper>());
   auto feed = h.Feed(h.stage().in);
   auto sink = h.Collect(h.stage().out);
-  ASSERT_TRUE(h.Open().ok());
+  ASSERT_OK(h.Open());
   feed.Push(1, MediaTime::Zero());
-  ASSERT_TRUE(h.Step().ok());
+  ASSERT_OK(h.Step());
   h.clock().Advance(MediaTime::Millis(250));
   feed.Push(2, MediaTime::Millis(10));
-  ASSERT_TRUE(h.Step().ok());
+  ASSERT_OK(h.Step());
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   EXPECT_EQ(sink.Values(), (std::vector<int64_t>{0, 250}));
   EXPECT_TRUE(sink.ended());
   // Latency is measured from each packet's origin (its pts here) on the clock.
@@ -49,7 +50,7 @@ TEST(StageHarnessTest, FlushBumpsGenerationDropsStaleAndForwards) {
   feed.Flush(3);  // overtakes the queued packet and purges it
   feed.Push(2, MediaTime::Zero(), {}, /*generation=*/3);
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   EXPECT_EQ(h.stage().generation(), 3u);
   EXPECT_EQ(sink.Flushes(), (std::vector<uint64_t>{3}));
   const auto packets = sink.Packets();
@@ -64,7 +65,7 @@ TEST(StageHarnessTest, LatePacketsOfAnOldGenerationAreDropped) {
   feed.Flush(2);
   feed.Push(1, MediaTime::Zero(), {}, /*generation=*/1);  // arrives after the flush
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   EXPECT_TRUE(sink.Values().empty());
   EXPECT_EQ(h.stage().stale_dropped(), 1);
 }

@@ -9,6 +9,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "core/status.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -71,8 +72,8 @@ TEST(PipelineTest, RunsStagesToEndOfStream) {
   auto& sink = pipeline.Add(std::make_unique<Collector>());
   pipeline.Connect(source.out, doubler.in, {4, QueuePolicy::kBlock});
   pipeline.Connect(doubler.out, sink.in, {4, QueuePolicy::kBlock});
-  ASSERT_TRUE(pipeline.Start().ok());
-  ASSERT_TRUE(pipeline.Wait().ok());
+  ASSERT_OK(pipeline.Start());
+  ASSERT_OK(pipeline.Wait());
   ASSERT_EQ(sink.values.size(), 1000u);
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(sink.values[i], 2 * i);
   EXPECT_EQ(latency.Summary("doubler.out").count, 1000);
@@ -92,8 +93,8 @@ TEST(PipelineTest, SeveralOutputsCanFeedOneInput) {
   auto& sink = pipeline.Add(std::make_unique<Collector>());
   pipeline.Connect(a.out, sink.in, {4, QueuePolicy::kBlock});
   pipeline.Connect(b.out, sink.in, {4, QueuePolicy::kBlock});
-  ASSERT_TRUE(pipeline.Start().ok());
-  ASSERT_TRUE(pipeline.Wait().ok());  // ends only after both sources finished
+  ASSERT_OK(pipeline.Start());
+  ASSERT_OK(pipeline.Wait());  // ends only after both sources finished
   EXPECT_EQ(sink.values.size(), 150u);
   ASSERT_EQ(pipeline.Stats().size(), 1u);
   EXPECT_EQ(pipeline.Stats()[0].counters.pushed, 150);
@@ -108,7 +109,7 @@ TEST(PipelineTest, AFailingStageStopsThePipelineWithItsStatusOnTheBus) {
   auto& sink = pipeline.Add(std::make_unique<Collector>());
   pipeline.Connect(source.out, doubler.in, {4, QueuePolicy::kBlock});
   pipeline.Connect(doubler.out, sink.in, {4, QueuePolicy::kBlock});
-  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_OK(pipeline.Start());
   const absl::Status result = pipeline.Wait();
   EXPECT_EQ(result.code(), absl::StatusCode::kDataLoss);
   const auto messages = bus.Drain();
@@ -144,12 +145,12 @@ TEST(PipelineTest, ShutdownWithFullQueuesAndBlockedStagesJoins) {
   auto& idle = pipeline.Add(std::make_unique<CounterSource>(0));
   pipeline.Connect(source.out, stuck.in, {2, QueuePolicy::kBlock});
   pipeline.Connect(idle.out, stuck.never, {2, QueuePolicy::kBlock});
-  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_OK(pipeline.Start());
   stuck.started.WaitForNotification();
   // Wait until the source is blocked on the full queue.
   while (pipeline.Stats()[0].counters.size < 2) std::this_thread::yield();
   pipeline.Stop();
-  EXPECT_TRUE(pipeline.Wait().ok());  // returns: no deadlock (ctest's timeout is the bound)
+  EXPECT_OK(pipeline.Wait());  // returns: no deadlock (ctest's timeout is the bound)
 }
 
 // A source that emits values forever until told the generation changed.
@@ -192,7 +193,7 @@ TEST(PipelineTest, FlushDiscardsOldGenerationPacketsDownstream) {
   auto& sink = pipeline.Add(std::make_unique<GateSink>());
   pipeline.Connect(source.out, doubler.in, {64, QueuePolicy::kBlock});
   pipeline.Connect(doubler.out, sink.in, {64, QueuePolicy::kBlock});
-  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_OK(pipeline.Start());
   // Old-generation packets pile up behind the closed gate...
   for (int i = 0; i < 10; ++i) source.script.Push(i);
   while (pipeline.Stats()[1].counters.pushed < 10) std::this_thread::yield();
@@ -205,7 +206,7 @@ TEST(PipelineTest, FlushDiscardsOldGenerationPacketsDownstream) {
   // purged the old packets there.
   while (pipeline.Stats()[1].counters.purged < 10) std::this_thread::yield();
   sink.gate_open.Notify();
-  ASSERT_TRUE(pipeline.Wait().ok());
+  ASSERT_OK(pipeline.Wait());
   EXPECT_EQ(sink.values, (std::vector<int>{200, 202, 204}));
   EXPECT_EQ(sink.flushes, (std::vector<uint64_t>{1}));
   EXPECT_EQ(pipeline.Stats()[1].counters.purged, 10);
@@ -237,12 +238,12 @@ TEST(PipelineTest, DrainEndsTheSourcesAndDeliversEverythingInFlight) {
   auto& sink = pipeline.Add(std::make_unique<GateSink>());
   pipeline.Connect(source.out, doubler.in, {8, QueuePolicy::kBlock});
   pipeline.Connect(doubler.out, sink.in, {8, QueuePolicy::kBlock});
-  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_OK(pipeline.Start());
   // Both queues fill behind the closed gate, so the source blocks on a push.
   while (pipeline.Stats()[0].counters.size < 8 || pipeline.Stats()[1].counters.size < 8) std::this_thread::yield();
   pipeline.Drain();
   sink.gate_open.Notify();
-  ASSERT_TRUE(pipeline.Wait().ok());
+  ASSERT_OK(pipeline.Wait());
   // Every value the source pushed arrived, in order: a drain discards nothing.
   const int pushed = source.pushed.load();
   ASSERT_GE(pushed, 16);
@@ -283,7 +284,7 @@ TEST(PipelineTest, ManyFlushesAgainstAStreamOfDataKeepGenerationsInOrder) {
   auto& sink = pipeline.Add(std::make_unique<GenerationSink>());
   pipeline.Connect(source.out, doubler.in, {4, QueuePolicy::kBlock});
   pipeline.Connect(doubler.out, sink.in, {4, QueuePolicy::kBlock});
-  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_OK(pipeline.Start());
   constexpr int kFlushes = 300;
   uint64_t last = 0;
   for (int i = 0; i < kFlushes; ++i) {
@@ -292,7 +293,7 @@ TEST(PipelineTest, ManyFlushesAgainstAStreamOfDataKeepGenerationsInOrder) {
     while (source.pushed.load() < before + 2) std::this_thread::yield();  // some data between flushes
   }
   pipeline.Drain();
-  ASSERT_TRUE(pipeline.Wait().ok());
+  ASSERT_OK(pipeline.Wait());
   EXPECT_EQ(last, static_cast<uint64_t>(kFlushes));
   // Every flush reached the sink, in order (none lost, none reordered).
   ASSERT_EQ(sink.flushes.size(), static_cast<size_t>(kFlushes));
@@ -341,7 +342,7 @@ TEST(PipelineTest, ExceptionsBecomeStatus) {
   Bus bus;
   Pipeline pipeline(clock, bus);
   pipeline.Add(std::make_unique<Thrower>());
-  ASSERT_TRUE(pipeline.Start().ok());
+  ASSERT_OK(pipeline.Start());
   const absl::Status s = pipeline.Wait();
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
   EXPECT_NE(s.message().find("library blew up"), absl::string_view::npos);

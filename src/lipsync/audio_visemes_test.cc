@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "audio/audio_decoder.h"
+#include "core/status_matchers.h"
 #include "lipsync/test_signals.h"
 #include "lipsync/test_speech.h"
 #include "lipsync/viseme_compare.h"
@@ -60,13 +61,13 @@ std::unique_ptr<EspeakEngine> Engine() {
     options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   }
   absl::StatusOr<std::unique_ptr<EspeakEngine>> engine = EspeakEngine::Create(options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_OK(engine);
   return engine.ok() ? std::move(*engine) : nullptr;
 }
 
 TEST(AudioVisemesTest, SilenceGivesOnlyRest) {
   absl::StatusOr<VisemeTrack> track = AudioToVisemes(Silence(2000));
-  ASSERT_TRUE(track.ok()) << track.status();
+  ASSERT_OK(track);
   EXPECT_TRUE(track->cues.empty());
   // Quiet noise (-70 dBFS) is not speech either.
   AudioBuffer noise = Silence(2000);
@@ -76,13 +77,13 @@ TEST(AudioVisemesTest, SilenceGivesOnlyRest) {
     s = (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 0.0006f;
   }
   track = AudioToVisemes(noise);
-  ASSERT_TRUE(track.ok());
+  ASSERT_OK(track);
   EXPECT_TRUE(track->cues.empty()) << VisemeLetter(track->cues.front().shape);
 }
 
 TEST(AudioVisemesTest, BadRateOrSettingsAreRejected) {
   absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
-  ASSERT_TRUE(tracker.ok());
+  ASSERT_OK(tracker);
   AudioBuffer wrong = AudioBuffer::Silence(MediaTime::Millis(100), 48000);
   absl::StatusOr<std::vector<VisemeCue>> cues = tracker->Push(wrong);
   ASSERT_FALSE(cues.ok());
@@ -111,7 +112,7 @@ TEST(AudioVisemesTest, HumAfterDigitalSilenceAndBreathKeepTheMouthClosed) {
   b.Vowel(MediaTime::Millis(300), 180, -15);
   b.Hum(MediaTime::Millis(400), -42);
   absl::StatusOr<VisemeTrack> track = AudioToVisemes(b.audio());
-  ASSERT_TRUE(track.ok());
+  ASSERT_OK(track);
   ASSERT_FALSE(track->cues.empty());
   const VisemeCue& first_open = *std::find_if(track->cues.begin(), track->cues.end(), [](const VisemeCue& c) {
     return c.shape != Viseme::kA && c.shape != Viseme::kX;
@@ -127,9 +128,9 @@ TEST(AudioVisemesTest, FormantsAndPeriodicityOfASteadyVowel) {
   b.Noise(MediaTime::Millis(300), -70, 1);
   b.Vowel(MediaTime::Millis(400), 120, -20, 500, 1500);
   absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
-  ASSERT_TRUE(tracker.ok());
+  ASSERT_OK(tracker);
   tracker->EnableFeaturesLog();
-  ASSERT_TRUE(tracker->Push(b.audio()).ok());
+  ASSERT_OK(tracker->Push(b.audio()));
   tracker->Flush();
   const std::vector<AudioFrameFeatures>& log = *tracker->features_log();
   ASSERT_GT(log.size(), 60u);
@@ -154,7 +155,7 @@ TEST(AudioVisemesTest, SoundStraightAfterDigitalSilenceIsNotTheFloor) {
     const MediaTime voice_end = b.now();
     b.Noise(MediaTime::Millis(500), -130, 2);
     absl::StatusOr<VisemeTrack> track = AudioToVisemes(b.audio());
-    ASSERT_TRUE(track.ok());
+    ASSERT_OK(track);
     int open = 0, frames = 0;
     for (MediaTime t = voice + MediaTime::Millis(40); t < voice_end - MediaTime::Millis(20);
          t += MediaTime::Millis(10)) {
@@ -186,7 +187,7 @@ TEST(AudioVisemesTest, FloorHoldsThroughALongPhraseWithoutPauses) {
   AddRoomNoise(audio, -60);
 
   absl::StatusOr<AudioVisemeTracker> tracker = AudioVisemeTracker::Create();
-  ASSERT_TRUE(tracker.ok());
+  ASSERT_OK(tracker);
   tracker->EnableFeaturesLog();
   VisemeTrack track;
   AppendCues(track, *tracker->Push(audio));
@@ -213,7 +214,7 @@ TEST(AudioVisemesTest, NoiseThatNeverVoicesBecomesTheFloor) {
   const MediaTime fan = b.now();
   b.Noise(MediaTime::Millis(2000), -40, 2);
   absl::StatusOr<VisemeTrack> track = AudioToVisemes(b.audio());
-  ASSERT_TRUE(track.ok());
+  ASSERT_OK(track);
   for (MediaTime t = fan + MediaTime::Millis(800); t < b.now() - MediaTime::Millis(20); t += MediaTime::Millis(10)) {
     EXPECT_EQ(track->At(t), Viseme::kX) << "mouth open on the fan at " << t.ToString();
   }
@@ -227,7 +228,7 @@ class SpeechTest : public ::testing::Test {
   }
   SpokenSample Speak(const std::string& text, Language language) {
     absl::StatusOr<SpokenSample> sample = SpeakForLipSync(*engine_, text, language);
-    EXPECT_TRUE(sample.ok()) << sample.status();
+    EXPECT_OK(sample);
     return sample.ok() ? *sample : SpokenSample{};
   }
   std::unique_ptr<EspeakEngine> engine_;
@@ -248,7 +249,7 @@ TEST_F(SpeechTest, CausalWithBoundedLookaheadAndChunkingDoesNotMatter) {
                            sample.audio.samples.begin() + static_cast<std::ptrdiff_t>(end));
       pushed += static_cast<int64_t>(end - i);
       absl::StatusOr<std::vector<VisemeCue>> pieces = tracker->Push(chunk);
-      EXPECT_TRUE(pieces.ok());
+      EXPECT_OK(pieces);
       AppendCues(track, *pieces);
       if (check_latency) {
         // Everything older than 60 ms (plus the 10 ms frame in progress) is decided.
@@ -278,7 +279,7 @@ void ExpectMovesInSpeechRestsInPause(const SpokenSample& first, const SpokenSamp
   const MediaTime second_start = audio.duration();
   audio.samples.insert(audio.samples.end(), second.audio.samples.begin(), second.audio.samples.end());
   absl::StatusOr<VisemeTrack> track = AudioToVisemes(audio);
-  ASSERT_TRUE(track.ok());
+  ASSERT_OK(track);
 
   // Speech frames: where the phoneme-driven track shows an open mouth.
   int speech = 0, moving = 0;
@@ -356,11 +357,11 @@ TEST_F(SpeechTest, SameCuesAtAnyLevel) {
     audio.samples.insert(audio.samples.end(), second.samples.begin(), second.samples.end());
     AddRoomNoise(audio, -65);
     absl::StatusOr<VisemeTrack> own = AudioToVisemes(audio);
-    ASSERT_TRUE(own.ok());
+    ASSERT_OK(own);
     ASSERT_GT(own->cues.size(), 10u);
     for (float gain : {-20.0f, -6.0f}) {
       absl::StatusOr<VisemeTrack> quieter = AudioToVisemes(Scaled(audio, gain));
-      ASSERT_TRUE(quieter.ok());
+      ASSERT_OK(quieter);
       ExpectSameCues(*own, *quieter, std::string(zh ? "zh " : "en ") + std::to_string(static_cast<int>(gain)) + " dB");
     }
     AudioVisemeOptions fixed;
@@ -402,7 +403,7 @@ TEST(AudioVisemesRealSpeechTest, MouthOpensOnRealSpeechAtAnyLevel) {
     if (!audio.ok()) continue;
     ++files;
     absl::StatusOr<VoicedSpeech> reference = FindVoicedSpeech(*audio);
-    ASSERT_TRUE(reference.ok()) << name;
+    ASSERT_OK(reference) << name;
     absl::StatusOr<VisemeTrack> own = AudioToVisemes(*audio);
     absl::StatusOr<VisemeTrack> quieter = AudioToVisemes(Scaled(*audio, -20));
     ASSERT_TRUE(own.ok() && quieter.ok()) << name;

@@ -9,6 +9,7 @@
 
 #include "audio/audio_decoder.h"
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -39,7 +40,7 @@ TEST(SpreadPhonesTest, CoversTheWordVowelsLongerThanStops) {
 TEST(PronunciationDictionaryTest, LooksUpTheFirstPronunciation) {
   if (!std::filesystem::exists(kCmuDictPath)) GTEST_SKIP() << kCmuDictPath << " absent (pocketsphinx-en-us)";
   absl::StatusOr<PronunciationDictionary> dict = PronunciationDictionary::LoadWords(kCmuDictPath, {"hello", "read"});
-  ASSERT_TRUE(dict.ok()) << dict.status();
+  ASSERT_OK(dict);
   // The pocketsphinx copy of CMUdict has no stress digits.
   EXPECT_EQ(dict->Lookup("hello"), (std::vector<std::string>{"HH", "AH", "L", "OW"}));
   EXPECT_FALSE(dict->Lookup("read").empty());
@@ -52,7 +53,7 @@ TEST(LipSyncRecordingTest, DialogErrorsAndFallbacks) {
   const AudioBuffer silence = AudioBuffer::Silence(MediaTime::Seconds(1), 16000);
   RecordingLipSyncOptions options;
   absl::StatusOr<RecordingLipSync> none = LipSyncRecording(silence, options);
-  ASSERT_TRUE(none.ok());
+  ASSERT_OK(none);
   EXPECT_EQ(none->method, LipSyncMethod::kAudioOnly);
   EXPECT_EQ(none->note, "no dialog given");
   EXPECT_TRUE(none->track.cues.empty());
@@ -69,7 +70,7 @@ TEST(LipSyncRecordingTest, DialogErrorsAndFallbacks) {
   std::ofstream(dir.File("zh.txt")) << "大家好，欢迎来到直播间。\n";
   options.dialog_path = dir.File("zh.txt");
   absl::StatusOr<RecordingLipSync> zh = LipSyncRecording(silence, options);
-  ASSERT_TRUE(zh.ok());
+  ASSERT_OK(zh);
   EXPECT_EQ(zh->method, LipSyncMethod::kAudioOnly);
   EXPECT_NE(zh->note.find("Chinese"), std::string::npos);
 
@@ -77,7 +78,7 @@ TEST(LipSyncRecordingTest, DialogErrorsAndFallbacks) {
   options.dialog_path = dir.File("en.txt");
   options.model_dir = dir.File("no-model-here");
   absl::StatusOr<RecordingLipSync> no_model = LipSyncRecording(silence, options);
-  ASSERT_TRUE(no_model.ok());
+  ASSERT_OK(no_model);
   EXPECT_EQ(no_model->method, LipSyncMethod::kAudioOnly);
   EXPECT_NE(no_model->note.find("recognizer is unavailable"), std::string::npos) << no_model->note;
 
@@ -92,12 +93,12 @@ TEST(LipSyncRecordingTest, EnglishRecordingIsAlignedWithItsDialog) {
   testing_util::ScratchDir dir;
   std::ofstream(dir.File("dialog.txt")) << kJfkText;
   absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(kJfkPath, 16000);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   RecordingLipSyncOptions options;
   options.dialog_path = dir.File("dialog.txt");
   options.frame_rate = 30;
   absl::StatusOr<RecordingLipSync> result = LipSyncRecording(*audio, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_EQ(result->method, LipSyncMethod::kAsrAlignment) << result->note;
   // "my fellow Americans ... country": bilabials (m, f-less) and rounded vowels appear.
   bool closure = false, rounded = false, open = false;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "audio/audio_decoder.h"
+#include "core/status_matchers.h"
 #include "lipsync/test_signals.h"
 
 namespace lingcast {
@@ -22,12 +23,12 @@ TEST(VoicedOnsetsTest, OtherRatesAreRejected) {
 
 TEST(VoicedOnsetsTest, SilenceAndNoiseHaveNoSpeech) {
   absl::StatusOr<VoicedSpeech> speech = FindVoicedSpeech(AudioBuffer::Silence(MediaTime::Seconds(1), 16000));
-  ASSERT_TRUE(speech.ok());
+  ASSERT_OK(speech);
   EXPECT_TRUE(speech->onsets.empty());
   SignalBuilder noise;
   noise.Noise(MediaTime::Seconds(2), -50, 3);
   speech = FindVoicedSpeech(noise.audio());
-  ASSERT_TRUE(speech.ok());
+  ASSERT_OK(speech);
   EXPECT_TRUE(speech->onsets.empty());
 }
 
@@ -46,7 +47,7 @@ TEST(VoicedOnsetsTest, OnsetIsTheConsonantJoinedToTheVoiceNotHumOrBreath) {
   const MediaTime vowel_end = b.now();
   b.Noise(MediaTime::Millis(500), -60, 5);
   absl::StatusOr<VoicedSpeech> speech = FindVoicedSpeech(b.audio());
-  ASSERT_TRUE(speech.ok());
+  ASSERT_OK(speech);
   ASSERT_EQ(speech->onsets.size(), 1u);
   EXPECT_NEAR(speech->onsets[0].micros(), fricative.micros(), 20000);
   EXPECT_NEAR(speech->segments[0].second.micros(), vowel_end.micros(), 30000);
@@ -65,7 +66,7 @@ TEST(VoicedOnsetsTest, PausesShorterThanMinPauseDoNotStartSpeech) {
   b.Vowel(MediaTime::Millis(200), 120, -22);
   b.Noise(MediaTime::Millis(300), -60, 4);
   absl::StatusOr<VoicedSpeech> speech = FindVoicedSpeech(b.audio());
-  ASSERT_TRUE(speech.ok());
+  ASSERT_OK(speech);
   ASSERT_EQ(speech->onsets.size(), 2u);
   EXPECT_NEAR(speech->onsets[0].micros(), 400000, 20000);
   EXPECT_NEAR(speech->onsets[1].micros(), second.micros(), 20000);
@@ -78,9 +79,9 @@ TEST(VoicedOnsetsTest, RealRecordingHumBeforeTheVoiceIsNotAnOnset) {
       std::filesystem::path(LINGCAST_SOURCE_DIR) / ".." / "shared" / "data" / "speech" / "en-jfk.wav";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not found (../shared/data holds the recordings)";
   absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(path.string(), 16000);
-  ASSERT_TRUE(audio.ok()) << audio.status();
+  ASSERT_OK(audio);
   absl::StatusOr<VoicedSpeech> speech = FindVoicedSpeech(*audio);
-  ASSERT_TRUE(speech.ok());
+  ASSERT_OK(speech);
   bool at_voice = false;
   for (MediaTime onset : speech->onsets) {
     EXPECT_FALSE(onset >= MediaTime::Millis(5200) && onset < MediaTime::Millis(5380)) << onset.ToString();

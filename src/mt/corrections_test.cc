@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt/glossary.h"
@@ -29,7 +30,7 @@ TEST(CorrectionLogTest, ALineCorrectionUpdatesTheMemoryAndPersists) {
   TranslationMemory memory;
   memory.Add(TmEntry{"谢谢大家", "Thank you all", Language::kZh, Language::kEn, "show:1"});
   absl::StatusOr<CorrectionLog> log = CorrectionLog::Open(path);
-  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_OK(log);
   ASSERT_TRUE(log->Record({Correction::Kind::kLine, Language::kZh, Language::kEn, "谢谢大家", "Thanks, everyone"},
                           memory, nullptr)
                   .ok());
@@ -40,7 +41,7 @@ TEST(CorrectionLogTest, ALineCorrectionUpdatesTheMemoryAndPersists) {
   TranslationMemory next_show;
   next_show.Add(TmEntry{"谢谢大家", "Thank you all", Language::kZh, Language::kEn, "show:1"});
   absl::StatusOr<CorrectionLog> reopened = CorrectionLog::Open(path);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  ASSERT_OK(reopened);
   ASSERT_EQ(reopened->corrections().size(), 1u);
   reopened->ApplyTo(next_show, nullptr);
   EXPECT_EQ(next_show.Lookup("谢谢大家", Language::kZh, Language::kEn)->entry.target, "Thanks, everyone");
@@ -50,9 +51,9 @@ TEST(CorrectionLogTest, ATermCorrectionUpdatesTheGlossary) {
   ScratchDir dir;
   TranslationMemory memory;
   absl::StatusOr<Glossary> glossary = Glossary::Parse("小米\tMillet\n", "g.tsv");
-  ASSERT_TRUE(glossary.ok());
+  ASSERT_OK(glossary);
   absl::StatusOr<CorrectionLog> log = CorrectionLog::Open(dir.File("c.tsv"));
-  ASSERT_TRUE(log.ok());
+  ASSERT_OK(log);
   ASSERT_TRUE(log->Record({Correction::Kind::kTerm, Language::kEn, Language::kZh, "Xiaomi", "小米"}, memory, &*glossary)
                   .ok());
   EXPECT_EQ(glossary->Enforce("小米手机", Language::kZh, "小米 phone", Language::kEn).text, "Xiaomi phone");
@@ -63,8 +64,8 @@ TEST(CorrectionLogTest, BadCorrectionsChangeNothing) {
   const std::string path = dir.File("c.tsv");
   TranslationMemory memory;
   absl::StatusOr<CorrectionLog> log = CorrectionLog::Open(path);
-  ASSERT_TRUE(log.ok());
-  ASSERT_TRUE(log->Record({Correction::Kind::kLine, Language::kZh, Language::kEn, "你好", "Hello"}, memory, nullptr).ok());
+  ASSERT_OK(log);
+  ASSERT_OK(log->Record({Correction::Kind::kLine, Language::kZh, Language::kEn, "你好", "Hello"}, memory, nullptr));
   const std::string before = ReadAll(path);
   for (const Correction& bad : std::vector<Correction>{
            {Correction::Kind::kLine, Language::kZh, Language::kEn, "", "x"},
@@ -85,7 +86,7 @@ TEST(CorrectionLogTest, AnUnwritableFileChangesNothing) {
   ScratchDir dir;
   TranslationMemory memory;
   absl::StatusOr<CorrectionLog> log = CorrectionLog::Open(dir.File("missing-dir/c.tsv"));
-  ASSERT_TRUE(log.ok());
+  ASSERT_OK(log);
   absl::Status status =
       log->Record({Correction::Kind::kLine, Language::kZh, Language::kEn, "你好", "Hello"}, memory, nullptr);
   EXPECT_FALSE(status.ok());
@@ -109,9 +110,9 @@ TEST(CorrectionLogTest, AMalformedLogNamesFileAndLine) {
 
 TEST(CorrectScriptLineTest, FindsTheSpokenLineOrSaysItIsUnknown) {
   absl::StatusOr<Script> script = ParseScriptText("# title\n欢迎 | Welcome\n\n谢谢 | Thanks\n", "show.script");
-  ASSERT_TRUE(script.ok());
+  ASSERT_OK(script);
   absl::StatusOr<Correction> c = CorrectScriptLine(*script, 4, Language::kEn, "Thank you");
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_OK(c);
   EXPECT_EQ(c->source, "谢谢");
   EXPECT_EQ(c->from, Language::kZh);
   for (int unknown : {1, 3, 9}) {

@@ -1,5 +1,6 @@
 #include "mt/glossary.h"
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -11,7 +12,7 @@ using ::testing::HasSubstr;
 
 Glossary Make(const std::string& text) {
   absl::StatusOr<Glossary> glossary = Glossary::Parse(text, "terms.tsv");
-  EXPECT_TRUE(glossary.ok()) << glossary.status();
+  EXPECT_OK(glossary);
   return std::move(glossary).value();
 }
 
@@ -73,7 +74,7 @@ TEST(GlossaryTest, PutCorrectsATerm) {
 TEST(GlossaryTest, DuplicateTermKeepsTheFirstWithAWarning) {
   std::vector<std::string> warnings;
   absl::StatusOr<Glossary> glossary = Glossary::Parse("小米\tXiaomi\n# note\n小米\tMi\n", "terms.tsv", &warnings);
-  ASSERT_TRUE(glossary.ok());
+  ASSERT_OK(glossary);
   EXPECT_EQ(glossary->size(), 1u);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_THAT(warnings[0], HasSubstr("terms.tsv:3"));

@@ -1,6 +1,7 @@
 #include "mt/llm_translator.h"
 
 #include "core/clock.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt/glossary.h"
@@ -41,12 +42,12 @@ struct LlmFixture {
 
   std::unique_ptr<LlmTranslator> Start(LoopbackHttpServer::Handler handler, LlmConfig config = {}) {
     absl::StatusOr<std::unique_ptr<LoopbackHttpServer>> started = LoopbackHttpServer::Start(std::move(handler));
-    EXPECT_TRUE(started.ok()) << started.status();
+    EXPECT_OK(started);
     server = *std::move(started);
     config.endpoint = server->url();
     if (config.attempt_timeout == LlmConfig{}.attempt_timeout) config.attempt_timeout = MediaTime::Millis(500);
     absl::StatusOr<std::unique_ptr<LlmTranslator>> llm = LlmTranslator::Create(config, clock);
-    EXPECT_TRUE(llm.ok()) << llm.status();
+    EXPECT_OK(llm);
     return *std::move(llm);
   }
 };
@@ -59,7 +60,7 @@ TEST(LlmTranslatorTest, StreamsTheAnswerAndReportsPartials) {
   std::vector<std::string> partials;
   absl::StatusOr<Translation> result =
       llm->Translate(Request("这款面霜只要99元"), {}, [&](std::string_view text) { partials.emplace_back(text); });
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->text, "This cream is only 99 yuan.");
   EXPECT_EQ(result->engine, "llm");
   EXPECT_EQ(partials, (std::vector<std::string>{"This cream", "This cream is only", "This cream is only 99 yuan."}));
@@ -80,7 +81,7 @@ TEST(LlmTranslatorTest, AcceptsANonStreamedAnswer) {
     return reply;
   });
   absl::StatusOr<Translation> result = llm->Translate(Request("你好"));
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->text, "Hello!");
 }
 
@@ -92,11 +93,11 @@ TEST(LlmTranslatorTest, PromptCarriesGlossaryContextKeyAndModel) {
   config.context_lines = 1;
   auto llm = f.Start([](const LoopbackHttpServer::Request&) { return Streamed({"ok"}); }, config);
   absl::StatusOr<Glossary> glossary = Glossary::Parse("小米\tXiaomi\n华为\tHuawei\n", "g.tsv");
-  ASSERT_TRUE(glossary.ok());
+  ASSERT_OK(glossary);
   TranslationRequest request = Request("小米手机今天特价");
   request.glossary = &*glossary;
   request.context = {{"第一句", "first"}, {"第二句", "second"}};
-  ASSERT_TRUE(llm->Translate(request).ok());
+  ASSERT_OK(llm->Translate(request));
   const LoopbackHttpServer::Request sent = f.server->received().at(0);
   EXPECT_THAT(sent.headers, HasSubstr("Authorization: Bearer secret-key"));
   Json body = Json::parse(sent.body);
@@ -116,7 +117,7 @@ TEST(LlmTranslatorTest, RetriesADroppedConnection) {
     return Streamed({"second try"});
   });
   absl::StatusOr<Translation> result = llm->Translate(Request("你好"));
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->text, "second try");
   EXPECT_EQ(f.server->requests(), 2);
 }
@@ -187,13 +188,13 @@ TEST(LlmTranslatorTest, AServerThatIsDownFallsBackToTheNextEngine) {
   int port;
   {
     auto probe = LoopbackHttpServer::Start([](const LoopbackHttpServer::Request&) { return Reply{}; });
-    ASSERT_TRUE(probe.ok());
+    ASSERT_OK(probe);
     port = (*probe)->port();
   }
   LlmConfig config;
   config.endpoint = absl::StrCat("http://127.0.0.1:", port, "/v1");
   absl::StatusOr<std::unique_ptr<LlmTranslator>> llm = LlmTranslator::Create(config, clock);
-  ASSERT_TRUE(llm.ok());
+  ASSERT_OK(llm);
   TranslationMemory memory;
   memory.Add(TmEntry{"谢谢大家", "Thank you all", Language::kZh, Language::kEn, "show:9"});
   std::vector<std::unique_ptr<Translator>> engines;
@@ -201,7 +202,7 @@ TEST(LlmTranslatorTest, AServerThatIsDownFallsBackToTheNextEngine) {
   engines.push_back(std::make_unique<TmTranslator>(memory));
   TranslatorChain chain(std::move(engines), clock);
   absl::StatusOr<Translation> result = chain.Translate(Request("谢谢大家"));
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->engine, "tm");
   EXPECT_EQ(chain.counters()[0].failed, 1);
 }

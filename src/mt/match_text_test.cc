@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -106,7 +107,7 @@ namespace {
 
 MatchSpelling Chinese() {
   absl::StatusOr<MatchSpelling> spelling = MatchSpelling::Load(Language::kZh);
-  EXPECT_TRUE(spelling.ok()) << spelling.status();
+  EXPECT_OK(spelling);
   EXPECT_NE(spelling->to_simplified(), nullptr);
   return *std::move(spelling);
 }

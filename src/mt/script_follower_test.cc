@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -540,7 +541,7 @@ std::vector<FollowerLine> MandarinLines() {
 
 MatchSpelling MandarinSpelling() {
   absl::StatusOr<MatchSpelling> spelling = MatchSpelling::Load(Language::kZh);
-  EXPECT_TRUE(spelling.ok()) << spelling.status();
+  EXPECT_OK(spelling);
   return *std::move(spelling);
 }
 

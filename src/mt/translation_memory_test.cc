@@ -6,6 +6,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt/match_text.h"
@@ -133,7 +134,7 @@ TEST(TranslationMemoryTest, ScriptAddsBothDirectionsAndCountsUntranslatedLines) 
       "zh: 谢谢大家 | en: Thank you all\n"
       "zh: 谢谢大家 | en: Thanks everyone\n",
       "show.script");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   TranslationMemory tm;
   TmLoadReport report;
   tm.AddScript(*script, report);
@@ -155,8 +156,8 @@ TEST(TranslationMemoryTest, LoadsTsvAndCsv) {
   const std::string csv = dir.Write("pairs.csv", "\"你好，朋友\",\"Hello, friend\"\n谢谢,\"Say \"\"thanks\"\"\"\n");
   TranslationMemory tm;
   TmLoadReport report;
-  ASSERT_TRUE(tm.LoadFile(tsv, Language::kZh, Language::kEn, report).ok());
-  ASSERT_TRUE(tm.LoadFile(csv, Language::kZh, Language::kEn, report).ok());
+  ASSERT_OK(tm.LoadFile(tsv, Language::kZh, Language::kEn, report));
+  ASSERT_OK(tm.LoadFile(csv, Language::kZh, Language::kEn, report));
   EXPECT_EQ(report.added, 4);
   EXPECT_EQ(tm.Lookup("你好", Language::kZh, Language::kEn)->entry.target, "Hello");
   EXPECT_EQ(tm.Lookup("你好，朋友", Language::kZh, Language::kEn)->entry.target, "Hello, friend");
@@ -420,7 +421,7 @@ namespace {
 
 TEST(TranslationMemoryTest, TraditionalAndDigitsFindTheSimplifiedLine) {
   absl::StatusOr<MatchSpelling> zh = MatchSpelling::Load(Language::kZh);
-  ASSERT_TRUE(zh.ok()) << zh.status();
+  ASSERT_OK(zh);
   TranslationMemory tm(zh->to_simplified());
   tm.Add(Pair("专柜价格是三百二十八元", "The counter price is 328 yuan"));
   tm.Add(Pair("喜欢的话记得点个关注", "If you like it, remember to follow"));

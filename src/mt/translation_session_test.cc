@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt/tm_translator.h"
@@ -67,10 +68,10 @@ TranslationSessionOptions EnToZh() {
 TEST(TranslationSessionTest, GrowingSourceGivesGrowingStableText) {
   WordForWord engine({{"buy", "买"}, {"one", "一"}, {"get", "送"}, {"free", "免费"}});
   absl::StatusOr<TranslationSession> session = TranslationSession::Create(engine, EnToZh());
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
 
   auto first = session->Update("buy one");
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   ASSERT_TRUE(first->has_value());
   // One translation is not yet an agreement: all of it is provisional.
   EXPECT_EQ((*first)->stable, "");
@@ -78,19 +79,19 @@ TEST(TranslationSessionTest, GrowingSourceGivesGrowingStableText) {
 
   // One more word is below min_new_tokens (2): no engine call, nothing new.
   auto small = session->Update("buy one get");
-  ASSERT_TRUE(small.ok());
+  ASSERT_OK(small);
   EXPECT_FALSE(small->has_value());
   EXPECT_EQ(engine.calls, 1);
 
   auto second = session->Update("buy one get one");
-  ASSERT_TRUE(second.ok());
+  ASSERT_OK(second);
   ASSERT_TRUE(second->has_value());
   EXPECT_EQ((*second)->stable, "买一");  // both translations begin with it
   EXPECT_EQ((*second)->provisional, "送一");
   EXPECT_EQ((*second)->text(), "买一送一");
 
   absl::StatusOr<SessionOutput> final = session->Finish("buy one get one free");
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   EXPECT_TRUE(final->final);
   EXPECT_FALSE(final->revised);
   EXPECT_EQ(final->stable, "买一送一免费");
@@ -108,11 +109,11 @@ TEST(TranslationSessionTest, StableTextNeverShrinksWhenTheEngineChangesItsMind) 
   options.to = Language::kEn;
   options.min_new_tokens = 1;
   absl::StatusOr<TranslationSession> session = TranslationSession::Create(engine, options);
-  ASSERT_TRUE(session.ok());
+  ASSERT_OK(session);
   std::vector<std::string> stable;
   for (const std::string source : {"这款", "这款面霜", "这款面霜让皮肤", "这款面霜让皮肤柔软"}) {
     auto out = session->Update(source);
-    ASSERT_TRUE(out.ok());
+    ASSERT_OK(out);
     ASSERT_TRUE(out->has_value());
     if (!stable.empty()) {
       EXPECT_EQ((*out)->stable.rfind(stable.back(), 0), 0u) << "stable text shrank: " << (*out)->stable;
@@ -125,7 +126,7 @@ TEST(TranslationSessionTest, StableTextNeverShrinksWhenTheEngineChangesItsMind) 
   EXPECT_EQ(stable[3], "The cream ");  // agreed "This cream keeps skin " does not go on from it
 
   absl::StatusOr<SessionOutput> final = session->Finish("这款面霜让皮肤柔软");
-  ASSERT_TRUE(final.ok());
+  ASSERT_OK(final);
   EXPECT_TRUE(final->revised);  // the display must replace "The cream"
   EXPECT_EQ(final->stable, "This cream keeps skin soft");
 }
@@ -133,11 +134,11 @@ TEST(TranslationSessionTest, StableTextNeverShrinksWhenTheEngineChangesItsMind) 
 TEST(TranslationSessionTest, ARevisedLastWordIsTranslatedAgain) {
   WordForWord engine({{"red", "红色"}, {"bed", "床"}, {"dress", "裙子"}, {"the", ""}});
   absl::StatusOr<TranslationSession> session = TranslationSession::Create(engine, EnToZh());
-  ASSERT_TRUE(session.ok());
-  ASSERT_TRUE(session->Update("the red bed").ok());
+  ASSERT_OK(session);
+  ASSERT_OK(session->Update("the red bed"));
   // The recognizer changed its mind about the last word: same length, new text.
   auto changed = session->Update("the red dress");
-  ASSERT_TRUE(changed.ok());
+  ASSERT_OK(changed);
   ASSERT_TRUE(changed->has_value());
   EXPECT_EQ((*changed)->stable, "红色");
   EXPECT_EQ((*changed)->provisional, "裙子");
@@ -147,10 +148,10 @@ TEST(TranslationSessionTest, ARevisedLastWordIsTranslatedAgain) {
 TEST(TranslationSessionTest, FinalOfWhatWasTranslatedCostsNoSecondCall) {
   WordForWord engine({{"hello", "你好"}, {"everyone", "大家"}});
   absl::StatusOr<TranslationSession> session = TranslationSession::Create(engine, EnToZh());
-  ASSERT_TRUE(session.ok());
-  ASSERT_TRUE(session->Update("hello everyone").ok());
+  ASSERT_OK(session);
+  ASSERT_OK(session->Update("hello everyone"));
   absl::StatusOr<SessionOutput> final = session->Finish("hello everyone");
-  ASSERT_TRUE(final.ok());
+  ASSERT_OK(final);
   EXPECT_EQ(final->stable, "你好大家");
   EXPECT_EQ(engine.calls, 1);
   // Done: a new segment needs a new session.
@@ -163,12 +164,12 @@ TEST(TranslationSessionTest, MemoryMissIsNothingNewNotAnError) {
   memory.Add(TmEntry{"Do not forget to follow our channel", "别忘了关注我们的频道", Language::kEn, Language::kZh, "t"});
   TmTranslator tm(memory);
   absl::StatusOr<TranslationSession> session = TranslationSession::Create(tm, EnToZh());
-  ASSERT_TRUE(session.ok());
+  ASSERT_OK(session);
   auto early = session->Update("do not");
-  ASSERT_TRUE(early.ok()) << early.status();
+  ASSERT_OK(early);
   EXPECT_FALSE(early->has_value());  // too little of the line for a fuzzy match
   auto most = session->Update("do not forget to follow our");
-  ASSERT_TRUE(most.ok());
+  ASSERT_OK(most);
   ASSERT_TRUE(most->has_value());  // 6 of 7 words: a fuzzy match of the whole line
   EXPECT_EQ((*most)->provisional, "别忘了关注我们的频道");
   EXPECT_EQ((*most)->engine, "tm");
@@ -197,7 +198,7 @@ TEST(TranslationSessionTest, CancelStopsTheCallInFlightAndEveryLaterOne) {
     bool started = false;
   } engine;
   absl::StatusOr<TranslationSession> session = TranslationSession::Create(engine, EnToZh());
-  ASSERT_TRUE(session.ok());
+  ASSERT_OK(session);
   std::thread canceller([&] {
     std::unique_lock<std::mutex> lock(engine.mu);
     engine.cv.wait(lock, [&] { return engine.started; });
@@ -231,9 +232,9 @@ TEST(TranslationSessionTest, AgreementOfOneShowsEverythingAsStable) {
   TranslationSessionOptions options = EnToZh();
   options.agreement = 1;
   absl::StatusOr<TranslationSession> session = TranslationSession::Create(engine, options);
-  ASSERT_TRUE(session.ok());
+  ASSERT_OK(session);
   auto out = session->Update("buy now");
-  ASSERT_TRUE(out.ok());
+  ASSERT_OK(out);
   ASSERT_TRUE(out->has_value());
   EXPECT_EQ((*out)->stable, "买现在");
   EXPECT_EQ((*out)->provisional, "");

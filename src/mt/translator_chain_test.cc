@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "core/clock.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mt/glossary.h"
@@ -55,12 +56,12 @@ TEST(TranslatorChainTest, MemoryFirstThenTheNextEngine) {
   f.memory.Add(TmEntry{"欢迎来到直播间", "Welcome to the live room", Language::kZh, Language::kEn, "show:1"});
   auto chain = f.Make({std::string("from the llm")});
   absl::StatusOr<Translation> hit = chain->Translate(Request("欢迎来到直播间！"));
-  ASSERT_TRUE(hit.ok());
+  ASSERT_OK(hit);
   EXPECT_EQ(hit->engine, "tm");
   EXPECT_EQ(hit->origin, "show:1");
   EXPECT_EQ(f.llm_calls, 0);
   absl::StatusOr<Translation> miss = chain->Translate(Request("今天天气怎么样"));
-  ASSERT_TRUE(miss.ok());
+  ASSERT_OK(miss);
   EXPECT_EQ(miss->engine, "llm");
   EXPECT_EQ(miss->text, "from the llm");
   EXPECT_EQ(chain->name(), "tm+llm");
@@ -70,12 +71,12 @@ TEST(TranslatorChainTest, MemoryFirstThenTheNextEngine) {
 TEST(TranslatorChainTest, AppliesTheGlossaryToEveryEngine) {
   ChainFixture f;
   absl::StatusOr<Glossary> glossary = Glossary::Parse("小米\tXiaomi\n", "g.tsv");
-  ASSERT_TRUE(glossary.ok());
+  ASSERT_OK(glossary);
   auto chain = f.Make({std::string("The new XIAOMI phone")});
   TranslationRequest request = Request("小米新手机");
   request.glossary = &*glossary;
   absl::StatusOr<Translation> result = chain->Translate(request);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_EQ(result->text, "The new Xiaomi phone");
   EXPECT_EQ(result->glossary_fixed, 1);
 }
@@ -106,7 +107,7 @@ TEST(TranslatorChainTest, BreakerOpensAfterFailuresAndRetriesAfterCooldown) {
   EXPECT_EQ(f.llm_calls, 3);
   f.clock.Advance(MediaTime::Seconds(30));
   absl::StatusOr<Translation> retried = chain->Translate(Request("你好"));
-  ASSERT_TRUE(retried.ok()) << retried.status();
+  ASSERT_OK(retried);
   EXPECT_EQ(retried->text, "back");
   EXPECT_EQ(f.llm_calls, 4);
   std::vector<EngineCounters> counters = chain->counters();

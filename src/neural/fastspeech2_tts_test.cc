@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 #include "neural/test_util.h"
 #include "text/test_lexicon.h"
@@ -48,7 +49,7 @@ std::unique_ptr<FastSpeech2Tts> Engine() {
   options.model_dir = InstalledVoice();
   options.lexicon = std::shared_ptr<const PinyinConverter>(&TestLexicon(), [](const PinyinConverter*) {});
   auto engine = FastSpeech2Tts::Create(options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_OK(engine);
   return engine.ok() ? *std::move(engine) : nullptr;
 }
 
@@ -63,7 +64,7 @@ TEST(FastSpeech2Tts, SpeaksAClauseWithItsWordsInOrder) {
   request.language = Language::kZh;
   request.text = "平时的价格是89元，今天只要59元！";
   auto result = engine->Synthesize(request);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->audio.sample_rate, 24000);
   const double seconds = result->audio.samples.size() / 24000.0;
   EXPECT_GT(seconds, 2.0);
@@ -78,14 +79,14 @@ TEST(FastSpeech2Tts, SpeaksAClauseWithItsWordsInOrder) {
   EXPECT_GT(peak, 0.1f);
 
   auto session = engine->OpenSession(request);
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   auto clause = (*session)->SynthesizeClause(request.text, Language::kZh);
-  ASSERT_TRUE(clause.ok()) << clause.status();
+  ASSERT_OK(clause);
   EXPECT_EQ(clause->audio.samples, result->audio.samples);  // seeded: the same audio
 
   request.rate = 1.5;
   auto faster = engine->Synthesize(request);
-  ASSERT_TRUE(faster.ok());
+  ASSERT_OK(faster);
   EXPECT_LT(faster->audio.samples.size(), result->audio.samples.size() * 0.8);
 
   SynthesisRequest english = request;
@@ -97,7 +98,7 @@ TEST(FastSpeech2Tts, SpeaksAClauseWithItsWordsInOrder) {
   SynthesisRequest empty = request;
   empty.text = "，。";
   auto nothing = engine->Synthesize(empty);
-  ASSERT_TRUE(nothing.ok());
+  ASSERT_OK(nothing);
   EXPECT_TRUE(nothing->audio.samples.empty());
 }
 
@@ -114,12 +115,12 @@ TEST(FastSpeech2Tts, LongTextIsCutIntoModelCallsAtPhraseBreaks) {
   std::string skip;
   if (!Installed(skip)) GTEST_SKIP() << skip;
   auto engine = ShortCallsEngine();
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_OK(engine);
   SynthesisRequest request;
   request.language = Language::kZh;
   request.text = "今天的直播，我们给大家带来三款新品，每一款都有优惠";
   auto result = (*engine)->Synthesize(request);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_GT(result->audio.samples.size(), 24000u * 3);
   EXPECT_GE(result->track.words.size(), 20u);
 }
@@ -128,14 +129,14 @@ TEST(FastSpeech2Tts, AStreamedClauseIsTheWholeClauseInParts) {
   std::string skip;
   if (!Installed(skip)) GTEST_SKIP() << skip;
   auto engine = ShortCallsEngine();  // several model calls, each streamed in chunks
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_OK(engine);
   VoiceSettings settings;
   settings.language = Language::kZh;
   auto session = (*engine)->OpenSession(settings);
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   const std::string text = "今天的直播，我们给大家带来三款新品，每一款都有优惠";
   auto whole = (*session)->SynthesizeClause(text, Language::kZh);
-  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_OK(whole);
   SynthesisResult joined;
   std::size_t parts = 0;
   ASSERT_TRUE((*session)->StreamClause(text, Language::kZh, [&](SynthesisResult part) {

@@ -1,6 +1,7 @@
 #include "neural/marian_translator.h"
 
 
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 #include "neural/test_util.h"
 
@@ -20,19 +21,19 @@ MarianTranslatorOptions TinyOptions(const std::string& dir) {
 
 TEST(MarianTranslator, TranslatesAsTheReferenceDoes) {
   auto translator = MarianTranslator::Create(TinyOptions(TestdataDir("marian_tiny")));
-  ASSERT_TRUE(translator.ok()) << translator.status();
+  ASSERT_OK(translator);
   const auto reference = ReadJsonFile(TestdataDir("marian_tiny") + "/reference.json");
   const auto sources = reference["sentences"].get<std::vector<std::string>>();
   const auto expected = reference["generate"]["greedy"]["text"].get<std::vector<std::string>>();
   auto batch = (*translator)->TranslateBatch(sources);
-  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_OK(batch);
   EXPECT_EQ(*batch, expected);
 
   TranslationRequest request;
   request.source = sources[0];
   std::string partial;
   auto one = (*translator)->Translate(request, {}, [&](std::string_view text) { partial = std::string(text); });
-  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_OK(one);
   EXPECT_EQ(one->engine, "marian");
   EXPECT_EQ(one->text, expected[0]);
   EXPECT_EQ(partial, one->text);
@@ -40,7 +41,7 @@ TEST(MarianTranslator, TranslatesAsTheReferenceDoes) {
 
 TEST(MarianTranslator, OtherDirectionIsNotFoundSoTheChainMovesOn) {
   auto translator = MarianTranslator::Create(TinyOptions(TestdataDir("marian_tiny")));
-  ASSERT_TRUE(translator.ok()) << translator.status();
+  ASSERT_OK(translator);
   TranslationRequest request;
   request.source = "Hello";
   request.from = Language::kEn;
@@ -79,7 +80,7 @@ TEST(MarianTranslator, TruncatedWeightsAreBadInputNamingTheFile) {
 
 TEST(MarianTranslator, StopRequestedBeforehandCancels) {
   auto translator = MarianTranslator::Create(TinyOptions(TestdataDir("marian_tiny")));
-  ASSERT_TRUE(translator.ok()) << translator.status();
+  ASSERT_OK(translator);
   std::stop_source stop;
   stop.request_stop();
   TranslationRequest request;

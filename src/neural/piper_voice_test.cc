@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 #include "neural/neural_error.h"
 #include "neural/piper_phonemes.h"
@@ -31,7 +32,7 @@ TEST(PiperPhonemes, IdsAreThoseOfPipersOwnPhonemizer) {
   for (const auto& sentence : reference.at("sentences")) {
     const std::string text = sentence.at("text");
     auto clauses = EspeakEngine::PhonemizeIpa(text, phonemes.espeak_voice());
-    ASSERT_TRUE(clauses.ok()) << clauses.status();
+    ASSERT_OK(clauses);
     const VitsEncoding encoding = phonemes.Encode(*clauses);
     EXPECT_EQ(encoding.ids, sentence.at("ids").get<std::vector<std::int64_t>>()) << text;
     ASSERT_EQ(encoding.phonemes.size(), encoding.ids.size());
@@ -42,7 +43,7 @@ TEST(PiperPhonemes, IdsAreThoseOfPipersOwnPhonemizer) {
 TEST(PiperPhonemes, EveryPhonemeRemembersItsWord) {
   const std::string text = "It costs $89, really.";
   auto clauses = EspeakEngine::PhonemizeIpa(text, "en-us");
-  ASSERT_TRUE(clauses.ok()) << clauses.status();
+  ASSERT_OK(clauses);
   ASSERT_EQ(clauses->size(), 2u);
   EXPECT_EQ((*clauses)[0].terminator, ',');
   EXPECT_EQ((*clauses)[1].terminator, '.');
@@ -58,7 +59,7 @@ TEST(PiperPhonemes, NothingToSayGivesNoTokens) {
   const PiperPhonemes phonemes = PiperPhonemes::Load(TestdataDir("piper"));
   EXPECT_TRUE(phonemes.Encode({}).ids.empty());
   auto clauses = EspeakEngine::PhonemizeIpa("  ", "en-us");
-  ASSERT_TRUE(clauses.ok());
+  ASSERT_OK(clauses);
   EXPECT_TRUE(phonemes.Encode(*clauses).ids.empty());
 }
 
@@ -182,14 +183,14 @@ TEST(PiperVoice, SpeaksWithPhonemesTimedToTheWords) {
   VitsTtsOptions options;
   options.model_dir = InstalledVoice();
   auto tts = VitsTts::Create(options);
-  ASSERT_TRUE(tts.ok()) << tts.status();
+  ASSERT_OK(tts);
   EXPECT_EQ((*tts)->name(), "piper");
   EXPECT_EQ((*tts)->sample_rate(), 22050);
   EXPECT_EQ((*tts)->language(), Language::kEn);
   SynthesisRequest request;
   request.text = "Only eighty nine dollars today.";
   auto result = (*tts)->Synthesize(request);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_GT(result->audio.duration(), MediaTime::Millis(1000));
   ASSERT_EQ(result->track.words.size(), 5u);
   EXPECT_EQ(request.text.substr(result->track.words[1].text_offset, result->track.words[1].text_length), "eighty");

@@ -3,6 +3,7 @@
 // and the settings it cannot honour refused with the value named.
 #include "neural/vits_tts.h"
 
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 #include "neural/test_util.h"
 
@@ -15,7 +16,7 @@ std::unique_ptr<VitsTts> Tiny() {
   VitsTtsOptions options;
   options.model_dir = TestdataDir("vits_tiny");
   auto tts = VitsTts::Create(options);
-  EXPECT_TRUE(tts.ok()) << tts.status();
+  EXPECT_OK(tts);
   return tts.ok() ? *std::move(tts) : nullptr;
 }
 
@@ -27,7 +28,7 @@ TEST(VitsTts, SpeaksWithATrackThatFollowsTheDurations) {
   SynthesisRequest request;
   request.text = "Hello big world";
   auto result = tts->Synthesize(request);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_FALSE(result->audio.empty());
   // The model's own hop: whole frames of 8 samples.
   EXPECT_EQ(result->audio.samples.size() % 8, 0u);
@@ -56,7 +57,7 @@ TEST(VitsTts, SameTextSameAudioAndFasterRateShorter) {
   EXPECT_EQ(a->audio.samples, b->audio.samples);
   request.rate = 2.0;
   auto fast = tts->Synthesize(request);
-  ASSERT_TRUE(fast.ok());
+  ASSERT_OK(fast);
   EXPECT_LT(fast->audio.samples.size(), a->audio.samples.size());
 }
 
@@ -66,7 +67,7 @@ TEST(VitsTts, NothingToSayGivesEmptyAudio) {
   SynthesisRequest request;
   request.text = "... !?";
   auto result = tts->Synthesize(request);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->audio.empty());
   EXPECT_EQ(result->audio.sample_rate, 16000);
 }
@@ -76,9 +77,9 @@ TEST(VitsTts, SessionsSpeakClausesAndStopWhenCancelled) {
   ASSERT_NE(tts, nullptr);
   VoiceSettings settings;
   auto session = tts->OpenSession(settings);
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   auto clause = (*session)->SynthesizeClause("one clause", Language::kEn);
-  ASSERT_TRUE(clause.ok()) << clause.status();
+  ASSERT_OK(clause);
   EXPECT_FALSE(clause->audio.empty());
   (*session)->Cancel();
   EXPECT_TRUE((*session)->cancelled());
@@ -145,11 +146,11 @@ ChunkedTiny OpenChunkedTiny(VocoderChunking chunking) {
   options.chunking = chunking;
   ChunkedTiny out;
   auto tts = VitsTts::Create(options);
-  EXPECT_TRUE(tts.ok()) << tts.status();
+  EXPECT_OK(tts);
   if (!tts.ok()) return out;
   out.tts = *std::move(tts);
   auto session = out.tts->OpenSession({});
-  EXPECT_TRUE(session.ok()) << session.status();
+  EXPECT_OK(session);
   if (session.ok()) out.session = *std::move(session);
   return out;
 }
@@ -159,9 +160,9 @@ TEST(VitsTts, AStreamedClauseIsTheWholeClauseInParts) {
   ASSERT_NE(tiny.session, nullptr);
   const std::string text = "a clause long enough to be cut";
   auto whole = tiny.session->SynthesizeClause(text, Language::kEn);
-  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_OK(whole);
   auto parts = StreamParts(*tiny.session, text);
-  ASSERT_TRUE(parts.ok()) << parts.status();
+  ASSERT_OK(parts);
   EXPECT_GT(parts->count, 2u);
   EXPECT_EQ(parts->with_track, 1u);  // the first part carries the whole track
   ASSERT_EQ(parts->joined.audio.samples.size(), whole->audio.samples.size());
@@ -182,7 +183,7 @@ TEST(VitsTts, AStreamedClauseIsTheWholeClauseInParts) {
   }
   // Nothing to say: one empty part.
   auto nothing = StreamParts(*tiny.session, "");
-  ASSERT_TRUE(nothing.ok()) << nothing.status();
+  ASSERT_OK(nothing);
   EXPECT_EQ(nothing->count, 1u);
   EXPECT_TRUE(nothing->joined.audio.empty());
 }
@@ -193,7 +194,7 @@ TEST(VitsTts, LongSpeechIsDecodedInBoundedChunksWithTheSameSamples) {
     options.model_dir = TestdataDir("vits_tiny");
     options.whole_chunk_frames = whole_chunk_frames;
     auto tts = VitsTts::Create(options);
-    EXPECT_TRUE(tts.ok()) << tts.status();
+    EXPECT_OK(tts);
     return tts.ok() ? *std::move(tts) : nullptr;
   };
   auto chunked = make(4), whole = make(1 << 20);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
@@ -29,7 +30,7 @@ class WhisperAsr : public ::testing::Test {
     options_.model_dir = TestdataDir("whisper_tiny");
     options_.language = "en";
     auto model = WhisperAsrModel::Load(options_);
-    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_OK(model);
     model_ = *model;
     audio_ = SafetensorsFile::Open(options_.model_dir + "/reference.safetensors")->Load("audio_0").contiguous();
   }
@@ -49,7 +50,7 @@ TEST_F(WhisperAsr, FinalIsWhatTheTranscriberHearsWithWordsInsideTheUtterance) {
                                      at == 0 ? start : session->position()).ok());
   }
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   WhisperOptions o;
   o.language = "en";
   o.timestamps = true;  // as the session decodes
@@ -80,9 +81,9 @@ TEST_F(WhisperAsr, FinalIsWhatTheTranscriberHearsWithWordsInsideTheUtterance) {
 TEST_F(WhisperAsr, FinalWordsTakeTheAlignmentTimes) {
   auto session = *model_->NewSession();
   const MediaTime start = MediaTime::Millis(1500);
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), count()), start).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(samples(), count()), start));
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   WhisperOptions o;
   o.language = "en";
   o.timestamps = true;  // as the session decodes
@@ -116,11 +117,11 @@ TEST_F(WhisperAsr, ChineseFinalWordsAreTheGroupedPieces) {
   zh.max_new_tokens = 64;
   zh.max_tokens_per_second = 0;
   auto model = WhisperAsrModel::Load(zh);
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   auto session = *(*model)->NewSession();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), count()), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(samples(), count()), MediaTime::Zero()));
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   WhisperOptions o;
   o.language = "zh";
   o.timestamps = true;
@@ -151,11 +152,11 @@ TEST_F(WhisperAsr, ADecodeIsCutWhereSpeechOfItsLengthCouldNotReach) {
   int i = 0;
   for (const WhisperAsrOptions& options : {capped, uncapped}) {
     auto model = WhisperAsrModel::Load(options);
-    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_OK(model);
     auto session = *(*model)->NewSession();
-    ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), samples_heard), MediaTime::Zero()).ok());
+    ASSERT_OK(session->AcceptAudio(Mono16k(samples(), samples_heard), MediaTime::Zero()));
     const absl::StatusOr<AsrHypothesis> final = session->Finish();
-    ASSERT_TRUE(final.ok()) << final.status();
+    ASSERT_OK(final);
     words[i++] = final->words.size();
   }
   const double seconds = static_cast<double>(samples_heard) / 16000.0;
@@ -167,11 +168,11 @@ TEST_F(WhisperAsr, ProportionalWordTimesWhenAskedOrWithoutAlignmentHeads) {
   WhisperAsrOptions proportional = options_;
   proportional.word_times = WhisperWordTimeSource::kProportional;
   auto model = WhisperAsrModel::Load(proportional);
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   auto session = *(*model)->NewSession();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), count()), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(samples(), count()), MediaTime::Zero()));
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   ASSERT_FALSE(final->words.empty());
   // By length: the first word starts with the utterance, the last ends with it.
   EXPECT_EQ(final->words.front().start, final->start);
@@ -195,12 +196,12 @@ TEST(WhisperAsrModel, RequiredWordTimesNeedAlignmentHeads) {
   // kAuto loads it and falls back to proportional times.
   options.word_times = WhisperWordTimeSource::kAuto;
   const absl::StatusOr<std::shared_ptr<WhisperAsrModel>> loaded = WhisperAsrModel::Load(options);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   const torch::Tensor audio = SafetensorsFile::Open(options.model_dir + "/reference.safetensors")->Load("audio_0").contiguous();
   auto session = *(*loaded)->NewSession();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data_ptr<float>(), static_cast<std::size_t>(audio.numel())), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(audio.data_ptr<float>(), static_cast<std::size_t>(audio.numel())), MediaTime::Zero()));
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   ASSERT_FALSE(final->words.empty());
   EXPECT_EQ(final->words.back().end, final->end);
 }
@@ -210,9 +211,9 @@ TEST_F(WhisperAsr, UtteranceLongerThanAWindowIsDecodedWindowByWindow) {
   std::vector<float> long_audio(static_cast<std::size_t>(31 * kAsrSampleRate), 0.0f);
   std::copy(samples(), samples() + count(), long_audio.begin());
   std::copy(samples(), samples() + count(), long_audio.end() - static_cast<std::ptrdiff_t>(count()));
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(long_audio.data(), long_audio.size()), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(long_audio.data(), long_audio.size()), MediaTime::Zero()));
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   EXPECT_FALSE(final->text.empty());
   EXPECT_EQ(final->end, MediaTime::Millis(31000));
 }
@@ -220,7 +221,7 @@ TEST_F(WhisperAsr, UtteranceLongerThanAWindowIsDecodedWindowByWindow) {
 TEST_F(WhisperAsr, EmptyUtteranceGivesAnEmptyFinal) {
   auto session = *model_->NewSession();
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok());
+  ASSERT_OK(final);
   EXPECT_TRUE(final->final);
   EXPECT_TRUE(final->text.empty());
   EXPECT_TRUE(final->words.empty());
@@ -228,7 +229,7 @@ TEST_F(WhisperAsr, EmptyUtteranceGivesAnEmptyFinal) {
 
 TEST_F(WhisperAsr, BadAudioIsRefusedAndNothingIsLost) {
   auto session = *model_->NewSession();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(samples(), 1600), MediaTime::Millis(1000)).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(samples(), 1600), MediaTime::Millis(1000)));
   AudioBuffer stereo = Mono16k(samples(), 1600);
   stereo.channels = 2;
   const absl::Status wrong_format = session->AcceptAudio(stereo, session->position());

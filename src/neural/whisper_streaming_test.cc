@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 #include "neural/safetensors.h"
 #include "neural/test_util.h"
@@ -87,7 +88,7 @@ TEST(LocalAgreement, BadAgreementIsRefused) {
 
 TEST(WhisperStreamingOptions, EachBadFieldIsNamed) {
   const MediaTime window = MediaTime::Seconds(30);
-  EXPECT_TRUE(CheckStreamingOptions({}, window).ok());
+  EXPECT_OK(CheckStreamingOptions({}, window));
   WhisperStreamingOptions o;
   o.agreement = 0;
   EXPECT_NE(CheckStreamingOptions(o, window).message().find("agreement"), std::string::npos);
@@ -199,9 +200,9 @@ TEST_F(WhisperStreaming, SplitWordsCutsAtSpacesCharactersAndSegmentEnds) {
 TEST_F(WhisperStreaming, WithoutPartialsTheFinalIsTheWholeUtteranceDecode) {
   const std::vector<float> audio = Speech(6);
   auto session = Session();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data(), audio.size()), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(audio.data(), audio.size()), MediaTime::Zero()));
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   const WhisperResult whole =
       transcriber_->Transcribe(audio.data(), static_cast<std::int64_t>(audio.size()), DecodeOptions());
   EXPECT_EQ(final->text, whole.no_speech_probability > options_.no_speech_threshold ? "" : Text(TextTokens(whole.tokens)));
@@ -215,7 +216,7 @@ TEST_F(WhisperStreaming, CommittedTextNeverChangesAndTheFinalContinuesIt) {
   std::string stable;
   int partials = 0;
   for (std::size_t at = 0; at < audio.size(); at += 1600) {
-    ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + at, std::min<std::size_t>(1600, audio.size() - at))).ok());
+    ASSERT_OK(session->AcceptAudio(Mono16k(audio.data() + at, std::min<std::size_t>(1600, audio.size() - at))));
     const std::optional<AsrHypothesis> partial = session->Partial();
     if (!partial) continue;
     ++partials;
@@ -234,7 +235,7 @@ TEST_F(WhisperStreaming, CommittedTextNeverChangesAndTheFinalContinuesIt) {
   WhisperOptions o = DecodeOptions();
   o.prefix_tokens = TokensOf(session->committed_words(), /*text_only=*/false);
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   EXPECT_EQ(final->text.compare(0, stable.size(), stable), 0) << "final \"" << final->text << "\" drops \"" << stable << "\"";
   const WhisperResult whole = transcriber_->Transcribe(audio.data(), static_cast<std::int64_t>(audio.size()), o);
   const bool silent = o.prefix_tokens.empty() && whole.no_speech_probability > options_.no_speech_threshold;
@@ -245,15 +246,15 @@ TEST_F(WhisperStreaming, PartialDecodesAtMostOncePerInterval) {
   options_.streaming.min_partial_interval = MediaTime::Millis(500);
   const std::vector<float> audio = Speech(2);
   auto session = Session();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()));
   const std::optional<AsrHypothesis> first = session->Partial();
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->end, MediaTime::Millis(500));
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + 8000, 4800)).ok());  // 300 ms more
+  ASSERT_OK(session->AcceptAudio(Mono16k(audio.data() + 8000, 4800)));  // 300 ms more
   const std::optional<AsrHypothesis> cached = session->Partial();
   ASSERT_TRUE(cached.has_value());
   EXPECT_EQ(cached->end, MediaTime::Millis(500)) << "less than the interval: the last partial stands";
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + 12800, 3200)).ok());  // 500 ms since the decode
+  ASSERT_OK(session->AcceptAudio(Mono16k(audio.data() + 12800, 3200)));  // 500 ms since the decode
   const std::optional<AsrHypothesis> fresh = session->Partial();
   ASSERT_TRUE(fresh.has_value());
   EXPECT_EQ(fresh->end, MediaTime::Millis(1000));
@@ -268,11 +269,11 @@ TEST_F(WhisperStreaming, ASlowDecodeWaitsForAudioEnoughToPayForIt) {
   options_.streaming.max_compute_share = 1e-6;
   const std::vector<float> audio = Speech(3);
   auto session = Session();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()));
   const std::optional<AsrHypothesis> first = session->Partial();
   ASSERT_TRUE(first.has_value());
   for (std::size_t at = 8000; at < audio.size(); at += 8000) {
-    ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + at, std::min<std::size_t>(8000, audio.size() - at))).ok());
+    ASSERT_OK(session->AcceptAudio(Mono16k(audio.data() + at, std::min<std::size_t>(8000, audio.size() - at))));
     const std::optional<AsrHypothesis> later = session->Partial();
     ASSERT_TRUE(later.has_value());
     EXPECT_EQ(later->end, first->end) << "decoded again after " << at << " samples";
@@ -280,9 +281,9 @@ TEST_F(WhisperStreaming, ASlowDecodeWaitsForAudioEnoughToPayForIt) {
   // Off (0), the interval alone decides, as in the tests above.
   options_.streaming.max_compute_share = 0.0;
   auto steady = Session();
-  ASSERT_TRUE(steady->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()).ok());
+  ASSERT_OK(steady->AcceptAudio(Mono16k(audio.data(), 8000), MediaTime::Zero()));
   ASSERT_TRUE(steady->Partial().has_value());
-  ASSERT_TRUE(steady->AcceptAudio(Mono16k(audio.data() + 8000, 8000)).ok());
+  ASSERT_OK(steady->AcceptAudio(Mono16k(audio.data() + 8000, 8000)));
   const std::optional<AsrHypothesis> fresh = steady->Partial();
   ASSERT_TRUE(fresh.has_value());
   EXPECT_EQ(fresh->end, MediaTime::Millis(1000));
@@ -295,7 +296,7 @@ TEST_F(WhisperStreaming, EachPartialDecodeIsLoggedWithItsTimeAtDebugLevel) {
   options_.logger = &logger;
   const std::vector<float> audio = Speech(1);
   auto session = Session();
-  ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data(), audio.size()), MediaTime::Zero()).ok());
+  ASSERT_OK(session->AcceptAudio(Mono16k(audio.data(), audio.size()), MediaTime::Zero()));
   session->Partial();
   session->Partial();  // no new audio: no decode, no line
   std::fflush(file.get());
@@ -316,7 +317,7 @@ TEST_F(WhisperStreaming, LongUtteranceKeepsTheWindowWithin30SecondsAndTheCommitt
   std::string stable;
   std::size_t most_in_window = 0;
   for (std::size_t at = 0; at < audio.size(); at += 32000) {
-    ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + at, std::min<std::size_t>(32000, audio.size() - at))).ok());
+    ASSERT_OK(session->AcceptAudio(Mono16k(audio.data() + at, std::min<std::size_t>(32000, audio.size() - at))));
     const std::optional<AsrHypothesis> partial = session->Partial();
     most_in_window = std::max(most_in_window, at + 32000 - session->trimmed_samples());
     if (!partial) continue;
@@ -336,7 +337,7 @@ TEST_F(WhisperStreaming, LongUtteranceKeepsTheWindowWithin30SecondsAndTheCommitt
   EXPECT_GT(session->trimmed_samples(), 0u) << "36 s of audio cannot stay in one window";
   EXPECT_LE(most_in_window, static_cast<std::size_t>(30 * kAsrSampleRate));
   const absl::StatusOr<AsrHypothesis> final = session->Finish();
-  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_OK(final);
   EXPECT_EQ(final->text.compare(0, stable.size(), stable), 0);
   EXPECT_EQ(final->end, MediaTime::Seconds(36));
   // Words of trimmed audio kept their partial decodes' times: in order, inside.
@@ -359,7 +360,7 @@ TEST_F(WhisperStreaming, ProportionalWordTimesLeavePartialDecodesUnaligned) {
   const std::vector<float> audio = Speech(4);
   auto session = Session();
   for (std::size_t at = 0; at < audio.size(); at += 16000) {
-    ASSERT_TRUE(session->AcceptAudio(Mono16k(audio.data() + at, 16000)).ok());
+    ASSERT_OK(session->AcceptAudio(Mono16k(audio.data() + at, 16000)));
     session->Partial();
   }
   ASSERT_FALSE(session->committed_words().empty());

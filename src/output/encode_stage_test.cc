@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/status_matchers.h"
 #include "graph/harness.h"
 
 namespace lingcast {
@@ -39,7 +40,7 @@ TEST(EncodeStageTest, InterleavesAudioAndVideoAndFinishesTheFile) {
   audio_options.input_sample_rate = 16000;
   SystemClock clock;
   auto writer = OutputSet::Open({*ParseOutputSpec(path)}, SmallVideo(), audio_options, {}, clock);
-  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_OK(writer);
   StageHarness<EncodeStage> h(std::make_unique<EncodeStage>(std::move(*writer), /*fps=*/10));
   auto audio = h.Feed(h.stage().audio);
   auto video = h.Feed(h.stage().video);
@@ -50,7 +51,7 @@ TEST(EncodeStageTest, InterleavesAudioAndVideoAndFinishesTheFile) {
   }
   audio.End();
   video.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   EXPECT_TRUE(h.stage().finished());
   EXPECT_EQ(h.stage().frames_encoded(), 10);
   EXPECT_TRUE(std::filesystem::exists(path));
@@ -64,15 +65,15 @@ TEST(EncodeStageTest, AStopBeforeTheEndLeavesNoFile) {
   audio_options.input_sample_rate = 16000;
   SystemClock clock;
   auto writer = OutputSet::Open({*ParseOutputSpec(path)}, SmallVideo(), audio_options, {}, clock);
-  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_OK(writer);
   {
     StageHarness<EncodeStage> h(std::make_unique<EncodeStage>(std::move(*writer), /*fps=*/10));
     auto audio = h.Feed(h.stage().audio);
     auto video = h.Feed(h.stage().video);
     audio.Push(AudioBuffer::Silence(MediaTime::Millis(100), 16000), MediaTime::Zero(), MediaTime::Millis(100));
     video.Push(GreyFrame(160, 90), MediaTime::Zero(), MediaTime::Millis(100));
-    ASSERT_TRUE(h.Step().ok());
-    ASSERT_TRUE(h.Step().ok());
+    ASSERT_OK(h.Step());
+    ASSERT_OK(h.Step());
     EXPECT_FALSE(h.stage().finished());
   }  // the stage (and its writer) go away mid-stream, as on SIGINT
   EXPECT_FALSE(std::filesystem::exists(path));

@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -25,11 +26,11 @@ void ExpectInvalid(const absl::Status& status, const std::string& message) {
 }
 
 TEST(VideoOptionsTest, AcceptsTheUsualSizesAndRates) {
-  EXPECT_TRUE(ValidateVideoOptions(VideoEncoderOptions{}).ok());
-  EXPECT_TRUE(ValidateVideoOptions(Video(1920, 1080, 60)).ok());
-  EXPECT_TRUE(ValidateVideoOptions(Video(3840, 2160, 30000, 1001)).ok());
-  EXPECT_TRUE(ValidateVideoOptions(Video(16, 16, 1)).ok());
-  EXPECT_TRUE(ValidateVideoOptions(Video(7680, 4320, 240)).ok());
+  EXPECT_OK(ValidateVideoOptions(VideoEncoderOptions{}));
+  EXPECT_OK(ValidateVideoOptions(Video(1920, 1080, 60)));
+  EXPECT_OK(ValidateVideoOptions(Video(3840, 2160, 30000, 1001)));
+  EXPECT_OK(ValidateVideoOptions(Video(16, 16, 1)));
+  EXPECT_OK(ValidateVideoOptions(Video(7680, 4320, 240)));
 }
 
 TEST(VideoOptionsTest, RejectsOddSizesFor420) {
@@ -91,9 +92,9 @@ AudioEncoderOptions Audio(int input_rate) {
 }
 
 TEST(AudioOptionsTest, AcceptsSpeechRates) {
-  EXPECT_TRUE(ValidateAudioOptions(Audio(22050)).ok());
-  EXPECT_TRUE(ValidateAudioOptions(Audio(16000)).ok());
-  EXPECT_TRUE(ValidateAudioOptions(Audio(48000)).ok());
+  EXPECT_OK(ValidateAudioOptions(Audio(22050)));
+  EXPECT_OK(ValidateAudioOptions(Audio(16000)));
+  EXPECT_OK(ValidateAudioOptions(Audio(48000)));
 }
 
 TEST(AudioOptionsTest, RejectsWhatAacCannotCarry) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "output/audio_encoder.h"
@@ -41,14 +42,14 @@ TEST_F(EncodersTest, VideoKeyframesFollowTheIntervalInSeconds) {
   VideoEncoderOptions options = Small();
   options.keyframe_interval_s = 1.0;  // 30 frames at 30 fps
   auto encoder = VideoEncoder::Create(options);
-  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  ASSERT_OK(encoder);
   std::vector<Recorded> packets;
   auto sink = [&](AVPacket& p) {
     packets.push_back({p.pts, p.dts, (p.flags & AV_PKT_FLAG_KEY) != 0});
     return absl::OkStatus();
   };
-  for (int i = 0; i < 90; ++i) ASSERT_TRUE((*encoder)->Encode(MakeFrame(64, 48, i), i, sink).ok());
-  ASSERT_TRUE((*encoder)->Flush(sink).ok());
+  for (int i = 0; i < 90; ++i) ASSERT_OK((*encoder)->Encode(MakeFrame(64, 48, i), i, sink));
+  ASSERT_OK((*encoder)->Flush(sink));
 
   ASSERT_EQ(packets.size(), 90u);
   std::vector<int64_t> keyframes;
@@ -63,7 +64,7 @@ TEST_F(EncodersTest, VideoKeyframesFollowTheIntervalInSeconds) {
 
 TEST_F(EncodersTest, ASinkErrorStopsTheEncodeAndComesBack) {
   auto encoder = VideoEncoder::Create(Small());
-  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  ASSERT_OK(encoder);
   auto failing = [](AVPacket&) { return absl::UnavailableError("network down"); };
   absl::Status status;
   for (int i = 0; i < 10 && status.ok(); ++i) status = (*encoder)->Encode(MakeFrame(64, 48, i), i, failing);
@@ -83,7 +84,7 @@ TEST_F(EncodersTest, AudioTimestampsCountSamplesWithoutGaps) {
   AudioEncoderOptions options;
   options.input_sample_rate = 16000;
   auto encoder = AudioEncoder::Create(options);
-  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  ASSERT_OK(encoder);
   std::vector<Recorded> packets;
   std::vector<int64_t> durations;
   auto sink = [&](AVPacket& p) {
@@ -98,9 +99,9 @@ TEST_F(EncodersTest, AudioTimestampsCountSamplesWithoutGaps) {
     piece.sample_rate = 16000;
     piece.samples.assign(tone.samples.begin() + static_cast<std::ptrdiff_t>(offset),
                          tone.samples.begin() + static_cast<std::ptrdiff_t>(std::min(offset + 777, tone.samples.size())));
-    ASSERT_TRUE((*encoder)->Encode(piece, sink).ok());
+    ASSERT_OK((*encoder)->Encode(piece, sink));
   }
-  ASSERT_TRUE((*encoder)->Flush(sink).ok());
+  ASSERT_OK((*encoder)->Flush(sink));
 
   EXPECT_EQ((*encoder)->input_samples(), 8000);
   EXPECT_NEAR(static_cast<double>((*encoder)->output_samples()), 24000, 2);

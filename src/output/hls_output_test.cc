@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "output/output_set.h"
@@ -90,7 +91,7 @@ TEST(HlsOutputTest, VodPlaylistSegmentsAndWebVttReadBack) {
   ScratchDir dir;
   OutputSetOptions options;
   options.hls_segment_seconds = 2.0;
-  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 5.0).ok());
+  ASSERT_OK(WriteStream({"hls:" + dir.File("hls")}, options, 5.0));
 
   const std::string video_playlist = ReadFile(dir.File("hls/video.m3u8"));
   EXPECT_THAT(video_playlist, HasSubstr("#EXT-X-PLAYLIST-TYPE:VOD"));
@@ -98,7 +99,7 @@ TEST(HlsOutputTest, VodPlaylistSegmentsAndWebVttReadBack) {
   EXPECT_EQ(CountOf(video_playlist, ".ts"), 3);
 
   auto read = ReadBackAll(dir.File("hls/video.m3u8"));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
   ASSERT_NE(read->Find(AVMEDIA_TYPE_AUDIO), nullptr);
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->codec, "h264");
@@ -110,7 +111,7 @@ TEST(HlsOutputTest, VodPlaylistSegmentsAndWebVttReadBack) {
   // On the MPEG-TS clock, media time 0 (the first frame) is at the AAC priming,
   // 21 ms, as the WebVTT X-TIMESTAMP-MAP says (1920 ticks of 90 kHz).
   auto segment = ReadBackAll(dir.File("hls/video_00000.ts"));
-  ASSERT_TRUE(segment.ok()) << segment.status();
+  ASSERT_OK(segment);
   EXPECT_EQ(segment->Find(AVMEDIA_TYPE_VIDEO)->packets.front().pts_ms, 21);
   EXPECT_EQ(segment->Find(AVMEDIA_TYPE_AUDIO)->packets.front().pts_ms, 0);
   EXPECT_THAT(ReadFile(dir.File("hls/subs_00000.vtt")), HasSubstr("X-TIMESTAMP-MAP=MPEGTS:1920,LOCAL:00:00:00.000"));
@@ -131,7 +132,7 @@ TEST(HlsOutputTest, VodPlaylistSegmentsAndWebVttReadBack) {
 
   // A player reading the subtitle playlist sees the cues.
   auto cues = ReadBackAll(dir.File("hls/subtitles.m3u8"));
-  ASSERT_TRUE(cues.ok()) << cues.status();
+  ASSERT_OK(cues);
   const testing_util::ReadStream* text = cues->Find(AVMEDIA_TYPE_SUBTITLE);
   ASSERT_NE(text, nullptr);
   EXPECT_EQ(text->codec, "webvtt");
@@ -147,7 +148,7 @@ TEST(HlsOutputTest, RollingWindowKeepsTheNewestSegments) {
   options.live = true;
   options.hls_segment_seconds = 1.0;
   options.hls_window_segments = 2;
-  ASSERT_TRUE(WriteStream({"hls:" + dir.File("live")}, options, 6.0).ok());
+  ASSERT_OK(WriteStream({"hls:" + dir.File("live")}, options, 6.0));
   const std::string playlist = ReadFile(dir.File("live/video.m3u8"));
   EXPECT_EQ(CountOf(playlist, ".ts\n"), 2);
   EXPECT_THAT(playlist, Not(HasSubstr("VOD")));
@@ -156,15 +157,15 @@ TEST(HlsOutputTest, RollingWindowKeepsTheNewestSegments) {
   const std::string subtitles = ReadFile(dir.File("live/subtitles.m3u8"));
   EXPECT_EQ(CountOf(subtitles, ".vtt\n"), 2);
   EXPECT_FALSE(std::filesystem::exists(dir.File("live/subs_00000.vtt")));
-  EXPECT_TRUE(ReadBackAll(dir.File("live/video.m3u8")).ok());
+  EXPECT_OK(ReadBackAll(dir.File("live/video.m3u8")));
 }
 
 TEST(HlsOutputTest, AContinuedStreamIsMarkedDiscontinuous) {
   ScratchDir dir;
   OutputSetOptions options;
   options.hls_segment_seconds = 1.0;
-  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 2.0).ok());
-  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 2.0).ok());
+  ASSERT_OK(WriteStream({"hls:" + dir.File("hls")}, options, 2.0));
+  ASSERT_OK(WriteStream({"hls:" + dir.File("hls")}, options, 2.0));
   const std::string playlist = ReadFile(dir.File("hls/video.m3u8"));
   EXPECT_EQ(CountOf(playlist, "#EXT-X-DISCONTINUITY"), 1) << playlist;
   EXPECT_EQ(CountOf(playlist, ".ts\n"), 4) << playlist;
@@ -179,9 +180,9 @@ TEST(HlsOutputTest, StartOffsetPastTwoToThe31MsReadsBackMonotonic) {
   ScratchDir dir;
   OutputSetOptions options;
   options.start_offset = MediaTime::Millis((int64_t{1} << 31) - 500);
-  ASSERT_TRUE(WriteStream({"hls:" + dir.File("hls")}, options, 2.0).ok());
+  ASSERT_OK(WriteStream({"hls:" + dir.File("hls")}, options, 2.0));
   auto read = ReadBackAll(dir.File("hls/video.m3u8"));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   ExpectMonotonic(read->Find(AVMEDIA_TYPE_VIDEO)->packets);
   ExpectMonotonic(read->Find(AVMEDIA_TYPE_AUDIO)->packets);
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 60u);
@@ -198,7 +199,7 @@ TEST(HlsOutputTest, AnUnwritableDirectoryFailsAloneAndTheMp4KeepsGoing) {
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(status.message(), HasSubstr("cannot create the HLS directory " + bad));
   auto read = ReadBackAll(dir.File("kept.mp4"));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 30u);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "audio/av_util.h"
@@ -229,9 +230,9 @@ class Mp4WriterTest : public ::testing::Test {
 TEST_F(Mp4WriterTest, WritesH264AndAacThatReadBack) {
   const std::string path = dir_.File("clip.mp4");
   auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE(WriteClip(**writer, 1.0, SmallVideo()).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_OK(writer);
+  ASSERT_OK(WriteClip(**writer, 1.0, SmallVideo()));
+  ASSERT_OK((*writer)->Finish());
 
   const ReadBack r = ReadMp4(path);
   EXPECT_EQ(r.video_codec, "h264");
@@ -263,9 +264,9 @@ TEST_F(Mp4WriterTest, DuplicatesMonoSpeechToBothChannelsAtFullLevel) {
   AudioEncoderOptions stereo = SpeechAudio();
   stereo.output_channels = 2;
   auto writer = Mp4Writer::Open(path, SmallVideo(), stereo);
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE(WriteClip(**writer, 1.0, SmallVideo()).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_OK(writer);
+  ASSERT_OK(WriteClip(**writer, 1.0, SmallVideo()));
+  ASSERT_OK((*writer)->Finish());
 
   const ReadBack r = ReadMp4(path);
   EXPECT_EQ(r.channels, 2);
@@ -277,9 +278,9 @@ TEST_F(Mp4WriterTest, DuplicatesMonoSpeechToBothChannelsAtFullLevel) {
 TEST_F(Mp4WriterTest, PutsTheIndexBeforeTheMediaData) {
   const std::string path = dir_.File("faststart.mp4");
   auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE(WriteClip(**writer, 0.5, SmallVideo()).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_OK(writer);
+  ASSERT_OK(WriteClip(**writer, 0.5, SmallVideo()));
+  ASSERT_OK((*writer)->Finish());
 
   const std::vector<std::string> boxes = TopLevelBoxes(path);
   const auto moov = std::find(boxes.begin(), boxes.end(), "moov");
@@ -294,12 +295,12 @@ TEST_F(Mp4WriterTest, ConvertsWithBt709LimitedRangeAndTagsIt) {
   VideoEncoderOptions video = SmallVideo();
   video.crf = 10;  // keep the flat colour close to exact
   auto writer = Mp4Writer::Open(path, video, SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE((*writer)->WriteAudio(MakeTone(0.2, kTtsRate)).ok());
+  ASSERT_OK(writer);
+  ASSERT_OK((*writer)->WriteAudio(MakeTone(0.2, kTtsRate)));
   for (int i = 0; i < 6; ++i) {
-    ASSERT_TRUE((*writer)->WriteVideo(MakeFrame(kWidth, kHeight, 0, 255, 0, 0), i).ok());
+    ASSERT_OK((*writer)->WriteVideo(MakeFrame(kWidth, kHeight, 0, 255, 0, 0), i));
   }
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_OK((*writer)->Finish());
 
   const ReadBack r = ReadMp4(path);
   EXPECT_EQ(r.color_range, AVCOL_RANGE_MPEG);
@@ -317,9 +318,9 @@ TEST_F(Mp4WriterTest, ConvertsWithBt709LimitedRangeAndTagsIt) {
 TEST_F(Mp4WriterTest, CountsWhatItWrote) {
   const std::string path = dir_.File("stats.mp4");
   auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE(WriteClip(**writer, 1.0, SmallVideo()).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_OK(writer);
+  ASSERT_OK(WriteClip(**writer, 1.0, SmallVideo()));
+  ASSERT_OK((*writer)->Finish());
 
   const OutputStats& stats = (*writer)->stats();
   EXPECT_EQ(stats.video_frames, 30);
@@ -341,8 +342,8 @@ TEST_F(Mp4WriterTest, DestroyedWithoutFinishLeavesNoFile) {
   const std::string path = dir_.File("abandoned.mp4");
   {
     auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
-    ASSERT_TRUE(writer.ok()) << writer.status();
-    ASSERT_TRUE(WriteClip(**writer, 0.5, SmallVideo()).ok());
+    ASSERT_OK(writer);
+    ASSERT_OK(WriteClip(**writer, 0.5, SmallVideo()));
     EXPECT_THAT(dir_.Entries(), ::testing::SizeIs(1)) << "the temporary file exists while writing";
   }
   EXPECT_THAT(dir_.Entries(), IsEmpty());
@@ -352,12 +353,12 @@ TEST_F(Mp4WriterTest, ReplacesAnExistingFileOnlyWhenFinished) {
   const std::string path = dir_.File("existing.mp4");
   std::ofstream(path) << "old contents";
   auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE(WriteClip(**writer, 0.5, SmallVideo()).ok());
+  ASSERT_OK(writer);
+  ASSERT_OK(WriteClip(**writer, 0.5, SmallVideo()));
   std::string before;
   std::getline(std::ifstream(path), before);
   EXPECT_EQ(before, "old contents");
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_OK((*writer)->Finish());
   EXPECT_EQ(ReadMp4(path).video_codec, "h264");
   EXPECT_THAT(dir_.Entries(), ::testing::ElementsAre("existing.mp4"));
 }
@@ -366,8 +367,8 @@ TEST_F(Mp4WriterTest, AWrongSizedFrameFailsAndLeavesNoFile) {
   const std::string path = dir_.File("wrong.mp4");
   {
     auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
-    ASSERT_TRUE(writer.ok()) << writer.status();
-    ASSERT_TRUE((*writer)->WriteAudio(MakeTone(0.2, kTtsRate)).ok());
+    ASSERT_OK(writer);
+    ASSERT_OK((*writer)->WriteAudio(MakeTone(0.2, kTtsRate)));
     const absl::Status status = (*writer)->WriteVideo(MakeFrame(320, 180, 0), 0);
     EXPECT_THAT(std::string(status.message()), HasSubstr("320x180"));
     // The writer stays failed: Finish reports the first error and writes nothing.
@@ -378,15 +379,15 @@ TEST_F(Mp4WriterTest, AWrongSizedFrameFailsAndLeavesNoFile) {
 
 TEST_F(Mp4WriterTest, FrameIndicesMustIncrease) {
   auto writer = Mp4Writer::Open(dir_.File("order.mp4"), SmallVideo(), SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE((*writer)->WriteVideo(MakeFrame(kWidth, kHeight, 0), 5).ok());
+  ASSERT_OK(writer);
+  ASSERT_OK((*writer)->WriteVideo(MakeFrame(kWidth, kHeight, 0), 5));
   const absl::Status status = (*writer)->WriteVideo(MakeFrame(kWidth, kHeight, 0), 5);
   EXPECT_THAT(std::string(status.message()), HasSubstr("indices must increase"));
 }
 
 TEST_F(Mp4WriterTest, AudioAtTheWrongRateIsRefused) {
   auto writer = Mp4Writer::Open(dir_.File("rate.mp4"), SmallVideo(), SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_OK(writer);
   const absl::Status status = (*writer)->WriteAudio(MakeTone(0.1, 16000));
   EXPECT_THAT(std::string(status.message()), HasSubstr("16000 Hz"));
 }
@@ -394,8 +395,8 @@ TEST_F(Mp4WriterTest, AudioAtTheWrongRateIsRefused) {
 TEST_F(Mp4WriterTest, FinishWithoutAudioIsAnError) {
   const std::string path = dir_.File("silent.mp4");
   auto writer = Mp4Writer::Open(path, SmallVideo(), SpeechAudio());
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE((*writer)->WriteVideo(MakeFrame(kWidth, kHeight, 0), 0).ok());
+  ASSERT_OK(writer);
+  ASSERT_OK((*writer)->WriteVideo(MakeFrame(kWidth, kHeight, 0), 0));
   const absl::Status status = (*writer)->Finish();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(status.message()), HasSubstr("0 audio samples"));

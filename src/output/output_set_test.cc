@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "core/status.h"
@@ -49,7 +50,7 @@ std::vector<OutputSpec> Specs(const std::vector<std::string>& texts) {
   std::vector<OutputSpec> specs;
   for (const std::string& text : texts) {
     auto spec = ParseOutputSpec(text);
-    EXPECT_TRUE(spec.ok()) << spec.status();
+    EXPECT_OK(spec);
     if (spec.ok()) specs.push_back(*spec);
   }
   return specs;
@@ -80,16 +81,16 @@ TEST(OutputSetTest, OneEncodeFeedsTwoMp4FilesAndSrtSidecars) {
   ScratchDir dir;
   SystemClock clock;
   auto set = OutputSet::Open(Specs({dir.File("a.mp4"), dir.File("b.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
-  ASSERT_TRUE(Feed(**set, 1.0).ok());
-  ASSERT_TRUE((*set)->AddSubtitle(MediaTime::Millis(100), MediaTime::Millis(900), {"你好", "Hello"}).ok());
-  ASSERT_TRUE((*set)->Finish().ok());
+  ASSERT_OK(set);
+  ASSERT_OK(Feed(**set, 1.0));
+  ASSERT_OK((*set)->AddSubtitle(MediaTime::Millis(100), MediaTime::Millis(900), {"你好", "Hello"}));
+  ASSERT_OK((*set)->Finish());
   const OutputSetStats stats = (*set)->stats();
   EXPECT_EQ(stats.video_frames, 30);
   ASSERT_EQ(stats.outputs.size(), 2u);
   for (const std::string name : {"a", "b"}) {
     auto read = ReadBackAll(dir.File(name + ".mp4"));
-    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_OK(read);
     ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
     ASSERT_NE(read->Find(AVMEDIA_TYPE_AUDIO), nullptr);
     EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->codec, "h264");
@@ -113,11 +114,11 @@ TEST(OutputSetTest, StartOffsetDoesNotShiftFiles) {
   OutputSetOptions options;
   options.start_offset = MediaTime::Millis((int64_t{1} << 31) - 500);
   auto set = OutputSet::Open(Specs({dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), options, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
-  ASSERT_TRUE(Feed(**set, 0.5).ok());
-  ASSERT_TRUE((*set)->Finish().ok());
+  ASSERT_OK(set);
+  ASSERT_OK(Feed(**set, 0.5));
+  ASSERT_OK((*set)->Finish());
   auto read = ReadBackAll(dir.File("a.mp4"));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.front().pts_ms, 0);
 }
 
@@ -126,8 +127,8 @@ TEST(OutputSetTest, UnwritableOutputFailsAloneAndTheOtherKeepsGoing) {
   SystemClock clock;
   const std::string bad = dir.File("no_such_dir/a.mp4");
   auto set = OutputSet::Open(Specs({bad, dir.File("good.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
-  ASSERT_TRUE(Feed(**set, 0.5).ok());
+  ASSERT_OK(set);
+  ASSERT_OK(Feed(**set, 0.5));
   const absl::Status finished = (*set)->Finish();
   EXPECT_FALSE(finished.ok());
   EXPECT_THAT(finished.message(), HasSubstr("no_such_dir"));
@@ -135,7 +136,7 @@ TEST(OutputSetTest, UnwritableOutputFailsAloneAndTheOtherKeepsGoing) {
   EXPECT_EQ(stats.outputs[0].state, OutputState::kFailed);
   EXPECT_THAT(stats.outputs[0].error, HasSubstr("no_such_dir"));
   EXPECT_EQ(stats.outputs[1].state, OutputState::kFinished);
-  EXPECT_TRUE(ReadBackAll(dir.File("good.mp4")).ok());
+  EXPECT_OK(ReadBackAll(dir.File("good.mp4")));
 }
 
 TEST(OutputSetTest, EveryOutputFailedIsAnErrorAtOpen) {
@@ -170,15 +171,15 @@ TEST(OutputSetTest, BadSubtitlesAreNamedAndNothingIsWrittenForThem) {
   ScratchDir dir;
   SystemClock clock;
   auto set = OutputSet::Open(Specs({dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   EXPECT_THAT((*set)->AddSubtitle(MediaTime::Seconds(1), MediaTime::Seconds(1), {"x"}).message(),
               HasSubstr("not after its start"));
   EXPECT_THAT((*set)->AddSubtitle(MediaTime::Seconds(1), MediaTime::Seconds(2), {}).message(), HasSubstr("no text"));
-  ASSERT_TRUE((*set)->AddSubtitle(MediaTime::Seconds(1), MediaTime::Seconds(2), {"x"}).ok());
+  ASSERT_OK((*set)->AddSubtitle(MediaTime::Seconds(1), MediaTime::Seconds(2), {"x"}));
   EXPECT_THAT((*set)->AddSubtitle(MediaTime::Millis(500), MediaTime::Seconds(2), {"y"}).message(),
               HasSubstr("before the previous cue"));
-  ASSERT_TRUE(Feed(**set, 0.2).ok());
-  ASSERT_TRUE((*set)->Finish().ok());
+  ASSERT_OK(Feed(**set, 0.2));
+  ASSERT_OK((*set)->Finish());
   EXPECT_EQ(ReadFile(dir.File("a.srt")), "1\n00:00:01,000 --> 00:00:02,000\nx\n\n");
 }
 
@@ -186,7 +187,7 @@ TEST(OutputSetTest, NothingWrittenIsAnErrorAndLeavesNoFile) {
   ScratchDir dir;
   SystemClock clock;
   auto set = OutputSet::Open(Specs({dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   EXPECT_THAT((*set)->Finish().message(), HasSubstr("nothing to write"));
   set->reset();
   EXPECT_TRUE(dir.Entries().empty());

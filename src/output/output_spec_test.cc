@@ -1,5 +1,6 @@
 #include "output/output_spec.h"
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -11,26 +12,26 @@ using ::testing::Not;
 
 TEST(ParseOutputSpecTest, RecognisesEveryKind) {
   auto mp4 = ParseOutputSpec("out/talk.MP4");
-  ASSERT_TRUE(mp4.ok()) << mp4.status();
+  ASSERT_OK(mp4);
   EXPECT_EQ(mp4->kind, OutputSpec::kMp4);
   EXPECT_EQ(mp4->target, "out/talk.MP4");
 
   auto hls = ParseOutputSpec("hls:/tmp/live");
-  ASSERT_TRUE(hls.ok()) << hls.status();
+  ASSERT_OK(hls);
   EXPECT_EQ(hls->kind, OutputSpec::kHls);
   EXPECT_EQ(hls->target, "/tmp/live");
 
   auto rtmp = ParseOutputSpec("rtmp://127.0.0.1:1935/live/secretkey");
-  ASSERT_TRUE(rtmp.ok()) << rtmp.status();
+  ASSERT_OK(rtmp);
   EXPECT_EQ(rtmp->kind, OutputSpec::kRtmp);
   EXPECT_TRUE(rtmp->is_network());
 
   auto rtmps = ParseOutputSpec("RTMPS://a.example/app/k");
-  ASSERT_TRUE(rtmps.ok()) << rtmps.status();
+  ASSERT_OK(rtmps);
   EXPECT_EQ(rtmps->kind, OutputSpec::kRtmp);
 
   auto srt = ParseOutputSpec("srt://10.0.0.1:9000?passphrase=abcdefghij");
-  ASSERT_TRUE(srt.ok()) << srt.status();
+  ASSERT_OK(srt);
   EXPECT_EQ(srt->kind, OutputSpec::kSrt);
 }
 

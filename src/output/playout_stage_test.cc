@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/scratch_dir.h"
+#include "core/status_matchers.h"
 #include "graph/harness.h"
 
 namespace lingcast {
@@ -49,13 +50,13 @@ class PlayoutStageTest : public ::testing::Test {
     OutputSetOptions output_options;
     output_options.live = true;
     auto outputs = OutputSet::Open({*ParseOutputSpec(path_)}, video, audio, output_options, clock_);
-    EXPECT_TRUE(outputs.ok()) << outputs.status();
+    EXPECT_OK(outputs);
     outputs_ = std::move(*outputs);
     compose::CompositorOptions compose_options;
     compose_options.width = 160;
     compose_options.height = 90;
     auto compositor = compose::Compositor::Create(compose_options);
-    EXPECT_TRUE(compositor.ok()) << compositor.status();
+    EXPECT_OK(compositor);
     PlayoutOptions options;
     options.fps = kFps;
     options.output_rate = kRate;
@@ -76,11 +77,11 @@ class PlayoutStageTest : public ::testing::Test {
 TEST_F(PlayoutStageTest, SaysEachLineAtTheFirstFrameAfterItsDecisionThenTheNextAfterTheGap) {
   StageHarness<PlayoutStage> h(MakeStage());
   auto feed = h.Feed(h.stage().in);
-  ASSERT_TRUE(h.Open().ok());
+  ASSERT_OK(h.Open());
   feed.Push(Spoken(0, 250, 0.5), MediaTime::Zero());
   feed.Push(Spoken(1, 300, 0.4), MediaTime::Zero());  // queued behind the first
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   const std::vector<LiveLineRecord> records = monitor_.records();
   ASSERT_EQ(records.size(), 2u);
   // Decided at 0.25 s: starts at the 0.3 s frame and lasts its 0.5 s of audio.
@@ -102,10 +103,10 @@ TEST_F(PlayoutStageTest, SaysEachLineAtTheFirstFrameAfterItsDecisionThenTheNextA
 TEST_F(PlayoutStageTest, ALineWithNothingToSayIsShownNotSaid) {
   StageHarness<PlayoutStage> h(MakeStage());
   auto feed = h.Feed(h.stage().in);
-  ASSERT_TRUE(h.Open().ok());
+  ASSERT_OK(h.Open());
   feed.Push(Spoken(0, 100, 0, /*translation=*/""), MediaTime::Zero());
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   const std::vector<LiveLineRecord> records = monitor_.records();
   ASSERT_EQ(records.size(), 1u);
   EXPECT_FALSE(records[0].speech_start.has_value());
@@ -116,16 +117,16 @@ TEST_F(PlayoutStageTest, ALineWithNothingToSayIsShownNotSaid) {
 TEST_F(PlayoutStageTest, ADrainFinishesTheLineBeingSaidAndDropsTheLinesNotStarted) {
   StageHarness<PlayoutStage> h(MakeStage());
   auto feed = h.Feed(h.stage().in);
-  ASSERT_TRUE(h.Open().ok());
+  ASSERT_OK(h.Open());
   feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
   feed.Push(Spoken(1, 0, 0.5), MediaTime::Zero());
   feed.End();
   // Two frames: the first line has started.
-  ASSERT_TRUE(h.Step().ok());
-  ASSERT_TRUE(h.Step().ok());
+  ASSERT_OK(h.Step());
+  ASSERT_OK(h.Step());
   ASSERT_TRUE(monitor_.counters().speaking);
   h.Drain();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   const std::vector<LiveLineRecord> records = monitor_.records();
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].speech_start, MediaTime::Zero());
@@ -138,10 +139,10 @@ TEST_F(PlayoutStageTest, TheOutputsAreCompleteOnlyWhenTheStageFinishes) {
   {
     StageHarness<PlayoutStage> h(MakeStage());
     auto feed = h.Feed(h.stage().in);
-    ASSERT_TRUE(h.Open().ok());
+    ASSERT_OK(h.Open());
     feed.Push(Spoken(0, 0, 2.0), MediaTime::Zero());
     feed.End();
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE(h.Step().ok());
+    for (int i = 0; i < 5; ++i) ASSERT_OK(h.Step());
     outputs_.reset();  // the job goes away mid-line (a crash, a cancel)
   }
   EXPECT_FALSE(std::filesystem::exists(path_));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "output/live_output.h"
@@ -66,7 +67,7 @@ OutputSetOptions Unthrottled() {
 
 OutputSpec Spec(const std::string& text) {
   auto spec = ParseOutputSpec(text);
-  EXPECT_TRUE(spec.ok()) << spec.status();
+  EXPECT_OK(spec);
   return spec.ok() ? *spec : OutputSpec{};
 }
 
@@ -143,12 +144,12 @@ class RtmpOutputTest : public ::testing::Test {
     auto player = Player(key);
     SystemClock clock;
     auto set = OutputSet::Open({Spec(server_.Url("live", key))}, SmallVideo(), SpeechAudio(), options, clock);
-    EXPECT_TRUE(set.ok()) << set.status();
+    EXPECT_OK(set);
     if (!set.ok()) return {};
     EXPECT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
     Feeder feeder(**set, SmallVideo());
-    EXPECT_TRUE(feeder.Seconds(seconds).ok());
-    EXPECT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+    EXPECT_OK(feeder.Seconds(seconds));
+    EXPECT_OK((*set)->Finish()) << OutputStats(**set).error;
     const OutputSetStats stats = (*set)->stats();
     if (stats_out) *stats_out = stats;
     // A player does not see the end of a live stream: wait until it has every packet sent.
@@ -156,7 +157,7 @@ class RtmpOutputTest : public ::testing::Test {
     EXPECT_TRUE(PollUntil([&] { return player->packets_read() >= sent || player->done(); }))
         << player->packets_read() << " of " << sent << " packets read";
     auto result = player->Stop();
-    EXPECT_TRUE(result.ok()) << result.status();
+    EXPECT_OK(result);
     return result.ok() ? *result : ReadBackResult{};
   }
 
@@ -273,12 +274,12 @@ void ReconnectCycles(RtmpTestServer& server, int cycles) {
     options.network.reconnect.seed = 7;
     options.on_packet_written = wire.Observer();
     auto set = OutputSet::Open({Spec(server.Url("live", "cycle"))}, SmallVideo(), SpeechAudio(), options, clock);
-    ASSERT_TRUE(set.ok()) << set.status();
+    ASSERT_OK(set);
     ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
     Feeder feeder(**set, SmallVideo());
     const MediaTime frame = MediaTime::FromFrameIndex(1, 30);
     auto step = [&] {
-      ASSERT_TRUE(feeder.Step().ok());
+      ASSERT_OK(feeder.Step());
       clock.Advance(frame);
     };
     for (int cycle = 1; cycle <= cycles; ++cycle) {
@@ -300,7 +301,7 @@ void ReconnectCycles(RtmpTestServer& server, int cycles) {
       EXPECT_LE(OutputStats(**set).last_connect_attempt - back_at, MediaTime::Seconds(2)) << "cycle " << cycle;
     }
     for (int i = 0; i < 30; ++i) step();
-    ASSERT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+    ASSERT_OK((*set)->Finish()) << OutputStats(**set).error;
     EXPECT_EQ(OutputStats(**set).reconnects, cycles);
     EXPECT_GE((*set)->stats().keyframes_forced, 1);
 
@@ -337,11 +338,11 @@ TEST_F(RtmpOutputTest, AudioWrittenSecondsAheadOfTheFramesIsAllSent) {
   auto player = Player("ahead");
   SystemClock clock;
   auto set = OutputSet::Open({Spec(server_.Url("live", "ahead"))}, SmallVideo(), SpeechAudio(), Unthrottled(), clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
-  ASSERT_TRUE((*set)->WriteAudio(MakeTone(3.0, kInputRate)).ok());
-  for (int64_t i = 0; i < 90; ++i) ASSERT_TRUE((*set)->WriteVideo(MakeFrame(160, 90, i), i).ok());
-  ASSERT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+  ASSERT_OK((*set)->WriteAudio(MakeTone(3.0, kInputRate)));
+  for (int64_t i = 0; i < 90; ++i) ASSERT_OK((*set)->WriteVideo(MakeFrame(160, 90, i), i));
+  ASSERT_OK((*set)->Finish()) << OutputStats(**set).error;
   const OutputSetStats stats = (*set)->stats();
   const OutputSinkStats& out = stats.outputs[0];
   EXPECT_EQ(out.audio_packets, stats.audio_packets - 1);  // all but the priming packet
@@ -349,7 +350,7 @@ TEST_F(RtmpOutputTest, AudioWrittenSecondsAheadOfTheFramesIsAllSent) {
   const int64_t sent = out.video_packets + out.audio_packets;
   EXPECT_TRUE(PollUntil([&] { return player->packets_read() >= sent; })) << player->packets_read();
   const auto& read = player->Stop();
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
   EXPECT_TRUE(read->Find(AVMEDIA_TYPE_VIDEO)->packets.front().key);
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_AUDIO)->packets.size(), static_cast<size_t>(out.audio_packets));
@@ -369,11 +370,11 @@ TEST_F(RtmpOutputTest, UnderCongestionOnlyNonKeyVideoIsDropped) {
   video.keyframe_interval_s = 0.5;
   const std::string url = absl::StrCat("rtmp://127.0.0.1:", relay.port(), "/live/slow");
   auto set = OutputSet::Open({Spec(url)}, video, SpeechAudio(), options, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
   Feeder feeder(**set, video, /*noise=*/true);
-  ASSERT_TRUE(feeder.Seconds(4.0).ok());
-  ASSERT_TRUE((*set)->Finish().ok()) << OutputStats(**set).error;
+  ASSERT_OK(feeder.Seconds(4.0));
+  ASSERT_OK((*set)->Finish()) << OutputStats(**set).error;
   const OutputSetStats stats = (*set)->stats();
   const OutputSinkStats& out = stats.outputs[0];
   EXPECT_GT(out.dropped_video_frames, 0);
@@ -402,7 +403,7 @@ TEST_F(RtmpOutputTest, UnderCongestionOnlyNonKeyVideoIsDropped) {
 TEST_F(RtmpOutputTest, UnknownApplicationIsRefusedWithoutRetrying) {
   SystemClock clock;
   auto set = OutputSet::Open({Spec(server_.Url("nosuchapp", "k"))}, SmallVideo(), SpeechAudio(), {}, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   ASSERT_TRUE(WaitForState(**set, OutputState::kFailed));
   const OutputSinkStats out = OutputStats(**set);
   EXPECT_THAT(out.error, HasSubstr("refused the stream"));
@@ -419,16 +420,16 @@ TEST_F(RtmpOutputTest, RejectedAuthenticationFailsThatOutputAndTheFileKeepsGoing
   SystemClock clock;
   auto set = OutputSet::Open({Spec(server_.Url("auth", "badkey")), Spec(dir.File("kept.mp4"))}, SmallVideo(),
                              SpeechAudio(), {}, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   ASSERT_TRUE(WaitForState(**set, OutputState::kFailed, 0));
   EXPECT_THAT(OutputStats(**set, 0).error, HasSubstr("refused the stream"));
   Feeder feeder(**set, SmallVideo());
-  ASSERT_TRUE(feeder.Seconds(0.5).ok());
+  ASSERT_OK(feeder.Seconds(0.5));
   const absl::Status finished = (*set)->Finish();
   EXPECT_THAT(finished.message(), HasSubstr("refused the stream"));
   EXPECT_EQ(OutputStats(**set, 1).state, OutputState::kFinished);
   auto read = testing_util::ReadBackAll(dir.File("kept.mp4"));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 15u);
 }
 
@@ -439,7 +440,7 @@ TEST_F(RtmpOutputTest, NoServerRetriesThenGivesUpNamingTheAddress) {
   const int port = testing_util::FreeLoopbackPort();
   const std::string url = absl::StrCat("rtmp://127.0.0.1:", port, "/live/k");
   auto set = OutputSet::Open({Spec(url)}, SmallVideo(), SpeechAudio(), options, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   ASSERT_TRUE(PollUntil([&] {
     clock.Advance(MediaTime::Millis(100));
     return OutputStats(**set).state == OutputState::kFailed;
@@ -455,7 +456,7 @@ TEST_F(RtmpOutputTest, UnresolvableHostIsNamed) {
   OutputSetOptions options;
   options.network.reconnect.max_retries = 0;
   auto set = OutputSet::Open({Spec("rtmp://no-such-host.invalid/live/k")}, SmallVideo(), SpeechAudio(), options, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   ASSERT_TRUE(WaitForState(**set, OutputState::kFailed));
   EXPECT_THAT(OutputStats(**set).error, HasSubstr("cannot resolve host \"no-such-host.invalid\""));
 }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "output/output_set.h"
@@ -44,25 +45,25 @@ TEST(SrtOutputTest, AListenerReadsBackMpegTsWithH264AndAac) {
   options.network.congestion_threshold = MediaTime::Seconds(600);
   SystemClock clock;
   auto spec = ParseOutputSpec(absl::StrCat("srt://127.0.0.1:", port));
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_OK(spec);
   auto set = OutputSet::Open({*spec}, video, audio, options, clock);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   // The listener may still be starting: the caller retries until it answers.
   ASSERT_TRUE(PollUntil([&] { return (*set)->stats().outputs[0].state == OutputState::kConnected; }))
       << (*set)->stats().outputs[0].error;
   const AudioBuffer tone = MakeTone(1.0 / 30, 22050);
   for (int64_t i = 0; i < 60; ++i) {
-    ASSERT_TRUE((*set)->WriteAudio(tone).ok());
-    ASSERT_TRUE((*set)->WriteVideo(MakeFrame(160, 90, i), i).ok());
+    ASSERT_OK((*set)->WriteAudio(tone));
+    ASSERT_OK((*set)->WriteVideo(MakeFrame(160, 90, i), i));
   }
-  ASSERT_TRUE((*set)->Finish().ok()) << (*set)->stats().outputs[0].error;
+  ASSERT_OK((*set)->Finish()) << (*set)->stats().outputs[0].error;
   const OutputSinkStats out = (*set)->stats().outputs[0];
   EXPECT_EQ(out.video_packets, 60);
   EXPECT_EQ(out.kind, OutputSpec::kSrt);
   // The listener ends when the caller closes.
   ASSERT_TRUE(PollUntil([&] { return listener.done(); }));
   const auto& read = listener.Stop();
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->format, "mpegts");
   ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
   ASSERT_NE(read->Find(AVMEDIA_TYPE_AUDIO), nullptr);

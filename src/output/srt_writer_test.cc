@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "output/test_util.h"
@@ -33,7 +34,7 @@ TEST(SrtTest, FormatsTimestamps) {
 TEST(SrtTest, PutsTheSpokenLineFirstAndItsTranslationSecond) {
   auto srt = FormatSrt({Cue(0.5, 2.25, "大家好，欢迎来到直播间。", "Hello everyone, welcome to the live stream."),
                         Cue(3, 4, "Thank you.", "")});
-  ASSERT_TRUE(srt.ok()) << srt.status();
+  ASSERT_OK(srt);
   EXPECT_EQ(*srt,
             "1\n00:00:00,500 --> 00:00:02,250\n大家好，欢迎来到直播间。\nHello everyone, welcome to the live stream.\n\n"
             "2\n00:00:03,000 --> 00:00:04,000\nThank you.\n\n");
@@ -41,7 +42,7 @@ TEST(SrtTest, PutsTheSpokenLineFirstAndItsTranslationSecond) {
 
 TEST(SrtTest, KeepsEachTextOnOneLineSoACueCannotBreak) {
   auto srt = FormatSrt({Cue(0, 1, "line one\n\nline two ", "")});
-  ASSERT_TRUE(srt.ok());
+  ASSERT_OK(srt);
   EXPECT_EQ(*srt, "1\n00:00:00,000 --> 00:00:01,000\nline one  line two\n\n");
 }
 
@@ -57,7 +58,7 @@ TEST(SrtTest, RejectsCuesThatCannotBeShown) {
 TEST(SrtTest, WritesTheFileAtomically) {
   ScratchDir dir;
   const std::string path = dir.File("out.srt");
-  ASSERT_TRUE(WriteSrtFile(path, {Cue(0, 1, "你好", "Hello")}).ok());
+  ASSERT_OK(WriteSrtFile(path, {Cue(0, 1, "你好", "Hello")}));
   std::ifstream file(path);
   std::stringstream contents;
   contents << file.rdbuf();

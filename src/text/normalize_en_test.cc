@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "text/utf8.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -252,7 +253,7 @@ TEST(NormalizeEnglishTest, RandomInputKeepsTheOffsetContract) {
     for (int p = 0; p < pieces; ++p) source += alphabet[random() % alphabet.size()];
     const NormalizedText n = NormalizeEnglish(source);
     ASSERT_EQ(n.source_offset.size(), n.text.size()) << source;
-    ASSERT_TRUE(ValidateUtf8(n.text).ok()) << source;
+    ASSERT_OK(ValidateUtf8(n.text)) << source;
     for (size_t k = 0; k < n.source_offset.size(); ++k) {
       ASSERT_GE(n.source_offset[k], 0) << source;
       ASSERT_LT(n.source_offset[k], static_cast<int>(source.size())) << source;

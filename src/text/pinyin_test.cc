@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/status_matchers.h"
 #include "text/data_files.h"
 #include "text/normalize_zh.h"
 
@@ -24,7 +25,7 @@ const std::string kLexiconPath = std::string(LINGCAST_BINARY_DIR) + "/data/zh_le
 const PinyinConverter& Lexicon() {
   static const std::optional<PinyinConverter> converter = [] {
     auto loaded = PinyinConverter::Load(kLexiconPath);
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_OK(loaded);
     return loaded.ok() ? std::optional<PinyinConverter>(*std::move(loaded)) : std::nullopt;
   }();
   if (!converter) std::abort();
@@ -158,7 +159,7 @@ TEST(PinyinTest, FindDataFileSearchPath) {
   } else {
     ::unsetenv("LINGCAST_DATA_DIR");
   }
-  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_OK(found);
   EXPECT_EQ(std::filesystem::canonical(*found), std::filesystem::canonical(kLexiconPath));
 }
 

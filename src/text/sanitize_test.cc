@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "text/utf8.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -59,7 +60,7 @@ TEST(SanitizeTest, InvalidUtf8IsSkippedAndCountedPerByte) {
   const SanitizedText out = SanitizeText("ok\xff\xfe 好\xE4\xB8 x\xC0\xAF \xED\xA0\x80 end\xE4");
   EXPECT_EQ(out.text, "ok 好 x  end");
   EXPECT_EQ(out.removed.invalid_utf8, 2 + 2 + 2 + 3 + 1);
-  EXPECT_TRUE(ValidateUtf8(out.text).ok());
+  EXPECT_OK(ValidateUtf8(out.text));
   EXPECT_EQ(SanitizeText("a\uFFFDb").removed.invalid_utf8, 1) << "U+FFFD stands for lost text";
 }
 

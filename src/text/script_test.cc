@@ -1,4 +1,5 @@
 #include "text/script.h"
+#include "core/status_matchers.h"
 
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ TEST(ScriptTest, ParsesItemsTranslationsAndTags) {
       "zh: 大家好，欢迎来到直播间。 | en: Hello everyone, welcome to the live stream.\n"
       "Today we have a deal | 今天有优惠\n",
       "show.txt");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   EXPECT_EQ(script->filename, "show.txt");
   ASSERT_EQ(script->items.size(), 2u);
   const ScriptLine& first = LineAt(*script, 0);
@@ -53,7 +54,7 @@ TEST(ScriptTest, DocumentedExample) {
       "@pause 1.5\n"
       "zh: 喜欢的朋友点击下方链接购买。 | en: Tap the link below to buy.\n",
       "show.txt");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   ASSERT_EQ(script->items.size(), 7u);
   ASSERT_NE(std::get_if<ScriptTitle>(&script->items[0]), nullptr);
   EXPECT_EQ(std::get<ScriptTitle>(script->items[0]).text, "Li Na|Host, Lingcast Live");
@@ -67,20 +68,20 @@ TEST(ScriptTest, DocumentedExample) {
 
 TEST(ScriptTest, PipeWithoutSpacesIsText) {
   const auto script = ParseScriptText("A|B testing\n", "s.txt");
-  ASSERT_TRUE(script.ok());
+  ASSERT_OK(script);
   ASSERT_EQ(LineAt(*script, 0).segments.size(), 1u);
   EXPECT_EQ(LineAt(*script, 0).segments[0].text, "A|B testing");
 }
 
 TEST(ScriptTest, TagOverridesDetection) {
   const auto script = ParseScriptText("en: 你好\n", "s.txt");
-  ASSERT_TRUE(script.ok());
+  ASSERT_OK(script);
   EXPECT_EQ(LineAt(*script, 0).segments[0].language, Language::kEn);
 }
 
 TEST(ScriptTest, BlankLinesArePausesAndRunsCollapse) {
   const auto script = ParseScriptText("one\n\n\n# note\n\ntwo\n@pause 1.5\nthree\n", "s.txt");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   ASSERT_EQ(script->items.size(), 5u);
   EXPECT_EQ(PauseAt(*script, 1).duration, kDefaultScriptPause);
   EXPECT_EQ(PauseAt(*script, 1).line_number, 2);
@@ -91,7 +92,7 @@ TEST(ScriptTest, BlankLinesArePausesAndRunsCollapse) {
 
 TEST(ScriptTest, StripsBomAndCrlf) {
   const auto script = ParseScriptText("\xEF\xBB\xBFzh: 你好\r\n\r\nen: hi\r\n", "s.txt");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   ASSERT_EQ(script->items.size(), 3u);
   EXPECT_EQ(LineAt(*script, 0).segments[0].text, "你好");
   EXPECT_EQ(LineAt(*script, 2).segments[0].text, "hi");
@@ -120,7 +121,7 @@ TEST(ScriptTest, BadPauseDurations) {
 
 TEST(ScriptTest, EmotionDirectivesAreItems) {
   const auto script = ParseScriptText("@emotion smile\nhi\n@emotion thinking\nhmm\n", "s.txt");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   ASSERT_EQ(script->items.size(), 4u);
   const auto* first = std::get_if<ScriptEmotion>(&script->items[0]);
   ASSERT_NE(first, nullptr);
@@ -142,7 +143,7 @@ TEST(ScriptTest, BadEmotions) {
 TEST(ScriptTest, TitleDirectivesAreItems) {
   const auto script =
       ParseScriptText("@title  Li Na | Host, 直播间 \nhi\n@title off\nbye\n@title Wang\nend\n", "s.txt");
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   ASSERT_EQ(script->items.size(), 6u);
   const auto* first = std::get_if<ScriptTitle>(&script->items[0]);
   ASSERT_NE(first, nullptr);
@@ -203,7 +204,7 @@ TEST_F(ScriptFileTest, ReadsAFile) {
   const std::string path = (dir_ / "a.txt").string();
   std::ofstream(path) << "zh: 你好 | en: hello\n";
   const auto script = ParseScriptFile(path);
-  ASSERT_TRUE(script.ok()) << script.status();
+  ASSERT_OK(script);
   EXPECT_EQ(script->filename, path);
   EXPECT_EQ(LineAt(*script, 0).segments.size(), 2u);
 }

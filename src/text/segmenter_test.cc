@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "text/utf8.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -199,7 +200,7 @@ TEST(SegmenterTest, OneEnormousWordIsCutAtTheByteCapOnACharacterBoundary) {
   ASSERT_EQ(clauses.size(), 6u);
   for (const Clause& c : clauses) {
     EXPECT_EQ(c.text.size(), 100u);
-    EXPECT_TRUE(ValidateUtf8(c.text).ok());
+    EXPECT_OK(ValidateUtf8(c.text));
   }
 }
 
@@ -310,7 +311,7 @@ TEST(SegmenterTest, PushAfterFlushContinuesOffsets) {
 }
 
 TEST(SegmenterTest, ConfigValidationNamesTheField) {
-  EXPECT_TRUE(ValidateSegmenterConfig({}).ok());
+  EXPECT_OK(ValidateSegmenterConfig({}));
   SegmenterConfig bad;
   bad.max_words = 0;
   EXPECT_THAT(ValidateSegmenterConfig(bad).message(), HasSubstr("max_words must be at least 1, got 0"));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "text/language_detect.h"
+#include "core/status_matchers.h"
 
 namespace lingcast {
 namespace {
@@ -11,8 +12,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(Utf8Test, AcceptsValidText) {
-  EXPECT_TRUE(ValidateUtf8("hello 你好 𠀀 é").ok());
-  EXPECT_TRUE(ValidateUtf8("").ok());
+  EXPECT_OK(ValidateUtf8("hello 你好 𠀀 é"));
+  EXPECT_OK(ValidateUtf8(""));
 }
 
 TEST(Utf8Test, RejectsMalformedSequencesWithPosition) {

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/status_matchers.h"
 #include "text/utf8.h"
 
 #include <gmock/gmock.h>
@@ -18,7 +19,7 @@ using ::testing::HasSubstr;
 
 ZhScriptConverter Load(ZhScript target) {
   absl::StatusOr<ZhScriptConverter> converter = ZhScriptConverter::Load(target);
-  EXPECT_TRUE(converter.ok()) << converter.status();
+  EXPECT_OK(converter);
   return *std::move(converter);
 }
 
@@ -114,7 +115,7 @@ namespace {
 
 TEST(ZhScriptTest, CharacterByCharacterEachCharacterConvertsAsItDoesAlone) {
   absl::StatusOr<ZhScriptConverter> to_simplified = ZhScriptConverter::Load(ZhScript::kSimplified);
-  ASSERT_TRUE(to_simplified.ok()) << to_simplified.status();
+  ASSERT_OK(to_simplified);
   EXPECT_EQ(to_simplified->ConvertCharacters("喜歡的話記得點個關注"), "喜欢的话记得点个关注");
   EXPECT_EQ(to_simplified->ConvertCharacters("專櫃價格是328元"), "专柜价格是328元");
   // No phrases: 乾 is 干 in 乾隆 too, as it is alone, so a text and any part of

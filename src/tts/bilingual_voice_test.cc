@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/status.h"
+#include "core/status_matchers.h"
 #include "gtest/gtest.h"
 
 namespace lingcast {
@@ -93,7 +94,7 @@ struct Pair {
   std::unique_ptr<BilingualVoice> voice;
   Pair() {
     auto created = BilingualVoice::Create(en, zh);
-    EXPECT_TRUE(created.ok()) << created.status();
+    EXPECT_OK(created);
     voice = *std::move(created);
   }
 };
@@ -106,7 +107,7 @@ TEST(BilingualVoice, EachRunGoesToItsLanguagesEngineOnOneTimeline) {
   request.language = Language::kEn;
   request.text = "Try our 小笼包 today";
   auto result = pair.voice->Synthesize(request);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_EQ(pair.zh->calls.size(), 1u);
   EXPECT_EQ(pair.zh->calls[0].text, "小笼包");
   EXPECT_EQ(pair.zh->calls[0].language, Language::kZh);
@@ -129,7 +130,7 @@ TEST(BilingualVoice, ANamedVoiceGoesToTheSettingsLanguageOnly) {
   request.language = Language::kZh;
   request.voice = "cmn";
   request.text = "我爱iPhone手机";
-  ASSERT_TRUE(pair.voice->Synthesize(request).ok());
+  ASSERT_OK(pair.voice->Synthesize(request));
   ASSERT_EQ(pair.en->calls.size(), 1u);
   EXPECT_EQ(pair.en->calls[0].text, "iPhone");
   EXPECT_EQ(pair.en->calls[0].voice, "");
@@ -142,11 +143,11 @@ TEST(BilingualVoice, SessionsOpenPerLanguageAndCancelBoth) {
   VoiceSettings settings;
   settings.language = Language::kZh;
   auto session = pair.voice->OpenSession(settings);
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   EXPECT_EQ(pair.zh->sessions_opened, 1);
   EXPECT_EQ(pair.en->sessions_opened, 0);  // not until an English run comes
   auto spoken = (*session)->SynthesizeClause("我爱iPhone手机", Language::kZh);
-  ASSERT_TRUE(spoken.ok()) << spoken.status();
+  ASSERT_OK(spoken);
   EXPECT_EQ(pair.en->sessions_opened, 1);
   EXPECT_EQ(pair.en->clauses, (std::vector<std::string>{"iPhone"}));
   (*session)->Cancel();
@@ -178,7 +179,7 @@ TEST(BilingualVoice, NothingToSayIsEmptyAudio) {
   SynthesisRequest request;
   request.text = "  ";
   auto result = pair.voice->Synthesize(request);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->audio.samples.empty());
   EXPECT_TRUE(result->track.words.empty());
 }
@@ -186,7 +187,7 @@ TEST(BilingualVoice, NothingToSayIsEmptyAudio) {
 TEST(BilingualVoice, AOneLanguageClauseAtOurRateStreamsAsItsEngineDoes) {
   Pair pair;  // our rate is the Mandarin engine's, 24 kHz
   auto session = pair.voice->OpenSession({.language = Language::kZh});
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   auto stream = [&](std::string_view text) {
     std::vector<SynthesisResult> parts;
     SynthesisResult joined;
@@ -195,13 +196,13 @@ TEST(BilingualVoice, AOneLanguageClauseAtOurRateStreamsAsItsEngineDoes) {
       AppendClausePart(joined, std::move(part));
       return absl::OkStatus();
     });
-    EXPECT_TRUE(status.ok()) << status;
+    EXPECT_OK(status);
     return std::make_pair(parts.size(), joined);
   };
   for (const std::string text : {"大家好", "hello there", "大家好 hello"}) {
     const auto [parts, joined] = stream(text);
     auto whole = (*session)->SynthesizeClause(text, Language::kZh);
-    ASSERT_TRUE(whole.ok()) << whole.status();
+    ASSERT_OK(whole);
     // Mandarin alone streams in the engine's two parts; English needs resampling
     // and a mixed clause joining, so those come whole.
     EXPECT_EQ(parts, text == "大家好" ? 2u : 1u) << text;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status_matchers.h"
 #include "tts/test_engine.h"
 
 namespace lingcast {
@@ -26,7 +27,7 @@ SynthesisResult Speak(const std::string& text, Language language, double rate = 
   request.pitch = pitch;
   request.volume = volume;
   auto result = TestEspeakEngine().Synthesize(request);
-  EXPECT_TRUE(result.ok()) << result.status();
+  EXPECT_OK(result);
   return result.ok() ? *std::move(result) : SynthesisResult{};
 }
 
@@ -245,12 +246,12 @@ TEST(EspeakEngineTest, MandarinDefaultsToASlowerRate) {
   options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   options.zh.rate = 1.0;
   auto unslowed = EspeakEngine::Create(options);
-  ASSERT_TRUE(unslowed.ok()) << unslowed.status();
+  ASSERT_OK(unslowed);
   SynthesisRequest request;
   request.text = "欢迎来到直播间，今天的优惠很多。";
   request.language = Language::kZh;
   auto fast = (*unslowed)->Synthesize(request);
-  ASSERT_TRUE(fast.ok()) << fast.status();
+  ASSERT_OK(fast);
   EXPECT_GT(Speak(request.text, Language::kZh).audio.duration(), fast->audio.duration());
 }
 
@@ -294,13 +295,13 @@ TEST(EspeakEngineTest, SessionSpeaksClauseByClauseAndCancels) {
   VoiceSettings settings;
   settings.language = Language::kZh;
   auto session = TestEspeakEngine().OpenSession(settings);
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   auto zh = (*session)->SynthesizeClause("大家好，", Language::kZh);
-  ASSERT_TRUE(zh.ok()) << zh.status();
+  ASSERT_OK(zh);
   ExpectWellFormed(*zh, "大家好，");
   // A clause in the other language uses that language's default voice.
   auto en = (*session)->SynthesizeClause("Welcome!", Language::kEn);
-  ASSERT_TRUE(en.ok()) << en.status();
+  ASSERT_OK(en);
   EXPECT_EQ(en->track.language, Language::kEn);
   EXPECT_THAT(Phonemes(*en), HasSubstr("w ɛ l")) << Phonemes(*en);
   (*session)->Cancel();
@@ -311,7 +312,7 @@ TEST(EspeakEngineTest, SessionSpeaksClauseByClauseAndCancels) {
 TEST(EspeakEngineTest, CancelStopsASynthesisInProgress) {
   VoiceSettings settings;
   auto session = TestEspeakEngine().OpenSession(settings);
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   std::string long_text;
   // About 50 minutes of speech, several seconds of work: Cancel() comes long before
   // the end unless it does not work.
@@ -367,7 +368,7 @@ TEST(EspeakEngineTest, ChosenVoiceIsUsed) {
   request.text = "water";
   request.voice = "en-gb";
   auto british = TestEspeakEngine().Synthesize(request);
-  ASSERT_TRUE(british.ok()) << british.status();
+  ASSERT_OK(british);
   EXPECT_NE(Phonemes(*british), Phonemes(Speak("water", Language::kEn)));
 }
 
@@ -388,10 +389,10 @@ TEST(EspeakEngineTest, VoiceVariantIsUsed) {
   request.text = "Good morning, everyone.";
   request.voice = "en-us";
   auto plain = TestEspeakEngine().Synthesize(request);
-  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_OK(plain);
   request.voice = "en-us+Klatt3";
   auto klatt = TestEspeakEngine().Synthesize(request);
-  ASSERT_TRUE(klatt.ok()) << klatt.status();
+  ASSERT_OK(klatt);
   EXPECT_EQ(Phonemes(*klatt), Phonemes(*plain));
   // The Klatt synthesizer's voicing has far less energy at high frequencies.
   EXPECT_LT(HighFrequencyShare(klatt->audio.samples), 0.7 * HighFrequencyShare(plain->audio.samples));
@@ -400,7 +401,7 @@ TEST(EspeakEngineTest, VoiceVariantIsUsed) {
   // plain calls in a row differ by a few samples in length).
   request.voice = "en-us";
   auto again = TestEspeakEngine().Synthesize(request);
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   EXPECT_EQ(Phonemes(*again), Phonemes(*plain));
   EXPECT_NEAR(static_cast<double>(again->audio.samples.size()), static_cast<double>(plain->audio.samples.size()),
               0.01 * static_cast<double>(plain->audio.samples.size()));
@@ -443,7 +444,7 @@ TEST(EspeakEngineTest, SecondEngineSharesTheRuntime) {
   EspeakOptions options;
   options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
   auto second = EspeakEngine::Create(options);
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   EXPECT_EQ((*second)->sample_rate(), TestEspeakEngine().sample_rate());
   second->reset();
   // The first engine still works after the second is gone.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/status_matchers.h"
 #include "graph/harness.h"
 #include "tts/espeak_engine.h"
 
@@ -14,7 +15,7 @@ class SpeechStageTest : public ::testing::Test {
     EspeakOptions options;
     options.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
     auto engine = EspeakEngine::Create(options);
-    ASSERT_TRUE(engine.ok()) << engine.status();
+    ASSERT_OK(engine);
     engine_ = std::move(*engine);
   }
   std::unique_ptr<EspeakEngine> engine_;
@@ -29,7 +30,7 @@ TEST_F(SpeechStageTest, PlacesSpeechAndPausesOnTheAudioTimelineBySampleCount) {
   feed.Push(PlanItem{PlannedPause{MediaTime::Millis(600)}}, MediaTime::Micros(1));
   feed.Push(PlanItem{Utterance{3, {"Welcome to the show", Language::kEn}, {}}}, MediaTime::Micros(2));
   feed.End();
-  ASSERT_TRUE(h.RunUntilFinished().ok());
+  ASSERT_OK(h.RunUntilFinished());
   EXPECT_TRUE(h.stage().speech_done());
 
   const auto a = audio.Packets();

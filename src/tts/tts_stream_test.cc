@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/status_matchers.h"
 #include "tts/espeak_engine.h"
 #include "tts/test_engine.h"
 
@@ -22,7 +23,7 @@ std::unique_ptr<TtsStream> Open(Language language, bool detect_language = false)
   options.voice.language = language;
   options.detect_language = detect_language;
   auto stream = TtsStream::Open(TestEspeakEngine(), options);
-  EXPECT_TRUE(stream.ok()) << stream.status();
+  EXPECT_OK(stream);
   if (!stream.ok()) std::abort();
   return *std::move(stream);
 }
@@ -32,7 +33,7 @@ std::vector<SpeechPiece> Drain(TtsStream& stream) {
   std::vector<SpeechPiece> pieces;
   while (true) {
     auto next = stream.Next();
-    EXPECT_TRUE(next.ok()) << next.status();
+    EXPECT_OK(next);
     if (!next.ok() || !next->has_value()) return pieces;
     pieces.push_back(**std::move(next));
   }
@@ -56,7 +57,7 @@ std::vector<std::string> Words(const SpeechPiece& piece, const std::string& whol
 TEST(TtsStreamTest, SpeaksClauseByClauseWithOffsetsIntoTheWholeText) {
   const std::string text = "大家好，欢迎来到直播间。今天有优惠！";
   auto stream = Open(Language::kZh);
-  ASSERT_TRUE(stream->Push(text).ok());
+  ASSERT_OK(stream->Push(text));
   stream->Finish();
   const std::vector<SpeechPiece> pieces = Drain(*stream);
   EXPECT_TRUE(stream->done());
@@ -83,18 +84,18 @@ TEST(TtsStreamTest, SpeaksClauseByClauseWithOffsetsIntoTheWholeText) {
 
 TEST(TtsStreamTest, FirstClauseIsSpokenBeforeTheRestArrives) {
   auto stream = Open(Language::kEn);
-  ASSERT_TRUE(stream->Push("Good evening everyone, wel").ok());
+  ASSERT_OK(stream->Push("Good evening everyone, wel"));
   // The first clause is complete; the second is not.
   auto first = stream->Next();
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   ASSERT_TRUE(first->has_value());
   EXPECT_EQ((*first)->text, "Good evening everyone,");
   EXPECT_FALSE((*first)->speech.audio.empty());
   auto nothing = stream->Next();
-  ASSERT_TRUE(nothing.ok());
+  ASSERT_OK(nothing);
   EXPECT_FALSE(nothing->has_value());
   EXPECT_FALSE(stream->done());
-  ASSERT_TRUE(stream->Push("come to the show").ok());
+  ASSERT_OK(stream->Push("come to the show"));
   EXPECT_EQ(stream->ready_clauses(), 0u);  // no end of clause yet
   stream->Finish();
   const std::vector<SpeechPiece> rest = Drain(*stream);
@@ -106,7 +107,7 @@ TEST(TtsStreamTest, FirstClauseIsSpokenBeforeTheRestArrives) {
 TEST(TtsStreamTest, AnySplitOfTheTextGivesTheSamePieces) {
   const std::string text = "Try our 小笼包 today, only 9元! 欢迎光临。";
   auto whole = Open(Language::kEn, /*detect_language=*/true);
-  ASSERT_TRUE(whole->Push(text).ok());
+  ASSERT_OK(whole->Push(text));
   whole->Finish();
   const std::vector<SpeechPiece> expected = Drain(*whole);
   ASSERT_EQ(expected.size(), 3u);
@@ -114,7 +115,7 @@ TEST(TtsStreamTest, AnySplitOfTheTextGivesTheSamePieces) {
   auto byte_by_byte = Open(Language::kEn, /*detect_language=*/true);
   std::vector<SpeechPiece> got;
   for (const char c : text) {
-    ASSERT_TRUE(byte_by_byte->Push(std::string(1, c)).ok());
+    ASSERT_OK(byte_by_byte->Push(std::string(1, c)));
     for (SpeechPiece& p : Drain(*byte_by_byte)) got.push_back(std::move(p));
   }
   byte_by_byte->Finish();
@@ -133,7 +134,7 @@ TEST(TtsStreamTest, AnySplitOfTheTextGivesTheSamePieces) {
 TEST(TtsStreamTest, UnspeakableCharactersAreSkippedCountedAndOffsetsKept) {
   const std::string text = "Hello \xF0\x9F\x98\x80 new\x07 world! \xEE\x80\x80";  // emoji, BEL, private use
   auto stream = Open(Language::kEn);
-  ASSERT_TRUE(stream->Push(text).ok());
+  ASSERT_OK(stream->Push(text));
   stream->Finish();
   const std::vector<SpeechPiece> pieces = Drain(*stream);
   ASSERT_EQ(pieces.size(), 1u);
@@ -147,7 +148,7 @@ TEST(TtsStreamTest, UnspeakableCharactersAreSkippedCountedAndOffsetsKept) {
 
 TEST(TtsStreamTest, EmptyTextIsDoneWithNothing) {
   auto stream = Open(Language::kZh);
-  ASSERT_TRUE(stream->Push("").ok());
+  ASSERT_OK(stream->Push(""));
   stream->Finish();
   EXPECT_TRUE(stream->done());
   EXPECT_TRUE(Drain(*stream).empty());
@@ -194,10 +195,10 @@ TEST(TtsStreamTest, PendingTextStaysBoundedWhenNothingEndsAClause) {
   // Text with no punctuation at all, pushed a word at a time and never drained:
   // clauses become ready, and what the stream buffers beyond them stays small.
   auto stream = Open(Language::kEn);
-  for (int i = 0; i < 2000; ++i) ASSERT_TRUE(stream->Push("word ").ok());
+  for (int i = 0; i < 2000; ++i) ASSERT_OK(stream->Push("word "));
   EXPECT_GE(stream->ready_clauses(), 90u);
   auto piece = stream->Next();
-  ASSERT_TRUE(piece.ok()) << piece.status();
+  ASSERT_OK(piece);
   ASSERT_TRUE(piece->has_value());
   EXPECT_LE((*piece)->text.size(), 120u);
 }
@@ -205,7 +206,7 @@ TEST(TtsStreamTest, PendingTextStaysBoundedWhenNothingEndsAClause) {
 TEST(TtsStreamTest, LanguageOfEachClauseWithAuto) {
   const std::string text = "Hello everyone. 大家好。3.5";
   auto stream = Open(Language::kEn, /*detect_language=*/true);
-  ASSERT_TRUE(stream->Push(text).ok());
+  ASSERT_OK(stream->Push(text));
   stream->Finish();
   const std::vector<SpeechPiece> pieces = Drain(*stream);
   ASSERT_EQ(pieces.size(), 3u);
@@ -216,8 +217,8 @@ TEST(TtsStreamTest, LanguageOfEachClauseWithAuto) {
 
 TEST(TtsStreamTest, CancelStopsTheStream) {
   auto stream = Open(Language::kEn);
-  ASSERT_TRUE(stream->Push("One. Two. Three.").ok());
-  ASSERT_TRUE(stream->Next().ok());
+  ASSERT_OK(stream->Push("One. Two. Three."));
+  ASSERT_OK(stream->Next());
   stream->Cancel();
   EXPECT_EQ(stream->Next().status().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(stream->Push("Four.").code(), absl::StatusCode::kCancelled);
@@ -238,14 +239,14 @@ TEST(TtsStreamTest, AnErrorFromTheConsumerStopsStreaming) {
 TEST(TtsStreamTest, PartsOfAClauseComeBeforeItAndJoinToIt) {
   auto stream = Open(Language::kEn);
   const std::string text = "First clause here, and a second one.";
-  ASSERT_TRUE(stream->Push(text).ok());
+  ASSERT_OK(stream->Push(text));
   stream->Finish();
   std::vector<SpeechPiece> parts;
   auto piece = stream->Next([&](const SpeechPiece& part) {
     parts.push_back(part);
     return absl::OkStatus();
   });
-  ASSERT_TRUE(piece.ok()) << piece.status();
+  ASSERT_OK(piece);
   ASSERT_TRUE(piece->has_value());
   // espeak-ng speaks a clause in one part: the part is the piece.
   ASSERT_EQ(parts.size(), 1u);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/status_matchers.h"
 #include "graph/harness.h"
 #include "tts/test_engine.h"
 
@@ -15,7 +16,7 @@ namespace {
 TEST(VoiceStageTest, LagPoliciesByName) {
   for (LagPolicy policy : {LagPolicy::kSpeedUp, LagPolicy::kShorten, LagPolicy::kSkip}) {
     const absl::StatusOr<LagPolicy> parsed = ParseLagPolicy(LagPolicyName(policy));
-    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    ASSERT_OK(parsed);
     EXPECT_EQ(*parsed, policy);
   }
   const absl::StatusOr<LagPolicy> bad = ParseLagPolicy("panic");
@@ -79,7 +80,7 @@ TEST(VoiceStageTest, AScriptLineKeepsTheHostsPace) {
     StageHarness<VoiceStage> harness(std::make_unique<VoiceStage>(TestEspeakEngine(), options));
     auto feed = harness.Feed(harness.stage().in);
     auto sink = harness.Collect(harness.stage().out);
-    EXPECT_TRUE(harness.Open().ok());
+    EXPECT_OK(harness.Open());
     LiveEvent event;
     HeardLine line;
     line.line_number = 1;
@@ -91,7 +92,7 @@ TEST(VoiceStageTest, AScriptLineKeepsTheHostsPace) {
     event.watermark = line.decided_at;
     feed.Push(std::move(event), line.decided_at);
     feed.End();
-    EXPECT_TRUE(harness.RunUntilFinished().ok());
+    EXPECT_OK(harness.RunUntilFinished());
     const std::vector<VoiceEvent> out = sink.Values();
     EXPECT_EQ(out.size(), 1u);
     return out.empty() || !out[0].spoken ? 0.0 : out[0].spoken->rate;
@@ -110,7 +111,7 @@ std::vector<VoiceEvent> Burst(LagPolicy policy) {
   StageHarness<VoiceStage> harness(std::make_unique<VoiceStage>(TestEspeakEngine(), options));
   auto feed = harness.Feed(harness.stage().in);
   auto sink = harness.Collect(harness.stage().out);
-  EXPECT_TRUE(harness.Open().ok());
+  EXPECT_OK(harness.Open());
   for (int i = 0; i < 10; ++i) {
     LiveEvent event;
     HeardLine line;
@@ -122,7 +123,7 @@ std::vector<VoiceEvent> Burst(LagPolicy policy) {
     feed.Push(std::move(event), line.decided_at);
   }
   feed.End();
-  EXPECT_TRUE(harness.RunUntilFinished().ok());
+  EXPECT_OK(harness.RunUntilFinished());
   return sink.Values();
 }
 
@@ -168,13 +169,13 @@ TEST(VoiceStageTest, ALineWithoutTranslationIsPassedOnSilent) {
   StageHarness<VoiceStage> harness(std::make_unique<VoiceStage>(TestEspeakEngine(), VoiceStageOptions{}));
   auto feed = harness.Feed(harness.stage().in);
   auto sink = harness.Collect(harness.stage().out);
-  ASSERT_TRUE(harness.Open().ok());
+  ASSERT_OK(harness.Open());
   LiveEvent event;
   event.line = HeardLine{};
   event.line->source_text = "an ad-lib nobody translated";
   feed.Push(std::move(event), MediaTime::Zero());
   feed.End();
-  ASSERT_TRUE(harness.RunUntilFinished().ok());
+  ASSERT_OK(harness.RunUntilFinished());
   const std::vector<VoiceEvent> out = sink.Values();
   ASSERT_EQ(out.size(), 1u);
   ASSERT_TRUE(out[0].spoken.has_value());
