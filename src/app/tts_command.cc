@@ -263,10 +263,9 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
   return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
 }
 
-absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOptions& options, std::istream& input,
-                                         Logger& logger, SignalWatcher* signals) {
-  // Everything the user can get wrong is checked before any work.
-  LC_ASSIGN_OR_RETURN(const ParsedLanguage parsed, ParseTtsLanguage(options.language));
+namespace {
+
+absl::Status CheckTtsOutputs(const TtsCommandOptions& options) {
   LC_RETURN_IF_ERROR(CheckOutputPath(options.output_path));
   if (!options.timeline_path.empty()) {
     LC_RETURN_IF_ERROR(CheckOutputPath(options.timeline_path));
@@ -275,6 +274,10 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
           absl::StrFormat("--timeline %s is the same file as the audio output", options.timeline_path));
     }
   }
+  return absl::OkStatus();
+}
+
+TtsStreamOptions TtsStreamOptionsOf(const TtsCommandOptions& options, const ParsedLanguage& parsed) {
   TtsStreamOptions stream_options;
   stream_options.voice.language = parsed.language;
   stream_options.voice.voice = options.voice;
@@ -292,7 +295,26 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
       stream_options.voice.language = DetectLanguage(options.text, Language::kEn);
     }
   }
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsStream> stream, TtsStream::Open(engine, stream_options));
+  return stream_options;
+}
+
+absl::Status WriteTimelineFile(const TempFile& file, const Timeline& timeline, MediaTime end, const std::string& name) {
+  std::unique_ptr<std::FILE, FileCloser> out(std::fopen(file.path().c_str(), "wb"));
+  const std::string json = timeline.Dump(end);
+  if (!out || std::fwrite(json.data(), 1, json.size(), out.get()) != json.size() || std::fclose(out.release()) != 0) {
+    return absl::InternalError(absl::StrFormat("could not write %s (disk full?)", name));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOptions& options, std::istream& input,
+                                         Logger& logger, SignalWatcher* signals) {
+  // Everything the user can get wrong is checked before any work.
+  LC_ASSIGN_OR_RETURN(const ParsedLanguage parsed, ParseTtsLanguage(options.language));
+  LC_RETURN_IF_ERROR(CheckTtsOutputs(options));
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsStream> stream, TtsStream::Open(engine, TtsStreamOptionsOf(options, parsed)));
   const CancelOnSignal cancel_on_signal(signals, *stream);
   LC_ASSIGN_OR_RETURN(WavFile wav, WavFile::Create(options.output_path, engine.sample_rate()));
   std::optional<TempFile> timeline_file;
@@ -362,14 +384,7 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
     logger.Warn("tts", summary.warnings.back());
   }
   LC_RETURN_IF_ERROR(wav.Close());
-  if (timeline_file) {
-    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(timeline_file->path().c_str(), "wb"));
-    const std::string json = timeline.Dump(position);
-    if (!file || std::fwrite(json.data(), 1, json.size(), file.get()) != json.size() ||
-        std::fclose(file.release()) != 0) {
-      return absl::InternalError(absl::StrFormat("could not write %s (disk full?)", options.timeline_path));
-    }
-  }
+  if (timeline_file) LC_RETURN_IF_ERROR(WriteTimelineFile(*timeline_file, timeline, position, options.timeline_path));
   // The audio first: a timeline never describes a WAV that is not there.
   LC_RETURN_IF_ERROR(wav.Commit());
   if (timeline_file) LC_RETURN_IF_ERROR(timeline_file->Commit());
