@@ -58,10 +58,17 @@ class Stubborn : public Stage {
   int n_ = 0;
 };
 
-struct Graph {
+// A source of type S feeding a Sink, and a runner for them.
+template <typename S>
+struct Job {
+  explicit Job(OnStopSignal on_signal);
   SimulatedClock clock;
   Bus bus;
   Pipeline pipeline{clock, bus};
+  Logger logger{LogLevel::kOff};
+  SignalWatcher signals;
+  Sink* sink = nullptr;
+  std::unique_ptr<JobRunner> runner;
 };
 
 JobRunnerOptions Fast(OnStopSignal on_signal) {
@@ -73,14 +80,17 @@ JobRunnerOptions Fast(OnStopSignal on_signal) {
   return options;
 }
 
+template <typename S>
+Job<S>::Job(OnStopSignal on_signal) {
+  auto& source = pipeline.Add(std::make_unique<S>());
+  sink = &pipeline.Add(std::make_unique<Sink>());
+  pipeline.Connect(source.out, sink->in, {4, QueuePolicy::kBlock});
+  runner = std::make_unique<JobRunner>(pipeline, signals, logger, Fast(on_signal));
+}
+
 TEST(JobRunnerTest, AStopRequestDrainsTheGraphAndTheJobEndsWell) {
-  Graph g;
-  auto& source = g.pipeline.Add(std::make_unique<Counter>());
-  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
-  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
-  Logger logger(LogLevel::kOff);
-  SignalWatcher signals;
-  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
+  Job<Counter> job(OnStopSignal::kDrain);
+  JobRunner& runner = *job.runner;
   ASSERT_OK(runner.Start());
   int ticks = 0;
   double last_wall = -1;
@@ -92,17 +102,12 @@ TEST(JobRunnerTest, AStopRequestDrainsTheGraphAndTheJobEndsWell) {
   EXPECT_OK(result);
   EXPECT_GE(ticks, 3);
   EXPECT_TRUE(runner.stop_requested());
-  EXPECT_GT(sink.received.load(), 0);
+  EXPECT_GT(job.sink->received.load(), 0);
 }
 
 TEST(JobRunnerTest, AGraphThatDoesNotDrainIsCancelledAfterTheDeadline) {
-  Graph g;
-  auto& source = g.pipeline.Add(std::make_unique<Stubborn>());
-  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
-  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
-  Logger logger(LogLevel::kOff);
-  SignalWatcher signals;
-  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
+  Job<Stubborn> job(OnStopSignal::kDrain);
+  JobRunner& runner = *job.runner;
   ASSERT_OK(runner.Start());
   runner.RequestStop();
   const absl::Status result = runner.Wait(nullptr);
@@ -111,16 +116,11 @@ TEST(JobRunnerTest, AGraphThatDoesNotDrainIsCancelledAfterTheDeadline) {
 }
 
 TEST(JobRunnerTest, StopModeEndsTheGraphAtOnce) {
-  Graph g;
-  auto& source = g.pipeline.Add(std::make_unique<Stubborn>());
-  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
-  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
-  Logger logger(LogLevel::kOff);
-  SignalWatcher signals;
-  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kStop));
+  Job<Stubborn> job(OnStopSignal::kStop);
+  JobRunner& runner = *job.runner;
   ASSERT_OK(runner.Start());
   runner.RequestStop();
-  EXPECT_TRUE(g.pipeline.stopping());
+  EXPECT_TRUE(job.pipeline.stopping());
   EXPECT_OK(runner.Wait(nullptr));
 }
 
@@ -131,13 +131,8 @@ TEST(JobRunnerTest, AFailingStageIsTheJobsResult) {
     Out<int> out{this, "out"};
     absl::StatusOr<Flow> Process() override { return absl::DataLossError("the source broke"); }
   };
-  Graph g;
-  auto& source = g.pipeline.Add(std::make_unique<Failing>());
-  auto& sink = g.pipeline.Add(std::make_unique<Sink>());
-  g.pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
-  Logger logger(LogLevel::kOff);
-  SignalWatcher signals;
-  JobRunner runner(g.pipeline, signals, logger, Fast(OnStopSignal::kDrain));
+  Job<Failing> job(OnStopSignal::kDrain);
+  JobRunner& runner = *job.runner;
   ASSERT_OK(runner.Start());
   const absl::Status result = runner.Wait(nullptr);
   EXPECT_EQ(result.code(), absl::StatusCode::kDataLoss);
