@@ -126,7 +126,7 @@ std::unique_ptr<RenderGraph> BuildRenderGraph(const RenderOptions& options, std:
   // The cues reach the outputs (SRT sidecars, HLS WebVTT) once the speech is done.
   auto& encode = pipeline.Add(std::make_unique<EncodeStage>(std::move(outputs), options.fps,
                                                             options.realtime ? &clock : nullptr,
-                                                            [&speech] { return speech.cues(); }));
+                                                            [stage = &speech] { return stage->cues(); }));
   pipeline.Connect(source.out, speech.in, kPlanQueue);
   pipeline.Connect(speech.audio, encode.audio, kAudioQueue);
   pipeline.Connect(speech.timing, render.in, kTimingQueue);

@@ -93,7 +93,7 @@ TEST_F(RenderJobTest, RendersWithColourBackgroundBoxHighlightAndTitle) {
 }
 
 // The script's `@title` and `@title off` go through the whole pipeline (the
-// video stage's lower third; its frames are checked in render_stages_test);
+// video stage's lower third; its frames are checked in compose/render_stage_test);
 // a bad `@title` stops the render before any output exists, naming the line.
 TEST_F(RenderJobTest, ScriptTitlesRenderAndABadOneWritesNothing) {
   std::ofstream(dir_ / "s.script") << "@title Li Na|Host\nzh: 大家好 | en: Hello everyone\n@title off\n"

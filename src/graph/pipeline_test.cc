@@ -249,7 +249,6 @@ TEST(PipelineTest, DrainEndsTheSourcesAndDeliversEverythingInFlight) {
   ASSERT_GE(pushed, 16);
   ASSERT_EQ(sink.values.size(), static_cast<size_t>(pushed));
   for (int i = 0; i < pushed; ++i) EXPECT_EQ(sink.values[i], 2 * i);
-  EXPECT_TRUE(doubler.draining());
 }
 
 // Records each packet's generation as it arrives.

@@ -143,8 +143,8 @@ TEST_F(PlayoutStageTest, TheOutputsAreCompleteOnlyWhenTheStageFinishes) {
     feed.Push(Spoken(0, 0, 2.0), MediaTime::Zero());
     feed.End();
     for (int i = 0; i < 5; ++i) ASSERT_OK(h.Step());
-    outputs_.reset();  // the job goes away mid-line (a crash, a cancel)
   }
+  outputs_.reset();  // the job went away mid-line (a crash, a cancel): its outputs with it
   EXPECT_FALSE(std::filesystem::exists(path_));
 }
 
