@@ -32,6 +32,8 @@ apt_packages=(
   libwebrtc-audio-processing-dev
   # speech recognition: pocketsphinx with its US English acoustic model, dictionary and LM
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us
+  # HTTP/1.1 + WebSocket server of `lingcast serve` (Boost.Beast + Asio, header-only)
+  libboost-dev
   # HTTP client for OpenAI-compatible LLM servers (translation fallback)
   libcurl4-openssl-dev
   # speech synthesis
