@@ -44,6 +44,8 @@ apt_packages=(
   libopencc-dev
   # Mandarin lexicon: word counts (jieba's dict.txt) for word segmentation
   python3-jieba
+  # the deploy/ manifests' test reads them with Debian's YAML parser
+  python3-yaml
   # text rendering: shaping + rasterizing, and a CJK font
   libfreetype-dev libharfbuzz-dev fonts-noto-cjk fonts-dejavu-core
   # PNG output of the image tools (compose_png, avatar previews)

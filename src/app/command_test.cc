@@ -17,6 +17,7 @@
 #include "app/live_command.h"
 #include "app/pinyin_command.h"
 #include "app/render_options.h"
+#include "app/serve_command.h"
 #include "app/translate_command.h"
 #include "app/tts_command.h"
 
@@ -34,7 +35,7 @@ TEST(CommandTest, EveryCommandRegistersItsSubcommand) {
   const std::vector<Command> commands = {
       AddRenderCommand(app),  AddDoctorCommand(app), AddPinyinCommand(app), AddTtsCommand(app),
       AddAsrCommand(app),     AddTranslateCommand(app), AddLipsyncCommand(app), AddLiveCommand(app),
-      AddFollowCommand(app),
+      AddFollowCommand(app),  AddServeCommand(app),
   };
   std::vector<std::string> names;
   for (const Command& command : commands) {
@@ -43,7 +44,7 @@ TEST(CommandTest, EveryCommandRegistersItsSubcommand) {
     names.push_back(command.cli->get_name());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"render", "doctor", "pinyin", "tts", "asr", "translate", "lipsync",
-                                             "live", "follow"}));
+                                             "live", "follow", "serve"}));
 }
 
 // The runner owns its flags: two registrations (two CLI::App) parse and run

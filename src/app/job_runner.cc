@@ -9,13 +9,15 @@
 
 namespace lingcast {
 
-JobRunner::JobRunner(Pipeline& pipeline, SignalWatcher& signals, Logger& logger, JobRunnerOptions options)
+JobRunner::JobRunner(Pipeline& pipeline, SignalWatcher* signals, Logger& logger, JobRunnerOptions options)
     : pipeline_(pipeline), signals_(signals), logger_(logger), options_(std::move(options)) {}
 
-JobRunner::~JobRunner() { signals_.SetHandler(nullptr); }
+JobRunner::~JobRunner() {
+  if (signals_ != nullptr) signals_->SetHandler(nullptr);
+}
 
 absl::Status JobRunner::Start() {
-  signals_.SetHandler([this](int) { RequestStop(); });
+  if (signals_ != nullptr) signals_->SetHandler([this](int) { RequestStop(); });
   started_at_ = std::chrono::steady_clock::now();
   cpu_at_start_ = ProcessCpuSeconds();
   rss_start_mb_ = CurrentRssMb();

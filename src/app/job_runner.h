@@ -48,7 +48,8 @@ struct JobTick {
 
 class JobRunner {
  public:
-  JobRunner(Pipeline& pipeline, SignalWatcher& signals, Logger& logger, JobRunnerOptions options);
+  // `signals` may be null: a job the server runs, stopped by RequestStop() alone.
+  JobRunner(Pipeline& pipeline, SignalWatcher* signals, Logger& logger, JobRunnerOptions options);
   ~JobRunner();  // the signal handler goes with the runner
   JobRunner(const JobRunner&) = delete;
   JobRunner& operator=(const JobRunner&) = delete;
@@ -73,7 +74,7 @@ class JobRunner {
   bool DrainOverdue(std::chrono::steady_clock::time_point now) const;
 
   Pipeline& pipeline_;
-  SignalWatcher& signals_;
+  SignalWatcher* signals_;
   Logger& logger_;
   const JobRunnerOptions options_;
   std::chrono::steady_clock::time_point started_at_;

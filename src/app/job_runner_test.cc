@@ -87,7 +87,7 @@ Job<S>::Job(OnStopSignal on_signal, absl::Duration drain_deadline) {
   auto& source = pipeline.Add(std::make_unique<S>());
   sink = &pipeline.Add(std::make_unique<Sink>());
   pipeline.Connect(source.out, sink->in, {4, QueuePolicy::kBlock});
-  runner = std::make_unique<JobRunner>(pipeline, signals, logger, Fast(on_signal, drain_deadline));
+  runner = std::make_unique<JobRunner>(pipeline, &signals, logger, Fast(on_signal, drain_deadline));
 }
 
 TEST(JobRunnerTest, AStopRequestDrainsTheGraphAndTheJobEndsWell) {

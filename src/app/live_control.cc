@@ -77,11 +77,24 @@ absl::StatusOr<std::unique_ptr<LiveControl>> LiveControl::Open(const std::string
   return std::unique_ptr<LiveControl>(new LiveControl(path, fd, true, true));
 }
 
+std::unique_ptr<LiveControl> LiveControl::InProcess() {
+  return std::unique_ptr<LiveControl>(new LiveControl("api", -1, false, false));
+}
+
 LiveControl::LiveControl(std::string path, int fd, bool owns_fd, bool follow_at_eof)
     : path_(std::move(path)), fd_(fd), owns_fd_(owns_fd), follow_at_eof_(follow_at_eof) {
+  if (fd_ < 0) return;  // in-process: nothing to read
   // What is there already applies before the show starts.
   if (follow_at_eof_) ReadAvailable();
   reader_ = std::thread([this] { ReadLoop(); });
+}
+
+absl::Status LiveControl::Submit(const std::string& text, const std::string& where) {
+  absl::StatusOr<ControlCommand> command = ParseControlCommand(text);
+  if (!command.ok()) return command.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.push_back(ControlInput{std::move(command), where});
+  return absl::OkStatus();
 }
 
 LiveControl::~LiveControl() {
@@ -90,7 +103,7 @@ LiveControl::~LiveControl() {
     stopping_ = true;
   }
   wake_.notify_all();
-  reader_.join();
+  if (reader_.joinable()) reader_.join();
   if (owns_fd_) close(fd_);
 }
 

@@ -50,12 +50,18 @@ class LiveControl {
   // end now, then followed as it grows) or a FIFO. NotFound / PermissionDenied
   // naming the path when it cannot be opened.
   static absl::StatusOr<std::unique_ptr<LiveControl>> Open(const std::string& path);
+  // No file: commands come from Submit() alone (the server's corrections endpoint).
+  static std::unique_ptr<LiveControl> InProcess();
   ~LiveControl();  // stops the reader
   LiveControl(const LiveControl&) = delete;
   LiveControl& operator=(const LiveControl&) = delete;
 
-  // Everything read since the last call, in order.
+  // Everything read (or submitted) since the last call, in order.
   std::vector<ControlInput> Take();
+  // Parses `text` (one command) and queues it like a line read from the file,
+  // to apply to the next line decided; a line that is not a command fails here
+  // with the parser's one-line reason, and nothing is queued.
+  absl::Status Submit(const std::string& text, const std::string& where);
 
  private:
   LiveControl(std::string path, int fd, bool owns_fd, bool follow_at_eof);

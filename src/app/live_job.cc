@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "app/follow_command.h"
 #include "app/job_runner.h"
 #include "app/live_hearing.h"
@@ -264,7 +265,9 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   LC_ASSIGN_OR_RETURN(parts.translation,
                       LoadLiveTranslation(options, parts.hearing.whisper_translates,
                                           follower_options.spelling.to_simplified(), system_clock, logger));
-  if (!options.control_path.empty()) {
+  if (options.control_in_process) {
+    parts.control = LiveControl::InProcess();
+  } else if (!options.control_path.empty()) {
     LC_ASSIGN_OR_RETURN(parts.control, LiveControl::Open(options.control_path));
   }
   LC_ASSIGN_OR_RETURN(parts.tts, LoadLiveVoice(options, logger));
@@ -345,7 +348,7 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
 
 // The live report (output/live_report.h) with the run's own figures.
 nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts, const LiveGraph& graph,
-                             const JobRunner& runner, bool stopped_by_signal) {
+                             const JobRunner& runner, bool stopped) {
   const double wall_s = runner.wall_seconds();
   const OutputSetStats output_stats = parts.outputs->stats();
   nlohmann::json extra;
@@ -366,7 +369,7 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
   extra["provisional_failures"] = translate.provisional_failures();
   extra["provisional_dropped"] = translate.provisional_dropped();
   extra["provisional_interrupted"] = graph.interrupt.interrupted();
-  extra["stopped_by_signal"] = stopped_by_signal;
+  extra["stopped_by_signal"] = stopped;
   int64_t congestion_drops = 0;
   nlohmann::json outputs_json = nlohmann::json::array();
   for (const OutputSinkStats& s : output_stats.outputs) {
@@ -386,8 +389,32 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
 
 }  // namespace
 
-absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
-                                       std::istream& stdin_stream, std::FILE* status) {
+// Everything a live job holds while it runs. The clocks come first: the
+// parts and the graph read them until the end.
+struct LiveJob::Impl {
+  LiveOptions options;
+  Logger& logger;
+  SystemClock system_clock;
+  SimulatedClock simulated_clock;
+  std::optional<LiveParts> parts;
+  std::unique_ptr<LiveGraph> graph;
+  mutable absl::Mutex mu;
+  JobRunner* runner ABSL_GUARDED_BY(mu) = nullptr;
+  bool stop_requested ABSL_GUARDED_BY(mu) = false;
+  bool ran ABSL_GUARDED_BY(mu) = false;
+
+  Impl(LiveOptions options_in, Logger& logger_in) : options(std::move(options_in)), logger(logger_in) {}
+  Clock& clock() {
+    return options.clock == LiveClock::kSimulated ? static_cast<Clock&>(simulated_clock)
+                                                  : static_cast<Clock&>(system_clock);
+  }
+};
+
+LiveJob::LiveJob(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LiveJob::~LiveJob() = default;
+
+absl::StatusOr<std::unique_ptr<LiveJob>> LiveJob::Create(const LiveOptions& options, Logger& logger,
+                                                         std::istream& stdin_stream) {
   LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
   if (!options.report_path.empty()) LC_RETURN_IF_ERROR(CheckOutputPath(options.report_path));
   std::vector<OutputSpec> specs;
@@ -395,36 +422,87 @@ absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logge
     LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(out));
     specs.push_back(std::move(spec));
   }
-  SystemClock system_clock;
-  SimulatedClock simulated_clock;
-  Clock& clock = options.clock == LiveClock::kSimulated ? static_cast<Clock&>(simulated_clock)
-                                                        : static_cast<Clock&>(system_clock);
-  LC_ASSIGN_OR_RETURN(LiveParts parts, LoadLiveParts(options, specs, stdin_stream, clock, system_clock, logger));
-  const std::unique_ptr<LiveGraph> graph = BuildLiveGraph(options, parts, clock, logger);
+  auto impl = std::make_unique<Impl>(options, logger);
+  LC_ASSIGN_OR_RETURN(impl->parts,
+                      LoadLiveParts(impl->options, specs, stdin_stream, impl->clock(), impl->system_clock, logger));
+  impl->graph = BuildLiveGraph(impl->options, *impl->parts, impl->clock(), logger);
+  return std::unique_ptr<LiveJob>(new LiveJob(std::move(impl)));
+}
 
-  // SIGINT/SIGTERM: stop taking input and wind down (live_job.h).
+absl::StatusOr<nlohmann::json> LiveJob::Run(SignalWatcher* signals, std::FILE* status) {
+  Impl& job = *impl_;
+  LiveGraph& graph = *job.graph;
+  // SIGINT/SIGTERM or RequestStop(): stop taking input and wind down (live_job.h).
   JobRunnerOptions run_options;
   run_options.job = "live";
   run_options.tick = absl::Milliseconds(500);
   run_options.on_signal = OnStopSignal::kDrain;
   run_options.drain_deadline = absl::Seconds(kLiveStopDeadlineSeconds);
-  JobRunner runner(graph->pipeline, signals, logger, run_options);
-  LC_RETURN_IF_ERROR(runner.Start());
-  logger.Info("live", "started", {{"input", options.input}, {"outputs", absl::StrCat(options.outputs.size())}});
+  JobRunner runner(graph.pipeline, signals, job.logger, run_options);
+  {
+    absl::MutexLock lock(&job.mu);
+    if (job.ran) return absl::FailedPreconditionError("a live job runs once");
+    job.ran = true;
+    LC_RETURN_IF_ERROR(runner.Start());
+    job.runner = &runner;
+    if (job.stop_requested) runner.RequestStop();
+  }
+  job.logger.Info("live", "started",
+                  {{"input", job.options.input}, {"outputs", absl::StrCat(job.options.outputs.size())}});
   const absl::Status result = runner.Wait([&](const JobTick& tick) {
     if (status == nullptr) return;
-    const auto lines = static_cast<int64_t>(graph->monitor.records().size());
-    std::fprintf(status, "\r%s", StatusLine(graph->monitor.counters(), *graph->voice, lines, tick.cpu_percent).c_str());
+    const auto lines = static_cast<int64_t>(graph.monitor.records().size());
+    std::fprintf(status, "\r%s", StatusLine(graph.monitor.counters(), *graph.voice, lines, tick.cpu_percent).c_str());
     std::fflush(status);
   });
   if (status != nullptr) std::fprintf(status, "\n");
+  const bool stopped = runner.stop_requested();
+  {
+    absl::MutexLock lock(&job.mu);
+    job.runner = nullptr;
+  }
   LC_RETURN_IF_ERROR(result);
 
-  nlohmann::json report = LiveJobReport(options, parts, *graph, runner, signals.received() != 0);
-  if (!options.report_path.empty()) {
-    LC_RETURN_IF_ERROR(WriteFileAtomically(options.report_path, report.dump(2) + "\n"));
+  nlohmann::json report = LiveJobReport(job.options, *job.parts, graph, runner, stopped);
+  if (!job.options.report_path.empty()) {
+    LC_RETURN_IF_ERROR(WriteFileAtomically(job.options.report_path, report.dump(2) + "\n"));
   }
   return report;
+}
+
+void LiveJob::RequestStop() {
+  absl::MutexLock lock(&impl_->mu);
+  impl_->stop_requested = true;
+  if (impl_->runner != nullptr) impl_->runner->RequestStop();
+}
+
+LiveProgress LiveJob::Progress() const {
+  const LiveGraph& graph = *impl_->graph;
+  LiveProgress progress;
+  progress.counters = graph.monitor.counters();
+  progress.lines = static_cast<int64_t>(graph.monitor.records().size());
+  progress.skipped = graph.voice->skipped();
+  progress.planned_lag = graph.voice->planned_lag();
+  progress.report = graph.monitor.Report(graph.latency.Summaries(), nlohmann::json::object());
+  return progress;
+}
+
+absl::Status LiveJob::SubmitCorrection(const std::string& command) {
+  LiveControl* control = impl_->parts->control.get();
+  if (control == nullptr || !impl_->options.control_in_process) {
+    return absl::FailedPreconditionError("this show takes its corrections from its --control file");
+  }
+  return control->Submit(command, "api");
+}
+
+void LiveJob::SetEventObserver(LiveEventObserver observer) {
+  impl_->graph->monitor.SetObserver(std::move(observer));
+}
+
+absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
+                                       std::istream& stdin_stream, std::FILE* status) {
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<LiveJob> job, LiveJob::Create(options, logger, stdin_stream));
+  return job->Run(&signals, status);
 }
 
 }  // namespace lingcast

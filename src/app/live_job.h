@@ -12,19 +12,62 @@
 
 #include <cstdio>
 #include <istream>
+#include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "app/live_options.h"
 #include "app/signals.h"
 #include "core/logger.h"
 #include "nlohmann/json.hpp"
+#include "output/live_report.h"
 
 namespace lingcast {
 
 inline constexpr int kLiveStopDeadlineSeconds = 20;
 
-// The report (see output/live_report.h), also written to options.report_path when set.
-// `status` gets the live status line (a terminal; null for none).
+// What a running live job has done so far (any thread, while it runs).
+struct LiveProgress {
+  LiveCounters counters;
+  int64_t lines = 0;      // decided
+  int64_t skipped = 0;    // stale under the lag policy
+  MediaTime planned_lag;  // how far the avatar is behind the host now
+  nlohmann::json report;  // the live report's lines and summary so far (output/live_report.h)
+};
+
+// One live show: Create() checks the options, opens the input, loads the
+// engines, opens the outputs and wires the graph (so every user mistake fails
+// there, before anything runs); Run() runs it once. The server holds many.
+class LiveJob {
+ public:
+  struct Impl;
+  static absl::StatusOr<std::unique_ptr<LiveJob>> Create(const LiveOptions& options, Logger& logger,
+                                                         std::istream& stdin_stream);
+  ~LiveJob();
+  LiveJob(const LiveJob&) = delete;
+  LiveJob& operator=(const LiveJob&) = delete;
+
+  // Until the input ends, a stop (a signal to `signals` when given, or
+  // RequestStop()) has wound it down, or a stage fails; then the report (see
+  // output/live_report.h), also written to options.report_path when set.
+  // `status` gets the live status line (a terminal; null for none).
+  absl::StatusOr<nlohmann::json> Run(SignalWatcher* signals, std::FILE* status);
+  // What a stop signal does, from any thread, before or while it runs.
+  void RequestStop();
+  LiveProgress Progress() const;
+  // One --control command (live_control.h) from the server, applied to the
+  // next line decided; needs options.control_in_process. InvalidArgument with
+  // the parser's reason when it is not a command.
+  absl::Status SubmitCorrection(const std::string& command);
+  // Decisions, captions and speech as they happen (output/live_report.h); set before Run().
+  void SetEventObserver(LiveEventObserver observer);
+
+ private:
+  explicit LiveJob(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Create() then Run(&signals, status).
 absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
                                        std::istream& stdin_stream, std::FILE* status);
 

@@ -56,6 +56,9 @@ absl::Status ValidateLiveOptions(const LiveOptions& options) {
     return absl::InvalidArgumentError(
         "--pip shows the video of a media file given as --in; stdin and network sources are audio only here");
   }
+  if (options.control_in_process && !options.control_path.empty()) {
+    return absl::InvalidArgumentError("--control: this session takes its corrections from the API");
+  }
   if (options.control_path == "-" && options.input == "-") {
     return absl::InvalidArgumentError(
         "--control - reads stdin, which --in - uses for the host's audio: give --control a file or FIFO");

@@ -93,6 +93,9 @@ struct LiveOptions {
   // For programs that embed the job (and tests): called on the network outputs'
   // sender threads after each packet was sent. Optional; no CLI flag.
   PacketWrittenObserver on_packet_written;
+  // For the server: corrections come from LiveJob::SubmitCorrection instead of
+  // a --control file (not both). No CLI flag.
+  bool control_in_process = false;
 };
 
 absl::StatusOr<LiveClock> ParseLiveClock(const std::string& text);

@@ -19,6 +19,7 @@
 #include "app/live_command.h"
 #include "app/pinyin_command.h"
 #include "app/render_options.h"
+#include "app/serve_command.h"
 #include "app/translate_command.h"
 #include "app/tts_command.h"
 #include "core/logger.h"
@@ -42,6 +43,7 @@ int Main(int argc, char** argv) {
       AddRenderCommand(app),    AddDoctorCommand(app),  AddPinyinCommand(app),
       AddTtsCommand(app),       AddAsrCommand(app),     AddTranslateCommand(app),
       AddLipsyncCommand(app),   AddLiveCommand(app),    AddFollowCommand(app),
+      AddServeCommand(app),
   };
 
   try {

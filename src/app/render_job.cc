@@ -230,7 +230,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   run_options.job = "render";
   run_options.tick = absl::Milliseconds(250);
   run_options.on_signal = OnStopSignal::kStop;
-  JobRunner runner(graph->pipeline, signals, logger, run_options);
+  JobRunner runner(graph->pipeline, &signals, logger, run_options);
   LC_RETURN_IF_ERROR(runner.Start());
   logger.Info("render", "started", {{"script", options.script_path}, {"output", specs.front().DisplayName()}});
   ProgressBar bar(!options.quiet && !options.json && StderrIsTerminal());

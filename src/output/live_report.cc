@@ -44,7 +44,20 @@ Percentiles ComputePercentiles(std::vector<double> values) {
   return p;
 }
 
+void LiveMonitor::Publish(const nlohmann::json& event) const {
+  if (observer_) observer_(event);
+}
+
 void LiveMonitor::LineQueued(const SpokenLine& spoken) {
+  if (observed()) {
+    const HeardLine& line = spoken.line;
+    nlohmann::json event = {{"type", "decision"},       {"line", line.id},
+                            {"source", line.source_text}, {"translation", line.translation},
+                            {"engine", line.engine},      {"skipped", spoken.skipped},
+                            {"at_ms", line.decided_at.millis()}};
+    event["line_number"] = line.line_number ? nlohmann::json(*line.line_number) : nlohmann::json(nullptr);
+    Publish(event);
+  }
   absl::MutexLock lock(&mu_);
   LiveLineRecord& record = records_[spoken.line.id];
   record.line = spoken.line;
@@ -62,6 +75,7 @@ void LiveMonitor::UtteranceEnd(const UtteranceEnded& ended) {
 }
 
 void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency, MediaTime queue_wait) {
+  if (observed()) Publish({{"type", "speech_start"}, {"line", id}, {"at_ms", at.millis()}});
   absl::MutexLock lock(&mu_);
   LiveLineRecord& record = records_[id];
   record.spoken = true;
@@ -71,6 +85,7 @@ void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_late
 }
 
 void LiveMonitor::SpeechEnded(int64_t id, MediaTime at) {
+  if (observed()) Publish({{"type", "speech_end"}, {"line", id}, {"at_ms", at.millis()}});
   absl::MutexLock lock(&mu_);
   records_[id].speech_end = at;
 }

@@ -16,6 +16,7 @@
 // (the SimulEval StartOffset / EndOffset, and DESIGN.md's compute latency).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,8 +64,24 @@ struct LiveCounters {
   bool speaking = false;
 };
 
+// What a live show does as it happens, one JSON object per event, for the
+// server's event stream and overlay (docs/serve.md lists the fields):
+//   {"type":"decision", "line", "line_number", "source", "translation", "engine", "skipped", "at_ms"}
+//   {"type":"subtitle", "line", "primary", "secondary", "from_ms", "until_ms"}  (what the video shows)
+//   {"type":"caption", "utterance", "update", "source", "stable", "provisional", "at_ms"}  (provisional)
+//   {"type":"speech_start", "line", "at_ms"}, {"type":"speech_end", "line", "at_ms"}
+// Times are on the session's timeline. Called on the playout's thread: it must
+// not block (queue the event and return).
+using LiveEventObserver = std::function<void(const nlohmann::json& event)>;
+
 class LiveMonitor {
  public:
+  // Before the show starts (the playout reads it without a lock).
+  void SetObserver(LiveEventObserver observer) { observer_ = std::move(observer); }
+  bool observed() const { return static_cast<bool>(observer_); }
+  // Passes `event` to the observer, if any.
+  void Publish(const nlohmann::json& event) const;
+
   void LineQueued(const SpokenLine& line);
   void UtteranceEnd(const UtteranceEnded& ended);
   void SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency, MediaTime queue_wait);
@@ -86,6 +103,7 @@ class LiveMonitor {
   std::map<int64_t, UtteranceEnded> utterances_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, MediaTime> first_caption_ ABSL_GUARDED_BY(mu_);  // by utterance
   LiveCounters counters_ ABSL_GUARDED_BY(mu_);
+  LiveEventObserver observer_;
 };
 
 }  // namespace lingcast

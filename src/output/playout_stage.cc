@@ -128,6 +128,14 @@ void PlayoutStage::ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime 
   } else {
     cue.primary = TextSegment{line.source_text, options_.source};
   }
+  if (monitor_.observed()) {
+    monitor_.Publish({{"type", "subtitle"},
+                      {"line", line.id},
+                      {"primary", cue.primary.text},
+                      {"secondary", cue.secondary.text},
+                      {"from_ms", start.millis()},
+                      {"until_ms", end.millis()}});
+  }
   cue_ = std::move(cue);
 }
 
@@ -220,6 +228,16 @@ absl::Status PlayoutStage::DrawFrame(MediaTime t) {
     provisional.primary = TextSegment{caption_->stable + caption_->provisional + "…", options_.target};
     provisional.secondary = TextSegment{caption_->source, options_.source};
     cue = &provisional;
+    if (monitor_.observed() && caption_published_ != std::pair(caption_->utterance, caption_->update)) {
+      caption_published_ = {caption_->utterance, caption_->update};
+      monitor_.Publish({{"type", "caption"},
+                        {"utterance", caption_->utterance},
+                        {"update", caption_->update},
+                        {"source", caption_->source},
+                        {"stable", caption_->stable},
+                        {"provisional", caption_->provisional},
+                        {"at_ms", t.millis()}});
+    }
     if (caption_shown_for_ != caption_->utterance) {
       caption_shown_for_ = caption_->utterance;
       monitor_.CaptionShown(caption_->utterance, t);

@@ -24,6 +24,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "media/live_messages.h"
 #include "output/live_report.h"
@@ -102,6 +103,7 @@ class PlayoutStage : public Stage {
   // and nothing waits to be said, until a line of its utterance arrives.
   std::optional<ProvisionalCaption> caption_;
   int64_t caption_shown_for_ = -1;  // the last utterance whose caption was drawn (reported once)
+  std::pair<int64_t, int> caption_published_{-1, 0};  // the last provisional caption sent to the observer
   VisemeTrack visemes_;                  // absolute times on the output timeline
   AvatarState state_;
   VideoFrame frame_;

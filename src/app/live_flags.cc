@@ -1,0 +1,169 @@
+#include "app/live_flags.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "app/neural_plugin.h"
+#include "app/render_options.h"
+#include "app/translation_setup.h"
+#include "core/status.h"
+
+namespace lingcast {
+
+void AddLiveFlags(CLI::App& c, LiveFlags& flags) {
+  LiveOptions& options = flags.options;
+  c.add_option("--in", options.input,
+               "Host audio: a media file played at real time, a URL (rtmp://, srt://, ...), or - for s16le 16 kHz mono "
+               "on stdin")
+      ->required();
+  c.add_option("--source-timeout", flags.source_timeout_s, "Seconds a URL source may take to answer, or stall")
+      ->capture_default_str();
+  c.add_option("--out", options.outputs, "Output (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...")->required();
+  c.add_option("--source", flags.source, "Language the host speaks")->capture_default_str();
+  c.add_option("--target", flags.target, "Language the avatar speaks")->capture_default_str();
+  c.add_option("--asr", options.asr_engine,
+               "Recognizer: auto (Whisper base when installed, else pocketsphinx), whisper (en and zh; --asr-model "
+               "or the installed base), or pocketsphinx (embedded, English)")
+      ->capture_default_str();
+  c.add_option("--asr-model", options.asr_model_dir, "Whisper checkpoint directory (default: the installed Whisper base; docs/models.md)");
+  c.add_option("--zh-script", options.zh_script,
+               "Mandarin from --asr whisper in simplified or traditional characters (either matches the script)")
+      ->capture_default_str();
+  c.add_option("--script", options.script_path, "Script the host follows: its lines commit their own translation");
+  c.add_option("--tm", options.memory_paths, "More translation memory (.tsv/.csv pairs or bilingual scripts)");
+  c.add_option("--glossary", options.glossary_path, "Glossary (CHINESE<TAB>ENGLISH terms)");
+  c.add_option("--engine", flags.engines, "Fallback translators for off-script speech: tm, llm, marian, none")
+      ->capture_default_str();
+  c.add_flag("--no-provisional", flags.no_provisional,
+             "No provisional captions of off-script speech while it is spoken (docs/live.md)");
+  c.add_option("--llm-endpoint", options.llm.endpoint, "OpenAI-compatible server for --engine llm");
+  c.add_option("--llm-model", options.llm.model, "Model name for --engine llm");
+  c.add_option("--marian-model", options.marian_model_dir,
+               "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
+  c.add_option("--control", options.control_path,
+               "Operator corrections while live, from a file or FIFO, or - for stdin: line N = TEXT, "
+               "term SOURCE = TEXT, tm SOURCE = TEXT");
+  c.add_option("--corrections", options.corrections_path,
+               "Corrections file: applied at the start, and every --control correction is kept there");
+  c.add_option("--size", flags.size, "Frame size WIDTHxHEIGHT")->capture_default_str();
+  c.add_option("--fps", options.fps, "Frames per second")->capture_default_str();
+  c.add_option("--avatar", options.avatar_path, "Avatar rig (JSON, docs/avatar-format.md); default: the built-in presenter");
+  c.add_option("--background", options.background, "studio, a colour #RRGGBB, or an image or video file")
+      ->capture_default_str();
+  c.add_option("--background-fit", options.background_fit, "cover, contain or stretch")->capture_default_str();
+  c.add_option("--subtitle-style", options.subtitle_style, "outline, box or shadow")->capture_default_str();
+  c.add_option("--title", options.title, "Lower-third title \"NAME|SUBTITLE\" for the first seconds");
+  c.add_option("--voice-zh", options.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
+  c.add_option("--voice-en", options.voice_en, "espeak-ng voice for English (default en-us)");
+  c.add_option("--tts", options.tts_engine,
+               "The avatar's voice: auto (the installed neural voices, espeak-ng for the rest), espeak, or vits (a VITS / MMS-TTS / Piper checkpoint, --tts-model)")
+      ->capture_default_str();
+  c.add_option("--tts-model", options.tts_model_dir, "VITS checkpoint directory for --tts vits (docs/models.md)");
+  c.add_option("--device", options.neural.device, kDeviceFlagHelp)->capture_default_str();
+  c.add_option("--dtype", options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
+  c.add_option("--rate", options.rate, "The avatar's speaking rate (0.5-2)")->capture_default_str();
+  c.add_option("--lag-policy", flags.lag_policy, "When lines queue up: speedup, shorten or skip")
+      ->capture_default_str();
+  c.add_option("--max-lag", flags.max_lag_s,
+               "Seconds the avatar may fall behind; staler lines become subtitles only")
+      ->capture_default_str();
+  c.add_option("--max-speedup", options.max_speedup, "Fastest rate the speedup policy uses (x the normal rate)")
+      ->capture_default_str();
+  c.add_flag("--pip", options.picture_in_picture, "Show the source's video in a corner (--in: a media file with video)");
+  c.add_flag("--passthrough", options.passthrough, "Mix the host's voice under the avatar's (ducked while it speaks)");
+  c.add_option("--clock", flags.clock, "realtime, or simulated: as fast as the CPU allows, identical results")
+      ->capture_default_str();
+  c.add_option("--report", options.report_path, "Write the latency report (JSON) here");
+  c.add_option("--preset", options.preset, "x264 preset")->capture_default_str();
+  c.add_option("--crf", options.crf, "x264 quality for file outputs (0-51)")->capture_default_str();
+  c.add_option("--bitrate", options.bitrate_kbps, "Video bitrate for network outputs, kbit/s")->capture_default_str();
+  c.add_option("--seed", options.seed, "Seed for blinks and idle motion")->capture_default_str();
+  c.add_flag("--quiet", options.quiet, "No status line");
+  c.add_flag("--json", options.json, "Print the report as JSON on stdout");
+}
+
+absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
+  LiveOptions options = flags.options;
+  LC_ASSIGN_OR_RETURN(options.source, ParseLanguage(flags.source));
+  LC_ASSIGN_OR_RETURN(options.target, ParseLanguage(flags.target));
+  LC_RETURN_IF_ERROR(ParseSize(flags.size, &options.width, &options.height));
+  LC_ASSIGN_OR_RETURN(options.lag_policy, ParseLagPolicy(flags.lag_policy));
+  LC_ASSIGN_OR_RETURN(options.clock, ParseLiveClock(flags.clock));
+  options.max_lag = MediaTime::Seconds(flags.max_lag_s);
+  options.source_timeout = MediaTime::Seconds(flags.source_timeout_s);
+  options.provisional_captions = !flags.no_provisional;
+  if (flags.engines.size() == 1 && flags.engines[0] == "none") {
+    options.engines.clear();
+  } else {
+    LC_ASSIGN_OR_RETURN(options.engines, ParseEngines(flags.engines));
+  }
+  LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
+  return options;
+}
+
+namespace {
+
+absl::Status BadSetting(const std::string& key, const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat("setting \"", key, "\": ", why));
+}
+
+// One JSON scalar as the text a command line would carry.
+absl::StatusOr<std::string> ScalarText(const std::string& key, const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_integer() || value.is_number_unsigned() || value.is_number_float()) return value.dump();
+  return BadSetting(key, "expected a string or a number");
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> SettingsToArguments(const CLI::App& command, const nlohmann::json& settings,
+                                                             const std::set<std::string>& refused) {
+  if (!settings.is_object()) {
+    return absl::InvalidArgumentError("the settings must be a JSON object keyed by live's option names");
+  }
+  std::vector<std::string> arguments;
+  for (const auto& [key, value] : settings.items()) {
+    const std::string flag = "--" + absl::StrReplaceAll(key, {{"_", "-"}});
+    const CLI::Option* option = key.find('-') == std::string::npos ? command.get_option_no_throw(flag) : nullptr;
+    if (option == nullptr || flag == "--help") return BadSetting(key, "no such setting (see docs/serve.md)");
+    if (refused.count(key) != 0) return BadSetting(key, "not taken here (see docs/serve.md)");
+    const int most = option->get_items_expected_max();
+    if (most == 0) {  // a flag
+      if (!value.is_boolean()) return BadSetting(key, "expected true or false");
+      if (value.get<bool>()) arguments.push_back(flag);
+      continue;
+    }
+    if (value.is_array()) {
+      if (most <= 1) return BadSetting(key, "takes one value, not a list");
+      for (const nlohmann::json& item : value) {
+        LC_ASSIGN_OR_RETURN(std::string text, ScalarText(key, item));
+        arguments.push_back(flag);
+        arguments.push_back(std::move(text));
+      }
+      continue;
+    }
+    LC_ASSIGN_OR_RETURN(std::string text, ScalarText(key, value));
+    arguments.push_back(flag);
+    arguments.push_back(std::move(text));
+  }
+  return arguments;
+}
+
+absl::StatusOr<LiveOptions> LiveOptionsFromSettings(const nlohmann::json& settings,
+                                                    const std::set<std::string>& refused) {
+  CLI::App command("live settings", "live");
+  LiveFlags flags;
+  AddLiveFlags(command, flags);
+  LC_ASSIGN_OR_RETURN(std::vector<std::string> arguments, SettingsToArguments(command, settings, refused));
+  // CLI11 takes the arguments last first.
+  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
+  try {
+    command.parse(reversed);
+  } catch (const CLI::ParseError& error) {
+    return absl::InvalidArgumentError(error.what());
+  }
+  return LiveOptionsFromFlags(flags);
+}
+
+}  // namespace lingcast

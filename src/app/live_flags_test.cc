@@ -1,0 +1,148 @@
+// The session settings of `lingcast serve` go through `live`'s own flags: the
+// same conversions, the same checks, the same one-line messages.
+#include "app/live_flags.h"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::StatusIs;
+
+// What the command line gives for `arguments` (as typed after `lingcast live`).
+absl::StatusOr<LiveOptions> FromCommandLine(std::vector<std::string> arguments) {
+  CLI::App command("live", "live");
+  LiveFlags flags;
+  AddLiveFlags(command, flags);
+  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
+  try {
+    command.parse(reversed);
+  } catch (const CLI::ParseError& error) {
+    return absl::InvalidArgumentError(error.what());
+  }
+  return LiveOptionsFromFlags(flags);
+}
+
+nlohmann::json Base() {
+  return {{"in", "show.wav"}, {"out", {"show.mp4"}}, {"asr", "pocketsphinx"}, {"tts", "espeak"}};
+}
+
+TEST(LiveFlagsTest, SettingsStandForTheirFlags) {
+  CLI::App command("live", "live");
+  LiveFlags flags;
+  AddLiveFlags(command, flags);
+  nlohmann::json settings = Base();
+  settings["out"] = {"show.mp4", "hls:web"};
+  settings["fps"] = 25;
+  settings["max_lag"] = 2.5;
+  settings["pip"] = true;
+  settings["passthrough"] = false;
+  absl::StatusOr<std::vector<std::string>> arguments = SettingsToArguments(command, settings, {});
+  ASSERT_OK(arguments);
+  // nlohmann's object keeps its keys sorted.
+  EXPECT_EQ(*arguments, (std::vector<std::string>{"--asr", "pocketsphinx", "--fps", "25", "--in", "show.wav",
+                                                  "--max-lag", "2.5", "--out", "show.mp4", "--out", "hls:web", "--pip",
+                                                  "--tts", "espeak"}));
+}
+
+TEST(LiveFlagsTest, SettingsGiveTheOptionsTheCommandLineGives) {
+  nlohmann::json settings = Base();
+  settings["source"] = "en";
+  settings["target"] = "zh";
+  settings["size"] = "640x360";
+  settings["engine"] = {"tm"};
+  settings["max_lag"] = 3;
+  settings["lag_policy"] = "skip";
+  settings["clock"] = "simulated";
+  settings["no_provisional"] = true;
+  absl::StatusOr<LiveOptions> from_settings = LiveOptionsFromSettings(settings, {});
+  ASSERT_OK(from_settings);
+  absl::StatusOr<LiveOptions> from_cli = FromCommandLine(
+      {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx", "--tts", "espeak", "--source", "en",
+       "--target", "zh", "--size", "640x360", "--engine", "tm", "--max-lag", "3", "--lag-policy", "skip", "--clock",
+       "simulated", "--no-provisional"});
+  ASSERT_OK(from_cli);
+  for (const LiveOptions* o : {&*from_settings, &*from_cli}) {
+    EXPECT_EQ(o->input, "show.wav");
+    EXPECT_EQ(o->outputs, std::vector<std::string>{"show.mp4"});
+    EXPECT_EQ(o->source, Language::kEn);
+    EXPECT_EQ(o->target, Language::kZh);
+    EXPECT_EQ(o->width, 640);
+    EXPECT_EQ(o->height, 360);
+    EXPECT_EQ(o->max_lag, MediaTime::Seconds(3));
+    EXPECT_EQ(o->lag_policy, LagPolicy::kSkip);
+    EXPECT_EQ(o->clock, LiveClock::kSimulated);
+    EXPECT_FALSE(o->provisional_captions);
+    EXPECT_EQ(o->engines, std::vector<std::string>{"tm"});
+  }
+}
+
+TEST(LiveFlagsTest, BadValuesFailWithTheCommandLinesMessage) {
+  nlohmann::json settings = Base();
+  settings["fps"] = 500;
+  absl::StatusOr<LiveOptions> from_settings = LiveOptionsFromSettings(settings, {});
+  absl::StatusOr<LiveOptions> from_cli = FromCommandLine(
+      {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx", "--tts", "espeak", "--fps", "500"});
+  EXPECT_THAT(from_settings, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--fps 500 is outside 1..120")));
+  EXPECT_EQ(from_settings.status(), from_cli.status());
+
+  settings = Base();
+  settings["size"] = "wide";
+  EXPECT_EQ(LiveOptionsFromSettings(settings, {}).status(),
+            FromCommandLine({"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx", "--tts", "espeak",
+                             "--size", "wide"})
+                .status());
+  settings = Base();
+  settings["fps"] = "fast";
+  EXPECT_THAT(LiveOptionsFromSettings(settings, {}), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--fps")));
+  settings = Base();
+  settings.erase("in");
+  EXPECT_THAT(LiveOptionsFromSettings(settings, {}), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--in")));
+}
+
+TEST(LiveFlagsTest, SettingsThatAreNotFlagsAreRefusedByName) {
+  nlohmann::json settings = Base();
+  settings["frames_per_second"] = 30;
+  EXPECT_THAT(LiveOptionsFromSettings(settings, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("setting \"frames_per_second\": no such setting")));
+  settings = Base();
+  settings["max-lag"] = 3;  // the flag's spelling, not the setting's
+  EXPECT_THAT(LiveOptionsFromSettings(settings, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("setting \"max-lag\": no such setting")));
+  settings = Base();
+  settings["help"] = true;
+  EXPECT_THAT(LiveOptionsFromSettings(settings, {}), StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  settings = Base();
+  settings["report"] = "r.json";
+  EXPECT_THAT(LiveOptionsFromSettings(settings, {"report"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("setting \"report\": not taken here")));
+}
+
+TEST(LiveFlagsTest, ValuesOfTheWrongShapeAreRefused) {
+  for (const auto& [key, value, why] : std::vector<std::tuple<std::string, nlohmann::json, std::string>>{
+           {"pip", "yes", "expected true or false"},
+           {"fps", {25, 30}, "takes one value, not a list"},
+           {"title", {{"name", "x"}}, "expected a string or a number"},
+           {"out", {{{"file", "a.mp4"}}}, "expected a string or a number"},
+           {"script", nullptr, "expected a string or a number"},
+       }) {
+    nlohmann::json settings = Base();
+    settings[key] = value;
+    EXPECT_THAT(LiveOptionsFromSettings(settings, {}),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(absl::StrCat("setting \"", key, "\": ", why))))
+        << key;
+  }
+  EXPECT_THAT(LiveOptionsFromSettings(nlohmann::json::array(), {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("JSON object")));
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -1,0 +1,231 @@
+#include "app/serve_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/notification.h"
+#include "app/model_dirs.h"
+#include "app/overlay_page.h"
+#include "app/serve_metrics.h"
+#include "app/serve_sessions.h"
+#include "app/signals.h"
+#include "core/status.h"
+#include "server/http_server.h"
+#include "server/prometheus_text.h"
+#include "server/session_manager.h"
+
+namespace lingcast {
+namespace {
+
+struct ServeFlags {
+  std::string listen = "127.0.0.1:8080";
+  std::string token_file;
+  int max_sessions = 4;
+  ServeDirectories directories;
+  double shutdown_timeout_s = 30;
+  size_t max_body_kb = 1024;
+  int max_event_clients = 64;
+  bool json = false;
+};
+
+constexpr char kTokenVariable[] = "LINGCAST_SERVE_TOKEN";
+
+absl::StatusOr<std::string> LoadToken(const ServeFlags& flags) {
+  std::string token;
+  if (!flags.token_file.empty()) {
+    std::ifstream in(flags.token_file);
+    if (!in) return absl::NotFoundError(absl::StrCat("--token-file ", flags.token_file, ": cannot be read"));
+    std::stringstream text;
+    text << in.rdbuf();
+    token = std::string(absl::StripAsciiWhitespace(text.str()));
+  } else if (const char* from_env = std::getenv(kTokenVariable); from_env != nullptr) {
+    token = std::string(absl::StripAsciiWhitespace(from_env));
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("serve needs a token: give --token-file FILE or set ", kTokenVariable,
+                                                   " (every endpoint but /healthz asks for it)"));
+  }
+  if (token.size() < 16) {
+    return absl::InvalidArgumentError(absl::StrCat("the serve token is ", token.size(),
+                                                   " characters: use at least 16 (e.g. openssl rand -hex 16)"));
+  }
+  return token;
+}
+
+HttpResponse FromStatus(const absl::Status& status) { return ErrorResponseFor(status); }
+
+nlohmann::json SessionJson(const SessionSummary& s) {
+  nlohmann::json out = {{"id", s.id}, {"state", SessionStateName(s.state)}, {"age_seconds", s.age_seconds}};
+  if (!s.error.empty()) out["error"] = s.error;
+  out["summary"] = s.progress.value("summary", nlohmann::json::object());
+  return out;
+}
+
+}  // namespace
+
+void AddServeRoutes(HttpServer& server, SessionManager& sessions) {
+  server.Route("GET", "/healthz", [](const HttpRequest&) { return HttpResponse::Json(200, {{"status", "ok"}}); });
+  server.Route("GET", "/readyz", [&sessions](const HttpRequest&) {
+    const bool draining = sessions.shutting_down();
+    const int left = sessions.capacity_left();
+    const bool ready = !draining && left > 0;
+    return HttpResponse::Json(ready ? 200 : 503,
+                              {{"ready", ready}, {"draining", draining}, {"capacity_left", left}});
+  });
+  server.Route("GET", "/metrics", [&server, &sessions](const HttpRequest&) {
+    HttpResponse response;
+    response.content_type = std::string(PrometheusText::kContentType);
+    response.body = ServeMetrics(sessions.List(), sessions.capacity_left(), sessions.shutting_down(), server.stats());
+    return response;
+  });
+  server.Route("POST", "/v1/sessions", [&sessions](const HttpRequest& request) {
+    const nlohmann::json settings = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+    if (settings.is_discarded()) return HttpResponse::Error(400, "the body is not JSON: give the session's settings");
+    absl::StatusOr<std::string> id = sessions.Create(settings);
+    if (!id.ok()) return FromStatus(id.status());
+    return HttpResponse::Json(201, {{"id", *id}, {"state", "starting"}});
+  });
+  server.Route("GET", "/v1/sessions", [&sessions](const HttpRequest&) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const SessionSummary& s : sessions.List()) list.push_back(SessionJson(s));
+    return HttpResponse::Json(200, {{"sessions", list}});
+  });
+  server.Route("GET", "/v1/sessions/{id}", [&sessions](const HttpRequest& request) {
+    absl::StatusOr<SessionSummary> s = sessions.Get(request.params.at("id"));
+    if (!s.ok()) return FromStatus(s.status());
+    nlohmann::json out = SessionJson(*s);
+    out["settings"] = s->settings;
+    return HttpResponse::Json(200, out);
+  });
+  server.Route("DELETE", "/v1/sessions/{id}", [&sessions](const HttpRequest& request) {
+    const std::string& id = request.params.at("id");
+    if (absl::Status stopped = sessions.Stop(id); !stopped.ok()) return FromStatus(stopped);
+    absl::StatusOr<SessionSummary> s = sessions.Get(id);
+    if (!s.ok()) return FromStatus(s.status());
+    return HttpResponse::Json(202, {{"id", id}, {"state", SessionStateName(s->state)}});
+  });
+  server.Route("GET", "/v1/sessions/{id}/report", [&sessions](const HttpRequest& request) {
+    absl::StatusOr<nlohmann::json> report = sessions.Report(request.params.at("id"));
+    if (!report.ok()) return FromStatus(report.status());
+    return HttpResponse::Json(200, *report);
+  });
+  server.Route("POST", "/v1/sessions/{id}/corrections", [&sessions](const HttpRequest& request) {
+    const nlohmann::json body = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+    if (!body.is_object() || !body.contains("command") || !body["command"].is_string()) {
+      return HttpResponse::Error(400, R"(give {"command": "line N = TEXT" | "term SOURCE = TEXT" | "tm SOURCE = TEXT"})");
+    }
+    const std::string command = body["command"].get<std::string>();
+    if (absl::Status queued = sessions.SubmitCorrection(request.params.at("id"), command); !queued.ok()) {
+      return FromStatus(queued);
+    }
+    return HttpResponse::Json(202, {{"queued", command}});
+  });
+  server.RouteStream("/v1/sessions/{id}/events", [&sessions](const HttpRequest& request,
+                                                             std::shared_ptr<EventClient> client) {
+    return sessions.JoinEvents(request.params.at("id"), std::move(client));
+  });
+  server.Route("GET", "/overlay/{id}", [&sessions](const HttpRequest& request) {
+    absl::StatusOr<SessionSummary> s = sessions.Get(request.params.at("id"));
+    if (!s.ok()) return FromStatus(s.status());
+    HttpResponse page;
+    page.content_type = "text/html; charset=utf-8";
+    const std::string style = s->settings.value("subtitle_style", std::string("outline"));
+    const bool known = style == "outline" || style == "box" || style == "shadow";
+    page.body = absl::StrReplaceAll(kOverlayPage, {{"STYLE_FROM_SERVER", known ? style : "outline"}});
+    return page;
+  });
+}
+
+namespace {
+
+int RunServe(const ServeFlags& flags, Logger& logger) {
+  absl::StatusOr<std::string> token = LoadToken(flags);
+  if (!token.ok()) return ReportCommandStatus(token.status());
+  if (flags.max_sessions < 1 || flags.max_sessions > 256) {
+    return ReportCommandStatus(absl::InvalidArgumentError(
+        absl::StrCat("--max-sessions ", flags.max_sessions, " is outside 1..256")));
+  }
+  ServeDirectories directories = flags.directories;
+  if (directories.models.empty()) directories.models = ModelRoots();
+
+  // Before any thread exists, so every thread inherits the blocked signals.
+  SignalWatcher signals;
+  SessionManagerOptions session_options;
+  session_options.max_sessions = flags.max_sessions;
+  SessionManager sessions(LiveSessionFactory(directories, logger), session_options);
+  HttpServerOptions http;
+  http.listen = flags.listen;
+  http.token = *token;
+  http.max_body_bytes = flags.max_body_kb * 1024;
+  http.max_event_clients = flags.max_event_clients;
+  HttpServer server(http);
+  AddServeRoutes(server, sessions);
+  if (absl::Status started = server.Start(); !started.ok()) return ReportCommandStatus(started);
+  logger.Info("serve", "listening", {{"listen", flags.listen}, {"port", absl::StrCat(server.port())}});
+  if (!flags.json) {
+    std::fprintf(stderr, "serve: listening on http://%s (port %d), at most %d sessions; Ctrl-C to stop\n",
+                 flags.listen.c_str(), server.port(), flags.max_sessions);
+  }
+
+  // A signal: readiness fails at once (shutting_down), sessions wind down.
+  absl::Notification stop;
+  signals.SetHandler([&](int) {
+    sessions.BeginShutdown();
+    if (!stop.HasBeenNotified()) stop.Notify();
+  });
+  stop.WaitForNotification();
+  signals.SetHandler([&sessions](int) { sessions.BeginShutdown(); });
+  logger.Info("serve", "shutting down", {{"sessions", absl::StrCat(sessions.active())}});
+  const bool ended = sessions.WaitAll(absl::Seconds(flags.shutdown_timeout_s));
+  const std::vector<SessionSummary> all = sessions.List();
+  server.Stop();
+  int finished = 0, failed = 0;
+  for (const SessionSummary& s : all) (s.state == SessionState::kFailed ? failed : finished) += 1;
+  if (flags.json) {
+    std::cout << nlohmann::json{{"sessions", all.size()}, {"failed", failed}, {"forced", !ended}}.dump() << std::endl;
+  } else {
+    std::fprintf(stderr, "serve: stopped; %zu sessions (%d failed)%s\n", all.size(), failed,
+                 ended ? "" : "; some did not end in time and were cut off");
+  }
+  if (!ended) {
+    // A session stuck past the deadline cannot be joined: end the process.
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command AddServeCommand(CLI::App& app) {
+  CLI::App* command = app.add_subcommand("serve", "Run live sessions behind an HTTP/WebSocket API (docs/serve.md)");
+  CLI::App& c = *command;
+  auto flags = std::make_shared<ServeFlags>();
+  c.add_option("--listen", flags->listen, "Address and port to listen on (localhost unless you mean otherwise)")
+      ->capture_default_str();
+  c.add_option("--token-file", flags->token_file,
+               "File holding the API token (else $LINGCAST_SERVE_TOKEN); every endpoint but /healthz needs it");
+  c.add_option("--max-sessions", flags->max_sessions, "Sessions at once")->capture_default_str();
+  c.add_option("--media-dir", flags->directories.media, "Where a session's input files may be")->capture_default_str();
+  c.add_option("--output-dir", flags->directories.output, "Where a session's file and HLS outputs may be written")
+      ->capture_default_str();
+  c.add_option("--models-dir", flags->directories.models,
+               "Where model checkpoints may be (repeatable; default: the model roots of docs/models.md)");
+  c.add_option("--shutdown-timeout", flags->shutdown_timeout_s, "Seconds sessions get to finish after SIGTERM")
+      ->capture_default_str();
+  c.add_option("--max-body-kb", flags->max_body_kb, "Largest request body, KiB")->capture_default_str();
+  c.add_option("--max-event-clients", flags->max_event_clients, "Event streams (WebSocket/SSE) open at once")
+      ->capture_default_str();
+  c.add_flag("--json", flags->json, "Print the summary as JSON on stdout when it stops");
+  return {command, [flags](Logger& logger) { return RunServe(*flags, logger); }};
+}
+
+}  // namespace lingcast

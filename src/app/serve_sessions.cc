@@ -1,0 +1,134 @@
+#include "app/serve_sessions.h"
+
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "app/live_flags.h"
+#include "app/live_job.h"
+#include "audio/audio_decoder.h"
+#include "core/status.h"
+#include "output/output_spec.h"
+
+namespace lingcast {
+namespace {
+
+namespace fs = std::filesystem;
+
+// `path` (relative: from `root`) if it is inside `root` after links are
+// followed; else InvalidArgument naming the setting.
+absl::StatusOr<std::string> Confine(const std::string& setting, const std::string& path, const std::string& root,
+                                    const std::string& root_flag) {
+  if (path.empty()) return path;
+  std::error_code error;
+  const fs::path base = fs::weakly_canonical(fs::absolute(root), error);
+  if (error) return absl::InvalidArgumentError(absl::StrCat(root_flag, " ", root, ": ", error.message()));
+  const fs::path given(path);
+  const fs::path resolved = fs::weakly_canonical(given.is_absolute() ? given : base / given, error);
+  if (error) return absl::InvalidArgumentError(absl::StrCat("setting \"", setting, "\": ", path, ": ", error.message()));
+  const fs::path inside = resolved.lexically_relative(base);
+  if (inside.empty() || *inside.begin() == "..") {
+    return absl::InvalidArgumentError(absl::StrCat("setting \"", setting, "\": ", path, " is outside ", root_flag,
+                                                   " (", base.string(), ")"));
+  }
+  return resolved.string();
+}
+
+// A model checkpoint may be under any of the model roots, or the media directory.
+absl::StatusOr<std::string> ConfineModel(const std::string& setting, const std::string& path,
+                                         const ServeDirectories& directories) {
+  if (path.empty()) return path;
+  for (const std::string& root : directories.models) {
+    absl::StatusOr<std::string> inside = Confine(setting, path, root, "the model directories");
+    if (inside.ok()) return inside;
+  }
+  return Confine(setting, path, directories.media, "--media-dir");
+}
+
+// The session's LiveJob, as the SessionManager runs it.
+class LiveSessionJob : public SessionJob {
+ public:
+  explicit LiveSessionJob(std::unique_ptr<LiveJob> job) : job_(std::move(job)) {}
+  absl::StatusOr<nlohmann::json> Run() override { return job_->Run(nullptr, nullptr); }
+  void RequestStop() override { job_->RequestStop(); }
+  nlohmann::json Progress() const override {
+    LiveProgress progress = job_->Progress();
+    nlohmann::json out = std::move(progress.report);
+    out["summary"]["lag_seconds"] = progress.planned_lag.seconds();
+    out["summary"]["queued_lines"] = progress.counters.queued_lines;
+    out["summary"]["speaking"] = progress.counters.speaking;
+    return out;
+  }
+  absl::Status SubmitCorrection(const std::string& command) override { return job_->SubmitCorrection(command); }
+
+ private:
+  std::unique_ptr<LiveJob> job_;
+};
+
+}  // namespace
+
+const std::set<std::string>& RefusedSessionSettings() {
+  static const std::set<std::string> refused = {"report", "control", "quiet", "json"};
+  return refused;
+}
+
+absl::Status ConfineSessionPaths(LiveOptions& options, const ServeDirectories& directories) {
+  const std::string& media = directories.media;
+  if (options.input == "-") {
+    return absl::InvalidArgumentError("setting \"in\": a session cannot read stdin; give a file or a URL");
+  }
+  if (!AudioFileReader::IsUrl(options.input)) {
+    LC_ASSIGN_OR_RETURN(options.input, Confine("in", options.input, media, "--media-dir"));
+  }
+  LC_ASSIGN_OR_RETURN(options.script_path, Confine("script", options.script_path, media, "--media-dir"));
+  for (std::string& path : options.memory_paths) {
+    LC_ASSIGN_OR_RETURN(path, Confine("tm", path, media, "--media-dir"));
+  }
+  LC_ASSIGN_OR_RETURN(options.glossary_path, Confine("glossary", options.glossary_path, media, "--media-dir"));
+  LC_ASSIGN_OR_RETURN(options.avatar_path, Confine("avatar", options.avatar_path, media, "--media-dir"));
+  if (options.background != "studio" && !absl::StartsWith(options.background, "#")) {
+    LC_ASSIGN_OR_RETURN(options.background, Confine("background", options.background, media, "--media-dir"));
+  }
+  for (std::string& out : options.outputs) {
+    LC_ASSIGN_OR_RETURN(const OutputSpec spec, ParseOutputSpec(out));
+    if (spec.is_network()) continue;
+    LC_ASSIGN_OR_RETURN(std::string target, Confine("out", spec.target, directories.output, "--output-dir"));
+    out = spec.kind == OutputSpec::kHls ? absl::StrCat("hls:", target) : target;
+  }
+  LC_ASSIGN_OR_RETURN(options.corrections_path,
+                      Confine("corrections", options.corrections_path, directories.output, "--output-dir"));
+  LC_ASSIGN_OR_RETURN(options.asr_model_dir, ConfineModel("asr_model", options.asr_model_dir, directories));
+  LC_ASSIGN_OR_RETURN(options.tts_model_dir, ConfineModel("tts_model", options.tts_model_dir, directories));
+  LC_ASSIGN_OR_RETURN(options.marian_model_dir, ConfineModel("marian_model", options.marian_model_dir, directories));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LiveOptions> SessionOptions(const nlohmann::json& settings, const ServeDirectories& directories) {
+  LC_ASSIGN_OR_RETURN(LiveOptions options, LiveOptionsFromSettings(settings, RefusedSessionSettings()));
+  LC_RETURN_IF_ERROR(ConfineSessionPaths(options, directories));
+  options.quiet = true;
+  options.control_in_process = true;
+  LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
+  return options;
+}
+
+SessionFactory LiveSessionFactory(ServeDirectories directories, Logger& logger) {
+  SessionFactory factory;
+  factory.check = [directories](const nlohmann::json& settings) {
+    return SessionOptions(settings, directories).status();
+  };
+  factory.create = [directories, &logger](const nlohmann::json& settings,
+                                          EventHub& events) -> absl::StatusOr<std::unique_ptr<SessionJob>> {
+    LC_ASSIGN_OR_RETURN(const LiveOptions options, SessionOptions(settings, directories));
+    std::istringstream no_stdin;
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<LiveJob> job, LiveJob::Create(options, logger, no_stdin));
+    job->SetEventObserver([&events](const nlohmann::json& event) { events.Publish(event); });
+    return std::make_unique<LiveSessionJob>(std::move(job));
+  };
+  return factory;
+}
+
+}  // namespace lingcast

@@ -1,0 +1,392 @@
+// `lingcast serve` end to end: sessions made from JSON settings over HTTP run a
+// real live show on the simulated clock, leave their report, stream their
+// events; bad requests change nothing; paths stay in their directories.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <fstream>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "CLI/CLI.hpp"
+#include "app/serve_command.h"
+#include "app/serve_metrics.h"
+#include "app/serve_sessions.h"
+#include "core/scratch_dir.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/http_server.h"
+#include "server/session_manager.h"
+#include "tts/test_engine.h"
+
+namespace lingcast {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::StatusIs;
+using testing_util::ScratchDir;
+namespace fs = std::filesystem;
+
+constexpr char kToken[] = "0123456789abcdef-test-token";
+
+constexpr char kScript[] =
+    "en: Welcome to the live room everyone | zh: 欢迎大家来到直播间\n"
+    "en: This dress comes in red and in black | zh: 这条裙子有红色和黑色\n"
+    "en: Click the link below to buy it now | zh: 点击下方链接立即购买\n";
+
+// The host saying `lines` (espeak-ng en-gb, as pocketsphinx hears it well), as
+// a 16 kHz mono WAV file.
+void WriteHostWav(const std::string& path, const std::vector<std::string>& lines) {
+  std::vector<int16_t> samples(8000, 0);
+  for (const std::string& text : lines) {
+    SynthesisRequest request;
+    request.text = text;
+    request.language = Language::kEn;
+    request.voice = "en-gb";
+    absl::StatusOr<SynthesisResult> speech = TestEspeakEngine().Synthesize(request);
+    ASSERT_OK(speech);
+    // espeak-ng speaks at 22050 Hz: nearest-sample to 16 kHz is enough for the recognizer.
+    const auto& in = speech->audio.samples;
+    const double step = speech->audio.sample_rate / 16000.0;
+    for (double i = 0; i < static_cast<double>(in.size()); i += step) {
+      samples.push_back(static_cast<int16_t>(std::clamp(in[static_cast<size_t>(i)], -1.0f, 1.0f) * 32767));
+    }
+    samples.resize(samples.size() + 16000 * 6 / 5, 0);
+  }
+  std::ofstream out(path, std::ios::binary);
+  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
+  const auto bytes = static_cast<uint32_t>(samples.size() * 2);
+  out.write("RIFF", 4);
+  u32(36 + bytes);
+  out.write("WAVEfmt ", 8);
+  u32(16);
+  u16(1);
+  u16(1);
+  u32(16000);
+  u32(32000);
+  u16(2);
+  u16(16);
+  out.write("data", 4);
+  u32(bytes);
+  out.write(reinterpret_cast<const char*>(samples.data()), bytes);
+}
+
+struct Reply {
+  int status = 0;
+  std::string body;
+  nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
+};
+
+// One HTTP/1.1 request on its own connection, read to the close.
+Reply Http(int port, const std::string& method, const std::string& target, const std::string& body = "",
+           const std::string& token = kToken) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return {};
+  }
+  std::string request = absl::StrCat(method, " ", target, " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+  if (!token.empty()) absl::StrAppend(&request, "Authorization: Bearer ", token, "\r\n");
+  absl::StrAppend(&request, "Content-Type: application/json\r\nContent-Length: ", body.size(), "\r\n\r\n", body);
+  for (size_t sent = 0; sent < request.size();) {
+    const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  std::string response;
+  char buffer[4096];
+  for (ssize_t n; (n = recv(fd, buffer, sizeof(buffer), 0)) > 0;) response.append(buffer, static_cast<size_t>(n));
+  close(fd);
+  Reply reply;
+  if (response.size() > 12) reply.status = std::stoi(response.substr(9, 3));
+  if (const size_t end = response.find("\r\n\r\n"); end != std::string::npos) reply.body = response.substr(end + 4);
+  return reply;
+}
+
+// Keeps every event a session sends.
+class RecordingClient : public EventClient {
+ public:
+  bool Send(std::string text) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    events_.push_back(nlohmann::json::parse(text));
+    return true;
+  }
+  bool open() const override { return true; }
+  void Close() override {}
+  std::vector<nlohmann::json> events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<nlohmann::json> events_;
+};
+
+class ServeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1); }
+
+  void SetUp() override {
+    fs::create_directories(media_);
+    fs::create_directories(output_);
+    std::ofstream(media_ / "show.script") << kScript;
+    directories_.media = media_.string();
+    directories_.output = output_.string();
+  }
+
+  // A server on a free loopback port over `max_sessions` live sessions.
+  void StartServer(int max_sessions = 2) {
+    SessionManagerOptions options;
+    options.max_sessions = max_sessions;
+    sessions_ = std::make_unique<SessionManager>(LiveSessionFactory(directories_, logger_), options);
+    HttpServerOptions http;
+    http.listen = "127.0.0.1:0";
+    http.token = kToken;
+    server_ = std::make_unique<HttpServer>(http);
+    AddServeRoutes(*server_, *sessions_);
+    ASSERT_OK(server_->Start());
+  }
+
+  nlohmann::json Settings() const {
+    return {{"in", "show.wav"},        {"out", {"show.mp4"}},   {"script", "show.script"}, {"asr", "pocketsphinx"},
+            {"tts", "espeak"},         {"clock", "simulated"}, {"size", "320x180"},       {"fps", 15}};
+  }
+
+  ScratchDir dir_;
+  fs::path media_ = fs::path(dir_.File("media"));
+  fs::path output_ = fs::path(dir_.File("out"));
+  ServeDirectories directories_;
+  Logger logger_{LogLevel::kWarning};
+  std::unique_ptr<SessionManager> sessions_;
+  std::unique_ptr<HttpServer> server_;  // after the sessions: stopped first
+};
+
+TEST_F(ServeTest, PathsAreTakenFromTheirDirectoriesAndKeptThere) {
+  LiveOptions options;
+  options.input = "show.wav";
+  options.script_path = "show.script";
+  options.outputs = {"show.mp4", "hls:web/live", "rtmp://127.0.0.1/live/key"};
+  ASSERT_OK(ConfineSessionPaths(options, directories_));
+  EXPECT_EQ(options.input, fs::weakly_canonical(media_ / "show.wav").string());
+  EXPECT_EQ(options.script_path, fs::weakly_canonical(media_ / "show.script").string());
+  EXPECT_EQ(options.outputs[0], fs::weakly_canonical(output_ / "show.mp4").string());
+  EXPECT_EQ(options.outputs[1], "hls:" + fs::weakly_canonical(output_ / "web/live").string());
+  EXPECT_EQ(options.outputs[2], "rtmp://127.0.0.1/live/key");
+
+  fs::create_symlink("/etc", media_ / "escape");
+  for (const auto& [setting, mutate] : std::vector<std::pair<std::string, std::function<void(LiveOptions&)>>>{
+           {"in", [](LiveOptions& o) { o.input = "/etc/passwd"; }},
+           {"in", [](LiveOptions& o) { o.input = "../../../../etc/passwd"; }},
+           {"script", [](LiveOptions& o) { o.script_path = "escape/passwd"; }},
+           {"out", [](LiveOptions& o) { o.outputs = {"../elsewhere.mp4"}; }},
+           {"out", [](LiveOptions& o) { o.outputs = {"hls:/tmp"}; }},
+           {"corrections", [](LiveOptions& o) { o.corrections_path = "/tmp/corrections.txt"; }},
+           {"tm", [](LiveOptions& o) { o.memory_paths = {"/etc/hosts"}; }},
+       }) {
+    LiveOptions bad;
+    bad.input = "show.wav";
+    bad.outputs = {"show.mp4"};
+    mutate(bad);
+    EXPECT_THAT(ConfineSessionPaths(bad, directories_),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(absl::StrCat("setting \"", setting, "\""))))
+        << setting;
+  }
+  LiveOptions from_stdin;
+  from_stdin.input.assign(1, '-');
+  EXPECT_THAT(ConfineSessionPaths(from_stdin, directories_),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cannot read stdin")));
+}
+
+TEST_F(ServeTest, TheServersOwnSettingsAreRefused) {
+  for (const char* key : {"report", "control", "quiet", "json"}) {
+    nlohmann::json settings = Settings();
+    settings[key] = std::string(key) == "quiet" || std::string(key) == "json" ? nlohmann::json(true) : "x";
+    EXPECT_THAT(SessionOptions(settings, directories_),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not taken here")))
+        << key;
+  }
+}
+
+TEST_F(ServeTest, ASessionRunsAShowAndLeavesItsReport) {
+  WriteHostWav((media_ / "show.wav").string(),
+               {"This dress comes in red and in black.", "Click the link below to buy it now."});
+  StartServer();
+  const int port = server_->port();
+  Reply created = Http(port, "POST", "/v1/sessions", Settings().dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json()["id"];
+  auto events = std::make_shared<RecordingClient>();
+  ASSERT_OK(sessions_->JoinEvents(id, events));
+  ASSERT_TRUE(sessions_->WaitAll(absl::Seconds(300)));
+
+  Reply status = Http(port, "GET", "/v1/sessions/" + id);
+  ASSERT_EQ(status.status, 200) << status.body;
+  EXPECT_EQ(status.json()["state"], "finished") << status.body;
+  EXPECT_EQ(status.json()["summary"]["lines"], 2);
+  EXPECT_EQ(status.json()["summary"]["audio_drops"], 0);
+  Reply report = Http(port, "GET", "/v1/sessions/" + id + "/report");
+  ASSERT_EQ(report.status, 200);
+  ASSERT_EQ(report.json()["utterances"].size(), 2u);
+  EXPECT_EQ(report.json()["utterances"][0]["translation"], "这条裙子有红色和黑色");
+  EXPECT_EQ(report.json()["utterances"][1]["translation"], "点击下方链接立即购买");
+  EXPECT_TRUE(fs::file_size(output_ / "show.mp4") > 1000);
+
+  // The last subtitle the video showed, and the end, reached the stream.
+  std::vector<std::string> subtitles;
+  bool ended = false;
+  for (const nlohmann::json& event : events->events()) {
+    if (event["type"] == "subtitle") subtitles.push_back(event["primary"]);
+    if (event["type"] == "end") ended = true;
+  }
+  ASSERT_FALSE(subtitles.empty());
+  EXPECT_EQ(subtitles.back(), "点击下方链接立即购买");
+  EXPECT_TRUE(ended);
+
+  Reply metrics = Http(port, "GET", "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_THAT(metrics.body, HasSubstr("lingcast_sessions{state=\"finished\"} 1"));
+  EXPECT_THAT(metrics.body, HasSubstr(absl::StrCat("lingcast_session_lines_total{session=\"", id, "\"} 2")));
+  EXPECT_THAT(metrics.body, HasSubstr("lingcast_compute_latency_seconds_count 2"));
+}
+
+TEST_F(ServeTest, BadRequestsAreRefusedAndStartNothing) {
+  StartServer(/*max_sessions=*/1);
+  const int port = server_->port();
+  Reply not_json = Http(port, "POST", "/v1/sessions", "{\"in\": ");
+  EXPECT_EQ(not_json.status, 400);
+  EXPECT_THAT(not_json.body, HasSubstr("not JSON"));
+  nlohmann::json settings = Settings();
+  settings["fps"] = 500;
+  Reply bad_fps = Http(port, "POST", "/v1/sessions", settings.dump());
+  EXPECT_EQ(bad_fps.status, 400);
+  EXPECT_EQ(bad_fps.json()["error"], "--fps 500 is outside 1..120");
+  settings = Settings();
+  settings["in"] = "/etc/passwd";
+  EXPECT_EQ(Http(port, "POST", "/v1/sessions", settings.dump()).status, 400);
+  EXPECT_EQ(Http(port, "POST", "/v1/sessions", Settings().dump(), "wrong-token").status, 401);
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/s99").status, 404);
+  EXPECT_EQ(Http(port, "DELETE", "/v1/sessions/s99").status, 404);
+  EXPECT_EQ(Http(port, "POST", "/v1/sessions/s99/corrections", R"({"command": "line 1 = hi"})").status, 404);
+  Reply listed = Http(port, "GET", "/v1/sessions");
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_TRUE(listed.json()["sessions"].empty()) << listed.body;
+  EXPECT_EQ(Http(port, "GET", "/healthz", "", "").status, 200);
+  EXPECT_EQ(Http(port, "GET", "/readyz").status, 200);
+}
+
+TEST_F(ServeTest, ASessionStoppedAsItStartsFinishesWithItsReport) {
+  WriteHostWav((media_ / "show.wav").string(), {"This dress comes in red and in black."});
+  StartServer(/*max_sessions=*/1);
+  const int port = server_->port();
+  Reply created = Http(port, "POST", "/v1/sessions", Settings().dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json()["id"];
+  // Full: a second session is refused while the first is on.
+  EXPECT_EQ(Http(port, "POST", "/v1/sessions", Settings().dump()).status, 429);
+  EXPECT_EQ(Http(port, "GET", "/readyz").status, 503);
+  Reply early = Http(port, "GET", "/v1/sessions/" + id + "/report");
+  EXPECT_TRUE(early.status == 409 || early.status == 200) << early.status;
+  Reply deleted = Http(port, "DELETE", "/v1/sessions/" + id);
+  EXPECT_EQ(deleted.status, 202) << deleted.body;
+  ASSERT_TRUE(sessions_->WaitAll(absl::Seconds(300)));
+  Reply status = Http(port, "GET", "/v1/sessions/" + id);
+  EXPECT_EQ(status.json()["state"], "finished") << status.body;
+  Reply report = Http(port, "GET", "/v1/sessions/" + id + "/report");
+  ASSERT_EQ(report.status, 200);
+  EXPECT_TRUE(report.json()["summary"]["stopped_by_signal"].get<bool>());
+  EXPECT_EQ(Http(port, "GET", "/readyz").status, 200);
+}
+
+TEST_F(ServeTest, ShutdownFailsReadinessAndRefusesNewSessions) {
+  StartServer();
+  const int port = server_->port();
+  sessions_->BeginShutdown();
+  EXPECT_EQ(Http(port, "GET", "/readyz").status, 503);
+  EXPECT_EQ(Http(port, "GET", "/healthz", "", "").status, 200);
+  Reply refused = Http(port, "POST", "/v1/sessions", Settings().dump());
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_THAT(refused.body, HasSubstr("shutting down"));
+}
+
+TEST(ServeMetricsTest, BucketsAreCumulative) {
+  EXPECT_EQ(BucketCounts({40, 120, 120, 900, 20000}, {0.05, 0.15, 1, 10}), (std::vector<uint64_t>{1, 3, 4, 4}));
+}
+
+}  // namespace
+}  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// deploy/'s manifests as JSON documents, read by Debian's python3-yaml.
+nlohmann::json ManifestDocuments(const std::string& path) {
+  const std::string command = absl::StrCat(
+      "/usr/bin/python3 -c 'import sys, yaml, json; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))' ",
+      path, " 2>&1");
+  std::string output;
+  if (FILE* pipe = popen(command.c_str(), "r"); pipe != nullptr) {
+    char buffer[4096];
+    for (size_t n; (n = fread(buffer, 1, sizeof(buffer), pipe)) > 0;) output.append(buffer, n);
+    pclose(pipe);
+  }
+  return nlohmann::json::parse(output, nullptr, false);
+}
+
+TEST(DeployTest, TheManifestsParseRunServeAndScaleOnMetricsItExports) {
+  const nlohmann::json documents = ManifestDocuments(LINGCAST_SOURCE_DIR "/deploy/lingcast-serve.yaml");
+  ASSERT_TRUE(documents.is_array()) << "deploy/lingcast-serve.yaml does not parse as YAML: " << documents;
+  std::map<std::string, nlohmann::json> by_kind;
+  for (const nlohmann::json& d : documents) by_kind[d["kind"].get<std::string>()] = d;
+  ASSERT_EQ(by_kind.count("Deployment"), 1u);
+  ASSERT_EQ(by_kind.count("Service"), 1u);
+  ASSERT_EQ(by_kind.count("ScaledObject"), 1u);
+
+  // The container's arguments are `serve` flags this build takes.
+  const nlohmann::json& container = by_kind["Deployment"]["spec"]["template"]["spec"]["containers"][0];
+  std::vector<std::string> arguments = {"lingcast"};
+  for (const nlohmann::json& a : container["args"]) arguments.push_back(a.get<std::string>());
+  CLI::App app;
+  const Command serve = AddServeCommand(app);
+  std::vector<const char*> argv;
+  for (const std::string& a : arguments) argv.push_back(a.c_str());
+  EXPECT_NO_THROW(app.parse(static_cast<int>(argv.size()), argv.data()));
+  EXPECT_TRUE(serve.cli->parsed());
+  EXPECT_EQ(container["livenessProbe"]["httpGet"]["path"], "/healthz");
+  EXPECT_EQ(by_kind["ScaledObject"]["spec"]["scaleTargetRef"]["name"], by_kind["Deployment"]["metadata"]["name"]);
+
+  // Every metric the scaler's query names is one /metrics really exports.
+  const std::string query = by_kind["ScaledObject"]["spec"]["triggers"][0]["metadata"]["query"];
+  const std::string exported = ServeMetrics({}, 3, false, HttpServer::Stats{});
+  int named = 0;
+  for (size_t at = query.find("lingcast_"); at != std::string::npos; at = query.find("lingcast_", at + 1)) {
+    size_t end = at;
+    while (end < query.size() && (std::isalnum(static_cast<unsigned char>(query[end])) || query[end] == '_')) ++end;
+    const std::string name = query.substr(at, end - at);
+    EXPECT_THAT(exported, HasSubstr("# TYPE " + name + " ")) << name;
+    // ...with the label values the query selects.
+    for (size_t label = query.find("state=\"", end); label != std::string::npos && label < query.find(')', end);
+         label = std::string::npos) {
+      const size_t close = query.find('"', label + 7);
+      EXPECT_THAT(exported, HasSubstr(name + "{" + query.substr(label, close - label + 1) + "}"));
+    }
+    ++named;
+    at = end;
+  }
+  EXPECT_GE(named, 1);
+}
+
+}  // namespace
+}  // namespace lingcast
