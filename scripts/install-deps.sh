@@ -46,6 +46,8 @@ apt_packages=(
   python3-jieba
   # the deploy/ manifests' test reads them with Debian's YAML parser
   python3-yaml
+  # the OBS overlay of `lingcast serve` is tested in a real browser, headless
+  chromium
   # text rendering: shaping + rasterizing, and a CJK font
   libfreetype-dev libharfbuzz-dev fonts-noto-cjk fonts-dejavu-core
   # PNG output of the image tools (compose_png, avatar previews)

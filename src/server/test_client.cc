@@ -27,7 +27,7 @@ absl::Status Errno(std::string_view what) { return absl::UnavailableError(absl::
 
 std::string HttpRequestText(std::string_view method, std::string_view target, std::string_view extra_headers,
                             std::string_view body) {
-  std::string text = std::string(method) + " " + std::string(target) + " HTTP/1.1\r\nHost: test\r\n";
+  std::string text = std::string(method) + " " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   text.append(extra_headers);
   if (!body.empty()) absl::StrAppend(&text, "Content-Length: ", body.size(), "\r\n");
   text.append("\r\n").append(body);
