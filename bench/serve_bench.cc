@@ -14,6 +14,8 @@
 //    for API_SECONDS (default 60) over loopback while 2 sessions run; latency
 //    p50/p99, errors, and the sessions' drops beside the 2-session run of 1.
 // Prints figures; never fails on them.
+#include <malloc.h>
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <atomic>
@@ -102,13 +104,14 @@ Round RunSessions(int n, const ServeDirectories& dirs, const std::string& size, 
   round.rss_mb_before = CurrentRssMb();
   SessionManagerOptions options;
   options.max_sessions = n;
-  SessionManager sessions(LiveSessionFactory(dirs, logger), options);
+  EngineCache engines;
+  SessionManager sessions(LiveSessionFactory(dirs, logger, engines), options);
   HttpServerOptions http;
   http.listen = "127.0.0.1:0";
   http.token = kToken;
   http.threads = 1;
   HttpServer server(http);
-  AddServeRoutes(server, sessions);
+  AddServeRoutes(server, sessions, engines);
   if (absl::Status s = server.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return round;
@@ -246,4 +249,10 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace lingcast
 
-int main(int argc, char** argv) { return lingcast::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // As lingcast's own main() does (src/app/main.cc): memory freed by an ended
+  // session goes back to the system, so the next round's RSS is its own.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  return lingcast::Main(argc, argv);
+}

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "app/engine_cache.h"
 #include "app/follow_command.h"
 #include "app/job_runner.h"
 #include "app/live_hearing.h"
@@ -124,7 +125,7 @@ struct LiveHearing {
   bool whisper_translates = false;
 };
 
-absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logger& logger) {
+absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logger& logger, EngineCache* engines) {
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
                       ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source",
                                         /*follows_script=*/!options.script_path.empty()));
@@ -145,7 +146,15 @@ absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logge
     request.dtype = options.neural.dtype;
     request.logger = &logger;
     LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
-    LC_ASSIGN_OR_RETURN(hearing.asr, LoadWhisperRecognizer(request, zh_script));
+    auto load = [&]() -> absl::StatusOr<std::shared_ptr<AsrModel>> { return LoadWhisperRecognizer(request, zh_script); };
+    if (engines == nullptr) {
+      LC_ASSIGN_OR_RETURN(hearing.asr, load());
+    } else {
+      const std::string key = absl::StrCat("whisper|", request.model_dir, "|", request.language, "|",
+                                           request.also_translate, "|", request.device, "|", request.dtype, "|",
+                                           options.zh_script);
+      LC_ASSIGN_OR_RETURN(hearing.asr, engines->Recognizer(key, load));
+    }
   } else {
     PocketsphinxOptions asr_options;
     asr_options.language = options.source;
@@ -213,6 +222,16 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> LoadLiveVoice(const LiveOptions& opti
   return tts;
 }
 
+// The voice, from `engines` when the job shares them (the server's sessions).
+absl::StatusOr<std::shared_ptr<TtsEngine>> LoadSharedLiveVoice(const LiveOptions& options, Logger& logger,
+                                                              EngineCache* engines) {
+  if (engines == nullptr) return LoadLiveVoice(options, logger);
+  const std::string key =
+      absl::StrCat(options.tts_engine, "|", options.tts_model_dir, "|", options.voice_zh, "|", options.voice_en, "|",
+                   options.neural.device, "|", options.neural.dtype, "|", std::string(LanguageCode(options.target)));
+  return engines->Voice(key, [&]() -> absl::StatusOr<std::shared_ptr<TtsEngine>> { return LoadLiveVoice(options, logger); });
+}
+
 absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const LiveOptions& options,
                                                           const std::vector<OutputSpec>& specs, const StudioLook& look,
                                                           int voice_rate, Clock& clock) {
@@ -242,7 +261,7 @@ struct LiveParts {
   std::optional<SpeechFollower> follower;
   TranslationStack translation;
   std::unique_ptr<LiveControl> control;  // null without --control
-  std::unique_ptr<TtsEngine> tts;
+  std::shared_ptr<TtsEngine> tts;
   std::unique_ptr<compose::Compositor> compositor;
   std::unique_ptr<OutputSet> outputs;
 };
@@ -251,12 +270,12 @@ struct LiveParts {
 // before any model loads, the models before the outputs are opened.
 absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::vector<OutputSpec>& specs,
                                         std::istream& stdin_stream, Clock& clock, Clock& system_clock,
-                                        Logger& logger) {
+                                        Logger& logger, EngineCache* engines) {
   LiveParts parts;
   LC_ASSIGN_OR_RETURN(parts.input, OpenLiveInput(options, stdin_stream));
   LC_ASSIGN_OR_RETURN(parts.look, LoadLiveLook(options));
   LC_ASSIGN_OR_RETURN(parts.lines, LoadScriptLines(options));
-  LC_ASSIGN_OR_RETURN(parts.hearing, LoadLiveRecognizer(options, logger));
+  LC_ASSIGN_OR_RETURN(parts.hearing, LoadLiveRecognizer(options, logger, engines));
   SpeechFollowerOptions follower_options;
   follower_options.recognizer.partial_interval = MediaTime::Millis(250);
   // Lines and what is heard in one spelling (mt/match_text.h); the memory shares its converter.
@@ -270,7 +289,7 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   } else if (!options.control_path.empty()) {
     LC_ASSIGN_OR_RETURN(parts.control, LiveControl::Open(options.control_path));
   }
-  LC_ASSIGN_OR_RETURN(parts.tts, LoadLiveVoice(options, logger));
+  LC_ASSIGN_OR_RETURN(parts.tts, LoadSharedLiveVoice(options, logger, engines));
   LC_ASSIGN_OR_RETURN(parts.compositor, compose::Compositor::Create(parts.look.compositor));
   LC_ASSIGN_OR_RETURN(parts.outputs, OpenLiveOutputs(options, specs, parts.look.look, parts.tts->sample_rate(), clock));
   return parts;
@@ -286,6 +305,7 @@ struct LiveGraph {
   LatencyTracker latency;
   LiveMonitor monitor;
   ProvisionalInterrupt interrupt;
+  SessionStart session_start;
   Pipeline pipeline;
   LiveTranslate* translate = nullptr;
   VoiceStage* voice = nullptr;
@@ -301,6 +321,9 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   IngestOptions ingest_options;
   ingest_options.pace = !simulated && file;
   ingest_options.session_start = session_start;
+  // On the real clock the timeline starts when the graph runs, not when it is
+  // built: opening the outputs and loading the engines is not lateness.
+  if (!simulated) ingest_options.start_when_running = &graph->session_start;
   ingest_options.origin_from_timeline = simulated || file;
   auto& ingest = pipeline.Add(std::make_unique<IngestStage>(parts.input->read, ingest_options));
   // Ad-libs translated as they are spoken (docs/live.md), when an engine can.
@@ -330,6 +353,7 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   playout_options.target = options.target;
   playout_options.simulated = simulated;
   playout_options.session_start = session_start;
+  if (!simulated) playout_options.start_when_running = &graph->session_start;
   playout_options.line_gap = options.line_gap;
   playout_options.subtitle_linger = options.subtitle_linger;
   playout_options.host_gain_db = options.passthrough_gain_db;
@@ -414,7 +438,7 @@ LiveJob::LiveJob(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LiveJob::~LiveJob() = default;
 
 absl::StatusOr<std::unique_ptr<LiveJob>> LiveJob::Create(const LiveOptions& options, Logger& logger,
-                                                         std::istream& stdin_stream) {
+                                                         std::istream& stdin_stream, EngineCache* engines) {
   LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
   if (!options.report_path.empty()) LC_RETURN_IF_ERROR(CheckOutputPath(options.report_path));
   std::vector<OutputSpec> specs;
@@ -424,7 +448,8 @@ absl::StatusOr<std::unique_ptr<LiveJob>> LiveJob::Create(const LiveOptions& opti
   }
   auto impl = std::make_unique<Impl>(options, logger);
   LC_ASSIGN_OR_RETURN(impl->parts,
-                      LoadLiveParts(impl->options, specs, stdin_stream, impl->clock(), impl->system_clock, logger));
+                      LoadLiveParts(impl->options, specs, stdin_stream, impl->clock(), impl->system_clock, logger,
+                                    engines));
   impl->graph = BuildLiveGraph(impl->options, *impl->parts, impl->clock(), logger);
   return std::unique_ptr<LiveJob>(new LiveJob(std::move(impl)));
 }

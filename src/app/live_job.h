@@ -24,6 +24,8 @@
 
 namespace lingcast {
 
+class EngineCache;
+
 inline constexpr int kLiveStopDeadlineSeconds = 20;
 
 // What a running live job has done so far (any thread, while it runs).
@@ -41,8 +43,10 @@ struct LiveProgress {
 class LiveJob {
  public:
   struct Impl;
+  // `engines`: where the voice and a Whisper recognizer come from when shared
+  // with other jobs (the server's sessions; app/engine_cache.h); null: its own.
   static absl::StatusOr<std::unique_ptr<LiveJob>> Create(const LiveOptions& options, Logger& logger,
-                                                         std::istream& stdin_stream);
+                                                         std::istream& stdin_stream, EngineCache* engines = nullptr);
   ~LiveJob();
   LiveJob(const LiveJob&) = delete;
   LiveJob& operator=(const LiveJob&) = delete;

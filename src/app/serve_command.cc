@@ -71,7 +71,7 @@ nlohmann::json SessionJson(const SessionSummary& s) {
 
 }  // namespace
 
-void AddServeRoutes(HttpServer& server, SessionManager& sessions) {
+void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines) {
   server.Route("GET", "/healthz", [](const HttpRequest&) { return HttpResponse::Json(200, {{"status", "ok"}}); });
   server.Route("GET", "/readyz", [&sessions](const HttpRequest&) {
     const bool draining = sessions.shutting_down();
@@ -80,10 +80,11 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions) {
     return HttpResponse::Json(ready ? 200 : 503,
                               {{"ready", ready}, {"draining", draining}, {"capacity_left", left}});
   });
-  server.Route("GET", "/metrics", [&server, &sessions](const HttpRequest&) {
+  server.Route("GET", "/metrics", [&server, &sessions, &engines](const HttpRequest&) {
     HttpResponse response;
     response.content_type = std::string(PrometheusText::kContentType);
-    response.body = ServeMetrics(sessions.List(), sessions.capacity_left(), sessions.shutting_down(), server.stats());
+    response.body = ServeMetrics(sessions.List(), sessions.capacity_left(), sessions.shutting_down(), server.stats(),
+                                 engines.stats());
     return response;
   });
   server.Route("POST", "/v1/sessions", [&sessions](const HttpRequest& request) {
@@ -160,14 +161,15 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   SignalWatcher signals;
   SessionManagerOptions session_options;
   session_options.max_sessions = flags.max_sessions;
-  SessionManager sessions(LiveSessionFactory(directories, logger), session_options);
+  EngineCache engines;
+  SessionManager sessions(LiveSessionFactory(directories, logger, engines), session_options);
   HttpServerOptions http;
   http.listen = flags.listen;
   http.token = *token;
   http.max_body_bytes = flags.max_body_kb * 1024;
   http.max_event_clients = flags.max_event_clients;
   HttpServer server(http);
-  AddServeRoutes(server, sessions);
+  AddServeRoutes(server, sessions, engines);
   if (absl::Status started = server.Start(); !started.ok()) return ReportCommandStatus(started);
   logger.Info("serve", "listening", {{"listen", flags.listen}, {"port", absl::StrCat(server.port())}});
   if (!flags.json) {

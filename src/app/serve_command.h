@@ -7,13 +7,14 @@
 #pragma once
 
 #include "app/command.h"
+#include "app/engine_cache.h"
 #include "server/http_server.h"
 #include "server/session_manager.h"
 
 namespace lingcast {
 
-// The endpoints of docs/serve.md over `sessions` (both outlive `server`'s run).
-void AddServeRoutes(HttpServer& server, SessionManager& sessions);
+// The endpoints of docs/serve.md over `sessions` (all three outlive `server`'s run).
+void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines);
 
 Command AddServeCommand(CLI::App& app);
 

@@ -53,7 +53,7 @@ std::vector<uint64_t> BucketCounts(const std::vector<double>& values_ms, const s
 }
 
 std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capacity_left, bool draining,
-                         const HttpServer::Stats& http) {
+                         const HttpServer::Stats& http, const EngineCache::Stats& engines) {
   PrometheusText text;
   std::map<SessionState, int> by_state;
   for (SessionState state : {SessionState::kStarting, SessionState::kRunning, SessionState::kDraining,
@@ -95,6 +95,12 @@ std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capaci
   AddHistogram(text, "lingcast_end_offset_seconds", "The avatar's speech ends after the host's utterance, per line",
                end_offsets);
 
+  text.Gauge("lingcast_engines_loaded", "Engines in memory, one copy each for every session that uses it",
+             engines.voices, {{"role", "voice"}});
+  text.Gauge("lingcast_engines_loaded", "Engines in memory, one copy each for every session that uses it",
+             engines.recognizers, {{"role", "recognizer"}});
+  text.Counter("lingcast_engine_reuses_total", "Sessions that got an engine already loaded instead of loading it",
+               static_cast<double>(engines.reuses));
   text.Gauge("lingcast_process_resident_memory_bytes", "Resident memory of the server process",
              CurrentRssMb() * 1024 * 1024);
   text.Counter("lingcast_process_cpu_seconds_total", "CPU time of the server process", ProcessCpuSeconds());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/engine_cache.h"
 #include "server/http_server.h"
 #include "server/session_manager.h"
 
@@ -19,6 +20,6 @@ std::vector<uint64_t> BucketCounts(const std::vector<double>& values_ms, const s
 
 // `sessions`: every session the manager keeps, with its report so far.
 std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capacity_left, bool draining,
-                         const HttpServer::Stats& http);
+                         const HttpServer::Stats& http, const EngineCache::Stats& engines);
 
 }  // namespace lingcast

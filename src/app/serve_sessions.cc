@@ -115,16 +115,16 @@ absl::StatusOr<LiveOptions> SessionOptions(const nlohmann::json& settings, const
   return options;
 }
 
-SessionFactory LiveSessionFactory(ServeDirectories directories, Logger& logger) {
+SessionFactory LiveSessionFactory(ServeDirectories directories, Logger& logger, EngineCache& engines) {
   SessionFactory factory;
   factory.check = [directories](const nlohmann::json& settings) {
     return SessionOptions(settings, directories).status();
   };
-  factory.create = [directories, &logger](const nlohmann::json& settings,
+  factory.create = [directories, &logger, &engines](const nlohmann::json& settings,
                                           EventHub& events) -> absl::StatusOr<std::unique_ptr<SessionJob>> {
     LC_ASSIGN_OR_RETURN(const LiveOptions options, SessionOptions(settings, directories));
     std::istringstream no_stdin;
-    LC_ASSIGN_OR_RETURN(std::unique_ptr<LiveJob> job, LiveJob::Create(options, logger, no_stdin));
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<LiveJob> job, LiveJob::Create(options, logger, no_stdin, &engines));
     job->SetEventObserver([&events](const nlohmann::json& event) { events.Publish(event); });
     return std::make_unique<LiveSessionJob>(std::move(job));
   };

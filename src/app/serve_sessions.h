@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "app/engine_cache.h"
 #include "app/live_options.h"
 #include "core/logger.h"
 #include "nlohmann/json.hpp"
@@ -42,7 +43,8 @@ absl::StatusOr<LiveOptions> SessionOptions(const nlohmann::json& settings, const
 
 // The SessionManager's factory for live shows: `check` parses and confines
 // (a 400 on any mistake), `create` opens and loads everything on the session's
-// thread. `logger` outlives the manager.
-SessionFactory LiveSessionFactory(ServeDirectories directories, Logger& logger);
+// thread, its voice and Whisper from `engines` (one copy for every session).
+// `logger` and `engines` outlive the manager.
+SessionFactory LiveSessionFactory(ServeDirectories directories, Logger& logger, EngineCache& engines);
 
 }  // namespace lingcast

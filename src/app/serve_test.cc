@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <sstream>
 
@@ -158,12 +159,12 @@ class ServeTest : public ::testing::Test {
   void StartServer(int max_sessions = 2) {
     SessionManagerOptions options;
     options.max_sessions = max_sessions;
-    sessions_ = std::make_unique<SessionManager>(LiveSessionFactory(directories_, logger_), options);
+    sessions_ = std::make_unique<SessionManager>(LiveSessionFactory(directories_, logger_, engines_), options);
     HttpServerOptions http;
     http.listen = "127.0.0.1:0";
     http.token = kToken;
     server_ = std::make_unique<HttpServer>(http);
-    AddServeRoutes(*server_, *sessions_);
+    AddServeRoutes(*server_, *sessions_, engines_);
     ASSERT_OK(server_->Start());
   }
 
@@ -177,6 +178,7 @@ class ServeTest : public ::testing::Test {
   fs::path output_ = fs::path(dir_.File("out"));
   ServeDirectories directories_;
   Logger logger_{LogLevel::kWarning};
+  EngineCache engines_;  // before the sessions: they use it to the end
   std::unique_ptr<SessionManager> sessions_;
   std::unique_ptr<HttpServer> server_;  // after the sessions: stopped first
 };
@@ -267,6 +269,40 @@ TEST_F(ServeTest, ASessionRunsAShowAndLeavesItsReport) {
   EXPECT_THAT(metrics.body, HasSubstr("lingcast_sessions{state=\"finished\"} 1"));
   EXPECT_THAT(metrics.body, HasSubstr(absl::StrCat("lingcast_session_lines_total{session=\"", id, "\"} 2")));
   EXPECT_THAT(metrics.body, HasSubstr("lingcast_compute_latency_seconds_count 2"));
+}
+
+// Sessions share the voice (app/engine_cache.h): two shows at once on one
+// engine write the same bytes as a show alone. "auto": the installed Mandarin
+// neural voice when there is one, else espeak-ng.
+TEST_F(ServeTest, SessionsShareOneVoiceAndWriteWhatALoneSessionWrites) {
+  WriteHostWav((media_ / "show.wav").string(), {"This dress comes in red and in black."});
+  StartServer(/*max_sessions=*/2);
+  const int port = server_->port();
+  auto settings_for = [&](const std::string& out) {
+    nlohmann::json settings = Settings();
+    settings["tts"] = "auto";
+    settings["out"] = {out};
+    return settings.dump();
+  };
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", settings_for("alone.mp4")).status, 201);
+  ASSERT_TRUE(sessions_->WaitAll(absl::Seconds(300)));
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", settings_for("first.mp4")).status, 201);
+  ASSERT_EQ(Http(port, "POST", "/v1/sessions", settings_for("second.mp4")).status, 201);
+  ASSERT_TRUE(sessions_->WaitAll(absl::Seconds(300)));
+  for (const SessionSummary& s : sessions_->List()) EXPECT_EQ(s.state, SessionState::kFinished) << s.error;
+  auto bytes = [&](const char* name) {
+    std::ifstream in(output_ / name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string alone = bytes("alone.mp4");
+  ASSERT_GT(alone.size(), 1000u);
+  EXPECT_TRUE(bytes("first.mp4") == alone);
+  EXPECT_TRUE(bytes("second.mp4") == alone);
+  const EngineCache::Stats stats = engines_.stats();
+  EXPECT_EQ(stats.voices, 1);
+  EXPECT_EQ(stats.loads, 1);
+  EXPECT_EQ(stats.reuses, 2);
+  EXPECT_THAT(Http(port, "GET", "/metrics").body, HasSubstr("lingcast_engines_loaded{role=\"voice\"} 1"));
 }
 
 TEST_F(ServeTest, BadRequestsAreRefusedAndStartNothing) {
@@ -376,7 +412,7 @@ TEST(DeployTest, TheManifestsParseRunServeAndScaleOnMetricsItExports) {
 
   // Every metric the scaler's query names is one /metrics really exports.
   const std::string query = by_kind["ScaledObject"]["spec"]["triggers"][0]["metadata"]["query"];
-  const std::string exported = ServeMetrics({}, 3, false, HttpServer::Stats{});
+  const std::string exported = ServeMetrics({}, 3, false, HttpServer::Stats{}, EngineCache::Stats{});
   int named = 0;
   for (size_t at = query.find("lingcast_"); at != std::string::npos; at = query.find("lingcast_", at + 1)) {
     size_t end = at;

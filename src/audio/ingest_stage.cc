@@ -9,10 +9,13 @@
 namespace lingcast {
 
 IngestStage::IngestStage(AudioChunkReader read, IngestOptions options)
-    : Stage("ingest"), read_(std::move(read)), options_(options) {}
+    : Stage("ingest"), read_(std::move(read)), options_(options), session_start_(options.session_start) {}
 
 absl::StatusOr<Flow> IngestStage::Process() {
   if (draining()) return Flow::kFinished;
+  if (options_.start_when_running != nullptr && samples_ == 0) {
+    session_start_ = options_.start_when_running->Get(clock());
+  }
   AudioBuffer chunk;
   LC_ASSIGN_OR_RETURN(const bool more, read_(chunk));
   if (!more) return Flow::kFinished;
@@ -31,8 +34,8 @@ absl::StatusOr<Flow> IngestStage::Process() {
     samples_ += static_cast<int64_t>(part.samples.size());
     const MediaTime part_end = MediaTime::FromSamples(samples_, kSampleRate);
     // A live source delivers a piece once all of it has been captured.
-    if (options_.pace) clock().SleepUntil(options_.session_start + part_end);
-    const MediaTime origin = options_.origin_from_timeline ? options_.session_start + part_end : clock().Now();
+    if (options_.pace) clock().SleepUntil(session_start_ + part_end);
+    const MediaTime origin = options_.origin_from_timeline ? session_start_ + part_end : clock().Now();
     position_us_.store(part_end.micros());
     LC_RETURN_IF_ERROR(out.Push(Packet<AudioBuffer>{std::move(part), pts, part_end - pts, origin}));
     if (draining()) return Flow::kFinished;

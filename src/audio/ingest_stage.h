@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/media_time.h"
+#include "core/session_start.h"
 #include "graph/stage.h"
 #include "media/audio_buffer.h"
 
@@ -23,8 +24,11 @@ struct IngestOptions {
   // deliver it (a file played at real time). Off: as fast as the pipeline takes
   // it (a simulated clock, or a source that paces itself, like stdin).
   bool pace = true;
-  // The clock reading at which the session's timeline is 0.
+  // The clock reading at which the session's timeline is 0; with
+  // `start_when_running`, read from it at the first piece instead (the live
+  // job's real clock: core/session_start.h). Not owned.
   MediaTime session_start;
+  SessionStart* start_when_running = nullptr;
   // Stamp each piece's origin (its arrival) as session_start + its end, the
   // moment a live source would have delivered it, instead of the clock reading
   // (a simulated clock runs behind a source read ahead).
@@ -45,6 +49,7 @@ class IngestStage : public Stage {
  private:
   AudioChunkReader read_;
   const IngestOptions options_;
+  MediaTime session_start_;  // options_.session_start, or fixed at the first piece
   std::atomic<int64_t> position_us_{0};
   int64_t samples_ = 0;
 };

@@ -33,6 +33,7 @@ PlayoutStage::PlayoutStage(PlayoutOptions options, std::unique_ptr<compose::Comp
                          std::unique_ptr<compose::PictureInPicture> picture_in_picture)
     : Stage("playout"),
       options_(std::move(options)),
+      session_start_(options_.session_start),
       compositor_(std::move(compositor)),
       avatar_(std::move(avatar)),
       picture_in_picture_(std::move(picture_in_picture)),
@@ -257,12 +258,13 @@ void PlayoutStage::Publish() {
 }
 
 absl::StatusOr<Flow> PlayoutStage::Process() {
+  if (options_.start_when_running != nullptr && tick_ == 0) session_start_ = options_.start_when_running->Get(clock());
   const MediaTime t = MediaTime::FromFrameIndex(tick_, options_.fps);
   const MediaTime t_next = MediaTime::FromFrameIndex(tick_ + 1, options_.fps);
   if (options_.simulated) {
-    if (auto* simulated = dynamic_cast<SimulatedClock*>(&clock())) simulated->AdvanceTo(options_.session_start + t);
+    if (auto* simulated = dynamic_cast<SimulatedClock*>(&clock())) simulated->AdvanceTo(session_start_ + t);
   } else {
-    clock().SleepUntil(options_.session_start + t);
+    clock().SleepUntil(session_start_ + t);
   }
   TakeVoiceEvents(t);
   if (host_resampler_) LC_RETURN_IF_ERROR(TakeHostAudio(t_next - options_.host_delay));
@@ -293,7 +295,7 @@ absl::StatusOr<Flow> PlayoutStage::Process() {
   counters_.output_time = t_next;
 
   const bool late = !options_.simulated &&
-                    clock().Now() > options_.session_start + t + MediaTime::FromFrameIndex(kLateFrames, options_.fps);
+                    clock().Now() > session_start_ + t + MediaTime::FromFrameIndex(kLateFrames, options_.fps);
   if (late) {
     ++counters_.video_drops;
   } else {

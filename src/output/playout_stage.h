@@ -34,6 +34,7 @@
 #include "compose/compositor.h"
 #include "compose/picture_in_picture.h"
 #include "core/clock.h"
+#include "core/session_start.h"
 #include "graph/stage.h"
 #include "output/output_set.h"
 
@@ -45,7 +46,8 @@ struct PlayoutOptions {
   Language source = Language::kEn;  // the host's language (the subtitle's second line)
   Language target = Language::kZh;  // the avatar's (its first line)
   bool simulated = false;    // see the header comment
-  MediaTime session_start;   // clock reading at timeline 0
+  MediaTime session_start;   // clock reading at timeline 0...
+  SessionStart* start_when_running = nullptr;  // ...or read from this at the first tick (not owned)
   MediaTime line_gap = MediaTime::Millis(250);
   MediaTime subtitle_linger = MediaTime::Millis(1500);
   MediaTime subtitle_only_hold = MediaTime::Millis(1500);  // a line with nothing to say
@@ -84,6 +86,7 @@ class PlayoutStage : public Stage {
   void Publish();
 
   const PlayoutOptions options_;
+  MediaTime session_start_;  // options_.session_start, or fixed at the first tick
   std::unique_ptr<compose::Compositor> compositor_;
   std::unique_ptr<AvatarRenderer> avatar_;
   std::unique_ptr<compose::PictureInPicture> picture_in_picture_;  // null: none
