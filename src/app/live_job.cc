@@ -509,6 +509,7 @@ LiveProgress LiveJob::Progress() const {
   progress.skipped = graph.voice->skipped();
   progress.planned_lag = graph.voice->planned_lag();
   progress.report = graph.monitor.Report(graph.latency.Summaries(), nlohmann::json::object());
+  progress.queues = graph.pipeline.Stats();
   return progress;
 }
 

@@ -14,12 +14,14 @@
 #include <istream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "app/live_options.h"
 #include "app/signals.h"
 #include "core/logger.h"
 #include "nlohmann/json.hpp"
+#include "graph/pipeline.h"
 #include "output/live_report.h"
 
 namespace lingcast {
@@ -35,6 +37,7 @@ struct LiveProgress {
   int64_t skipped = 0;    // stale under the lag policy
   MediaTime planned_lag;  // how far the avatar is behind the host now
   nlohmann::json report;  // the live report's lines and summary so far (output/live_report.h)
+  std::vector<ChannelStats> queues;  // every connection of the graph: depth now, high water, drops
 };
 
 // One live show: Create() checks the options, opens the input, loads the

@@ -1,6 +1,7 @@
 #include "app/serve_command.h"
 
 #include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -10,14 +11,17 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
 #include "app/model_dirs.h"
+#include "app/progress.h"
 #include "app/overlay_page.h"
 #include "app/serve_metrics.h"
 #include "app/serve_sessions.h"
 #include "app/signals.h"
+#include "core/process_stats.h"
 #include "core/status.h"
 #include "server/http_server.h"
 #include "server/prometheus_text.h"
@@ -61,6 +65,29 @@ absl::StatusOr<std::string> LoadToken(const ServeFlags& flags) {
 }
 
 HttpResponse FromStatus(const absl::Status& status) { return ErrorResponseFor(status); }
+
+// "serve | running 2, starting 0, draining 0, ended 3 | lines 41 | drops a0 v0 | rss 640 MB | cpu 118%".
+std::string ServeStatusLine(const std::vector<SessionSummary>& sessions, double cpu_percent) {
+  int running = 0, starting = 0, draining = 0, ended = 0;
+  int64_t lines = 0, audio_drops = 0, video_drops = 0;
+  for (const SessionSummary& s : sessions) {
+    switch (s.state) {
+      case SessionState::kRunning: ++running; break;
+      case SessionState::kStarting: ++starting; break;
+      case SessionState::kDraining: ++draining; break;
+      default: ++ended; break;
+    }
+    const nlohmann::json summary = s.progress.value("summary", nlohmann::json::object());
+    lines += summary.value("lines", int64_t{0});
+    audio_drops += summary.value("audio_drops", int64_t{0});
+    video_drops += summary.value("video_drops", int64_t{0});
+  }
+  return absl::StrFormat("serve | running %d, starting %d, draining %d, ended %d | lines %lld | drops a%lld v%lld | "
+                         "rss %.0f MB | cpu %3.0f%%",
+                         running, starting, draining, ended, static_cast<long long>(lines),
+                         static_cast<long long>(audio_drops), static_cast<long long>(video_drops), CurrentRssMb(),
+                         cpu_percent);
+}
 
 nlohmann::json SessionJson(const SessionSummary& s) {
   nlohmann::json out = {{"id", s.id}, {"state", SessionStateName(s.state)}, {"age_seconds", s.age_seconds}};
@@ -183,7 +210,21 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
     sessions.BeginShutdown();
     if (!stop.HasBeenNotified()) stop.Notify();
   });
-  stop.WaitForNotification();
+  // On a terminal, a status line every second until the signal.
+  const bool status_line = !flags.json && StderrIsTerminal();
+  double cpu_before = ProcessCpuSeconds();
+  auto wall_before = std::chrono::steady_clock::now();
+  while (!stop.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+    if (!status_line) continue;
+    const double cpu = ProcessCpuSeconds();
+    const auto wall = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(wall - wall_before).count();
+    const double cpu_percent = seconds > 0 ? 100 * (cpu - cpu_before) / seconds : 0;
+    cpu_before = cpu;
+    wall_before = wall;
+    std::fprintf(stderr, "\r%s", ServeStatusLine(sessions.List(), cpu_percent).c_str());
+  }
+  if (status_line) std::fprintf(stderr, "\n");
   signals.SetHandler([&sessions](int) { sessions.BeginShutdown(); });
   logger.Info("serve", "shutting down", {{"sessions", absl::StrCat(sessions.active())}});
   const bool ended = sessions.WaitAll(absl::Seconds(flags.shutdown_timeout_s));

@@ -85,6 +85,15 @@ std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capaci
                labels);
     text.Gauge("lingcast_session_host_seconds", "Host audio taken in", SummaryNumber(s.progress, "host_seconds"),
                labels);
+    if (const auto queues = s.progress.find("queues"); queues != s.progress.end() && queues->is_array()) {
+      for (const nlohmann::json& q : *queues) {
+        const PrometheusText::Labels queue_labels = {{"session", s.id}, {"queue", q.value("name", "")}};
+        text.Gauge("lingcast_session_queue_depth", "Packets waiting in one connection of the session's graph",
+                   q.value("depth", 0.0), queue_labels);
+        text.Gauge("lingcast_session_queue_high_water", "Most packets that connection has held at once",
+                   q.value("high_water", 0.0), queue_labels);
+      }
+    }
     const std::vector<double> c = LineValues(s.progress, "compute_latency_ms");
     const std::vector<double> e = LineValues(s.progress, "end_offset_ms");
     compute.insert(compute.end(), c.begin(), c.end());

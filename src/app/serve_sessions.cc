@@ -60,6 +60,15 @@ class LiveSessionJob : public SessionJob {
     out["summary"]["lag_seconds"] = progress.planned_lag.seconds();
     out["summary"]["queued_lines"] = progress.counters.queued_lines;
     out["summary"]["speaking"] = progress.counters.speaking;
+    nlohmann::json queues = nlohmann::json::array();
+    for (const ChannelStats& q : progress.queues) {
+      queues.push_back({{"name", q.name},
+                        {"depth", q.counters.size},
+                        {"capacity", q.options.capacity},
+                        {"high_water", q.counters.high_water},
+                        {"dropped", q.counters.dropped}});
+    }
+    out["queues"] = std::move(queues);
     return out;
   }
   absl::Status SubmitCorrection(const std::string& command) override { return job_->SubmitCorrection(command); }

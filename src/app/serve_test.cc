@@ -34,6 +34,10 @@
 #include "server/test_client.h"
 #include "tts/test_engine.h"
 
+extern "C" {
+#include <libavutil/log.h>
+}
+
 namespace lingcast {
 namespace {
 
@@ -145,7 +149,10 @@ class RecordingClient : public EventClient {
 
 class ServeTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1); }
+  static void SetUpTestSuite() {
+    setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
+    av_log_set_level(AV_LOG_ERROR);  // as lingcast's main does: no encoder chatter
+  }
 
   void SetUp() override {
     fs::create_directories(media_);
@@ -584,6 +591,9 @@ TEST_F(ServeTest, TheOverlayShowsTheSubtitleInABrowserWithinHalfASecondOfTheDeci
     if (shown_at.empty()) usleep(50'000);
   }
   ASSERT_FALSE(shown_at.empty()) << "the overlay never showed a subtitle";
+  // While it runs, /metrics shows its graph's queues.
+  EXPECT_THAT(Http(server_->port(), "GET", "/metrics").body,
+              HasSubstr(absl::StrCat("lingcast_session_queue_depth{session=\"", id, "\",queue=\"")));
   absl::StatusOr<std::string> text = Evaluate(*page, call++, "document.getElementById('primary').textContent");
   ASSERT_OK(text);
   EXPECT_EQ(*text, "这条裙子有红色和黑色");
