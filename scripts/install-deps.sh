@@ -34,6 +34,8 @@ apt_packages=(
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us
   # HTTP/1.1 + WebSocket server of `lingcast serve` (Boost.Beast + Asio, header-only)
   libboost-dev
+  # render jobs on a Redis Stream (`lingcast worker`/`submit`); the server, for their tests
+  libhiredis-dev redis-server
   # HTTP client for OpenAI-compatible LLM servers (translation fallback)
   libcurl4-openssl-dev
   # speech synthesis

@@ -20,6 +20,7 @@
 #include "app/serve_command.h"
 #include "app/translate_command.h"
 #include "app/tts_command.h"
+#include "app/worker_command.h"
 
 namespace lingcast {
 namespace {
@@ -35,7 +36,7 @@ TEST(CommandTest, EveryCommandRegistersItsSubcommand) {
   const std::vector<Command> commands = {
       AddRenderCommand(app),  AddDoctorCommand(app), AddPinyinCommand(app), AddTtsCommand(app),
       AddAsrCommand(app),     AddTranslateCommand(app), AddLipsyncCommand(app), AddLiveCommand(app),
-      AddFollowCommand(app),  AddServeCommand(app),
+      AddFollowCommand(app),  AddServeCommand(app),  AddWorkerCommand(app), AddSubmitCommand(app),
   };
   std::vector<std::string> names;
   for (const Command& command : commands) {
@@ -44,7 +45,8 @@ TEST(CommandTest, EveryCommandRegistersItsSubcommand) {
     names.push_back(command.cli->get_name());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"render", "doctor", "pinyin", "tts", "asr", "translate", "lipsync",
-                                             "live", "follow", "serve"}));
+                                             "live", "follow", "serve", "worker",
+                                             "submit"}));
 }
 
 // The runner owns its flags: two registrations (two CLI::App) parse and run

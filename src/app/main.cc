@@ -22,6 +22,7 @@
 #include "app/serve_command.h"
 #include "app/translate_command.h"
 #include "app/tts_command.h"
+#include "app/worker_command.h"
 #include "core/logger.h"
 
 extern "C" {
@@ -43,7 +44,7 @@ int Main(int argc, char** argv) {
       AddRenderCommand(app),    AddDoctorCommand(app),  AddPinyinCommand(app),
       AddTtsCommand(app),       AddAsrCommand(app),     AddTranslateCommand(app),
       AddLipsyncCommand(app),   AddLiveCommand(app),    AddFollowCommand(app),
-      AddServeCommand(app),
+      AddServeCommand(app),    AddWorkerCommand(app),  AddSubmitCommand(app),
   };
 
   try {
