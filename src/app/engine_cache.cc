@@ -7,19 +7,24 @@ namespace lingcast {
 template <typename Engine>
 absl::StatusOr<std::shared_ptr<Engine>> EngineCache::Get(std::map<std::string, std::shared_ptr<Engine>>& kept,
                                                          const std::string& key, const Loader<Engine>& load) {
-  // Held across the load on purpose: a second asker waits for the first copy
-  // instead of loading another.
-  std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = kept.find(key); it != kept.end()) {
+  auto find = [&]() -> std::shared_ptr<Engine> {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = kept.find(key);
+    if (it == kept.end()) return nullptr;
     ++reuses_;
     return it->second;
-  }
+  };
+  if (std::shared_ptr<Engine> engine = find()) return engine;
+  // One load at a time: a second asker for the same engine waits here for the
+  // first copy instead of loading another.
+  std::lock_guard<std::mutex> loading(load_mu_);
+  if (std::shared_ptr<Engine> engine = find()) return engine;
   absl::StatusOr<std::shared_ptr<Engine>> loaded = load();
   if (!loaded.ok()) return loaded.status();
+  std::lock_guard<std::mutex> lock(mu_);
   ++loads_;
-  std::shared_ptr<Engine> engine = std::move(*loaded);
-  kept.emplace(key, engine);
-  return engine;
+  kept.emplace(key, *loaded);
+  return *loaded;
 }
 
 absl::StatusOr<std::shared_ptr<TtsEngine>> EngineCache::Voice(const std::string& key, const Loader<TtsEngine>& load) {

@@ -26,7 +26,8 @@ class EngineCache {
 
   // The engine kept under `key`, or `load()`'s, kept from now on. A load that
   // fails keeps nothing (the next asker tries again). Loads run one at a time:
-  // two sessions asking at once for the same engine load it once.
+  // two sessions asking at once for the same engine load it once. stats() and
+  // the engines already kept do not wait for a load.
   absl::StatusOr<std::shared_ptr<TtsEngine>> Voice(const std::string& key, const Loader<TtsEngine>& load);
   absl::StatusOr<std::shared_ptr<AsrModel>> Recognizer(const std::string& key, const Loader<AsrModel>& load);
 
@@ -41,7 +42,8 @@ class EngineCache {
   absl::StatusOr<std::shared_ptr<Engine>> Get(std::map<std::string, std::shared_ptr<Engine>>& kept,
                                               const std::string& key, const Loader<Engine>& load);
 
-  mutable std::mutex mu_;
+  std::mutex load_mu_;     // held across a load (before mu_)
+  mutable std::mutex mu_;  // the tables and counters; held briefly
   std::map<std::string, std::shared_ptr<TtsEngine>> voices_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<AsrModel>> recognizers_ ABSL_GUARDED_BY(mu_);
   int64_t loads_ ABSL_GUARDED_BY(mu_) = 0;

@@ -413,6 +413,11 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
 
 }  // namespace
 
+absl::Status CheckLiveLookAndScript(const LiveOptions& options) {
+  LC_RETURN_IF_ERROR(LoadLiveLook(options).status());
+  return LoadScriptLines(options).status();
+}
+
 // Everything a live job holds while it runs. The clocks come first: the
 // parts and the graph read them until the end.
 struct LiveJob::Impl {

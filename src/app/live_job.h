@@ -74,6 +74,11 @@ class LiveJob {
   std::unique_ptr<Impl> impl_;
 };
 
+// What Create() checks first, without engines, inputs or outputs: the look
+// (avatar, background, subtitle style, title) and the script. For the server,
+// so a bad session is refused before it starts.
+absl::Status CheckLiveLookAndScript(const LiveOptions& options);
+
 // Create() then Run(&signals, status).
 absl::StatusOr<nlohmann::json> RunLive(const LiveOptions& options, Logger& logger, SignalWatcher& signals,
                                        std::istream& stdin_stream, std::FILE* status);

@@ -102,7 +102,9 @@ absl::StatusOr<std::string> RenderQueue::Submit(const std::vector<std::string>& 
 
 absl::StatusOr<std::optional<RenderJob>> RenderQueue::JobFromEntry(const void* entry_pointer) {
   const auto* entry = static_cast<const redisReply*>(entry_pointer);
-  if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements < 2) return std::nullopt;
+  if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements < 2 || entry->element[1] == nullptr) {
+    return std::nullopt;
+  }
   RenderJob job;
   job.id = Text(entry->element[0]);
   const redisReply* fields = entry->element[1];
@@ -118,7 +120,8 @@ absl::StatusOr<std::optional<RenderJob>> RenderQueue::JobFromEntry(const void* e
   }
   // How often it has been handed out, this time included.
   LC_ASSIGN_OR_RETURN(Reply pending, connection_->Run({"XPENDING", options_.stream, options_.group, job.id, job.id, "1"}));
-  if (pending->type == REDIS_REPLY_ARRAY && pending->elements == 1 && pending->element[0]->elements >= 4) {
+  if (pending->type == REDIS_REPLY_ARRAY && pending->elements == 1 && pending->element[0] != nullptr &&
+      pending->element[0]->type == REDIS_REPLY_ARRAY && pending->element[0]->elements >= 4) {
     job.deliveries = pending->element[0]->element[3]->integer;
   }
   return job;
@@ -130,7 +133,8 @@ absl::StatusOr<std::optional<RenderJob>> RenderQueue::Next(const std::string& co
                       connection_->Run({"XAUTOCLAIM", options_.stream, options_.group, consumer,
                                         absl::StrCat(absl::ToInt64Milliseconds(options_.claim_idle)), "0-0", "COUNT",
                                         "1"}));
-  if (claimed->type == REDIS_REPLY_ARRAY && claimed->elements >= 2 && claimed->element[1]->elements > 0) {
+  if (claimed->type == REDIS_REPLY_ARRAY && claimed->elements >= 2 && claimed->element[1] != nullptr &&
+      claimed->element[1]->type == REDIS_REPLY_ARRAY && claimed->element[1]->elements > 0) {
     return JobFromEntry(claimed->element[1]->element[0]);
   }
   const timeval read_timeout{static_cast<time_t>(absl::ToInt64Seconds(wait) + 10), 0};
@@ -140,27 +144,44 @@ absl::StatusOr<std::optional<RenderJob>> RenderQueue::Next(const std::string& co
                                                     "STREAMS", options_.stream, ">"}));
   if (read->type != REDIS_REPLY_ARRAY || read->elements == 0) return std::nullopt;  // nothing within `wait`
   const redisReply* stream = read->element[0];
-  if (stream->elements < 2 || stream->element[1]->elements == 0) return std::nullopt;
+  if (stream == nullptr || stream->type != REDIS_REPLY_ARRAY || stream->elements < 2 || stream->element[1] == nullptr ||
+      stream->element[1]->type != REDIS_REPLY_ARRAY || stream->element[1]->elements == 0) {
+    return std::nullopt;
+  }
   return JobFromEntry(stream->element[1]->element[0]);
 }
 
-absl::Status RenderQueue::Done(const RenderJob& job, const std::string& consumer) {
+absl::Status RenderQueue::Transaction(const std::vector<std::vector<std::string>>& commands) {
   LC_RETURN_IF_ERROR(connection_->Run({"MULTI"}).status());
-  LC_RETURN_IF_ERROR(connection_->Run({"XACK", options_.stream, options_.group, job.id}).status());
-  LC_RETURN_IF_ERROR(
-      connection_->Run({"XADD", options_.stream + ":done", "*", "job", job.id, "worker", consumer}).status());
-  return connection_->Run({"EXEC"}).status();
+  for (const std::vector<std::string>& command : commands) {
+    if (absl::Status queued = connection_->Run(command).status(); !queued.ok()) {
+      connection_->Run({"DISCARD"}).IgnoreError();
+      return queued;
+    }
+  }
+  LC_ASSIGN_OR_RETURN(Reply executed, connection_->Run({"EXEC"}));
+  if (executed->type != REDIS_REPLY_ARRAY) return absl::AbortedError("redis: the transaction was not run");
+  for (size_t i = 0; i < executed->elements; ++i) {
+    if (executed->element[i] != nullptr && executed->element[i]->type == REDIS_REPLY_ERROR) {
+      return absl::FailedPreconditionError(absl::StrCat("redis: ", Text(executed->element[i])));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RenderQueue::Done(const RenderJob& job, const std::string& consumer) {
+  return Transaction({{"XACK", options_.stream, options_.group, job.id},
+                      {"XADD", options_.stream + ":done", "*", "job", job.id, "worker", consumer}});
+}
+
+absl::Status RenderQueue::KeepClaimed(const RenderJob& job, const std::string& consumer) {
+  return connection_->Run({"XCLAIM", options_.stream, options_.group, consumer, "0", job.id, "JUSTID"}).status();
 }
 
 absl::Status RenderQueue::DeadLetter(const RenderJob& job, const std::string& error) {
-  LC_RETURN_IF_ERROR(connection_->Run({"MULTI"}).status());
-  LC_RETURN_IF_ERROR(connection_->Run({"XACK", options_.stream, options_.group, job.id}).status());
-  LC_RETURN_IF_ERROR(connection_
-                         ->Run({"XADD", options_.stream + ":dead", "*", "job", job.id, "args",
-                                nlohmann::json(job.args).dump(), "error", error, "deliveries",
-                                absl::StrCat(job.deliveries)})
-                         .status());
-  return connection_->Run({"EXEC"}).status();
+  return Transaction({{"XACK", options_.stream, options_.group, job.id},
+                      {"XADD", options_.stream + ":dead", "*", "job", job.id, "args", nlohmann::json(job.args).dump(),
+                       "error", error, "deliveries", absl::StrCat(job.deliveries)}});
 }
 
 int64_t RenderQueue::Length(const std::string& stream) {
@@ -184,6 +205,7 @@ std::vector<std::map<std::string, std::string>> RenderQueue::Entries(const std::
   if (!reply.ok() || (*reply)->type != REDIS_REPLY_ARRAY) return entries;
   for (size_t i = 0; i < (*reply)->elements; ++i) {
     const redisReply* entry = (*reply)->element[i];
+    if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements < 2) continue;
     std::map<std::string, std::string> fields = {{"id", Text(entry->element[0])}};
     const redisReply* values = entry->element[1];
     for (size_t j = 0; j + 1 < values->elements; j += 2) fields[Text(values->element[j])] = Text(values->element[j + 1]);

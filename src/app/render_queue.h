@@ -51,6 +51,9 @@ class RenderQueue {
   absl::StatusOr<std::optional<RenderJob>> Next(const std::string& consumer, absl::Duration wait);
   // The job is done: acknowledged and recorded in STREAM:done, atomically.
   absl::Status Done(const RenderJob& job, const std::string& consumer);
+  // `consumer` is still at `job`: its idle time starts again, so a long render
+  // is not taken over while it runs (XCLAIM JUSTID, which counts no delivery).
+  absl::Status KeepClaimed(const RenderJob& job, const std::string& consumer);
   // The job will not be done: acknowledged and moved to STREAM:dead with `error`.
   absl::Status DeadLetter(const RenderJob& job, const std::string& error);
 
@@ -64,6 +67,8 @@ class RenderQueue {
   struct Connection;
   RenderQueue(RenderQueueOptions options, std::unique_ptr<Connection> connection);
   absl::StatusOr<std::optional<RenderJob>> JobFromEntry(const void* entry);
+  // MULTI, `commands`, EXEC; an error in any of them fails the whole (DISCARD).
+  absl::Status Transaction(const std::vector<std::vector<std::string>>& commands);
 
   RenderQueueOptions options_;
   std::unique_ptr<Connection> connection_;

@@ -38,6 +38,7 @@ struct ServeFlags {
   double shutdown_timeout_s = 30;
   size_t max_body_kb = 1024;
   int max_event_clients = 64;
+  bool public_metrics = false;
   bool json = false;
 };
 
@@ -165,7 +166,8 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCa
     if (!s.ok()) return FromStatus(s.status());
     HttpResponse page;
     page.content_type = "text/html; charset=utf-8";
-    const std::string style = s->settings.value("subtitle_style", std::string("outline"));
+    const auto given = s->settings.find("subtitle_style");
+    const std::string style = given != s->settings.end() && given->is_string() ? given->get<std::string>() : "";
     const bool known = style == "outline" || style == "box" || style == "shadow";
     page.body = absl::StrReplaceAll(kOverlayPage, {{"STYLE_FROM_SERVER", known ? style : "outline"}});
     return page;
@@ -181,6 +183,18 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
     return ReportCommandStatus(absl::InvalidArgumentError(
         absl::StrCat("--max-sessions ", flags.max_sessions, " is outside 1..256")));
   }
+  if (flags.max_body_kb < 1 || flags.max_body_kb > 64 * 1024) {
+    return ReportCommandStatus(absl::InvalidArgumentError(
+        absl::StrCat("--max-body-kb ", flags.max_body_kb, " is outside 1..65536")));
+  }
+  if (flags.max_event_clients < 1 || flags.max_event_clients > 4096) {
+    return ReportCommandStatus(absl::InvalidArgumentError(
+        absl::StrCat("--max-event-clients ", flags.max_event_clients, " is outside 1..4096")));
+  }
+  if (flags.shutdown_timeout_s < 1 || flags.shutdown_timeout_s > 3600) {
+    return ReportCommandStatus(absl::InvalidArgumentError(
+        absl::StrFormat("--shutdown-timeout %.1f is outside 1..3600 s", flags.shutdown_timeout_s)));
+  }
   ServeDirectories directories = flags.directories;
   if (directories.models.empty()) directories.models = ModelRoots();
 
@@ -195,6 +209,9 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   http.token = *token;
   http.max_body_bytes = flags.max_body_kb * 1024;
   http.max_event_clients = flags.max_event_clients;
+  // Two: a slow handler (a long report) does not hold up health checks and streams.
+  http.threads = 2;
+  if (flags.public_metrics) http.public_paths.push_back("/metrics");
   HttpServer server(http);
   AddServeRoutes(server, sessions, engines);
   if (absl::Status started = server.Start(); !started.ok()) return ReportCommandStatus(started);
@@ -238,6 +255,8 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
     std::fprintf(stderr, "serve: stopped; %zu sessions (%d failed)%s\n", all.size(), failed,
                  ended ? "" : "; some did not end in time and were cut off");
   }
+  // The handler refers to what is about to go.
+  signals.SetHandler(nullptr);
   if (!ended) {
     // A session stuck past the deadline cannot be joined: end the process.
     std::fflush(nullptr);
@@ -267,6 +286,8 @@ Command AddServeCommand(CLI::App& app) {
   c.add_option("--max-body-kb", flags->max_body_kb, "Largest request body, KiB")->capture_default_str();
   c.add_option("--max-event-clients", flags->max_event_clients, "Event streams (WebSocket/SSE) open at once")
       ->capture_default_str();
+  c.add_flag("--public-metrics", flags->public_metrics,
+             "Serve /metrics without the token (for a Prometheus that scrapes pods directly)");
   c.add_flag("--json", flags->json, "Print the summary as JSON on stdout when it stops");
   return {command, [flags](Logger& logger) { return RunServe(*flags, logger); }};
 }

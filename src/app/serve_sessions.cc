@@ -4,6 +4,7 @@
 #include <memory>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -37,15 +38,44 @@ absl::StatusOr<std::string> Confine(const std::string& setting, const std::strin
   return resolved.string();
 }
 
-// A model checkpoint may be under any of the model roots, or the media directory.
+// A model checkpoint may be under any of the model roots, or the media
+// directory: a relative path is taken from the first of them that has it.
 absl::StatusOr<std::string> ConfineModel(const std::string& setting, const std::string& path,
                                          const ServeDirectories& directories) {
   if (path.empty()) return path;
-  for (const std::string& root : directories.models) {
-    absl::StatusOr<std::string> inside = Confine(setting, path, root, "the model directories");
-    if (inside.ok()) return inside;
+  std::vector<std::pair<std::string, std::string>> roots;
+  for (const std::string& root : directories.models) roots.emplace_back(root, "the model directories");
+  roots.emplace_back(directories.media, "--media-dir");
+  absl::Status first_error;
+  for (const auto& [root, flag] : roots) {
+    absl::StatusOr<std::string> inside = Confine(setting, path, root, flag);
+    if (inside.ok() && fs::exists(*inside)) return inside;
+    if (first_error.ok()) first_error = inside.ok() ? absl::NotFoundError("") : inside.status();
   }
-  return Confine(setting, path, directories.media, "--media-dir");
+  if (absl::IsNotFound(first_error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("setting \"", setting, "\": ", path, " is in none of the model directories or --media-dir"));
+  }
+  return first_error;
+}
+
+// The network sources a session may read (ffmpeg's other protocols, file://,
+// pipe://, ..., would read the server's own files or stdin).
+bool IsNetworkSource(const std::string& url) {
+  for (const char* scheme : {"rtmp://", "rtmps://", "srt://", "rtsp://", "http://", "https://", "udp://"}) {
+    if (absl::StartsWith(url, scheme)) return true;
+  }
+  return false;
+}
+
+// Inputs are read as they are: a FIFO or a device would block the session's
+// start (or read forever); only regular files are taken.
+absl::Status CheckRegularFile(const std::string& setting, const std::string& path) {
+  std::error_code error;
+  if (!path.empty() && fs::exists(path, error) && !fs::is_regular_file(path, error)) {
+    return absl::InvalidArgumentError(absl::StrCat("setting \"", setting, "\": ", path, " is not a regular file"));
+  }
+  return absl::OkStatus();
 }
 
 // The session's LiveJob, as the SessionManager runs it.
@@ -89,10 +119,18 @@ absl::Status ConfineSessionPaths(LiveOptions& options, const ServeDirectories& d
   if (options.input == "-") {
     return absl::InvalidArgumentError("setting \"in\": a session cannot read stdin; give a file or a URL");
   }
-  if (!AudioFileReader::IsUrl(options.input)) {
+  if (AudioFileReader::IsUrl(options.input)) {
+    if (!IsNetworkSource(options.input)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "setting \"in\": ", options.input, ": a session reads a file in --media-dir or an rtmp, rtmps, srt, rtsp, "
+          "http(s) or udp source"));
+    }
+  } else {
     LC_ASSIGN_OR_RETURN(options.input, Confine("in", options.input, media, "--media-dir"));
+    LC_RETURN_IF_ERROR(CheckRegularFile("in", options.input));
   }
   LC_ASSIGN_OR_RETURN(options.script_path, Confine("script", options.script_path, media, "--media-dir"));
+  LC_RETURN_IF_ERROR(CheckRegularFile("script", options.script_path));
   for (std::string& path : options.memory_paths) {
     LC_ASSIGN_OR_RETURN(path, Confine("tm", path, media, "--media-dir"));
   }
@@ -127,14 +165,22 @@ absl::StatusOr<LiveOptions> SessionOptions(const nlohmann::json& settings, const
 SessionFactory LiveSessionFactory(ServeDirectories directories, Logger& logger, EngineCache& engines) {
   SessionFactory factory;
   factory.check = [directories](const nlohmann::json& settings) {
-    return SessionOptions(settings, directories).status();
+    LC_ASSIGN_OR_RETURN(const LiveOptions options, SessionOptions(settings, directories));
+    return CheckLiveLookAndScript(options);
   };
   factory.create = [directories, &logger, &engines](const nlohmann::json& settings,
                                           EventHub& events) -> absl::StatusOr<std::unique_ptr<SessionJob>> {
     LC_ASSIGN_OR_RETURN(const LiveOptions options, SessionOptions(settings, directories));
     std::istringstream no_stdin;
     LC_ASSIGN_OR_RETURN(std::unique_ptr<LiveJob> job, LiveJob::Create(options, logger, no_stdin, &engines));
-    job->SetEventObserver([&events](const nlohmann::json& event) { events.Publish(event); });
+    job->SetEventObserver([&events](const nlohmann::json& event) {
+      // A subtitle is true while the video shows it: a client that joins later is not sent it.
+      absl::Duration valid_for = absl::InfiniteDuration();
+      if (event.value("type", "") == "subtitle") {
+        valid_for = absl::Milliseconds(event.value("until_ms", int64_t{0}) - event.value("from_ms", int64_t{0}));
+      }
+      events.Publish(event, valid_for);
+    });
     return std::make_unique<LiveSessionJob>(std::move(job));
   };
   return factory;

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -220,6 +221,18 @@ TEST_F(ServeTest, PathsAreTakenFromTheirDirectoriesAndKeptThere) {
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(absl::StrCat("setting \"", setting, "\""))))
         << setting;
   }
+  for (const char* url : {"file:///etc/passwd", "pipe://0", "concat://a|b"}) {
+    LiveOptions other_protocol;
+    other_protocol.input = url;
+    EXPECT_THAT(ConfineSessionPaths(other_protocol, directories_),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("setting \"in\"")))
+        << url;
+  }
+  ASSERT_EQ(mkfifo((media_ / "fifo.wav").c_str(), 0600), 0);
+  LiveOptions fifo;
+  fifo.input = "fifo.wav";
+  EXPECT_THAT(ConfineSessionPaths(fifo, directories_),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a regular file")));
   LiveOptions from_stdin;
   from_stdin.input.assign(1, '-');
   EXPECT_THAT(ConfineSessionPaths(from_stdin, directories_),
@@ -326,6 +339,11 @@ TEST_F(ServeTest, BadRequestsAreRefusedAndStartNothing) {
   settings = Settings();
   settings["in"] = "/etc/passwd";
   EXPECT_EQ(Http(port, "POST", "/v1/sessions", settings.dump()).status, 400);
+  settings = Settings();
+  settings["subtitle_style"] = "boxx";  // checked with the look, before the session starts
+  Reply bad_style = Http(port, "POST", "/v1/sessions", settings.dump());
+  EXPECT_EQ(bad_style.status, 400);
+  EXPECT_THAT(bad_style.body, HasSubstr("boxx"));
   EXPECT_EQ(Http(port, "POST", "/v1/sessions", Settings().dump(), "wrong-token").status, 401);
   EXPECT_EQ(Http(port, "GET", "/v1/sessions/s99").status, 404);
   EXPECT_EQ(Http(port, "DELETE", "/v1/sessions/s99").status, 404);

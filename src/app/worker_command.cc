@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <functional>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -62,8 +66,17 @@ struct ChildResult {
   std::string error;  // the end of its stderr
 };
 
-// `lingcast render ARGS --quiet` as a child that dies with the worker.
-ChildResult RunRenderChild(const std::vector<std::string>& args) {
+// `lingcast render ARGS --quiet` as a child that dies with the worker;
+// `heartbeat` runs every `heartbeat_every` while it renders.
+ChildResult RunRenderChild(const std::vector<std::string>& args, absl::Duration heartbeat_every,
+                           const std::function<void()>& heartbeat) {
+  // Built before fork(): the child only calls async-signal-safe functions.
+  std::vector<std::string> argv = {"lingcast", "render"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--quiet");
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {1, "pipe failed"};
   const pid_t parent = getpid();
@@ -73,12 +86,6 @@ ChildResult RunRenderChild(const std::vector<std::string>& args) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
     dup2(pipe_fds[1], STDERR_FILENO);
-    std::vector<std::string> argv = {"lingcast", "render"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.push_back("--quiet");
-    std::vector<char*> pointers;
-    for (std::string& a : argv) pointers.push_back(a.data());
-    pointers.push_back(nullptr);
     execv("/proc/self/exe", pointers.data());
     _exit(127);
   }
@@ -89,7 +96,17 @@ ChildResult RunRenderChild(const std::vector<std::string>& args) {
   }
   std::string output;
   char buffer[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) {
+  const int heartbeat_ms = static_cast<int>(std::max<int64_t>(100, absl::ToInt64Milliseconds(heartbeat_every)));
+  for (;;) {
+    pollfd ready{pipe_fds[0], POLLIN, 0};
+    const int n_ready = poll(&ready, 1, heartbeat_ms);
+    if (n_ready == 0) {
+      heartbeat();
+      continue;
+    }
+    if (n_ready < 0 && errno == EINTR) continue;
+    const ssize_t n = n_ready < 0 ? -1 : read(pipe_fds[0], buffer, sizeof(buffer));
+    if (n <= 0) break;  // the child's stderr closed: it has ended
     output.append(buffer, static_cast<size_t>(n));
     if (output.size() > 16384) output.erase(0, output.size() - 4096);
   }
@@ -110,6 +127,10 @@ int RunWorker(const QueueFlags& flags, Logger& logger) {
   options.claim_idle = absl::Milliseconds(static_cast<int64_t>(flags.claim_idle_s * 1000));
   if (options.max_tries < 1) {
     return ReportCommandStatus(absl::InvalidArgumentError("--max-tries must be at least 1"));
+  }
+  if (flags.claim_idle_s < 1) {
+    return ReportCommandStatus(absl::InvalidArgumentError(
+        "--claim-idle must be at least 1 s: a running job keeps its claim every third of it"));
   }
   SignalWatcher signals;
   std::atomic<bool> stop{false};
@@ -134,7 +155,11 @@ int RunWorker(const QueueFlags& flags, Logger& logger) {
       continue;
     }
     logger.Info("worker", "job", {{"job", job.id}, {"args", absl::StrJoin(job.args, " ")}});
-    const ChildResult result = RunRenderChild(job.args);
+    const ChildResult result = RunRenderChild(job.args, options.claim_idle / 3, [&] {
+      if (absl::Status kept = (*queue)->KeepClaimed(job, consumer); !kept.ok()) {
+        logger.Warn("worker", "could not keep the job claimed", {{"job", job.id}, {"error", std::string(kept.message())}});
+      }
+    });
     absl::Status recorded;
     if (result.exit_code == 0) {
       recorded = (*queue)->Done(job, consumer);

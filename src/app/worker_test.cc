@@ -169,6 +169,26 @@ TEST_F(WorkerTest, AJobThatCannotSucceedGoesToTheDeadLetterStreamWithItsError) {
   EXPECT_EQ(worker->Wait(), 0);
 }
 
+TEST_F(WorkerTest, ALongRenderKeepsItsClaimAndIsDoneOnce) {
+  // Paced at real time: a few seconds, longer than --claim-idle 1 many times over.
+  std::vector<std::string> job = Job("long.mp4");
+  job.push_back("--realtime");
+  ASSERT_OK(queue_->Submit(job));
+  std::unique_ptr<Child> w1 = Worker("w1");
+  std::unique_ptr<Child> w2 = Worker("w2");
+  for (int i = 0; i < 6000 && queue_->Length(options_.stream + ":done") < 1; ++i) usleep(10'000);
+  ASSERT_EQ(queue_->Length(options_.stream + ":done"), 1);
+  // Had the other worker taken it over while it ran, its render would end a
+  // little later with a second entry.
+  for (int i = 0; i < 300; ++i) usleep(10'000);
+  EXPECT_EQ(queue_->Length(options_.stream + ":done"), 1);
+  EXPECT_EQ(queue_->Pending("w1") + queue_->Pending("w2"), 0);
+  w1->Signal(SIGTERM);
+  w2->Signal(SIGTERM);
+  EXPECT_EQ(w1->Wait(), 0);
+  EXPECT_EQ(w2->Wait(), 0);
+}
+
 TEST(RenderQueueTest, ABadUrlOrNoServerIsOneClearError) {
   RenderQueueOptions options;
   options.url = "http://127.0.0.1:6379";

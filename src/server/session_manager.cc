@@ -1,5 +1,6 @@
 #include "server/session_manager.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -19,19 +20,29 @@ const char* SessionStateName(SessionState state) {
   return "unknown";
 }
 
-void EventHub::Publish(const nlohmann::json& event) {
-  const std::string text = event.dump();
+void EventHub::Publish(const nlohmann::json& event, absl::Duration valid_for) {
+  // Text that is not UTF-8 (a recognizer's odd byte) is replaced, not thrown on.
+  const std::string text = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const auto type = event.find("type");
   absl::MutexLock lock(&mu_);
   if (closed_) return;
-  latest_[event.value("type", std::string())] = text;
+  latest_[type != event.end() && type->is_string() ? type->get<std::string>() : std::string()] =
+      Kept{++published_, text, absl::Now() + valid_for};
   // A client that is gone, or too slow to keep up (its queue full), is dropped.
   std::erase_if(clients_, [&](const std::shared_ptr<EventClient>& client) { return !client->Send(text); });
 }
 
 void EventHub::Join(std::shared_ptr<EventClient> client) {
   absl::MutexLock lock(&mu_);
-  for (const auto& [type, text] : latest_) {
-    if (!client->Send(text)) return;
+  // What is still true, in the order it happened.
+  std::vector<const Kept*> replay;
+  const absl::Time now = absl::Now();
+  for (const auto& [type, kept] : latest_) {
+    if (kept.valid_until > now) replay.push_back(&kept);
+  }
+  std::sort(replay.begin(), replay.end(), [](const Kept* a, const Kept* b) { return a->sequence < b->sequence; });
+  for (const Kept* kept : replay) {
+    if (!client->Send(kept->text)) return;
   }
   if (closed_) {
     client->Send(R"({"type":"end"})");
@@ -202,7 +213,9 @@ absl::Status SessionManager::Stop(const std::string& id) {
     if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("no session \"", id, "\""));
     Session& session = *it->second;
     session.stop_requested = true;
-    if (session.state == SessionState::kRunning) session.state = SessionState::kDraining;
+    if (session.state == SessionState::kRunning || session.state == SessionState::kStarting) {
+      session.state = SessionState::kDraining;
+    }
     job = session.job;
   }
   if (job != nullptr) job->RequestStop();
@@ -258,7 +271,9 @@ void SessionManager::BeginShutdown() {
     shutting_down_ = true;
     for (auto& [id, session] : sessions_) {
       session->stop_requested = true;
-      if (session->state == SessionState::kRunning) session->state = SessionState::kDraining;
+      if (session->state == SessionState::kRunning || session->state == SessionState::kStarting) {
+        session->state = SessionState::kDraining;
+      }
       if (session->job != nullptr) jobs.push_back(session->job);
     }
   }

@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "server/http_server.h"
 
@@ -46,7 +47,9 @@ class SessionJob {
 // reloaded mid-show) starts from what is on screen now.
 class EventHub {
  public:
-  void Publish(const nlohmann::json& event);
+  // `valid_for`: how long the event stays true after it is published (a
+  // subtitle on screen); a client that joins later is not sent it.
+  void Publish(const nlohmann::json& event, absl::Duration valid_for = absl::InfiniteDuration());
   // Sends the kept events, then everything published from now on.
   void Join(std::shared_ptr<EventClient> client);
   void CloseAll();  // the session ended: a final {"type":"end"} and no more
@@ -55,7 +58,13 @@ class EventHub {
  private:
   mutable absl::Mutex mu_;
   std::vector<std::shared_ptr<EventClient>> clients_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::string> latest_ ABSL_GUARDED_BY(mu_);  // by event type
+  struct Kept {
+    int64_t sequence = 0;  // publish order
+    std::string text;
+    absl::Time valid_until;
+  };
+  std::map<std::string, Kept> latest_ ABSL_GUARDED_BY(mu_);  // by event type
+  int64_t published_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 

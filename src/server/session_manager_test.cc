@@ -191,10 +191,29 @@ TEST(EventHubTest, LateClientsGetTheLatestOfEachKindThenTheRest) {
   hub.Publish({{"type", "subtitle"}, {"primary", "three"}});
   hub.CloseAll();
   hub.Publish({{"type", "subtitle"}, {"primary", "after the end"}});
-  EXPECT_EQ(late->texts(), (std::vector<std::string>{R"({"line":1,"type":"decision"})",
-                                                     R"({"primary":"two","type":"subtitle"})",
+  // In the order they happened.
+  EXPECT_EQ(late->texts(), (std::vector<std::string>{R"({"primary":"two","type":"subtitle"})",
+                                                     R"({"line":1,"type":"decision"})",
                                                      R"({"primary":"three","type":"subtitle"})", R"({"type":"end"})"}));
   EXPECT_EQ(hub.clients(), 0);
+}
+
+TEST(EventHubTest, WhatIsNoLongerTrueIsNotSentToALateClient) {
+  EventHub hub;
+  hub.Publish({{"type", "subtitle"}, {"primary", "gone from the screen"}}, absl::ZeroDuration());
+  hub.Publish({{"type", "caption"}, {"stable", "still there"}});
+  auto late = std::make_shared<Recorder>();
+  hub.Join(late);
+  EXPECT_EQ(late->texts(), (std::vector<std::string>{R"({"stable":"still there","type":"caption"})"}));
+}
+
+TEST(EventHubTest, TextThatIsNotUtf8IsReplacedNotThrown) {
+  EventHub hub;
+  auto client = std::make_shared<Recorder>();
+  hub.Join(client);
+  hub.Publish({{"type", "caption"}, {"source", std::string("caf\xe9")}});
+  ASSERT_EQ(client->texts().size(), 1u);
+  EXPECT_EQ(client->texts()[0], "{\"source\":\"caf\xef\xbf\xbd\",\"type\":\"caption\"}");
 }
 
 TEST(EventHubTest, AClientThatCannotKeepUpIsDroppedNotWaitedFor) {
