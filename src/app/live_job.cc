@@ -226,6 +226,14 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> LoadLiveVoice(const LiveOptions& opti
 absl::StatusOr<std::shared_ptr<TtsEngine>> LoadSharedLiveVoice(const LiveOptions& options, Logger& logger,
                                                               EngineCache* engines) {
   if (engines == nullptr) return LoadLiveVoice(options, logger);
+  // espeak-ng has no model to share, and a shared instance carries its state
+  // from one show to the next: only a neural voice for the avatar's language is shared.
+  if (options.tts_engine != "vits") {
+    LC_ASSIGN_OR_RETURN(const StudioVoiceChoice choice,
+                        ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
+    const std::string& neural_dir = options.target == Language::kZh ? choice.mandarin_dir : choice.english_dir;
+    if (neural_dir.empty()) return LoadLiveVoice(options, logger);
+  }
   const std::string key =
       absl::StrCat(options.tts_engine, "|", options.tts_model_dir, "|", options.voice_zh, "|", options.voice_en, "|",
                    options.neural.device, "|", options.neural.dtype, "|", std::string(LanguageCode(options.target)));
