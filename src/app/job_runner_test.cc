@@ -43,9 +43,9 @@ class Sink : public Stage {
 };
 
 // A source that never ends on its own and does not drain.
-class Stubborn : public Stage {
+class DrainIgnorer : public Stage {
  public:
-  Stubborn() : Stage("stubborn") {}
+  DrainIgnorer() : Stage("drain_ignorer") {}
   Out<int> out{this, "out"};
   absl::StatusOr<Flow> Process() override {
     // Ignores draining; only a Stop() (which cancels the push) ends it.
@@ -105,7 +105,7 @@ TEST(JobRunnerTest, AStopRequestDrainsTheGraphAndTheJobEndsWell) {
 }
 
 TEST(JobRunnerTest, AGraphThatDoesNotDrainIsCancelledAfterTheDeadline) {
-  Job<Stubborn> job(OnStopSignal::kDrain, absl::Milliseconds(5));
+  Job<DrainIgnorer> job(OnStopSignal::kDrain, absl::Milliseconds(5));
   JobRunner& runner = *job.runner;
   ASSERT_OK(runner.Start());
   runner.RequestStop();
@@ -115,7 +115,7 @@ TEST(JobRunnerTest, AGraphThatDoesNotDrainIsCancelledAfterTheDeadline) {
 }
 
 TEST(JobRunnerTest, StopModeEndsTheGraphAtOnce) {
-  Job<Stubborn> job(OnStopSignal::kStop);
+  Job<DrainIgnorer> job(OnStopSignal::kStop);
   JobRunner& runner = *job.runner;
   ASSERT_OK(runner.Start());
   runner.RequestStop();
