@@ -90,6 +90,10 @@ std::string ServeStatusLine(const std::vector<SessionSummary>& sessions, double 
                          cpu_percent);
 }
 
+// The overlay page with the session's view token: a URL for OBS that can show
+// the captions and nothing else.
+std::string OverlayPath(const SessionSummary& s) { return absl::StrCat("/overlay/", s.id, "?token=", s.view_token); }
+
 nlohmann::json SessionJson(const SessionSummary& s) {
   nlohmann::json out = {{"id", s.id}, {"state", SessionStateName(s.state)}, {"age_seconds", s.age_seconds}};
   if (!s.error.empty()) out["error"] = s.error;
@@ -98,6 +102,17 @@ nlohmann::json SessionJson(const SessionSummary& s) {
 }
 
 }  // namespace
+
+std::function<bool(const std::vector<std::string>&, std::string_view)> ViewerAdmission(
+    const SessionManager& sessions) {
+  return [&sessions](const std::vector<std::string>& segments, std::string_view offered) {
+    // GET /overlay/{id} and GET /v1/sessions/{id}/events, with that session's view token.
+    const bool overlay = segments.size() == 2 && segments[0] == "overlay";
+    const bool events = segments.size() == 4 && segments[0] == "v1" && segments[1] == "sessions" && segments[3] == "events";
+    if (!overlay && !events) return false;
+    return sessions.AdmitsViewer(overlay ? segments[1] : segments[2], offered);
+  };
+}
 
 void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines) {
   server.Route("GET", "/healthz", [](const HttpRequest&) { return HttpResponse::Json(200, {{"status", "ok"}}); });
@@ -120,7 +135,10 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCa
     if (settings.is_discarded()) return HttpResponse::Error(400, "the body is not JSON: give the session's settings");
     absl::StatusOr<std::string> id = sessions.Create(settings);
     if (!id.ok()) return FromStatus(id.status());
-    return HttpResponse::Json(201, {{"id", *id}, {"state", "starting"}});
+    absl::StatusOr<SessionSummary> s = sessions.Get(*id);
+    if (!s.ok()) return FromStatus(s.status());
+    return HttpResponse::Json(201, {{"id", *id}, {"state", "starting"}, {"view_token", s->view_token},
+                                    {"overlay", OverlayPath(*s)}});
   });
   server.Route("GET", "/v1/sessions", [&sessions](const HttpRequest&) {
     nlohmann::json list = nlohmann::json::array();
@@ -132,6 +150,8 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCa
     if (!s.ok()) return FromStatus(s.status());
     nlohmann::json out = SessionJson(*s);
     out["settings"] = s->settings;
+    out["view_token"] = s->view_token;
+    out["overlay"] = OverlayPath(*s);
     return HttpResponse::Json(200, out);
   });
   server.Route("DELETE", "/v1/sessions/{id}", [&sessions](const HttpRequest& request) {
@@ -212,6 +232,7 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   // Two: a slow handler (a long report) does not hold up health checks and streams.
   http.threads = 2;
   if (flags.public_metrics) http.public_paths.push_back("/metrics");
+  http.also_admit = ViewerAdmission(sessions);
   HttpServer server(http);
   AddServeRoutes(server, sessions, engines);
   if (absl::Status started = server.Start(); !started.ok()) return ReportCommandStatus(started);

@@ -6,12 +6,21 @@
 // --shutdown-timeout).
 #pragma once
 
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "app/command.h"
 #include "app/engine_cache.h"
 #include "server/http_server.h"
 #include "server/session_manager.h"
 
 namespace lingcast {
+
+// Admits GET /overlay/{id} and GET /v1/sessions/{id}/events with that session's
+// view token (HttpServerOptions::also_admit): an overlay URL that controls nothing.
+std::function<bool(const std::vector<std::string>&, std::string_view)> ViewerAdmission(const SessionManager& sessions);
 
 // The endpoints of docs/serve.md over `sessions` (all three outlive `server`'s run).
 void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines);

@@ -172,6 +172,7 @@ class ServeTest : public ::testing::Test {
     HttpServerOptions http;
     http.listen = "127.0.0.1:0";
     http.token = kToken;
+    http.also_admit = ViewerAdmission(*sessions_);
     server_ = std::make_unique<HttpServer>(http);
     AddServeRoutes(*server_, *sessions_, engines_);
     ASSERT_OK(server_->Start());
@@ -384,6 +385,38 @@ TEST_F(ServeTest, ASessionStoppedAsItStartsFinishesWithItsReport) {
   ASSERT_EQ(report.status, 200);
   EXPECT_TRUE(report.json()["summary"]["stopped_by_signal"].get<bool>());
   EXPECT_EQ(Http(port, "GET", "/readyz").status, 200);
+}
+
+TEST_F(ServeTest, AViewTokenOpensItsSessionsOverlayAndEventsAndNothingElse) {
+  WriteHostWav((media_ / "show.wav").string(), {"This dress comes in red and in black."});
+  StartServer(/*max_sessions=*/2);
+  const int port = server_->port();
+  Reply first = Http(port, "POST", "/v1/sessions", Settings().dump());
+  Reply second = Http(port, "POST", "/v1/sessions", Settings().dump());
+  ASSERT_EQ(first.status, 201) << first.body;
+  ASSERT_EQ(second.status, 201) << second.body;
+  const std::string id = first.json()["id"], other = second.json()["id"];
+  const std::string view = first.json()["view_token"];
+  EXPECT_EQ(first.json()["overlay"], "/overlay/" + id + "?token=" + view);
+  EXPECT_NE(view, second.json()["view_token"].get<std::string>());
+
+  EXPECT_EQ(Http(port, "GET", "/overlay/" + id, "", view).status, 200);
+  absl::StatusOr<testing_util::TestConnection> events = testing_util::TestConnection::Connect(port);
+  ASSERT_OK(events.status());
+  EXPECT_OK(events->UpgradeToWebSocket("/v1/sessions/" + id + "/events?token=" + view));
+  // Nothing that reads more than the captions, or changes anything.
+  EXPECT_EQ(Http(port, "GET", "/overlay/" + other, "", view).status, 401);
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/" + id, "", view).status, 401);
+  EXPECT_EQ(Http(port, "GET", "/v1/sessions/" + id + "/report", "", view).status, 401);
+  EXPECT_EQ(Http(port, "GET", "/metrics", "", view).status, 401);
+  EXPECT_EQ(Http(port, "POST", "/v1/sessions/" + id + "/corrections", R"({"command": "line 1 = hi"})", view).status,
+            401);
+  EXPECT_EQ(Http(port, "DELETE", "/v1/sessions/" + id, "", view).status, 401);
+  EXPECT_EQ(Http(port, "POST", "/v1/sessions", Settings().dump(), view).status, 401);
+
+  EXPECT_EQ(Http(port, "DELETE", "/v1/sessions/" + id).status, 202);
+  EXPECT_EQ(Http(port, "DELETE", "/v1/sessions/" + other).status, 202);
+  ASSERT_TRUE(sessions_->WaitAll(absl::Seconds(300)));
 }
 
 TEST_F(ServeTest, ShutdownFailsReadinessAndRefusesNewSessions) {

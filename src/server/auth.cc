@@ -1,6 +1,9 @@
 #include "server/auth.h"
 
+#include <random>
+
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
 #include "server/http_server.h"
 
 namespace lingcast {
@@ -47,6 +50,24 @@ bool Authenticated(const HttpRequest& request, std::string_view token) {
     ok |= ConstantTimeEquals(it->second, token);
   }
   return ok;
+}
+
+std::vector<std::string_view> OfferedTokens(const HttpRequest& request) {
+  std::vector<std::string_view> offered;
+  if (const auto it = request.headers.find("authorization"); it != request.headers.end()) {
+    if (std::string_view bearer = BearerToken(it->second); !bearer.empty()) offered.push_back(bearer);
+  }
+  if (const auto it = request.query.find("token"); it != request.query.end() && !it->second.empty()) {
+    offered.push_back(it->second);
+  }
+  return offered;
+}
+
+std::string RandomToken() {
+  std::random_device source;
+  std::string token;
+  for (int i = 0; i < 4; ++i) absl::StrAppendFormat(&token, "%08x", source());
+  return token;
 }
 
 }  // namespace lingcast

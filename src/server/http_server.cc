@@ -103,7 +103,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     // unread body would be taken for the next request.
     const bool body_pending = !parser_->is_done();
     const bool reusable = !body_pending && message.keep_alive();
-    if (!state_->IsPublic(request_.path) && !Authenticated(request_, options().token)) {
+    if (!state_->IsPublic(request_.path) && !Authenticated(request_, options().token) &&
+        !AlsoAdmitted(target->segments)) {
       state_->CountAuthFailure();
       return RespondAfterAuthDelay();
     }
@@ -218,6 +219,13 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     } else {
       StartSseSession(std::move(stream_), std::move(channel), std::move(admission_), std::move(event_client));
     }
+  }
+
+  bool AlsoAdmitted(const std::vector<std::string>& segments) const {
+    if (!options().also_admit || request_.method != "GET") return false;
+    bool admitted = false;  // every offered token is asked: the time taken shows no more than their number
+    for (std::string_view offered : OfferedTokens(request_)) admitted |= options().also_admit(segments, offered);
+    return admitted;
   }
 
   void RespondAfterAuthDelay() {

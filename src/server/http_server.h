@@ -61,6 +61,10 @@ struct HttpServerOptions {
   // idle keep-alive connection, a slowloris. WebSocket clients are pinged
   // and closed when silent this long.
   absl::Duration idle_timeout = absl::Seconds(30);
+  // Asked about a GET request the token above does not admit, with the tokens
+  // it offers and its path's segments: true admits it (a session's read-only
+  // view token on its overlay and event stream). Empty: nothing else is admitted.
+  std::function<bool(const std::vector<std::string>& segments, std::string_view offered)> also_admit;
   int threads = 1;                    // threads running the server's I/O and handlers
   Logger* logger = nullptr;           // not owned; outlives the server; null: no logs
 };

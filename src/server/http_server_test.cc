@@ -131,6 +131,27 @@ TEST_F(HttpServerTest, AQueryTokenIsAcceptedAndHiddenFromTheHandler) {
   EXPECT_EQ(body["query"], nlohmann::json({{"a", "1"}}));
 }
 
+TEST_F(HttpServerTest, AnotherTokenIsAdmittedOnlyWhereAlsoAdmitSaysAndOnlyForGet) {
+  HttpServerOptions options = TestServerOptions();
+  options.auth_failure_delay = absl::Milliseconds(1);
+  // Admits "viewer" for /v1/sessions/open alone.
+  options.also_admit = [](const std::vector<std::string>& segments, std::string_view offered) {
+    return segments == std::vector<std::string>{"v1", "sessions", "open"} && offered == "viewer";
+  };
+  StartWith(options);
+  auto status_of = [&](std::string_view method, const std::string& target, const std::string& headers) {
+    absl::StatusOr<RawResponse> response = RoundTrip(port_, HttpRequestText(method, target, headers));
+    return response.ok() ? response->status : -1;
+  };
+  EXPECT_EQ(status_of("GET", "/v1/sessions/open", "Authorization: Bearer viewer\r\n"), 200);
+  EXPECT_EQ(status_of("GET", "/v1/sessions/open?token=viewer", ""), 200);
+  EXPECT_EQ(status_of("GET", "/v1/sessions/other", "Authorization: Bearer viewer\r\n"), 401);
+  EXPECT_EQ(status_of("GET", "/v1/sessions/open", "Authorization: Bearer someone\r\n"), 401);
+  EXPECT_EQ(status_of("DELETE", "/v1/sessions/open", "Authorization: Bearer viewer\r\n"), 401);
+  // The server's own token still opens everything.
+  EXPECT_EQ(status_of("DELETE", "/v1/sessions/open", kAuthHeader), 204);
+}
+
 TEST_F(HttpServerTest, TheAuthDelayHoldsOnlyTheFailingConnection) {
   HttpServerOptions options = TestServerOptions();
   options.auth_failure_delay = absl::Minutes(10);

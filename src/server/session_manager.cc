@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "server/auth.h"
 
 namespace lingcast {
 
@@ -77,6 +78,7 @@ struct SessionManager::Session {
   nlohmann::json last_progress = nlohmann::json::object();
   bool stop_requested = false;
   std::chrono::steady_clock::time_point created = std::chrono::steady_clock::now();
+  std::string view_token = RandomToken();
   EventHub events;
   std::thread thread;
 };
@@ -125,18 +127,25 @@ void SessionManager::RunSession(Session& session, nlohmann::json settings) {
   session.events.CloseAll();
   // The state leaves starting/running/draining here only, in this thread's last
   // locked section: WaitAll() joins threads once none is active.
-  absl::MutexLock lock(&mu_);
-  if (report.ok()) {
-    session.state = SessionState::kFinished;
-    session.last_progress = *report;
-    session.report = std::move(*report);
-  } else {
-    session.state = SessionState::kFailed;
-    session.error = std::string(report.status().message());
+  std::vector<std::thread> dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    if (report.ok()) {
+      session.state = SessionState::kFinished;
+      session.last_progress = *report;
+      session.report = std::move(*report);
+    } else {
+      session.state = SessionState::kFailed;
+      session.error = std::string(report.status().message());
+    }
+    // The table lets go of the job; the last holder (this thread, below, unless a
+    // status request still has it) destroys it outside the lock.
+    session.job.reset();
+    ended_order_.push_back(session.id);
+    dropped = DropOldEnded();
   }
-  session.job.reset();
-  ended_order_.push_back(session.id);
-  DropOldEnded();
+  job.reset();
+  for (std::thread& thread : dropped) thread.join();
 }
 
 bool SessionManager::session_stop_requested(const Session& session) const {
@@ -144,20 +153,22 @@ bool SessionManager::session_stop_requested(const Session& session) const {
   return session.stop_requested;
 }
 
-void SessionManager::DropOldEnded() {
+std::vector<std::thread> SessionManager::DropOldEnded() {
+  std::vector<std::thread> to_join;
   while (static_cast<int>(ended_order_.size()) > options_.keep_ended) {
     auto it = sessions_.find(ended_order_.front());
     ended_order_.pop_front();
     if (it == sessions_.end()) continue;
-    // Its thread has ended or is returning: nothing after its last lock.
+    // Its thread is past its last lock; it may still be destroying its job.
     std::shared_ptr<Session> old = it->second;
     sessions_.erase(it);
     if (old->thread.get_id() == std::this_thread::get_id()) {
-      old->thread.detach();  // this very thread, about to return; `old` keeps the Session alive
+      old->thread.detach();  // this very thread, about to return; the lambda's copy keeps the Session alive
       continue;
     }
-    if (old->thread.joinable()) old->thread.join();
+    if (old->thread.joinable()) to_join.push_back(std::move(old->thread));
   }
+  return to_join;
 }
 
 SessionSummary SessionManager::SummaryOf(const Session& session) const {
@@ -169,6 +180,7 @@ SessionSummary SessionManager::SummaryOf(const Session& session) const {
   summary.progress = session.last_progress;
   summary.age_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - session.created).count();
+  summary.view_token = session.view_token;
   return summary;
 }
 
@@ -264,6 +276,12 @@ absl::Status SessionManager::JoinEvents(const std::string& id, std::shared_ptr<E
   return absl::OkStatus();
 }
 
+bool SessionManager::AdmitsViewer(const std::string& id, std::string_view token) const {
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(id);
+  return it != sessions_.end() && ConstantTimeEquals(token, it->second->view_token);
+}
+
 void SessionManager::BeginShutdown() {
   std::vector<std::shared_ptr<SessionJob>> jobs;
   {
@@ -283,13 +301,17 @@ void SessionManager::BeginShutdown() {
 bool SessionManager::WaitAll(absl::Duration deadline) {
   const absl::Time until = deadline == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + deadline;
   auto all_ended = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return active_locked() == 0; };
-  absl::MutexLock lock(&mu_);
-  if (!mu_.AwaitWithDeadline(absl::Condition(&all_ended), until)) return false;
-  // Every thread is past its last lock: join them (outside the lock is not
-  // needed, they take no more locks).
-  for (auto& [id, session] : sessions_) {
-    if (session->thread.joinable()) session->thread.join();
+  std::vector<std::thread> threads;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!mu_.AwaitWithDeadline(absl::Condition(&all_ended), until)) return false;
+    // Every thread is past its last lock; joined outside it, since one may still
+    // be closing its job's outputs.
+    for (auto& [id, session] : sessions_) {
+      if (session->thread.joinable()) threads.push_back(std::move(session->thread));
+    }
   }
+  for (std::thread& thread : threads) thread.join();
   return true;
 }
 

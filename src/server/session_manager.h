@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -89,6 +90,9 @@ struct SessionSummary {
   nlohmann::json settings;    // as the session was created
   nlohmann::json progress;    // the job's report so far, or its final report ({} before it runs)
   double age_seconds = 0;
+  // Admits this session's overlay page and event stream, nothing else: a URL that
+  // can go into OBS without handing over control of the server (AdmitsViewer).
+  std::string view_token;
 };
 
 class SessionManager {
@@ -108,6 +112,8 @@ class SessionManager {
   absl::StatusOr<nlohmann::json> Report(const std::string& id) const;
   absl::Status SubmitCorrection(const std::string& id, const std::string& command);
   absl::Status JoinEvents(const std::string& id, std::shared_ptr<EventClient> client);
+  // True when `token` is session `id`'s view token (compared in constant time).
+  bool AdmitsViewer(const std::string& id, std::string_view token) const;
 
   // No new sessions from now on; every session is asked to stop.
   void BeginShutdown();
@@ -124,7 +130,10 @@ class SessionManager {
  private:
   struct Session;
   void RunSession(Session& session, nlohmann::json settings);
-  void DropOldEnded() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes the oldest ended sessions out of the table; their threads are
+  // returned to be joined once the lock is released (a thread may still be
+  // closing its job's outputs, and nobody should wait for that under mu_).
+  std::vector<std::thread> DropOldEnded() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int active_locked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool session_stop_requested(const Session& session) const;
   SessionSummary SummaryOf(const Session& session) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

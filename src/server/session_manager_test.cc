@@ -4,7 +4,9 @@
 #include "server/session_manager.h"
 
 #include <atomic>
+#include <future>
 #include <mutex>
+#include <set>
 
 #include "absl/synchronization/notification.h"
 #include "core/status_matchers.h"
@@ -205,6 +207,73 @@ TEST(EventHubTest, WhatIsNoLongerTrueIsNotSentToALateClient) {
   auto late = std::make_shared<Recorder>();
   hub.Join(late);
   EXPECT_EQ(late->texts(), (std::vector<std::string>{R"({"stable":"still there","type":"caption"})"}));
+}
+
+TEST(SessionManagerTest, EachSessionHasItsOwnViewTokenThatAdmitsOnlyItself) {
+  SessionManager manager(Factory(), {});
+  absl::StatusOr<std::string> created_a = manager.Create({});
+  absl::StatusOr<std::string> created_b = manager.Create({});
+  ASSERT_OK(created_a);
+  ASSERT_OK(created_b);
+  const std::string a = *created_a, b = *created_b;
+  absl::StatusOr<SessionSummary> got_a = manager.Get(a);
+  absl::StatusOr<SessionSummary> got_b = manager.Get(b);
+  ASSERT_OK(got_a);
+  ASSERT_OK(got_b);
+  const SessionSummary first = *got_a, second = *got_b;
+  EXPECT_EQ(first.view_token.size(), 32u);
+  EXPECT_NE(first.view_token, second.view_token);
+  EXPECT_TRUE(manager.AdmitsViewer(a, first.view_token));
+  EXPECT_FALSE(manager.AdmitsViewer(a, second.view_token));
+  EXPECT_FALSE(manager.AdmitsViewer(b, first.view_token));
+  EXPECT_FALSE(manager.AdmitsViewer(a, ""));
+  EXPECT_FALSE(manager.AdmitsViewer(a, first.view_token.substr(0, 31)));
+  EXPECT_FALSE(manager.AdmitsViewer("s99", first.view_token));
+}
+
+// Ends at once; its destructor waits until the test lets it go, standing for a
+// job that takes long to close its outputs.
+class SlowToClose : public SessionJob {
+ public:
+  explicit SlowToClose(absl::Notification& release) : release_(release) {}
+  ~SlowToClose() override { release_.WaitForNotification(); }
+  absl::StatusOr<nlohmann::json> Run() override { return nlohmann::json::object(); }
+  void RequestStop() override {}
+  nlohmann::json Progress() const override { return nlohmann::json::object(); }
+  absl::Status SubmitCorrection(const std::string&) override { return absl::OkStatus(); }
+
+ private:
+  absl::Notification& release_;
+};
+
+TEST(SessionManagerTest, AJobClosingSlowlyHoldsNobodyElseUp) {
+  absl::Notification release;  // lets the slow job's destructor return
+  absl::Notification at_once;  // already given: that job closes at once
+  at_once.Notify();
+  SessionFactory factory;
+  factory.check = [](const nlohmann::json&) { return absl::OkStatus(); };
+  factory.create = [&](const nlohmann::json& settings, EventHub&) -> absl::StatusOr<std::unique_ptr<SessionJob>> {
+    return std::make_unique<SlowToClose>(settings.contains("slow") ? release : at_once);
+  };
+  SessionManagerOptions options;
+  options.keep_ended = 1;
+  SessionManager manager(factory, options);
+  absl::StatusOr<std::string> created = manager.Create({{"slow", true}});
+  ASSERT_OK(created);
+  const std::string slow = *created;
+  ASSERT_TRUE(manager.WaitForState(slow, SessionState::kFinished, absl::Seconds(60)));
+  // The slow session's thread is still closing its job. The next session to end
+  // drops it from the table (keep_ended 1) and joins its thread: not under the
+  // table's lock, or every status request would wait for the close.
+  ASSERT_OK(manager.Create({}).status());
+  std::future<size_t> listed = std::async(std::launch::async, [&manager] {
+    manager.WaitForActive(0, absl::Seconds(60));
+    return manager.List().size();
+  });
+  const bool answered = listed.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  release.Notify();
+  ASSERT_TRUE(answered) << "the session table stayed locked while a job closed";
+  EXPECT_EQ(listed.get(), 1u);  // the slow one was dropped
 }
 
 TEST(EventHubTest, TextThatIsNotUtf8IsReplacedNotThrown) {
