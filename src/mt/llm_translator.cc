@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "mt/glossary.h"
+#include "mt/llm_answer.h"
 #include "nlohmann/json.hpp"
 
 namespace lingcast {
@@ -43,89 +44,8 @@ const char* EnvOrNull(const char* name) {
   return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
-// The server's answer as it arrives: either a server-sent event stream of
-// "data: {json}" lines or, from servers that ignore "stream", one JSON body.
-class AnswerReader {
- public:
-  explicit AnswerReader(const PartialTranslation& on_partial) : on_partial_(on_partial) {}
-
-  void Append(std::string_view bytes) {
-    raw_.append(bytes);
-    if (!streaming_decided_) {
-      const std::string head = Trim(raw_);
-      if (head.empty()) return;
-      streaming_decided_ = true;
-      streaming_ = head.rfind("data:", 0) == 0;
-    }
-    if (!streaming_) return;
-    size_t newline;
-    while ((newline = raw_.find('\n', consumed_)) != std::string::npos) {
-      const std::string line = Trim(std::string_view(raw_).substr(consumed_, newline - consumed_));
-      consumed_ = newline + 1;
-      if (line.rfind("data:", 0) != 0) continue;  // comments, event names, blank separators
-      const std::string payload = Trim(std::string_view(line).substr(5));
-      if (payload == "[DONE]") {
-        done_ = true;
-        continue;
-      }
-      Json event = Json::parse(payload, nullptr, /*allow_exceptions=*/false);
-      if (event.is_discarded()) {
-        malformed_ = true;
-        continue;
-      }
-      if (event.contains("error")) {
-        error_ = event["error"].is_object() ? event["error"].value("message", event["error"].dump())
-                                            : event["error"].dump();
-        continue;
-      }
-      const Json* delta = ContentOf(event, "delta");
-      if (delta != nullptr) {
-        text_ += delta->get<std::string>();
-        if (on_partial_) on_partial_(text_);
-      }
-    }
-  }
-
-  // The final text, or why there is none.
-  absl::StatusOr<std::string> Finish() {
-    if (!streaming_) {
-      Json body = Json::parse(raw_, nullptr, /*allow_exceptions=*/false);
-      if (body.is_discarded()) return absl::DataLossError("the server's answer is not JSON");
-      if (body.contains("error")) {
-        return absl::UnavailableError(absl::StrCat("the server reported an error: ", body["error"].dump()));
-      }
-      const Json* content = ContentOf(body, "message");
-      if (content == nullptr) return absl::DataLossError("the server's answer has no choices[0].message.content");
-      text_ = content->get<std::string>();
-    } else {
-      if (!error_.empty()) return absl::UnavailableError(absl::StrCat("the server reported an error: ", error_));
-      if (malformed_ && text_.empty()) return absl::DataLossError("the server's event stream is not JSON");
-      if (!done_ && text_.empty()) return absl::DataLossError("the server's event stream ended early");
-    }
-    std::string text = Trim(text_);
-    if (text.empty()) return absl::UnavailableError("the server answered with an empty translation");
-    return text;
-  }
-
- private:
-  static const Json* ContentOf(const Json& event, const char* field) {
-    if (!event.contains("choices") || !event["choices"].is_array() || event["choices"].empty()) return nullptr;
-    const Json& choice = event["choices"][0];
-    if (!choice.contains(field) || !choice[field].is_object()) return nullptr;
-    const Json& holder = choice[field];
-    if (!holder.contains("content") || !holder["content"].is_string()) return nullptr;
-    return &holder["content"];
-  }
-
-  const PartialTranslation& on_partial_;
-  std::string raw_;
-  size_t consumed_ = 0;
-  bool streaming_decided_ = false, streaming_ = false, done_ = false, malformed_ = false;
-  std::string text_, error_;
-};
-
 struct TransferState {
-  AnswerReader* reader;
+  LlmAnswerReader* reader;
   std::stop_token stop;
 };
 
@@ -223,7 +143,7 @@ absl::StatusOr<std::string> LlmTranslator::Attempt(const std::string& body, Medi
   add_header("Accept: text/event-stream, application/json");
   if (!config_.api_key.empty()) add_header("Authorization: Bearer " + config_.api_key);
 
-  AnswerReader reader(on_partial);
+  LlmAnswerReader reader(on_partial);
   TransferState state{&reader, stop};
   CURL* h = curl.get();
   curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
