@@ -1,13 +1,13 @@
 # lingcast — quick start on a fresh Debian 12 machine (as root):
 #   make demo    installs what is missing, builds Release into build/, renders out/demo.mp4
 #   make test    builds and runs the whole test suite (ctest)
-# Other targets: build, bench, asan, tsan, clean. See README.md.
+# Other targets: build, bench, asan, tsan, fuzz, clean. See README.md.
 
 BUILD_DIR ?= build
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps configure build demo test bench asan tsan clean
+.PHONY: all deps configure build demo test bench asan tsan fuzz clean
 
 all: build
 
@@ -41,5 +41,16 @@ tsan: deps
 	@cmake --build build-tsan -j $(JOBS)
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/tools/sanitizers/tsan.supp" ctest --test-dir build-tsan --output-on-failure -j $(JOBS)
 
+# libFuzzer on every parser that takes outside input (clang-14, its own build
+# folder; docs/reliability.md): FUZZ_SECONDS each, all targets or FUZZ_TARGETS.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	@CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DLINGCAST_FUZZ=ON -DLINGCAST_WERROR=OFF -DLINGCAST_NEURAL=OFF \
+	  -DLINGCAST_MODULES="core;graph;media;audio;text;asr;mt;lipsync;avatar;server" >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+	@fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD_DIR) build-asan build-tsan out
+	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz out

@@ -10,12 +10,18 @@ if(LINGCAST_ASAN)
   set(LINGCAST_SANITIZE_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 elseif(LINGCAST_TSAN)
   set(LINGCAST_SANITIZE_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+elseif(LINGCAST_FUZZ)
+  # Coverage for libFuzzer in every library; the targets link the fuzzer's main.
+  set(LINGCAST_SANITIZE_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+      -fno-omit-frame-pointer -g)
 endif()
 if(LINGCAST_SANITIZE_FLAGS)
   # Sanitizer instrumentation changes inlining enough that GCC 12 reports
   # std::variant/std::string members as "maybe uninitialized" where they are not
   # (a known false positive); the sanitizers themselves catch real ones.
-  list(APPEND LINGCAST_WARNINGS -Wno-maybe-uninitialized)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND LINGCAST_WARNINGS -Wno-maybe-uninitialized)
+  endif()
   add_compile_options(${LINGCAST_SANITIZE_FLAGS})
   add_link_options(${LINGCAST_SANITIZE_FLAGS})
 endif()
@@ -40,6 +46,9 @@ endfunction()
 # lingcast_test(NAME SOURCES a_test.cc DEPS lingcast_core ...)
 # One GoogleTest binary per library, registered with ctest.
 function(lingcast_test name)
+  if(LINGCAST_FUZZ)
+    return()  # a fuzz build makes the fuzz targets only
+  endif()
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
   set(target ${name}_test)
   add_executable(${target} ${ARG_SOURCES})

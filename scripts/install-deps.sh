@@ -19,6 +19,8 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 apt_packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
+  # make fuzz: libFuzzer and the sanitizer runtimes come with Debian's clang 14
+  clang-14 libclang-rt-14-dev
   python3 python3-venv python3-pip
   # core libraries
   libabsl-dev libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
