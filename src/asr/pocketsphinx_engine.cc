@@ -68,7 +68,8 @@ absl::StatusOr<std::unique_ptr<AsrSession>> PocketsphinxModel::NewSession() cons
 
 absl::StatusOr<std::unique_ptr<AlternativesScorer>> PocketsphinxModel::NewAlternativesScorer() const {
   LC_ASSIGN_OR_RETURN(Decoder decoder, pool_->BuildScorer());
-  return std::make_unique<pocketsphinx::PocketsphinxScorer>(std::move(decoder), pool_->alternatives_beam(), pool_->dither());
+  return std::make_unique<pocketsphinx::PocketsphinxScorer>(std::move(decoder), pool_->alternatives_beam(),
+                                                            pool_->dither());
 }
 
 absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const PocketsphinxOptions& options) {

@@ -1,5 +1,6 @@
-// Symbols said as words: "#1" (number), "-5" (minus), "$49.99/month" (per), "100+" and
-// "C++" (plus), "R&D" (and); "(555) 123-4567" and "+86 ..." go to the phone rules.
+// Symbols said as words: "#1" (number), "-5" (minus), "$49.99/month" (per), "C++" and
+// "Disney+" (plus; "100+" is the number rule's), "R&D" (and); "(555) 123-4567" and
+// "+86 ..." go to the phone rules.
 #pragma once
 
 #include <cstddef>
