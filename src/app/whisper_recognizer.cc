@@ -111,10 +111,19 @@ bool NeuralEnginesBuilt() {
 #endif
 }
 
-absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
-                                                   std::optional<Language> language, const std::string& language_flag,
-                                                   bool follows_script) {
-  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kRecognizer, engine, kUsedByLive, "--asr"));
+absl::StatusOr<std::shared_ptr<AsrModel>> MakeWhisperRecognizer(const RecognizerSettings& settings) {
+  return LoadWhisperRecognizer(settings.whisper, settings.zh_script);
+}
+
+absl::StatusOr<std::shared_ptr<AsrModel>> MakePocketsphinxRecognizer(const RecognizerSettings& settings) {
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<AsrModel> model, PocketsphinxModel::Load(settings.pocketsphinx));
+  return model;
+}
+
+absl::StatusOr<RecognizerChoice> ResolveRecognizer(EngineUse use, const std::string& engine,
+                                                   const std::string& model_dir, std::optional<Language> language,
+                                                   const std::string& language_flag, bool follows_script) {
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kRecognizer, engine, use, "--asr"));
   if (engine == "pocketsphinx" && !model_dir.empty()) {
     return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper or auto");
   }
