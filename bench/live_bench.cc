@@ -137,9 +137,9 @@ int Main(int argc, char** argv) {
       return 1;
     }
     LiveOptions options;
-    options.input = host;
-    options.outputs = outputs;
-    options.script_path = script;
+    options.input.path = host;
+    options.outputs.destinations = outputs;
+    options.translation.script_path = script;
     options.quiet = true;
     std::istringstream no_stdin;
     absl::StatusOr<nlohmann::json> report = RunLive(options, logger, signals, no_stdin, nullptr);
@@ -164,13 +164,13 @@ int Main(int argc, char** argv) {
       return 1;
     }
     LiveOptions options;
-    options.input = host;
-    options.outputs = {"hls:" + (dir / "soak_hls").string()};
-    if (outputs.size() > 1) options.outputs.push_back(server->Url("live", "soak"));
-    options.script_path = script;
-    options.clock = LiveClock::kSimulated;
-    options.width = soak_width;
-    options.height = soak_height;
+    options.input.path = host;
+    options.outputs.destinations = {"hls:" + (dir / "soak_hls").string()};
+    if (outputs.size() > 1) options.outputs.destinations.push_back(server->Url("live", "soak"));
+    options.translation.script_path = script;
+    options.timing.clock = LiveClock::kSimulated;
+    options.look.width = soak_width;
+    options.look.height = soak_height;
     options.quiet = true;
     std::istringstream no_stdin;
     absl::StatusOr<nlohmann::json> report = RunLive(options, logger, signals, no_stdin, nullptr);

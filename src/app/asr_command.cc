@@ -99,20 +99,27 @@ class AsrPrinter {
   std::string last_partial_text_;
 };
 
-// --engine whisper: a Whisper checkpoint on libtorch, from the neural plug-in
-// (app/neural_plugin.h, neural/whisper_plugin.h).
-absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperModel(const AsrCommandOptions& options,
-                                                           const std::string& model_dir, Logger& logger) {
-  WhisperPluginRequest request;
-  request.model_dir = model_dir;
+// What each recognizer takes from the command's options: --engine whisper a
+// checkpoint on libtorch, from the neural plug-in (app/neural_plugin.h,
+// neural/whisper_plugin.h); pocketsphinx its embedded model.
+absl::StatusOr<RecognizerSettings> AsrRecognizerSettings(const AsrCommandOptions& options,
+                                                         const RecognizerChoice& recognizer, Logger& logger) {
+  RecognizerSettings settings;
+  WhisperPluginRequest& request = settings.whisper;
+  request.model_dir = recognizer.model_dir;
   request.language = options.language == "auto" ? "" : options.language;
   request.translate = options.task == "translate";
   request.quantize = options.quantize;
   request.device = options.neural.device;
   request.dtype = options.neural.dtype;
   request.logger = &logger;  // --log-level debug: each partial decode's time
-  LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
-  return LoadWhisperRecognizer(request, zh_script);
+  LC_ASSIGN_OR_RETURN(settings.zh_script, ParseZhScriptFlag(options.zh_script));
+  PocketsphinxOptions& engine_options = settings.pocketsphinx;
+  engine_options.language = Language::kEn;  // ResolveRecognizer took pocketsphinx for English only
+  engine_options.script_path = options.script_path;
+  engine_options.debug_log = options.debug_log;
+  engine_options.logger = &logger;
+  return settings;
 }
 
 }  // namespace
@@ -132,10 +139,10 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
   }
   LC_RETURN_IF_ERROR(ParseZhScriptFlag(options.zh_script).status());
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
-                      ResolveRecognizer(options.engine, options.model_dir, language, "--lang",
+                      ResolveRecognizer(kUsedByAsrCommand, options.engine, options.model_dir, language, "--lang",
                                         /*follows_script=*/!options.script_path.empty()));
   logger.Info("asr", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
-  const bool whisper = recognizer.engine == "whisper";
+  const bool whisper = FindEngine(EngineRole::kRecognizer, recognizer.engine)->neural;
   if (whisper && options.task != "transcribe" && options.task != "translate") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --task \"", options.task, "\" (use transcribe or translate)"));
   }
@@ -162,17 +169,8 @@ absl::Status RunAsrCommand(const AsrCommandOptions& options, std::istream& stdin
     read = [&file](AudioBuffer& chunk) { return file->Read(chunk, kReadChunk); };
   }
 
-  std::shared_ptr<AsrModel> model;
-  if (whisper) {
-    LC_ASSIGN_OR_RETURN(model, LoadWhisperModel(options, recognizer.model_dir, logger));
-  } else {
-    PocketsphinxOptions engine_options;
-    engine_options.language = Language::kEn;  // ResolveRecognizer took pocketsphinx for English only
-    engine_options.script_path = options.script_path;
-    engine_options.debug_log = options.debug_log;
-    engine_options.logger = &logger;
-    LC_ASSIGN_OR_RETURN(model, PocketsphinxModel::Load(engine_options));
-  }
+  LC_ASSIGN_OR_RETURN(const RecognizerSettings settings, AsrRecognizerSettings(options, recognizer, logger));
+  LC_ASSIGN_OR_RETURN(const std::shared_ptr<AsrModel> model, MakeRecognizer(recognizer.engine, settings));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<AsrSession> session, model->NewSession());
   LC_ASSIGN_OR_RETURN(VoiceActivityDetector vad, VoiceActivityDetector::Create(options.vad));
   AsrPrinter printer(options, std::move(session), out);

@@ -78,7 +78,7 @@ DoctorCheck CheckNeuralRuntime() {
   DoctorCheck c{"neural runtime"};
   absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("neural");
   absl::StatusOr<DescribeNeuralRuntimeFn> describe =
-      plugin.ok() ? plugin->Find<DescribeNeuralRuntimeFn>(kDescribeNeuralRuntimeSymbol)
+      plugin.ok() ? plugin->Entry(&NeuralPluginTable::describe_runtime, "runtime")
                   : absl::StatusOr<DescribeNeuralRuntimeFn>(plugin.status());
   if (!describe.ok()) {
     c.detail = std::string(describe.status().message());

@@ -1,4 +1,6 @@
 #include "app/engine_registry.h"
+#include "app/studio.h"
+#include "app/whisper_recognizer.h"
 #include "core/status_matchers.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +49,35 @@ TEST(EngineRegistryTest, TheTableIsConsistent) {
   EXPECT_EQ(pocketsphinx->languages, std::vector<Language>{Language::kEn});
   EXPECT_FALSE(pocketsphinx->neural);
   EXPECT_TRUE(FindEngine(EngineRole::kTranslator, "marian", kUsedByFollow)->neural);
+}
+
+TEST(EngineRegistryTest, EveryEngineButAChooserHasTheFactoryOfItsRoleOnly) {
+  for (const EngineInfo& engine : Engines()) {
+    const bool recognizer = engine.make_recognizer != nullptr;
+    const bool voice = engine.make_voice != nullptr;
+    const bool translator = engine.make_translator != nullptr;
+    if (engine.chooser) {
+      EXPECT_FALSE(recognizer || voice || translator) << engine.name << ": a chooser's pick is made, not itself";
+      continue;
+    }
+    EXPECT_EQ(recognizer, engine.role == EngineRole::kRecognizer) << engine.name;
+    EXPECT_EQ(voice, engine.role == EngineRole::kVoice) << engine.name;
+    EXPECT_EQ(translator, engine.role == EngineRole::kTranslator) << engine.name;
+  }
+}
+
+TEST(EngineRegistryTest, AChooserHasNoFactoryToCall) {
+  EXPECT_FALSE(MakeVoice("auto", VoiceEngineSettings{}).ok());
+  EXPECT_FALSE(MakeRecognizer("auto", RecognizerSettings{}).ok());
+}
+
+TEST(EngineRegistryTest, NeuralEnginesAndChoosersThatMayPickOneAreNeural) {
+  EXPECT_TRUE(AnyNeuralEngine(EngineRole::kRecognizer, {"whisper"}));
+  EXPECT_FALSE(AnyNeuralEngine(EngineRole::kRecognizer, {"pocketsphinx"}));
+  EXPECT_TRUE(AnyNeuralEngine(EngineRole::kVoice, {"auto"}));
+  EXPECT_FALSE(AnyNeuralEngine(EngineRole::kVoice, {"espeak"}));
+  EXPECT_TRUE(AnyNeuralEngine(EngineRole::kTranslator, {"tm", "marian"}));
+  EXPECT_FALSE(AnyNeuralEngine(EngineRole::kTranslator, {"tm", "llm"}));
 }
 
 }  // namespace

@@ -145,35 +145,32 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   LC_ASSIGN_OR_RETURN(const Language heard, ParseLanguage(options.language));
   LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
-                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, heard, "--lang", /*follows_script=*/true));
+                      ResolveRecognizer(kUsedByFollow, options.asr_engine, options.asr_model_dir, heard, "--lang",
+                                        /*follows_script=*/true));
   logger.Info("follow", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
-  if (options.neural.given() && recognizer.engine != "whisper" &&
-      std::find(options.fallback_engines.begin(), options.fallback_engines.end(), "marian") ==
-          options.fallback_engines.end()) {
+  if (options.neural.given() && !AnyNeuralEngine(EngineRole::kRecognizer, {recognizer.engine}) &&
+      !AnyNeuralEngine(EngineRole::kTranslator, options.fallback_engines)) {
     return absl::InvalidArgumentError(
         "--device and --dtype place the neural engines: use them with --asr whisper or --engine marian");
   }
-  std::shared_ptr<AsrModel> model;
-  if (recognizer.engine == "whisper") {
-    WhisperPluginRequest request;
-    request.model_dir = recognizer.model_dir;
-    request.int8_on_cpu = true;  // as live: int8 streams faster on the CPU, same words
-    request.language = std::string(LanguageCode(heard));
-    request.device = options.neural.device;
-    request.dtype = options.neural.dtype;
-    request.logger = &logger;
-    LC_ASSIGN_OR_RETURN(model, LoadWhisperRecognizer(request, zh_script));
-  } else {
-    PocketsphinxOptions engine_options;
-    engine_options.script_path = options.script_path;
-    engine_options.script_weight = options.script_weight;
-    engine_options.decoder_flags = options.decoder_flags;
-    engine_options.alternatives_beam = options.alternatives_beam;
-    engine_options.dither = options.dither;
-    engine_options.debug_log = options.debug_log;
-    engine_options.logger = &logger;
-    LC_ASSIGN_OR_RETURN(model, PocketsphinxModel::Load(engine_options));
-  }
+  RecognizerSettings settings;
+  WhisperPluginRequest& request = settings.whisper;
+  request.model_dir = recognizer.model_dir;
+  request.int8_on_cpu = true;  // as live: int8 streams faster on the CPU, same words
+  request.language = std::string(LanguageCode(heard));
+  request.device = options.neural.device;
+  request.dtype = options.neural.dtype;
+  request.logger = &logger;
+  settings.zh_script = zh_script;
+  PocketsphinxOptions& engine_options = settings.pocketsphinx;
+  engine_options.script_path = options.script_path;
+  engine_options.script_weight = options.script_weight;
+  engine_options.decoder_flags = options.decoder_flags;
+  engine_options.alternatives_beam = options.alternatives_beam;
+  engine_options.dither = options.dither;
+  engine_options.debug_log = options.debug_log;
+  engine_options.logger = &logger;
+  LC_ASSIGN_OR_RETURN(const std::shared_ptr<AsrModel> model, MakeRecognizer(recognizer.engine, settings));
   const Language target = heard == Language::kEn ? Language::kZh : Language::kEn;
   std::vector<FollowerLine> lines = FollowerLinesFromScript(script, heard);
   if (lines.empty()) {
@@ -271,7 +268,7 @@ std::string FollowRecordLine(const FollowRecord& record) {
 namespace {
 
 int RunFromFlags(FollowCommandOptions& follow_options, Logger& logger) {
-  absl::StatusOr<std::vector<std::string>> engines = ParseEngines(follow_options.fallback_engines);
+  absl::StatusOr<std::vector<std::string>> engines = ParseEngines(follow_options.fallback_engines, kUsedByFollow);
   if (!engines.ok()) return ReportCommandStatus(engines.status());
   follow_options.fallback_engines = *engines;
   follow_options.debug_log = logger.Enabled(LogLevel::kDebug);

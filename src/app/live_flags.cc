@@ -11,74 +11,111 @@
 
 namespace lingcast {
 
-void AddLiveFlags(CLI::App& c, LiveFlags& flags) {
-  LiveOptions& options = flags.options;
-  c.add_option("--in", options.input,
+namespace {
+
+// One binder per concern (live_options.h), each the only binding of its config.
+void AddInputFlags(CLI::App& c, InputConfig& input, LiveFlags& flags) {
+  c.add_option("--in", input.path,
                "Host audio: a media file played at real time, a URL (rtmp://, srt://, ...), or - for s16le 16 kHz mono "
                "on stdin")
       ->required();
   c.add_option("--source-timeout", flags.source_timeout_s, "Seconds a URL source may take to answer, or stall")
       ->capture_default_str();
-  c.add_option("--out", options.outputs, "Output (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...")->required();
-  c.add_option("--source", flags.source, "Language the host speaks")->capture_default_str();
-  c.add_option("--target", flags.target, "Language the avatar speaks")->capture_default_str();
-  c.add_option("--asr", options.asr_engine,
+  c.add_flag("--passthrough", input.passthrough, "Mix the host's voice under the avatar's (ducked while it speaks)");
+}
+
+void AddOutputsFlags(CLI::App& c, OutputsConfig& outputs) {
+  c.add_option("--out", outputs.destinations, "Output (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...")
+      ->required();
+  c.add_option("--preset", outputs.preset, "x264 preset")->capture_default_str();
+  c.add_option("--crf", outputs.crf, "x264 quality for file outputs (0-51)")->capture_default_str();
+  c.add_option("--bitrate", outputs.bitrate_kbps, "Video bitrate for network outputs, kbit/s")->capture_default_str();
+}
+
+void AddRecognitionFlags(CLI::App& c, RecognitionConfig& recognition) {
+  c.add_option("--asr", recognition.engine,
                "Recognizer: auto (Whisper base when installed, else pocketsphinx), whisper (en and zh; --asr-model "
                "or the installed base), or pocketsphinx (embedded, English)")
       ->capture_default_str();
-  c.add_option("--asr-model", options.asr_model_dir, "Whisper checkpoint directory (default: the installed Whisper base; docs/models.md)");
-  c.add_option("--zh-script", options.zh_script,
+  c.add_option("--asr-model", recognition.model_dir,
+               "Whisper checkpoint directory (default: the installed Whisper base; docs/models.md)");
+  c.add_option("--zh-script", recognition.zh_script,
                "Mandarin from --asr whisper in simplified or traditional characters (either matches the script)")
       ->capture_default_str();
-  c.add_option("--script", options.script_path, "Script the host follows: its lines commit their own translation");
-  c.add_option("--tm", options.memory_paths, "More translation memory (.tsv/.csv pairs or bilingual scripts)");
-  c.add_option("--glossary", options.glossary_path, "Glossary (CHINESE<TAB>ENGLISH terms)");
+}
+
+void AddTranslationFlags(CLI::App& c, TranslationConfig& translation, LiveFlags& flags) {
+  c.add_option("--script", translation.script_path, "Script the host follows: its lines commit their own translation");
+  c.add_option("--tm", translation.memory_paths, "More translation memory (.tsv/.csv pairs or bilingual scripts)");
+  c.add_option("--glossary", translation.glossary_path, "Glossary (CHINESE<TAB>ENGLISH terms)");
   c.add_option("--engine", flags.engines, "Fallback translators for off-script speech: tm, llm, marian, none")
       ->capture_default_str();
   c.add_flag("--no-provisional", flags.no_provisional,
              "No provisional captions of off-script speech while it is spoken (docs/live.md)");
-  c.add_option("--llm-endpoint", options.llm.endpoint, "OpenAI-compatible server for --engine llm");
-  c.add_option("--llm-model", options.llm.model, "Model name for --engine llm");
-  c.add_option("--marian-model", options.marian_model_dir,
+  c.add_option("--llm-endpoint", translation.llm.endpoint, "OpenAI-compatible server for --engine llm");
+  c.add_option("--llm-model", translation.llm.model, "Model name for --engine llm");
+  c.add_option("--marian-model", translation.marian_model_dir,
                "Marian (OPUS-MT) checkpoint directory for --engine marian (docs/models.md)");
-  c.add_option("--control", options.control_path,
+  c.add_option("--control", translation.control_path,
                "Operator corrections while live, from a file or FIFO, or - for stdin: line N = TEXT, "
                "term SOURCE = TEXT, tm SOURCE = TEXT");
-  c.add_option("--corrections", options.corrections_path,
+  c.add_option("--corrections", translation.corrections_path,
                "Corrections file: applied at the start, and every --control correction is kept there");
+}
+
+void AddLookFlags(CLI::App& c, LookConfig& look, LiveFlags& flags) {
   c.add_option("--size", flags.size, "Frame size WIDTHxHEIGHT")->capture_default_str();
-  c.add_option("--fps", options.fps, "Frames per second")->capture_default_str();
-  c.add_option("--avatar", options.avatar_path, "Avatar rig (JSON, docs/avatar-format.md); default: the built-in presenter");
-  c.add_option("--background", options.background, "studio, a colour #RRGGBB, or an image or video file")
+  c.add_option("--fps", look.fps, "Frames per second")->capture_default_str();
+  c.add_option("--avatar", look.avatar_path,
+               "Avatar rig (JSON, docs/avatar-format.md); default: the built-in presenter");
+  c.add_option("--background", look.background, "studio, a colour #RRGGBB, or an image or video file")
       ->capture_default_str();
-  c.add_option("--background-fit", options.background_fit, "cover, contain or stretch")->capture_default_str();
-  c.add_option("--subtitle-style", options.subtitle_style, "outline, box or shadow")->capture_default_str();
-  c.add_option("--title", options.title, "Lower-third title \"NAME|SUBTITLE\" for the first seconds");
-  c.add_option("--voice-zh", options.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
-  c.add_option("--voice-en", options.voice_en, "espeak-ng voice for English (default en-us)");
-  c.add_option("--tts", options.tts_engine,
-               "The avatar's voice: auto (the installed neural voices, espeak-ng for the rest), espeak, or vits (a VITS / MMS-TTS / Piper checkpoint, --tts-model)")
+  c.add_option("--background-fit", look.background_fit, "cover, contain or stretch")->capture_default_str();
+  c.add_option("--subtitle-style", look.subtitle_style, "outline, box or shadow")->capture_default_str();
+  c.add_option("--title", look.title, "Lower-third title \"NAME|SUBTITLE\" for the first seconds");
+  c.add_flag("--pip", look.picture_in_picture, "Show the source's video in a corner (--in: a media file with video)");
+  c.add_option("--seed", look.seed, "Seed for blinks and idle motion")->capture_default_str();
+}
+
+void AddVoiceFlags(CLI::App& c, VoiceConfig& voice) {
+  c.add_option("--voice-zh", voice.voice_zh, "espeak-ng voice for Mandarin (default cmn-latn-pinyin)");
+  c.add_option("--voice-en", voice.voice_en, "espeak-ng voice for English (default en-us)");
+  c.add_option("--tts", voice.engine,
+               "The avatar's voice: auto (the installed neural voices, espeak-ng for the rest), espeak, or vits (a "
+               "VITS / MMS-TTS / Piper checkpoint, --tts-model)")
       ->capture_default_str();
-  c.add_option("--tts-model", options.tts_model_dir, "VITS checkpoint directory for --tts vits (docs/models.md)");
-  c.add_option("--device", options.neural.device, kDeviceFlagHelp)->capture_default_str();
-  c.add_option("--dtype", options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
-  c.add_option("--rate", options.rate, "The avatar's speaking rate (0.5-2)")->capture_default_str();
+  c.add_option("--tts-model", voice.model_dir, "VITS checkpoint directory for --tts vits (docs/models.md)");
+  c.add_option("--rate", voice.rate, "The avatar's speaking rate (0.5-2)")->capture_default_str();
+}
+
+void AddTimingFlags(CLI::App& c, TimingConfig& timing, LiveFlags& flags) {
   c.add_option("--lag-policy", flags.lag_policy, "When lines queue up: speedup, shorten or skip")
       ->capture_default_str();
   c.add_option("--max-lag", flags.max_lag_s,
                "Seconds the avatar may fall behind; staler lines become subtitles only")
       ->capture_default_str();
-  c.add_option("--max-speedup", options.max_speedup, "Fastest rate the speedup policy uses (x the normal rate)")
+  c.add_option("--max-speedup", timing.max_speedup, "Fastest rate the speedup policy uses (x the normal rate)")
       ->capture_default_str();
-  c.add_flag("--pip", options.picture_in_picture, "Show the source's video in a corner (--in: a media file with video)");
-  c.add_flag("--passthrough", options.passthrough, "Mix the host's voice under the avatar's (ducked while it speaks)");
   c.add_option("--clock", flags.clock, "realtime, or simulated: as fast as the CPU allows, identical results")
       ->capture_default_str();
+}
+
+}  // namespace
+
+void AddLiveFlags(CLI::App& c, LiveFlags& flags) {
+  LiveOptions& options = flags.options;
+  AddInputFlags(c, options.input, flags);
+  AddOutputsFlags(c, options.outputs);
+  c.add_option("--source", flags.source, "Language the host speaks")->capture_default_str();
+  c.add_option("--target", flags.target, "Language the avatar speaks")->capture_default_str();
+  AddRecognitionFlags(c, options.recognition);
+  AddTranslationFlags(c, options.translation, flags);
+  AddLookFlags(c, options.look, flags);
+  AddVoiceFlags(c, options.voice);
+  c.add_option("--device", options.neural.device, kDeviceFlagHelp)->capture_default_str();
+  c.add_option("--dtype", options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
+  AddTimingFlags(c, options.timing, flags);
   c.add_option("--report", options.report_path, "Write the latency report (JSON) here");
-  c.add_option("--preset", options.preset, "x264 preset")->capture_default_str();
-  c.add_option("--crf", options.crf, "x264 quality for file outputs (0-51)")->capture_default_str();
-  c.add_option("--bitrate", options.bitrate_kbps, "Video bitrate for network outputs, kbit/s")->capture_default_str();
-  c.add_option("--seed", options.seed, "Seed for blinks and idle motion")->capture_default_str();
   c.add_flag("--quiet", options.quiet, "No status line");
   c.add_flag("--json", options.json, "Print the report as JSON on stdout");
 }
@@ -87,16 +124,16 @@ absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   LiveOptions options = flags.options;
   LC_ASSIGN_OR_RETURN(options.source, ParseLanguage(flags.source));
   LC_ASSIGN_OR_RETURN(options.target, ParseLanguage(flags.target));
-  LC_RETURN_IF_ERROR(ParseSize(flags.size, &options.width, &options.height));
-  LC_ASSIGN_OR_RETURN(options.lag_policy, ParseLagPolicy(flags.lag_policy));
-  LC_ASSIGN_OR_RETURN(options.clock, ParseLiveClock(flags.clock));
-  options.max_lag = MediaTime::Seconds(flags.max_lag_s);
-  options.source_timeout = MediaTime::Seconds(flags.source_timeout_s);
-  options.provisional_captions = !flags.no_provisional;
+  LC_RETURN_IF_ERROR(ParseSize(flags.size, &options.look.width, &options.look.height));
+  LC_ASSIGN_OR_RETURN(options.timing.lag_policy, ParseLagPolicy(flags.lag_policy));
+  LC_ASSIGN_OR_RETURN(options.timing.clock, ParseLiveClock(flags.clock));
+  options.timing.max_lag = MediaTime::Seconds(flags.max_lag_s);
+  options.input.source_timeout = MediaTime::Seconds(flags.source_timeout_s);
+  options.translation.provisional_captions = !flags.no_provisional;
   if (flags.engines.size() == 1 && flags.engines[0] == "none") {
-    options.engines.clear();
+    options.translation.engines.clear();
   } else {
-    LC_ASSIGN_OR_RETURN(options.engines, ParseEngines(flags.engines));
+    LC_ASSIGN_OR_RETURN(options.translation.engines, ParseEngines(flags.engines, kUsedByLive));
   }
   LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
   return options;

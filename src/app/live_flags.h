@@ -26,7 +26,8 @@ struct LiveFlags {
   bool no_provisional = false;
 };
 
-// Registers every `live` flag on `command`, bound to `flags` (which must outlive it).
+// Registers every `live` flag on `command`, bound to `flags` (which must outlive
+// it): each config of live_options.h by its own binder, once.
 void AddLiveFlags(CLI::App& command, LiveFlags& flags);
 
 // The typed flags as options, checked (ValidateLiveOptions): one clear error.

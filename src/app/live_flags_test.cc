@@ -71,17 +71,17 @@ TEST(LiveFlagsTest, SettingsGiveTheOptionsTheCommandLineGives) {
        "simulated", "--no-provisional"});
   ASSERT_OK(from_cli);
   for (const LiveOptions* o : {&*from_settings, &*from_cli}) {
-    EXPECT_EQ(o->input, "show.wav");
-    EXPECT_EQ(o->outputs, std::vector<std::string>{"show.mp4"});
+    EXPECT_EQ(o->input.path, "show.wav");
+    EXPECT_EQ(o->outputs.destinations, std::vector<std::string>{"show.mp4"});
     EXPECT_EQ(o->source, Language::kEn);
     EXPECT_EQ(o->target, Language::kZh);
-    EXPECT_EQ(o->width, 640);
-    EXPECT_EQ(o->height, 360);
-    EXPECT_EQ(o->max_lag, MediaTime::Seconds(3));
-    EXPECT_EQ(o->lag_policy, LagPolicy::kSkip);
-    EXPECT_EQ(o->clock, LiveClock::kSimulated);
-    EXPECT_FALSE(o->provisional_captions);
-    EXPECT_EQ(o->engines, std::vector<std::string>{"tm"});
+    EXPECT_EQ(o->look.width, 640);
+    EXPECT_EQ(o->look.height, 360);
+    EXPECT_EQ(o->timing.max_lag, MediaTime::Seconds(3));
+    EXPECT_EQ(o->timing.lag_policy, LagPolicy::kSkip);
+    EXPECT_EQ(o->timing.clock, LiveClock::kSimulated);
+    EXPECT_FALSE(o->translation.provisional_captions);
+    EXPECT_EQ(o->translation.engines, std::vector<std::string>{"tm"});
   }
 }
 

@@ -10,13 +10,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "app/engine_cache.h"
+#include "app/engine_registry.h"
 #include "app/follow_command.h"
 #include "app/job_runner.h"
 #include "app/live_hearing.h"
 #include "app/speech_follower.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
-#include "app/tts_command.h"
 #include "app/whisper_recognizer.h"
 #include "asr/pocketsphinx_engine.h"
 #include "audio/audio_decoder.h"
@@ -63,19 +63,19 @@ struct LiveInput {
   bool network = false;  // paces itself; its audio is stamped as it arrives
 };
 
-absl::StatusOr<std::unique_ptr<LiveInput>> OpenLiveInput(const LiveOptions& options, std::istream& stdin_stream) {
+absl::StatusOr<std::unique_ptr<LiveInput>> OpenLiveInput(const InputConfig& config, std::istream& stdin_stream) {
   auto input = std::make_unique<LiveInput>();
   LiveInput& in = *input;
-  if (options.input == "-") {
+  if (config.path == "-") {
     LC_ASSIGN_OR_RETURN(in.raw, RawPcmReader::Create(stdin_stream, RawPcmConfig{}, "-"));
     in.read = [&in](AudioBuffer& chunk) { return in.raw->Read(chunk, kReadChunk); };
     return input;
   }
-  if (AudioFileReader::IsUrl(options.input)) {
-    LC_ASSIGN_OR_RETURN(in.file, AudioFileReader::OpenUrl(options.input, 16000, options.source_timeout));
+  if (AudioFileReader::IsUrl(config.path)) {
+    LC_ASSIGN_OR_RETURN(in.file, AudioFileReader::OpenUrl(config.path, 16000, config.source_timeout));
     in.network = true;
   } else {
-    LC_ASSIGN_OR_RETURN(in.file, AudioFileReader::Open(options.input, 16000));
+    LC_ASSIGN_OR_RETURN(in.file, AudioFileReader::Open(config.path, 16000));
   }
   in.read = [&in](AudioBuffer& chunk) { return in.file->Read(chunk, kReadChunk); };
   return input;
@@ -90,28 +90,27 @@ struct LiveLook {
   std::unique_ptr<compose::PictureInPicture> picture_in_picture;  // null: none
 };
 
-absl::StatusOr<LiveLook> LoadLiveLook(const LiveOptions& options) {
+absl::StatusOr<LiveLook> LoadLiveLook(const LookConfig& config, const InputConfig& input) {
   LiveLook look;
-  look.look = StudioLookOf(options);
+  look.look = config;
   LC_ASSIGN_OR_RETURN(look.rig, LoadStudioAvatar(look.look));
   LC_ASSIGN_OR_RETURN(look.compositor, StudioCompositorOptions(look.look));
-  if (options.picture_in_picture) {
+  if (config.picture_in_picture) {
     compose::PictureInPictureOptions pip;
     pip.delay = PlayoutOptions{}.host_delay;  // in step with the host's voice when passed through
     LC_ASSIGN_OR_RETURN(look.picture_in_picture,
-                        compose::PictureInPicture::Open(options.input, options.width, options.height, pip));
+                        compose::PictureInPicture::Open(input.path, config.width, config.height, pip));
   }
   return look;
 }
 
 // What the host is expected to say: the script's lines in the host's language.
-absl::StatusOr<std::vector<FollowerLine>> LoadScriptLines(const LiveOptions& options) {
-  if (options.script_path.empty()) return std::vector<FollowerLine>{};
-  LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(options.script_path));
-  std::vector<FollowerLine> lines = FollowerLinesFromScript(script, options.source);
+absl::StatusOr<std::vector<FollowerLine>> LoadScriptLines(const std::string& script_path, Language source) {
+  if (script_path.empty()) return std::vector<FollowerLine>{};
+  LC_ASSIGN_OR_RETURN(const Script script, ParseScriptFile(script_path));
+  std::vector<FollowerLine> lines = FollowerLinesFromScript(script, source);
   if (lines.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(options.script_path, " has no line in ",
-                                                   std::string(LanguageCode(options.source)),
+    return absl::InvalidArgumentError(absl::StrCat(script_path, " has no line in ", std::string(LanguageCode(source)),
                                                    ", the language given by --source"));
   }
   return lines;
@@ -125,43 +124,51 @@ struct LiveHearing {
   bool whisper_translates = false;
 };
 
+// What each recognizer takes from the show's options.
+absl::StatusOr<RecognizerSettings> LiveRecognizerSettings(const LiveOptions& options, const RecognizerChoice& recognizer,
+                                                          bool whisper_translates, Logger& logger) {
+  RecognizerSettings settings;
+  // The host's language is given: no detection per utterance, no translation
+  // by Whisper (the follower and the translators do that).
+  WhisperPluginRequest& request = settings.whisper;
+  request.model_dir = recognizer.model_dir;
+  request.language = std::string(LanguageCode(options.source));
+  request.also_translate = whisper_translates;
+  request.int8_on_cpu = true;
+  request.device = options.neural.device;
+  request.dtype = options.neural.dtype;
+  request.logger = &logger;
+  LC_ASSIGN_OR_RETURN(settings.zh_script, ParseZhScriptFlag(options.recognition.zh_script));
+  settings.pocketsphinx.language = options.source;
+  settings.pocketsphinx.script_path = options.translation.script_path;
+  settings.pocketsphinx.logger = &logger;
+  return settings;
+}
+
 absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logger& logger, EngineCache* engines) {
+  const RecognitionConfig& config = options.recognition;
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
-                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source",
-                                        /*follows_script=*/!options.script_path.empty()));
+                      ResolveRecognizer(kUsedByLive, config.engine, config.model_dir, options.source, "--source",
+                                        /*follows_script=*/!options.translation.script_path.empty()));
   logger.Info("live", "recognizer", {{"engine", recognizer.engine}, {"why", recognizer.reason}});
+  const EngineInfo& engine = *FindEngine(EngineRole::kRecognizer, recognizer.engine);
   LiveHearing hearing;
-  hearing.whisper_translates =
-      recognizer.engine == "whisper" && options.source == Language::kZh && options.target == Language::kEn &&
-      std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end();
-  if (recognizer.engine == "whisper") {
-    // The host's language is given: no detection per utterance, no translation
-    // by Whisper (the follower and the translators do that).
-    WhisperPluginRequest request;
-    request.model_dir = recognizer.model_dir;
-    request.language = std::string(LanguageCode(options.source));
-    request.also_translate = hearing.whisper_translates;
-    request.int8_on_cpu = true;
-    request.device = options.neural.device;
-    request.dtype = options.neural.dtype;
-    request.logger = &logger;
-    LC_ASSIGN_OR_RETURN(const ZhScript zh_script, ParseZhScriptFlag(options.zh_script));
-    auto load = [&]() -> absl::StatusOr<std::shared_ptr<AsrModel>> { return LoadWhisperRecognizer(request, zh_script); };
-    if (engines == nullptr) {
-      LC_ASSIGN_OR_RETURN(hearing.asr, load());
-    } else {
-      const std::string key = absl::StrCat("whisper|", request.model_dir, "|", request.language, "|",
-                                           request.also_translate, "|", request.device, "|", request.dtype, "|",
-                                           options.zh_script);
-      LC_ASSIGN_OR_RETURN(hearing.asr, engines->Recognizer(key, load));
-    }
-  } else {
-    PocketsphinxOptions asr_options;
-    asr_options.language = options.source;
-    asr_options.script_path = options.script_path;
-    asr_options.logger = &logger;
-    LC_ASSIGN_OR_RETURN(hearing.asr, PocketsphinxModel::Load(asr_options));
+  hearing.whisper_translates = engine.translates_speech && options.source == Language::kZh &&
+                               options.target == Language::kEn &&
+                               !AnyNeuralEngine(EngineRole::kTranslator, options.translation.engines);
+  LC_ASSIGN_OR_RETURN(const RecognizerSettings settings,
+                      LiveRecognizerSettings(options, recognizer, hearing.whisper_translates, logger));
+  auto load = [&]() -> absl::StatusOr<std::shared_ptr<AsrModel>> { return MakeRecognizer(engine.name, settings); };
+  // Only a neural model is worth sharing between the server's sessions.
+  if (engines == nullptr || !engine.neural) {
+    LC_ASSIGN_OR_RETURN(hearing.asr, load());
+    return hearing;
   }
+  const WhisperPluginRequest& request = settings.whisper;
+  const std::string key = absl::StrCat("whisper|", request.model_dir, "|", request.language, "|",
+                                       request.also_translate, "|", request.device, "|", request.dtype, "|",
+                                       config.zh_script);
+  LC_ASSIGN_OR_RETURN(hearing.asr, engines->Recognizer(key, load));
   return hearing;
 }
 
@@ -170,15 +177,16 @@ absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logge
 absl::StatusOr<TranslationStack> LoadLiveTranslation(const LiveOptions& options, bool whisper_translates,
                                                      std::shared_ptr<const ZhScriptConverter> to_simplified,
                                                      Clock& clock, Logger& logger) {
+  const TranslationConfig& config = options.translation;
   TranslationOptions translation;
   translation.from = options.source;
   translation.to = options.target;
-  if (!options.script_path.empty()) translation.memory_paths.push_back(options.script_path);
-  translation.memory_paths.insert(translation.memory_paths.end(), options.memory_paths.begin(),
-                                  options.memory_paths.end());
-  translation.glossary_path = options.glossary_path;
-  translation.corrections_path = options.corrections_path;
-  translation.engines = options.engines;
+  if (!config.script_path.empty()) translation.memory_paths.push_back(config.script_path);
+  translation.memory_paths.insert(translation.memory_paths.end(), config.memory_paths.begin(),
+                                  config.memory_paths.end());
+  translation.glossary_path = config.glossary_path;
+  translation.corrections_path = config.corrections_path;
+  translation.engines = config.engines;
   if (translation.memory_paths.empty()) {
     // Without a script or --tm there is no memory to look in: off-script speech
     // goes to the other engines, or becomes subtitles only.
@@ -189,8 +197,8 @@ absl::StatusOr<TranslationStack> LoadLiveTranslation(const LiveOptions& options,
       logger.Warn("live", "no script, --tm or --engine llm: what the host says is shown, not interpreted");
     }
   }
-  translation.llm = options.llm;
-  translation.marian_model_dir = options.marian_model_dir;
+  translation.llm = config.llm;
+  translation.marian_model_dir = config.marian_model_dir;
   translation.marian_device = options.neural;
   translation.to_simplified = std::move(to_simplified);
   LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(translation, clock, logger));
@@ -198,26 +206,28 @@ absl::StatusOr<TranslationStack> LoadLiveTranslation(const LiveOptions& options,
   return stack;
 }
 
-// The avatar's voice. A VITS checkpoint that cannot speak the avatar's
-// language fails now, not at the show's first line.
-absl::StatusOr<std::unique_ptr<TtsEngine>> LoadLiveVoice(const LiveOptions& options, Logger& logger) {
+// The avatar's voice: the studio's choice (auto, espeak), or the checkpoint
+// --tts-model names. A checkpoint that cannot speak the avatar's language
+// fails now, not at the show's first line.
+absl::StatusOr<std::unique_ptr<TtsEngine>> LoadLiveVoice(const VoiceConfig& config, Language target,
+                                                         const NeuralDeviceFlags& neural, Logger& logger) {
   std::unique_ptr<TtsEngine> tts;
-  if (options.tts_engine != "vits") {
+  if (!FindEngine(EngineRole::kVoice, config.engine)->needs_model_dir) {
     LC_ASSIGN_OR_RETURN(const StudioVoiceChoice voices,
-                        ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
-    LC_ASSIGN_OR_RETURN(tts, MakeStudioVoice(voices, options.voice_zh, options.voice_en, options.neural, &logger));
+                        ChooseStudioVoice(config.engine, config.voice_zh, config.voice_en));
+    LC_ASSIGN_OR_RETURN(tts, MakeStudioVoice(voices, config.voice_zh, config.voice_en, neural, &logger));
     return tts;
   }
-  TtsCommandOptions vits;
-  vits.engine = "vits";
-  vits.model_dir = options.tts_model_dir;
-  vits.neural = options.neural;
-  LC_ASSIGN_OR_RETURN(tts, MakeTtsEngine(vits, &logger));
+  VoiceEngineSettings settings;
+  settings.model_dir = config.model_dir;
+  settings.neural = neural;
+  settings.logger = &logger;
+  LC_ASSIGN_OR_RETURN(tts, MakeVoice(config.engine, settings));
   SynthesisRequest probe;
-  probe.text = options.target == Language::kZh ? "你好" : "Hello";
-  probe.language = options.target;
+  probe.text = target == Language::kZh ? "你好" : "Hello";
+  probe.language = target;
   if (absl::Status spoken = tts->Synthesize(probe).status(); !spoken.ok()) {
-    return absl::Status(spoken.code(), absl::StrCat("--tts-model ", options.tts_model_dir, ": ", spoken.message()));
+    return absl::Status(spoken.code(), absl::StrCat("--tts-model ", config.model_dir, ": ", spoken.message()));
   }
   return tts;
 }
@@ -225,28 +235,32 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> LoadLiveVoice(const LiveOptions& opti
 // The voice, from `engines` when the job shares them (the server's sessions).
 absl::StatusOr<std::shared_ptr<TtsEngine>> LoadSharedLiveVoice(const LiveOptions& options, Logger& logger,
                                                               EngineCache* engines) {
-  if (engines == nullptr) return LoadLiveVoice(options, logger);
+  const VoiceConfig& config = options.voice;
+  auto load = [&]() -> absl::StatusOr<std::shared_ptr<TtsEngine>> {
+    return LoadLiveVoice(config, options.target, options.neural, logger);
+  };
+  if (engines == nullptr) return load();
   // espeak-ng has no model to share, and a shared instance carries its state
   // from one show to the next: only a neural voice for the avatar's language is shared.
-  if (options.tts_engine != "vits") {
+  if (!FindEngine(EngineRole::kVoice, config.engine)->needs_model_dir) {
     LC_ASSIGN_OR_RETURN(const StudioVoiceChoice choice,
-                        ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
+                        ChooseStudioVoice(config.engine, config.voice_zh, config.voice_en));
     const std::string& neural_dir = options.target == Language::kZh ? choice.mandarin_dir : choice.english_dir;
-    if (neural_dir.empty()) return LoadLiveVoice(options, logger);
+    if (neural_dir.empty()) return load();
   }
   const std::string key =
-      absl::StrCat(options.tts_engine, "|", options.tts_model_dir, "|", options.voice_zh, "|", options.voice_en, "|",
+      absl::StrCat(config.engine, "|", config.model_dir, "|", config.voice_zh, "|", config.voice_en, "|",
                    options.neural.device, "|", options.neural.dtype, "|", std::string(LanguageCode(options.target)));
-  return engines->Voice(key, [&]() -> absl::StatusOr<std::shared_ptr<TtsEngine>> { return LoadLiveVoice(options, logger); });
+  return engines->Voice(key, load);
 }
 
-absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const LiveOptions& options,
-                                                          const std::vector<OutputSpec>& specs, const StudioLook& look,
+absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const OutputsConfig& config,
+                                                          const std::vector<OutputSpec>& specs, const LookConfig& look,
                                                           int voice_rate, Clock& clock) {
-  VideoEncoderOptions video = StudioVideoOptions(look, options.fps, options.preset, options.crf, 0);
+  VideoEncoderOptions video = StudioVideoOptions(look, look.fps, config.preset, config.crf, 0);
   bool network = false;
   for (const OutputSpec& spec : specs) network |= spec.kind == OutputSpec::kRtmp || spec.kind == OutputSpec::kSrt;
-  if (network) video.bitrate = static_cast<int64_t>(options.bitrate_kbps) * 1000;
+  if (network) video.bitrate = static_cast<int64_t>(config.bitrate_kbps) * 1000;
   // The simulated clock encodes and muxes exactly as a live run does (no
   // lookahead, a rolling HLS window), so a soak on it measures the memory and
   // the stream a real show has. A full VOD playlist would grow by one entry per
@@ -256,7 +270,7 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const LiveOptions& op
   audio.input_sample_rate = voice_rate;
   OutputSetOptions output_options;
   output_options.live = true;
-  output_options.on_packet_written = options.on_packet_written;
+  output_options.on_packet_written = config.on_packet_written;
   return OutputSet::Open(specs, video, audio, output_options, clock);
 }
 
@@ -280,9 +294,9 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
                                         std::istream& stdin_stream, Clock& clock, Clock& system_clock,
                                         Logger& logger, EngineCache* engines) {
   LiveParts parts;
-  LC_ASSIGN_OR_RETURN(parts.input, OpenLiveInput(options, stdin_stream));
-  LC_ASSIGN_OR_RETURN(parts.look, LoadLiveLook(options));
-  LC_ASSIGN_OR_RETURN(parts.lines, LoadScriptLines(options));
+  LC_ASSIGN_OR_RETURN(parts.input, OpenLiveInput(options.input, stdin_stream));
+  LC_ASSIGN_OR_RETURN(parts.look, LoadLiveLook(options.look, options.input));
+  LC_ASSIGN_OR_RETURN(parts.lines, LoadScriptLines(options.translation.script_path, options.source));
   LC_ASSIGN_OR_RETURN(parts.hearing, LoadLiveRecognizer(options, logger, engines));
   SpeechFollowerOptions follower_options;
   follower_options.recognizer.partial_interval = MediaTime::Millis(250);
@@ -292,14 +306,15 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   LC_ASSIGN_OR_RETURN(parts.translation,
                       LoadLiveTranslation(options, parts.hearing.whisper_translates,
                                           follower_options.spelling.to_simplified(), system_clock, logger));
-  if (options.control_in_process) {
+  if (options.translation.control_in_process) {
     parts.control = LiveControl::InProcess();
-  } else if (!options.control_path.empty()) {
-    LC_ASSIGN_OR_RETURN(parts.control, LiveControl::Open(options.control_path));
+  } else if (!options.translation.control_path.empty()) {
+    LC_ASSIGN_OR_RETURN(parts.control, LiveControl::Open(options.translation.control_path));
   }
   LC_ASSIGN_OR_RETURN(parts.tts, LoadSharedLiveVoice(options, logger, engines));
   LC_ASSIGN_OR_RETURN(parts.compositor, compose::Compositor::Create(parts.look.compositor));
-  LC_ASSIGN_OR_RETURN(parts.outputs, OpenLiveOutputs(options, specs, parts.look.look, parts.tts->sample_rate(), clock));
+  LC_ASSIGN_OR_RETURN(parts.outputs,
+                      OpenLiveOutputs(options.outputs, specs, options.look, parts.tts->sample_rate(), clock));
   return parts;
 }
 
@@ -319,10 +334,39 @@ struct LiveGraph {
   VoiceStage* voice = nullptr;
 };
 
+// The voice stage's settings: the voice's, and the timing's pacing of lines.
+VoiceStageOptions VoiceStageOptionsOf(const VoiceConfig& voice, const TimingConfig& timing, Language target) {
+  VoiceStageOptions options;
+  options.language = target;
+  options.voice = target == Language::kZh ? voice.voice_zh : voice.voice_en;
+  options.rate = voice.rate;
+  options.policy = timing.lag_policy;
+  options.max_lag = timing.max_lag;
+  options.max_speedup = timing.max_speedup;
+  options.line_gap = timing.line_gap;
+  return options;
+}
+
+// The playout's settings that come from the options (the run sets the rest).
+PlayoutOptions PlayoutOptionsOf(const LookConfig& look, const TimingConfig& timing, const InputConfig& input,
+                                Language source, Language target) {
+  PlayoutOptions options;
+  options.fps = look.fps;
+  options.animation.seed = look.seed;
+  options.source = source;
+  options.target = target;
+  options.simulated = timing.clock == LiveClock::kSimulated;
+  options.line_gap = timing.line_gap;
+  options.subtitle_linger = timing.subtitle_linger;
+  options.host_gain_db = input.passthrough_gain_db;
+  options.duck_db = input.duck_db;
+  return options;
+}
+
 std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts& parts, Clock& clock, Logger& logger) {
   auto graph = std::make_unique<LiveGraph>(clock);
   Pipeline& pipeline = graph->pipeline;
-  const bool simulated = options.clock == LiveClock::kSimulated;
+  const bool simulated = options.timing.clock == LiveClock::kSimulated;
   const bool file = parts.input->file.has_value() && !parts.input->network;
   const MediaTime session_start = clock.Now();
 
@@ -336,7 +380,7 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   auto& ingest = pipeline.Add(std::make_unique<IngestStage>(parts.input->read, ingest_options));
   // Ad-libs translated as they are spoken (docs/live.md), when an engine can.
   ProvisionalOptions provisional;
-  provisional.enabled = options.provisional_captions && parts.translation.chain != nullptr;
+  provisional.enabled = options.translation.provisional_captions && parts.translation.chain != nullptr;
   provisional.newest_only = !simulated;
   provisional.interrupt = simulated ? nullptr : &graph->interrupt;
   LiveHearOptions hear_options;
@@ -345,33 +389,18 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(*parts.follower), parts.lines, hear_options));
   graph->translate = &pipeline.Add(std::make_unique<LiveTranslate>(
       parts.translation, options.source, options.target, parts.lines, parts.control.get(), logger, provisional));
-  VoiceStageOptions voice_options;
-  voice_options.language = options.target;
-  voice_options.voice = options.target == Language::kZh ? options.voice_zh : options.voice_en;
-  voice_options.rate = options.rate;
-  voice_options.policy = options.lag_policy;
-  voice_options.max_lag = options.max_lag;
-  voice_options.max_speedup = options.max_speedup;
-  voice_options.line_gap = options.line_gap;
-  graph->voice = &pipeline.Add(std::make_unique<VoiceStage>(*parts.tts, voice_options));
-  PlayoutOptions playout_options;
-  playout_options.fps = options.fps;
+  graph->voice = &pipeline.Add(
+      std::make_unique<VoiceStage>(*parts.tts, VoiceStageOptionsOf(options.voice, options.timing, options.target)));
+  PlayoutOptions playout_options =
+      PlayoutOptionsOf(options.look, options.timing, options.input, options.source, options.target);
   playout_options.output_rate = parts.tts->sample_rate();
-  playout_options.source = options.source;
-  playout_options.target = options.target;
-  playout_options.simulated = simulated;
   playout_options.session_start = session_start;
   if (!simulated) playout_options.start_when_running = &graph->session_start;
-  playout_options.line_gap = options.line_gap;
-  playout_options.subtitle_linger = options.subtitle_linger;
-  playout_options.host_gain_db = options.passthrough_gain_db;
-  playout_options.duck_db = options.duck_db;
-  playout_options.animation.seed = options.seed;
   auto& playout = pipeline.Add(std::make_unique<PlayoutStage>(
       playout_options, std::move(parts.compositor), std::make_unique<AvatarRenderer>(parts.look.rig), *parts.outputs,
       graph->monitor, std::move(parts.look.picture_in_picture)));
   pipeline.Connect(ingest.out, hear.in, kAudioQueue);
-  if (options.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);
+  if (options.input.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);
   pipeline.Connect(hear.out, graph->translate->in, kEventQueue);
   pipeline.Connect(graph->translate->out, graph->voice->in, kEventQueue);
   pipeline.Connect(graph->voice->out, playout.in, kEventQueue);
@@ -389,10 +418,10 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
   extra["rss_end_mb"] = std::round(CurrentRssMb() * 10) / 10;
   extra["cpu_percent"] = std::round(10 * runner.cpu_percent()) / 10;
   extra["wall_seconds"] = std::round(wall_s * 100) / 100;
-  extra["clock"] = options.clock == LiveClock::kSimulated ? "simulated" : "realtime";
+  extra["clock"] = options.timing.clock == LiveClock::kSimulated ? "simulated" : "realtime";
   extra["recognizer"] = parts.hearing.asr->name();
   extra["voice"] = parts.tts->name();
-  extra["lag_policy"] = LagPolicyName(options.lag_policy);
+  extra["lag_policy"] = LagPolicyName(options.timing.lag_policy);
   const LiveTranslate& translate = *graph.translate;
   extra["untranslated_off_script"] = translate.failures();
   extra["corrections_applied"] = translate.corrections_applied();
@@ -422,8 +451,8 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
 }  // namespace
 
 absl::Status CheckLiveLookAndScript(const LiveOptions& options) {
-  LC_RETURN_IF_ERROR(LoadLiveLook(options).status());
-  return LoadScriptLines(options).status();
+  LC_RETURN_IF_ERROR(LoadLiveLook(options.look, options.input).status());
+  return LoadScriptLines(options.translation.script_path, options.source).status();
 }
 
 // Everything a live job holds while it runs. The clocks come first: the
@@ -442,7 +471,7 @@ struct LiveJob::Impl {
 
   Impl(LiveOptions options_in, Logger& logger_in) : options(std::move(options_in)), logger(logger_in) {}
   Clock& clock() {
-    return options.clock == LiveClock::kSimulated ? static_cast<Clock&>(simulated_clock)
+    return options.timing.clock == LiveClock::kSimulated ? static_cast<Clock&>(simulated_clock)
                                                   : static_cast<Clock&>(system_clock);
   }
 };
@@ -455,7 +484,7 @@ absl::StatusOr<std::unique_ptr<LiveJob>> LiveJob::Create(const LiveOptions& opti
   LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
   if (!options.report_path.empty()) LC_RETURN_IF_ERROR(CheckOutputPath(options.report_path));
   std::vector<OutputSpec> specs;
-  for (const std::string& out : options.outputs) {
+  for (const std::string& out : options.outputs.destinations) {
     LC_ASSIGN_OR_RETURN(OutputSpec spec, ParseOutputSpec(out));
     specs.push_back(std::move(spec));
   }
@@ -486,7 +515,8 @@ absl::StatusOr<nlohmann::json> LiveJob::Run(SignalWatcher* signals, std::FILE* s
     if (job.stop_requested) runner.RequestStop();
   }
   job.logger.Info("live", "started",
-                  {{"input", job.options.input}, {"outputs", absl::StrCat(job.options.outputs.size())}});
+                  {{"input", job.options.input.path},
+                   {"outputs", absl::StrCat(job.options.outputs.destinations.size())}});
   const absl::Status result = runner.Wait([&](const JobTick& tick) {
     if (status == nullptr) return;
     const auto lines = static_cast<int64_t>(graph.monitor.records().size());
@@ -528,7 +558,7 @@ LiveProgress LiveJob::Progress() const {
 
 absl::Status LiveJob::SubmitCorrection(const std::string& command) {
   LiveControl* control = impl_->parts->control.get();
-  if (control == nullptr || !impl_->options.control_in_process) {
+  if (control == nullptr || !impl_->options.translation.control_in_process) {
     return absl::FailedPreconditionError("this show takes its corrections from its --control file");
   }
   return control->Submit(command, "api");

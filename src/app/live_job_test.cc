@@ -76,17 +76,17 @@ class LiveJobTest : public ::testing::Test {
 
   LiveOptions Options() {
     LiveOptions options;
-    options.input.assign(1, '-');  // stdin; assign(): GCC 12's -Wrestrict misfires on = "-" here
-    options.outputs = {dir_.File("out.mp4")};
-    options.script_path = dir_.File("show.script");
-    std::ofstream(options.script_path) << kScript;
-    options.clock = LiveClock::kSimulated;
+    options.input.path.assign(1, '-');  // stdin; assign(): GCC 12's -Wrestrict misfires on = "-" here
+    options.outputs.destinations = {dir_.File("out.mp4")};
+    options.translation.script_path = dir_.File("show.script");
+    std::ofstream(options.translation.script_path) << kScript;
+    options.timing.clock = LiveClock::kSimulated;
     // The pipeline on the embedded recognizer (what these tests' espeak-ng hosts
     // were tuned on); Whisper's live path has tests of its own (e2e WhisperCli).
-    options.asr_engine = "pocketsphinx";
-    options.width = 320;
-    options.height = 180;
-    options.fps = 15;
+    options.recognition.engine = "pocketsphinx";
+    options.look.width = 320;
+    options.look.height = 180;
+    options.look.fps = 15;
     options.quiet = true;
     return options;
   }
@@ -154,7 +154,7 @@ TEST_F(LiveJobTest, InterpretsEveryScriptedLineInOrder) {
   EXPECT_GT(s["peak_rss_mb"].get<double>(), 0);
 
   // The video: both streams, as long as the output timeline.
-  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs[0], 16000);
+  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs.destinations[0], 16000);
   ASSERT_OK(audio);
   EXPECT_NEAR(audio->duration().seconds(), s["output_seconds"].get<double>(), 0.1);
   // The report on disk is the one returned.
@@ -169,7 +169,7 @@ TEST_F(LiveJobTest, InterpretsEveryScriptedLineInOrder) {
 
 TEST_F(LiveJobTest, AnAdLibWithoutAFallbackTranslatorIsSubtitlesOnly) {
   LiveOptions options = Options();
-  options.engines.clear();
+  options.translation.engines.clear();
   const std::string pcm = HostPcm({{"Good morning, my friends, it is a lovely day."},
                                    {"Click the link below to buy it now."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
@@ -193,9 +193,9 @@ TEST_F(LiveJobTest, OffScriptSpeechWithAFallbackIsCaptionedWhileTheHostSpeaksThe
   const std::string recording = LINGCAST_SOURCE_DIR "/../shared/data/speech/en-jfk.wav";
   if (!std::filesystem::exists(recording)) GTEST_SKIP() << recording << " is absent (the shared test data)";
   LiveOptions options = Options();
-  options.input = recording;
-  options.script_path.clear();
-  options.engines.clear();
+  options.input.path = recording;
+  options.translation.script_path.clear();
+  options.translation.engines.clear();
   // What the recognizer hears of each utterance (a run without a fallback), put
   // in a memory the next run falls back to.
   absl::StatusOr<nlohmann::json> report = Run(options, "");
@@ -210,9 +210,9 @@ TEST_F(LiveJobTest, OffScriptSpeechWithAFallbackIsCaptionedWhileTheHostSpeaksThe
   }
   memory.close();
 
-  options.engines = {"tm"};
-  options.memory_paths = {dir_.File("adlibs.tsv")};
-  options.outputs = {dir_.File("captioned.mp4")};
+  options.translation.engines = {"tm"};
+  options.translation.memory_paths = {dir_.File("adlibs.tsv")};
+  options.outputs.destinations = {dir_.File("captioned.mp4")};
   report = Run(options, "");
   ASSERT_OK(report);
   const nlohmann::json& utterances = (*report)["utterances"];
@@ -290,14 +290,14 @@ TEST_F(LiveJobTest, InputThatEndsMidWordStillFinishesTheLineInFlight) {
   ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
   EXPECT_TRUE((*report)["utterances"][0]["spoken"].get<bool>());
-  EXPECT_TRUE(std::filesystem::exists(Options().outputs[0]));
+  EXPECT_TRUE(std::filesystem::exists(Options().outputs.destinations[0]));
 }
 
 TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   LiveOptions options = Options();
-  options.control_path = dir_.File("control.txt");
-  options.corrections_path = dir_.File("corrections.tsv");
-  std::ofstream(options.control_path) << "line 4 = 点击下面的链接马上买\nline 2 = 不是这一行\nline 99 = 没有\nterm x = y\n";
+  options.translation.control_path = dir_.File("control.txt");
+  options.translation.corrections_path = dir_.File("corrections.tsv");
+  std::ofstream(options.translation.control_path) << "line 4 = 点击下面的链接马上买\nline 2 = 不是这一行\nline 99 = 没有\nterm x = y\n";
   const std::string pcm =
       HostPcm({{"Click the link below to buy it now."}, {"Thank you all for watching the show tonight."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
@@ -309,14 +309,14 @@ TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   // Line 99 does not exist and a term needs a glossary: counted, the show goes on.
   EXPECT_EQ((*report)["summary"]["corrections_applied"], 2);
   EXPECT_EQ((*report)["summary"]["corrections_rejected"], 2);
-  std::ifstream kept(options.corrections_path);
+  std::ifstream kept(options.translation.corrections_path);
   std::stringstream kept_text;
   kept_text << kept.rdbuf();
   EXPECT_THAT(kept_text.str(), HasSubstr("line\ten\tzh\tClick the link below to buy it now\t点击下面的链接马上买"));
 
   // The next show starts with them, without --control.
-  options.control_path.clear();
-  options.outputs = {dir_.File("next.mp4")};
+  options.translation.control_path.clear();
+  options.outputs.destinations = {dir_.File("next.mp4")};
   report = Run(options, pcm);
   ASSERT_OK(report);
   EXPECT_EQ((*report)["utterances"][0]["translation"], "点击下面的链接马上买");
@@ -329,14 +329,14 @@ TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
   RtmpTestServer server;
   ASSERT_TRUE(server.Start()) << server.ErrorLog();
   LiveOptions options = Options();
-  options.outputs.push_back(server.Url("live", "show"));
+  options.outputs.destinations.push_back(server.Url("live", "show"));
   // kill -9 the server once the stream is 3 s in, and bring it straight back:
   // the sender notices on its next write and reconnects after its backoff.
   std::mutex mu;
   bool killed = false;
   int last_connection = 0;
   int64_t packets_after = 0;
-  options.on_packet_written = [&](const std::string&, const PacketWritten& p) {
+  options.outputs.on_packet_written = [&](const std::string&, const PacketWritten& p) {
     std::lock_guard<std::mutex> lock(mu);
     last_connection = std::max(last_connection, p.connection);
     if (p.connection > 0) ++packets_after;
@@ -357,7 +357,7 @@ TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
   EXPECT_EQ(s["audio_drops"], 0);
   ASSERT_EQ(s["outputs"].size(), 2u);
   EXPECT_EQ(s["outputs"][0]["error"], "");
-  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs[0], 16000);
+  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(options.outputs.destinations[0], 16000);
   ASSERT_OK(audio);
   EXPECT_NEAR(audio->duration().seconds(), s["output_seconds"].get<double>(), 0.1);
   // ...and the stream came back on a new connection.
@@ -410,16 +410,16 @@ absl::Status WriteHostVideo(const std::string& path, const std::string& pcm) {
 
 TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
   LiveOptions options = Options();
-  options.input = dir_.File("host.mp4");
-  options.picture_in_picture = true;
-  ASSERT_OK(WriteHostVideo(options.input, HostPcm({{"Click the link below to buy it now."}})));
+  options.input.path = dir_.File("host.mp4");
+  options.look.picture_in_picture = true;
+  ASSERT_OK(WriteHostVideo(options.input.path, HostPcm({{"Click the link below to buy it now."}})));
   absl::StatusOr<nlohmann::json> report = Run(options, "");
   ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
   // The output's inset (top right of 320x180) shows the host's colour of that
   // second, 100 ms behind (in step with the host voice pass-through).
   absl::StatusOr<std::unique_ptr<compose::VideoBackground>> video =
-      compose::VideoBackground::Open(options.outputs[0], 320, 180, compose::BackgroundFit::kStretch);
+      compose::VideoBackground::Open(options.outputs.destinations[0], 320, 180, compose::BackgroundFit::kStretch);
   ASSERT_OK(video);
   for (int second = 0; second < 3; ++second) {
     absl::StatusOr<const VideoFrame*> frame = (*video)->FrameAt(MediaTime::Millis(1000 * second + 600));
@@ -437,8 +437,8 @@ TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
 
   // Sources without a picture say so before anything is written.
   LiveOptions no_video = Options();
-  no_video.outputs = {dir_.File("none.mp4")};
-  no_video.picture_in_picture = true;
+  no_video.outputs.destinations = {dir_.File("none.mp4")};
+  no_video.look.picture_in_picture = true;
   report = Run(no_video, HostPcm({{"Hello."}}));
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("--pip"));
@@ -447,14 +447,14 @@ TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
 
 TEST_F(LiveJobTest, TheLookTakesTheSameFlagsAsRender) {
   LiveOptions options = Options();
-  options.background = "#203040";
-  options.subtitle_style = "box";
-  options.title = "Lin|Live from Hangzhou";
-  options.avatar_path = LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber/pngtuber.json";
+  options.look.background = "#203040";
+  options.look.subtitle_style = "box";
+  options.look.title = "Lin|Live from Hangzhou";
+  options.look.avatar_path = LINGCAST_SOURCE_DIR "/examples/avatars/pngtuber/pngtuber.json";
   absl::StatusOr<nlohmann::json> report = Run(options, HostPcm({{"Click the link below to buy it now."}}));
   ASSERT_OK(report);
   absl::StatusOr<std::unique_ptr<compose::VideoBackground>> video =
-      compose::VideoBackground::Open(options.outputs[0], 320, 180, compose::BackgroundFit::kStretch);
+      compose::VideoBackground::Open(options.outputs.destinations[0], 320, 180, compose::BackgroundFit::kStretch);
   ASSERT_OK(video);
   absl::StatusOr<const VideoFrame*> frame = (*video)->FrameAt(MediaTime::Seconds(2));
   ASSERT_OK(frame);
@@ -465,10 +465,10 @@ TEST_F(LiveJobTest, TheLookTakesTheSameFlagsAsRender) {
 
   // A bad look is refused before anything is written.
   for (auto bad : std::vector<std::function<void(LiveOptions&)>>{
-           [](LiveOptions& o) { o.background = "#12345"; }, [](LiveOptions& o) { o.subtitle_style = "neon"; },
-           [this](LiveOptions& o) { o.avatar_path = dir_.File("missing.json"); }}) {
+           [](LiveOptions& o) { o.look.background = "#12345"; }, [](LiveOptions& o) { o.look.subtitle_style = "neon"; },
+           [this](LiveOptions& o) { o.look.avatar_path = dir_.File("missing.json"); }}) {
     LiveOptions wrong = Options();
-    wrong.outputs = {dir_.File("wrong.mp4")};
+    wrong.outputs.destinations = {dir_.File("wrong.mp4")};
     bad(wrong);
     report = Run(wrong, HostPcm({{"Hello."}}));
     EXPECT_FALSE(report.ok());
@@ -514,8 +514,8 @@ TEST_F(LiveJobTest, AnotherSampleFormatIsConvertedAndAnUnknownCodecIsNamed) {
     for (int channel = 0; channel < 2; ++channel) data.append(reinterpret_cast<const char*>(&sample), 4);
   }
   LiveOptions options = Options();
-  options.input = dir_.File("host_44k_s32_stereo.wav");
-  WriteWav(options.input, 1, 44100, 2, 32, data);
+  options.input.path = dir_.File("host_44k_s32_stereo.wav");
+  WriteWav(options.input.path, 1, 44100, 2, 32, data);
   absl::StatusOr<nlohmann::json> report = Run(options, "");
   ASSERT_OK(report);
   EXPECT_EQ(Lines(*report), (std::vector<int>{4}));
@@ -523,50 +523,50 @@ TEST_F(LiveJobTest, AnotherSampleFormatIsConvertedAndAnUnknownCodecIsNamed) {
 
   // A codec libav does not know in a WAV: one line naming the file, nothing written.
   LiveOptions unknown = Options();
-  unknown.outputs = {dir_.File("unknown.mp4")};
-  unknown.input = dir_.File("odd_codec.wav");
-  WriteWav(unknown.input, 0x7777, 16000, 1, 16, std::string(32000, '\x11'));
+  unknown.outputs.destinations = {dir_.File("unknown.mp4")};
+  unknown.input.path = dir_.File("odd_codec.wav");
+  WriteWav(unknown.input.path, 0x7777, 16000, 1, 16, std::string(32000, '\x11'));
   report = Run(unknown, "");
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("odd_codec.wav"));
-  EXPECT_FALSE(std::filesystem::exists(unknown.outputs[0]));
+  EXPECT_FALSE(std::filesystem::exists(unknown.outputs.destinations[0]));
 }
 
 TEST_F(LiveJobTest, AScriptInAnotherLanguageIsRefusedBeforeAnythingIsWritten) {
   LiveOptions options = Options();
-  std::ofstream(options.script_path, std::ios::trunc) << "zh: 大家好 | \n";
+  std::ofstream(options.translation.script_path, std::ios::trunc) << "zh: 大家好 | \n";
   absl::StatusOr<nlohmann::json> report = Run(options, HostPcm({{"Hello."}}));
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("has no line in en"));
-  EXPECT_FALSE(std::filesystem::exists(options.outputs[0]));
+  EXPECT_FALSE(std::filesystem::exists(options.outputs.destinations[0]));
 }
 
 TEST_F(LiveJobTest, BadInputsAndOutputsAreClearErrors) {
   LiveOptions options = Options();
-  options.input = std::string(LINGCAST_SOURCE_DIR) + "/src/avatar/testdata/avatar_A.png";
+  options.input.path = std::string(LINGCAST_SOURCE_DIR) + "/src/avatar/testdata/avatar_A.png";
   absl::StatusOr<nlohmann::json> report = Run(options, "");
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("avatar_A.png"));
 
   options = Options();
-  options.input = dir_.File("missing.wav");
+  options.input.path = dir_.File("missing.wav");
   report = Run(options, "");
   EXPECT_EQ(report.status().code(), absl::StatusCode::kNotFound);
 
   options = Options();
-  options.outputs = {"gopher://example.com/stream"};
+  options.outputs.destinations = {"gopher://example.com/stream"};
   report = Run(options, "");
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("gopher"));
 
   options = Options();
-  options.input = "rtmp://127.0.0.1:1/live/host";  // nothing listens there
+  options.input.path = "rtmp://127.0.0.1:1/live/host";  // nothing listens there
   report = Run(options, "");
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("rtmp://127.0.0.1:1/live/host: cannot connect"));
-  EXPECT_FALSE(std::filesystem::exists(Options().outputs[0]));
+  EXPECT_FALSE(std::filesystem::exists(Options().outputs.destinations[0]));
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "app/live_options.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "app/engine_registry.h"
@@ -19,75 +17,114 @@ absl::StatusOr<LiveClock> ParseLiveClock(const std::string& text) {
       absl::StrCat("--clock: unknown clock \"", text, "\" (expected realtime or simulated)"));
 }
 
-absl::Status ValidateLiveOptions(const LiveOptions& options) {
-  if (options.input.empty()) {
+absl::Status ValidateInputConfig(const InputConfig& input) {
+  if (input.path.empty()) {
     return absl::InvalidArgumentError("no input: give --in FILE (played at real time) or --in - (raw PCM on stdin)");
   }
-  if (options.outputs.empty()) {
+  if (input.source_timeout < MediaTime::Millis(100)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--source-timeout %.2f s is too short (at least 0.1 s)", input.source_timeout.seconds()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RecognizerChoice> ValidateRecognitionConfig(const RecognitionConfig& recognition, Language source,
+                                                           bool follows_script) {
+  LC_ASSIGN_OR_RETURN(RecognizerChoice choice, ResolveRecognizer(kUsedByLive, recognition.engine, recognition.model_dir,
+                                                                 source, "--source", follows_script));
+  LC_RETURN_IF_ERROR(ParseZhScriptFlag(recognition.zh_script).status());
+  return choice;
+}
+
+absl::Status ValidateTranslationConfig(const TranslationConfig& translation) {
+  LC_RETURN_IF_ERROR(CheckMarianModelFlag(translation.engines, translation.marian_model_dir));
+  if (translation.control_in_process && !translation.control_path.empty()) {
+    return absl::InvalidArgumentError("--control: this session takes its corrections from the API");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateVoiceConfig(const VoiceConfig& voice) {
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, voice.engine, kUsedByLive, "--tts"));
+  const EngineInfo& engine = *FindEngine(EngineRole::kVoice, voice.engine, kUsedByLive);
+  if (engine.needs_model_dir && voice.model_dir.empty()) {
+    return absl::InvalidArgumentError("--tts vits needs a checkpoint directory: give --tts-model DIR (docs/models.md)");
+  }
+  if (!engine.needs_model_dir && !voice.model_dir.empty()) {
+    return absl::InvalidArgumentError("--tts-model is a VITS checkpoint: give it with --tts vits");
+  }
+  if (engine.needs_model_dir && (!voice.voice_zh.empty() || !voice.voice_en.empty())) {
+    return absl::InvalidArgumentError("--voice-zh / --voice-en choose espeak-ng voices; a vits checkpoint has one voice");
+  }
+  if (voice.rate < 0.5 || voice.rate > 2.0) {
+    return absl::InvalidArgumentError(absl::StrFormat("--rate %.2f is outside 0.5..2", voice.rate));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateLookConfig(const LookConfig& look) {
+  if (look.fps < 1 || look.fps > 120) {
+    return absl::InvalidArgumentError(absl::StrCat("--fps ", look.fps, " is outside 1..120"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateOutputsConfig(const OutputsConfig& outputs) {
+  if (outputs.destinations.empty()) {
     return absl::InvalidArgumentError("no output: give --out FILE.mp4, hls:DIR, rtmp://... or srt://... (repeatable)");
   }
+  if (outputs.crf < 0 || outputs.crf > 51) {
+    return absl::InvalidArgumentError(absl::StrCat("--crf ", outputs.crf, " is outside 0..51"));
+  }
+  if (outputs.bitrate_kbps < 100 || outputs.bitrate_kbps > 100'000) {
+    return absl::InvalidArgumentError(absl::StrCat("--bitrate ", outputs.bitrate_kbps, " is outside 100..100000 kbit/s"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateTimingConfig(const TimingConfig& timing) {
+  if (timing.max_lag < MediaTime::Millis(500) || timing.max_lag > MediaTime::Seconds(120)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--max-lag %.1f s is outside 0.5..120 s", timing.max_lag.seconds()));
+  }
+  if (timing.max_speedup < 1.0 || timing.max_speedup > 2.0) {
+    return absl::InvalidArgumentError(absl::StrFormat("--max-speedup %.2f is outside 1..2", timing.max_speedup));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateLiveOptions(const LiveOptions& options) {
+  LC_RETURN_IF_ERROR(ValidateInputConfig(options.input));
+  LC_RETURN_IF_ERROR(ValidateOutputsConfig(options.outputs));
   if (options.source == options.target) {
     return absl::InvalidArgumentError(absl::StrCat("--source and --target are both ",
                                                    std::string(LanguageCode(options.source)),
                                                    ": live interprets between zh and en"));
   }
-  LC_RETURN_IF_ERROR(CheckMarianModelFlag(options.engines, options.marian_model_dir));
-  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, options.tts_engine, kUsedByLive, "--tts"));
-  if (options.tts_engine == "vits" && options.tts_model_dir.empty()) {
-    return absl::InvalidArgumentError("--tts vits needs a checkpoint directory: give --tts-model DIR (docs/models.md)");
-  }
-  if (options.tts_engine != "vits" && !options.tts_model_dir.empty()) {
-    return absl::InvalidArgumentError("--tts-model is a VITS checkpoint: give it with --tts vits");
-  }
-  if (options.tts_engine == "vits" && (!options.voice_zh.empty() || !options.voice_en.empty())) {
-    return absl::InvalidArgumentError("--voice-zh / --voice-en choose espeak-ng voices; a vits checkpoint has one voice");
-  }
+  LC_RETURN_IF_ERROR(ValidateTranslationConfig(options.translation));
+  LC_RETURN_IF_ERROR(ValidateVoiceConfig(options.voice));
   LC_ASSIGN_OR_RETURN(const RecognizerChoice asr,
-                      ResolveRecognizer(options.asr_engine, options.asr_model_dir, options.source, "--source",
-                                        /*follows_script=*/!options.script_path.empty()));
-  LC_RETURN_IF_ERROR(ParseZhScriptFlag(options.zh_script).status());
-  const bool any_neural = asr.engine == "whisper" || options.tts_engine != "espeak" ||
-                          std::find(options.engines.begin(), options.engines.end(), "marian") != options.engines.end();
+                      ValidateRecognitionConfig(options.recognition, options.source,
+                                                /*follows_script=*/!options.translation.script_path.empty()));
+  // What the parts must agree on.
+  const bool any_neural = AnyNeuralEngine(EngineRole::kRecognizer, {asr.engine}) ||
+                          AnyNeuralEngine(EngineRole::kVoice, {options.voice.engine}) ||
+                          AnyNeuralEngine(EngineRole::kTranslator, options.translation.engines);
   if (options.neural.given() && !any_neural) {
     return absl::InvalidArgumentError(
         "--device and --dtype place the neural engines: use them with --asr whisper, --engine marian or --tts vits");
   }
-  if (options.picture_in_picture && (options.input == "-" || AudioFileReader::IsUrl(options.input))) {
+  if (options.look.picture_in_picture &&
+      (options.input.path == "-" || AudioFileReader::IsUrl(options.input.path))) {
     return absl::InvalidArgumentError(
         "--pip shows the video of a media file given as --in; stdin and network sources are audio only here");
   }
-  if (options.control_in_process && !options.control_path.empty()) {
-    return absl::InvalidArgumentError("--control: this session takes its corrections from the API");
-  }
-  if (options.control_path == "-" && options.input == "-") {
+  if (options.translation.control_path == "-" && options.input.path == "-") {
     return absl::InvalidArgumentError(
         "--control - reads stdin, which --in - uses for the host's audio: give --control a file or FIFO");
   }
-  if (options.fps < 1 || options.fps > 120) {
-    return absl::InvalidArgumentError(absl::StrCat("--fps ", options.fps, " is outside 1..120"));
-  }
-  if (options.rate < 0.5 || options.rate > 2.0) {
-    return absl::InvalidArgumentError(absl::StrFormat("--rate %.2f is outside 0.5..2", options.rate));
-  }
-  if (options.max_lag < MediaTime::Millis(500) || options.max_lag > MediaTime::Seconds(120)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--max-lag %.1f s is outside 0.5..120 s", options.max_lag.seconds()));
-  }
-  if (options.max_speedup < 1.0 || options.max_speedup > 2.0) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--max-speedup %.2f is outside 1..2", options.max_speedup));
-  }
-  if (options.source_timeout < MediaTime::Millis(100)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--source-timeout %.2f s is too short (at least 0.1 s)", options.source_timeout.seconds()));
-  }
-  if (options.crf < 0 || options.crf > 51) {
-    return absl::InvalidArgumentError(absl::StrCat("--crf ", options.crf, " is outside 0..51"));
-  }
-  if (options.bitrate_kbps < 100 || options.bitrate_kbps > 100'000) {
-    return absl::InvalidArgumentError(absl::StrCat("--bitrate ", options.bitrate_kbps, " is outside 100..100000 kbit/s"));
-  }
-  return absl::OkStatus();
+  LC_RETURN_IF_ERROR(ValidateLookConfig(options.look));
+  return ValidateTimingConfig(options.timing);
 }
 
 }  // namespace lingcast

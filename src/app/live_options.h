@@ -1,13 +1,23 @@
 // Options of `lingcast live`, with their documented defaults, and the checks
 // that turn bad values into one clear line (exit 2) before anything starts.
+//
+// LiveOptions is a composition of one small config per concern (the input, the
+// recognition, the translation, the voice, the look, the outputs, the timing),
+// each with its defaults beside its fields and its own check. They are bound to
+// the command line once (app/live_flags.h; the server's session settings go
+// through the same binding), and the job hands each part to the code that uses
+// it (app/live_job.cc).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "app/neural_plugin.h"
+#include "app/studio.h"
+#include "app/whisper_recognizer.h"
 #include "core/media_time.h"
 #include "media/language.h"
 #include "mt/llm_translator.h"
@@ -21,86 +31,124 @@ enum class LiveClock {
   kSimulated,  // a simulated clock: the same pipeline as fast as the CPU allows, identical results
 };
 
-struct LiveOptions {
-  std::string input;                  // --in: a media file, a URL (rtmp://, srt://, ...) or "-" (s16le 16 kHz mono on stdin)
+// The host: where the audio comes from, and how much of the host's own voice
+// the viewer hears.
+struct InputConfig {
+  std::string path;                                   // --in: a media file, a URL (rtmp://, srt://, ...) or "-" (s16le 16 kHz mono on stdin)
   MediaTime source_timeout = MediaTime::Seconds(10);  // --source-timeout: a URL that does not answer or stalls
-  Language source = Language::kEn;    // --source: what the host speaks
+  bool passthrough = false;                           // --passthrough: the host's voice under the avatar's
+  double passthrough_gain_db = -6;                    // host voice level while the avatar is silent
+  double duck_db = -20;                               // ...and while the avatar speaks
+};
+absl::Status ValidateInputConfig(const InputConfig& input);
+
+// How the host is heard.
+struct RecognitionConfig {
   // --asr: the recognizer. auto: Whisper base when installed (models/, by
   // scripts/install-deps.sh), else pocketsphinx (English only); whisper: a
   // Whisper checkpoint (--asr-model DIR, default the installed base) through the
   // neural plug-in, for English and Mandarin hosts (app/whisper_recognizer.h).
-  std::string asr_engine = "auto";
-  std::string asr_model_dir;          // --asr-model: the Whisper checkpoint directory
+  std::string engine = "auto";
+  std::string model_dir;  // --asr-model: the Whisper checkpoint directory
   // --zh-script: Whisper's Mandarin in "simplified" (the default) or "traditional"
   // characters; the follower and the memory match either against the script.
   std::string zh_script = "simplified";
-  Language target = Language::kZh;    // --target: what the avatar speaks
-  std::vector<std::string> outputs;   // --out (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...
-  std::string script_path;            // --script: followed lines commit their own translation
-  std::vector<std::string> memory_paths;  // --tm (repeatable): more translation memory
-  std::string glossary_path;          // --glossary
+};
+// The recognizer `recognition` resolves to for a host speaking `source` (who
+// follows a script when `follows_script`); InvalidArgument for an unknown
+// engine, a bad --zh-script, or a language no installed recognizer hears.
+absl::StatusOr<RecognizerChoice> ValidateRecognitionConfig(const RecognitionConfig& recognition, Language source,
+                                                           bool follows_script);
+
+// What the avatar says: the script's own translations, the memory, and the
+// fallback engines for off-script speech; and the operator's corrections.
+struct TranslationConfig {
+  std::string script_path;                    // --script: followed lines commit their own translation
+  std::vector<std::string> memory_paths;      // --tm (repeatable): more translation memory
+  std::string glossary_path;                  // --glossary
   std::vector<std::string> engines = {"tm"};  // --engine: fallback translators for off-script speech
   // Off-script speech with a fallback engine: a provisional translation on the
   // subtitle as the host speaks, re-translated at each partial hypothesis
   // (docs/live.md, "Ad-libs as they are spoken"). --no-provisional: off.
   bool provisional_captions = true;
-  LlmConfig llm;                      // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
-  std::string marian_model_dir;       // --marian-model: the Marian checkpoint for --engine marian
-  std::string control_path;           // --control PATH|-: the operator's corrections (live_control.h); empty: none
-  std::string corrections_path;       // --corrections FILE: corrections of earlier shows, and where new ones are kept
+  LlmConfig llm;                 // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
+  std::string marian_model_dir;  // --marian-model: the Marian checkpoint for --engine marian
+  std::string control_path;      // --control PATH|-: the operator's corrections (live_control.h); empty: none
+  std::string corrections_path;  // --corrections FILE: corrections of earlier shows, and where new ones are kept
+  // For the server: corrections come from LiveJob::SubmitCorrection instead of
+  // a --control file (not both). No CLI flag.
+  bool control_in_process = false;
+};
+absl::Status ValidateTranslationConfig(const TranslationConfig& translation);
 
-  int width = 1280;                   // --size WxH
-  int height = 720;
-  int fps = 30;                       // --fps
-  std::string voice_zh;               // --voice-zh (empty: cmn-latn-pinyin)
-  std::string voice_en;               // --voice-en (empty: en-us)
+// How the avatar sounds.
+struct VoiceConfig {
   // --tts: the avatar's voice. auto: the installed neural voices (Piper
   // en_US-joe-medium for English), espeak-ng for a language without one
   // (app/studio.h ChooseStudioVoice); espeak: espeak-ng only; vits: a VITS /
   // MMS-TTS / Piper checkpoint (--tts-model DIR) alone, which speaks its own
   // language only.
-  std::string tts_engine = "auto";
-  std::string tts_model_dir;          // --tts-model: the VITS checkpoint directory
-  NeuralDeviceFlags neural;           // --device, --dtype: where the neural engines above run
-  double rate = 1.0;                  // --rate: the avatar's normal speaking rate
-  // The look, as `render` takes it (app/studio.h).
-  std::string avatar_path;                 // --avatar RIG.json (empty: the built-in presenter)
-  std::string background = "studio";       // --background studio|#RRGGBB|FILE (image or video)
-  std::string background_fit = "cover";    // --background-fit cover|contain|stretch
-  std::string subtitle_style = "outline";  // --subtitle-style outline|box|shadow
-  std::string title;                       // --title "NAME|SUBTITLE": a lower third for the first seconds
+  std::string engine = "auto";
+  std::string model_dir;  // --tts-model: the VITS checkpoint directory
+  std::string voice_zh;   // --voice-zh (empty: cmn-latn-pinyin)
+  std::string voice_en;   // --voice-en (empty: en-us)
+  double rate = 1.0;      // --rate: the avatar's normal speaking rate
+};
+absl::Status ValidateVoiceConfig(const VoiceConfig& voice);
 
-  LagPolicy lag_policy = LagPolicy::kSpeedUp;       // --lag-policy speedup|shorten|skip
-  MediaTime max_lag = MediaTime::Seconds(4);        // --max-lag SECONDS
-  double max_speedup = 1.5;                         // --max-speedup (speedup policy)
-  MediaTime line_gap = MediaTime::Millis(250);      // pause between two queued lines
-  MediaTime subtitle_linger = MediaTime::Millis(1500);  // a line's subtitle stays after its speech
+// What the viewer sees: the look `render` takes too (StudioLook: --size,
+// --avatar, --background, --background-fit, --subtitle-style, --title), the
+// frame rate, the motion's seed and the host's picture.
+struct LookConfig : StudioLook {
+  int fps = 30;                     // --fps
+  uint32_t seed = 1;                // --seed (blinks, idle motion)
+  bool picture_in_picture = false;  // --pip: the source's video in a corner (--in must be a file with video)
+};
+absl::Status ValidateLookConfig(const LookConfig& look);
 
-  bool passthrough = false;           // --passthrough: the host's voice under the avatar's
-  double passthrough_gain_db = -6;    // host voice level while the avatar is silent
-  double duck_db = -20;               // ...and while the avatar speaks
-  bool picture_in_picture = false;    // --pip: the source's video in a corner (--in must be a file with video)
-
-  LiveClock clock = LiveClock::kRealtime;  // --clock realtime|simulated
-  std::string report_path;            // --report FILE.json
-  std::string preset = "veryfast";    // --preset (x264)
-  int crf = 23;                       // --crf (files); live outputs use --bitrate
-  int bitrate_kbps = 2500;            // --bitrate (kbit/s, network outputs)
-  uint32_t seed = 1;                  // --seed (blinks, idle motion)
-  bool quiet = false;                 // --quiet: no status line
-  bool json = false;                  // --json: the summary as JSON on stdout
-
+// Where the show goes, and how it is encoded.
+struct OutputsConfig {
+  std::vector<std::string> destinations;  // --out (repeatable): FILE.mp4, hls:DIR, rtmp://..., srt://...
+  std::string preset = "veryfast";        // --preset (x264)
+  int crf = 23;                           // --crf (files); live outputs use --bitrate
+  int bitrate_kbps = 2500;                // --bitrate (kbit/s, network outputs)
   // For programs that embed the job (and tests): called on the network outputs'
   // sender threads after each packet was sent. Optional; no CLI flag.
   PacketWrittenObserver on_packet_written;
-  // For the server: corrections come from LiveJob::SubmitCorrection instead of
-  // a --control file (not both). No CLI flag.
-  bool control_in_process = false;
+};
+absl::Status ValidateOutputsConfig(const OutputsConfig& outputs);
+
+// When lines are spoken, and on which clock.
+struct TimingConfig {
+  LagPolicy lag_policy = LagPolicy::kSpeedUp;           // --lag-policy speedup|shorten|skip
+  MediaTime max_lag = MediaTime::Seconds(4);            // --max-lag SECONDS
+  double max_speedup = 1.5;                             // --max-speedup (speedup policy)
+  MediaTime line_gap = MediaTime::Millis(250);          // pause between two queued lines
+  MediaTime subtitle_linger = MediaTime::Millis(1500);  // a line's subtitle stays after its speech
+  LiveClock clock = LiveClock::kRealtime;               // --clock realtime|simulated
+};
+absl::Status ValidateTimingConfig(const TimingConfig& timing);
+
+struct LiveOptions {
+  Language source = Language::kEn;  // --source: what the host speaks
+  Language target = Language::kZh;  // --target: what the avatar speaks
+  InputConfig input;
+  RecognitionConfig recognition;
+  TranslationConfig translation;
+  VoiceConfig voice;
+  NeuralDeviceFlags neural;  // --device, --dtype: where the neural engines of all three above run
+  LookConfig look;
+  OutputsConfig outputs;
+  TimingConfig timing;
+  std::string report_path;  // --report FILE.json
+  bool quiet = false;       // --quiet: no status line
+  bool json = false;        // --json: the summary as JSON on stdout
 };
 
 absl::StatusOr<LiveClock> ParseLiveClock(const std::string& text);
 
-// Everything that can be checked without touching engines, files or networks.
+// Everything that can be checked without touching engines, files or networks:
+// each part by its own check, then what the parts must agree on.
 absl::Status ValidateLiveOptions(const LiveOptions& options);
 
 }  // namespace lingcast

@@ -27,8 +27,8 @@ using testing_util::ScratchDir;
 
 LiveOptions Valid() {
   LiveOptions options;
-  options.input = "host.wav";
-  options.outputs = {"out.mp4"};
+  options.input.path = "host.wav";
+  options.outputs.destinations = {"out.mp4"};
   return options;
 }
 
@@ -38,8 +38,8 @@ TEST(LiveOptionsTest, AMandarinHostNeedsWhisper) {
   LiveOptions options = Valid();
   options.source = Language::kZh;
   options.target = Language::kEn;
-  options.asr_engine = "whisper";
-  options.asr_model_dir = "models/whisper-small";
+  options.recognition.engine = "whisper";
+  options.recognition.model_dir = "models/whisper-small";
   EXPECT_OK(ValidateLiveOptions(options));
 }
 
@@ -49,46 +49,46 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {[](LiveOptions& o) { o.input.clear(); }, "no input"},
-      {[](LiveOptions& o) { o.outputs.clear(); }, "no output"},
+      {[](LiveOptions& o) { o.input.path.clear(); }, "no input"},
+      {[](LiveOptions& o) { o.outputs.destinations.clear(); }, "no output"},
       {[](LiveOptions& o) { o.target = Language::kEn; }, "both en"},
       {[](LiveOptions& o) {
          o.source = Language::kZh;
          o.target = Language::kEn;
        },
        "--source zh: pocketsphinx hears only English"},
-      {[](LiveOptions& o) { o.asr_engine = "whispr"; }, "unknown --asr \"whispr\""},
-      {[](LiveOptions& o) { o.asr_engine = "whisper"; }, "--asr whisper: "},
+      {[](LiveOptions& o) { o.recognition.engine = "whispr"; }, "unknown --asr \"whispr\""},
+      {[](LiveOptions& o) { o.recognition.engine = "whisper"; }, "--asr whisper: "},
       {[](LiveOptions& o) {
-         o.asr_engine = "pocketsphinx";
-         o.asr_model_dir = "models/whisper-small";
+         o.recognition.engine = "pocketsphinx";
+         o.recognition.model_dir = "models/whisper-small";
        },
        "give it with --asr whisper"},
-      {[](LiveOptions& o) { o.engines = {"tm", "marian"}; }, "give --marian-model DIR"},
-      {[](LiveOptions& o) { o.marian_model_dir = "models/opus-mt-en-zh"; }, "add marian to --engine"},
-      {[](LiveOptions& o) { o.tts_engine = "festival"; }, "unknown --tts \"festival\" (use auto, espeak or vits)"},
-      {[](LiveOptions& o) { o.tts_engine = "vits"; }, "give --tts-model DIR"},
-      {[](LiveOptions& o) { o.tts_model_dir = "models/mms-tts-eng"; }, "give it with --tts vits"},
+      {[](LiveOptions& o) { o.translation.engines = {"tm", "marian"}; }, "give --marian-model DIR"},
+      {[](LiveOptions& o) { o.translation.marian_model_dir = "models/opus-mt-en-zh"; }, "add marian to --engine"},
+      {[](LiveOptions& o) { o.voice.engine = "festival"; }, "unknown --tts \"festival\" (use auto, espeak or vits)"},
+      {[](LiveOptions& o) { o.voice.engine = "vits"; }, "give --tts-model DIR"},
+      {[](LiveOptions& o) { o.voice.model_dir = "models/mms-tts-eng"; }, "give it with --tts vits"},
       {[](LiveOptions& o) {
-         o.tts_engine = "vits";
-         o.tts_model_dir = "models/mms-tts-eng";
-         o.voice_en = "en-gb";
+         o.voice.engine = "vits";
+         o.voice.model_dir = "models/mms-tts-eng";
+         o.voice.voice_en = "en-gb";
        },
        "a vits checkpoint has one voice"},
       {[](LiveOptions& o) {
-         o.tts_engine = "espeak";
+         o.voice.engine = "espeak";
          o.neural.device = "cuda";
        },
        "--device and --dtype place the neural engines"},
       {[](LiveOptions& o) {
-         o.tts_engine = "espeak";
+         o.voice.engine = "espeak";
          o.neural.dtype = "bfloat16";
        },
        "use them with --asr whisper"},
-      {[](LiveOptions& o) { o.fps = 0; }, "--fps"},
-      {[](LiveOptions& o) { o.max_lag = MediaTime::Millis(100); }, "--max-lag"},
-      {[](LiveOptions& o) { o.max_speedup = 3; }, "--max-speedup"},
-      {[](LiveOptions& o) { o.rate = 5; }, "--rate"},
+      {[](LiveOptions& o) { o.look.fps = 0; }, "--fps"},
+      {[](LiveOptions& o) { o.timing.max_lag = MediaTime::Millis(100); }, "--max-lag"},
+      {[](LiveOptions& o) { o.timing.max_speedup = 3; }, "--max-speedup"},
+      {[](LiveOptions& o) { o.voice.rate = 5; }, "--rate"},
   };
   // No Whisper installed (the auto recognizer falls back to pocketsphinx).
   const char* old_models = std::getenv("LINGCAST_MODELS");
@@ -112,10 +112,10 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
 
 TEST(LiveOptionsTest, ZhScriptIsSimplifiedOrTraditional) {
   LiveOptions options = Valid();
-  EXPECT_EQ(options.zh_script, "simplified");
-  options.zh_script = "traditional";
+  EXPECT_EQ(options.recognition.zh_script, "simplified");
+  options.recognition.zh_script = "traditional";
   EXPECT_OK(ValidateLiveOptions(options));
-  options.zh_script = "cursive";
+  options.recognition.zh_script = "cursive";
   const absl::Status status = ValidateLiveOptions(options);
   EXPECT_EQ(ExitCodeFor(status), 2) << status;
   EXPECT_EQ(status.message(), "unknown --zh-script \"cursive\" (use simplified or traditional)");

@@ -122,7 +122,7 @@ TEST(RecognizerChoice, AutoTakesTheInstalledWhisperBaseForBothLanguages) {
   ScopedModelsRoot models(root.path());
   for (const std::optional<Language> language : {std::optional(Language::kEn), std::optional(Language::kZh),
                                                  std::optional<Language>()}) {
-    absl::StatusOr<RecognizerChoice> choice = ResolveRecognizer("auto", "", language, "--source");
+    absl::StatusOr<RecognizerChoice> choice = ResolveRecognizer(kUsedByLive, "auto", "", language, "--source");
     if (!NeuralEnginesBuilt()) {
       EXPECT_EQ(choice.ok(), language == Language::kEn);
       continue;
@@ -133,20 +133,20 @@ TEST(RecognizerChoice, AutoTakesTheInstalledWhisperBaseForBothLanguages) {
   }
   if (NeuralEnginesBuilt()) {
     // --asr whisper without --asr-model takes it too; a given directory wins.
-    EXPECT_EQ(ResolveRecognizer("whisper", "", Language::kZh, "--source")->model_dir, root.File("whisper-base"));
-    EXPECT_EQ(ResolveRecognizer("auto", "/my/whisper", Language::kZh, "--source")->model_dir, "/my/whisper");
+    EXPECT_EQ(ResolveRecognizer(kUsedByLive, "whisper", "", Language::kZh, "--source")->model_dir, root.File("whisper-base"));
+    EXPECT_EQ(ResolveRecognizer(kUsedByLive, "auto", "/my/whisper", Language::kZh, "--source")->model_dir, "/my/whisper");
     EXPECT_TRUE(CheckSpeechRecognizer(true).ok);
   }
   // An English host following a script keeps pocketsphinx (its script mode); a
   // Mandarin one has Whisper.
-  const absl::StatusOr<RecognizerChoice> scripted = ResolveRecognizer("auto", "", Language::kEn, "--source", true);
+  const absl::StatusOr<RecognizerChoice> scripted = ResolveRecognizer(kUsedByLive, "auto", "", Language::kEn, "--source", true);
   ASSERT_OK(scripted);
   EXPECT_EQ(scripted->engine, "pocketsphinx");
   if (NeuralEnginesBuilt()) {
-    EXPECT_EQ(ResolveRecognizer("auto", "", Language::kZh, "--source", true)->engine, "whisper");
-    EXPECT_EQ(ResolveRecognizer("whisper", "", Language::kEn, "--source", true)->engine, "whisper");
+    EXPECT_EQ(ResolveRecognizer(kUsedByLive, "auto", "", Language::kZh, "--source", true)->engine, "whisper");
+    EXPECT_EQ(ResolveRecognizer(kUsedByLive, "whisper", "", Language::kEn, "--source", true)->engine, "whisper");
   }
-  const absl::StatusOr<RecognizerChoice> pocketsphinx = ResolveRecognizer("pocketsphinx", "", Language::kEn, "--source");
+  const absl::StatusOr<RecognizerChoice> pocketsphinx = ResolveRecognizer(kUsedByLive, "pocketsphinx", "", Language::kEn, "--source");
   ASSERT_OK(pocketsphinx);
   EXPECT_EQ(pocketsphinx->engine, "pocketsphinx");
 }
@@ -154,19 +154,19 @@ TEST(RecognizerChoice, AutoTakesTheInstalledWhisperBaseForBothLanguages) {
 TEST(RecognizerChoice, WithoutWhisperAutoFallsBackToPocketsphinxForEnglishOnly) {
   ScratchDir empty;
   ScopedModelsRoot models(empty.path());
-  const absl::StatusOr<RecognizerChoice> english = ResolveRecognizer("auto", "", Language::kEn, "--source");
+  const absl::StatusOr<RecognizerChoice> english = ResolveRecognizer(kUsedByLive, "auto", "", Language::kEn, "--source");
   ASSERT_OK(english);
   EXPECT_EQ(english->engine, "pocketsphinx");
   EXPECT_THAT(english->reason, HasSubstr("no Whisper model installed"));
 
-  const absl::Status mandarin = ResolveRecognizer("auto", "", Language::kZh, "--source").status();
+  const absl::Status mandarin = ResolveRecognizer(kUsedByLive, "auto", "", Language::kZh, "--source").status();
   EXPECT_EQ(mandarin.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(mandarin.message()), HasSubstr("--source zh: pocketsphinx hears only English"));
   if (NeuralEnginesBuilt()) {
     EXPECT_THAT(std::string(mandarin.message()), HasSubstr("scripts/install-deps.sh"));
   }
 
-  const absl::Status whisper = ResolveRecognizer("whisper", "", Language::kEn, "--source").status();
+  const absl::Status whisper = ResolveRecognizer(kUsedByLive, "whisper", "", Language::kEn, "--source").status();
   EXPECT_EQ(whisper.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(whisper.message()), HasSubstr("--asr whisper: "));
   const DoctorCheck doctor = CheckSpeechRecognizer(NeuralEnginesBuilt());
@@ -176,13 +176,13 @@ TEST(RecognizerChoice, WithoutWhisperAutoFallsBackToPocketsphinxForEnglishOnly) 
 }
 
 TEST(RecognizerChoice, BadFlagsAreOneClearLine) {
-  EXPECT_THAT(std::string(ResolveRecognizer("kaldi", "", Language::kEn, "--source").status().message()),
+  EXPECT_THAT(std::string(ResolveRecognizer(kUsedByLive, "kaldi", "", Language::kEn, "--source").status().message()),
               HasSubstr("unknown --asr \"kaldi\" (use auto, whisper or pocketsphinx)"));
-  EXPECT_THAT(std::string(ResolveRecognizer("pocketsphinx", "/m", Language::kEn, "--source").status().message()),
+  EXPECT_THAT(std::string(ResolveRecognizer(kUsedByLive, "pocketsphinx", "/m", Language::kEn, "--source").status().message()),
               HasSubstr("--asr-model is a Whisper checkpoint"));
-  EXPECT_THAT(std::string(ResolveRecognizer("pocketsphinx", "", Language::kZh, "--lang").status().message()),
+  EXPECT_THAT(std::string(ResolveRecognizer(kUsedByLive, "pocketsphinx", "", Language::kZh, "--lang").status().message()),
               HasSubstr("--lang zh: pocketsphinx hears only English"));
-  EXPECT_THAT(std::string(ResolveRecognizer("pocketsphinx", "", std::nullopt, "--lang").status().message()),
+  EXPECT_THAT(std::string(ResolveRecognizer(kUsedByLive, "pocketsphinx", "", std::nullopt, "--lang").status().message()),
               HasSubstr("--lang auto: pocketsphinx hears only English"));
 }
 

@@ -9,6 +9,38 @@
 
 namespace lingcast {
 
+#ifdef LINGCAST_HAVE_NEURAL
+namespace {
+
+// The table, when the plug-in at `path` speaks this lingcast's ABI. Only the
+// first two fields are read before the version is known to match.
+absl::StatusOr<const NeuralPluginTable*> TableOf(void* library, const std::string& path) {
+  void* address = dlsym(library, kNeuralPluginTableSymbol);
+  if (address == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("neural plug-in ", path, " has no ", kNeuralPluginTableSymbol, ": rebuild it"));
+  }
+  const NeuralPluginTable* table = reinterpret_cast<NeuralPluginTableFn>(address)();
+  if (table == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat("neural plug-in ", path, " gave no table: rebuild it"));
+  }
+  if (table->abi_version != kNeuralPluginAbiVersion) {
+    return absl::FailedPreconditionError(absl::StrCat("neural plug-in ", path, " speaks ABI v", table->abi_version,
+                                                      "; this lingcast needs v", kNeuralPluginAbiVersion,
+                                                      ": rebuild it"));
+  }
+  if (table->struct_size != sizeof(NeuralPluginTable)) {
+    return absl::FailedPreconditionError(absl::StrCat("neural plug-in ", path, " has a table of ", table->struct_size,
+                                                      " bytes for ABI v", kNeuralPluginAbiVersion,
+                                                      "; this lingcast needs ", sizeof(NeuralPluginTable),
+                                                      ": rebuild it"));
+  }
+  return table;
+}
+
+}  // namespace
+#endif  // LINGCAST_HAVE_NEURAL
+
 absl::StatusOr<NeuralPlugin> NeuralPlugin::Open(const std::string& engine) {
 #ifdef LINGCAST_HAVE_NEURAL
   const char* override_path = std::getenv("LINGCAST_NEURAL_PLUGIN");
@@ -27,25 +59,15 @@ absl::StatusOr<NeuralPlugin> NeuralPlugin::Open(const std::string& engine) {
         absl::StrCat("cannot load the neural engines (", path, "): ", error ? error : "unknown error"));
   }
   (void)engine;
-  return NeuralPlugin(std::move(library), std::move(path));
+  // On an error the library is closed again as `library` goes.
+  absl::StatusOr<const NeuralPluginTable*> table = TableOf(library.get(), path);
+  if (!table.ok()) return table.status();
+  return NeuralPlugin(std::move(library), std::move(path), *table);
 #else
   return absl::FailedPreconditionError(absl::StrCat(
       "this lingcast was built without neural engines (libtorch not found): install libtorch-dev "
       "(scripts/install-deps.sh) and rebuild to use the ",
       engine, " engine"));
-#endif
-}
-
-absl::StatusOr<void*> NeuralPlugin::FindAddress(const char* symbol) const {
-#ifdef LINGCAST_HAVE_NEURAL
-  void* address = dlsym(library_.get(), symbol);
-  if (address == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(path_, " has no ", symbol, ": rebuild lingcast"));
-  }
-  return address;
-#else
-  (void)symbol;
-  return absl::FailedPreconditionError("this lingcast was built without neural engines");
 #endif
 }
 

@@ -2,14 +2,17 @@
 // when a command asks for a neural engine (--engine marian, whisper, vits).
 //
 // lingcast does not link libtorch (src/neural/marian_plugin.h says why); the
-// plug-in does, and exports one C entry point per engine. An engine made by the
-// plug-in must keep it loaded: wrap it with KeepLoaded's handle.
+// plug-in does, and exports one versioned table of entry points
+// (src/neural/plugin_table.h), checked when it is opened. An engine made by the
+// plug-in must keep it loaded: keep handle() beside it.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "neural/plugin_table.h"
 
 namespace lingcast {
 
@@ -29,16 +32,22 @@ inline constexpr char kDtypeFlagHelp[] =
 class NeuralPlugin {
  public:
   // Opens the plug-in built beside this lingcast (LINGCAST_NEURAL_PLUGIN env
-  // overrides the path). `engine` names the engine in the error a build without
-  // src/neural gives ("... to use --engine whisper").
+  // overrides the path) and takes its table. `engine` names the engine in the
+  // error a build without src/neural gives ("... to use --engine whisper"). A
+  // plug-in of another ABI version or table size is refused, one line, and
+  // closed again before anything in it is called:
+  //   neural plug-in PATH speaks ABI v2; this lingcast needs v1: rebuild it
   static absl::StatusOr<NeuralPlugin> Open(const std::string& engine);
 
-  // The entry point `symbol`, cast to the function type both sides agree on.
+  // The table's entry `entry` (&NeuralPluginTable::create_vits_tts, ...);
+  // FailedPrecondition when the plug-in was built without that engine.
   template <typename Function>
-  absl::StatusOr<Function> Find(const char* symbol) const {
-    absl::StatusOr<void*> address = FindAddress(symbol);
-    if (!address.ok()) return address.status();
-    return reinterpret_cast<Function>(*address);
+  absl::StatusOr<Function> Entry(Function NeuralPluginTable::*entry, const char* engine) const {
+    if (table_->*entry == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("neural plug-in ", path_, " was built without the ", engine, " engine: rebuild it"));
+    }
+    return table_->*entry;
   }
 
   // Keeps the library mapped for as long as an engine made by it lives.
@@ -46,12 +55,12 @@ class NeuralPlugin {
   const std::string& path() const { return path_; }
 
  private:
-  NeuralPlugin(std::shared_ptr<void> library, std::string path)
-      : library_(std::move(library)), path_(std::move(path)) {}
-  absl::StatusOr<void*> FindAddress(const char* symbol) const;
+  NeuralPlugin(std::shared_ptr<void> library, std::string path, const NeuralPluginTable* table)
+      : library_(std::move(library)), path_(std::move(path)), table_(table) {}
 
   std::shared_ptr<void> library_;
   std::string path_;
+  const NeuralPluginTable* table_;  // in the library: valid while library_ is held
 };
 
 }  // namespace lingcast

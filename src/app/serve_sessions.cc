@@ -116,40 +116,45 @@ const std::set<std::string>& RefusedSessionSettings() {
 
 absl::Status ConfineSessionPaths(LiveOptions& options, const ServeDirectories& directories) {
   const std::string& media = directories.media;
-  if (options.input == "-") {
+  if (options.input.path == "-") {
     return absl::InvalidArgumentError("setting \"in\": a session cannot read stdin; give a file or a URL");
   }
-  if (AudioFileReader::IsUrl(options.input)) {
-    if (!IsNetworkSource(options.input)) {
+  if (AudioFileReader::IsUrl(options.input.path)) {
+    if (!IsNetworkSource(options.input.path)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "setting \"in\": ", options.input, ": a session reads a file in --media-dir or an rtmp, rtmps, srt, rtsp, "
+          "setting \"in\": ", options.input.path,
+          ": a session reads a file in --media-dir or an rtmp, rtmps, srt, rtsp, "
           "http(s) or udp source"));
     }
   } else {
-    LC_ASSIGN_OR_RETURN(options.input, Confine("in", options.input, media, "--media-dir"));
-    LC_RETURN_IF_ERROR(CheckRegularFile("in", options.input));
+    LC_ASSIGN_OR_RETURN(options.input.path, Confine("in", options.input.path, media, "--media-dir"));
+    LC_RETURN_IF_ERROR(CheckRegularFile("in", options.input.path));
   }
-  LC_ASSIGN_OR_RETURN(options.script_path, Confine("script", options.script_path, media, "--media-dir"));
-  LC_RETURN_IF_ERROR(CheckRegularFile("script", options.script_path));
-  for (std::string& path : options.memory_paths) {
+  TranslationConfig& translation = options.translation;
+  LC_ASSIGN_OR_RETURN(translation.script_path, Confine("script", translation.script_path, media, "--media-dir"));
+  LC_RETURN_IF_ERROR(CheckRegularFile("script", translation.script_path));
+  for (std::string& path : translation.memory_paths) {
     LC_ASSIGN_OR_RETURN(path, Confine("tm", path, media, "--media-dir"));
   }
-  LC_ASSIGN_OR_RETURN(options.glossary_path, Confine("glossary", options.glossary_path, media, "--media-dir"));
-  LC_ASSIGN_OR_RETURN(options.avatar_path, Confine("avatar", options.avatar_path, media, "--media-dir"));
-  if (options.background != "studio" && !absl::StartsWith(options.background, "#")) {
-    LC_ASSIGN_OR_RETURN(options.background, Confine("background", options.background, media, "--media-dir"));
+  LC_ASSIGN_OR_RETURN(translation.glossary_path, Confine("glossary", translation.glossary_path, media, "--media-dir"));
+  LookConfig& look = options.look;
+  LC_ASSIGN_OR_RETURN(look.avatar_path, Confine("avatar", look.avatar_path, media, "--media-dir"));
+  if (look.background != "studio" && !absl::StartsWith(look.background, "#")) {
+    LC_ASSIGN_OR_RETURN(look.background, Confine("background", look.background, media, "--media-dir"));
   }
-  for (std::string& out : options.outputs) {
+  for (std::string& out : options.outputs.destinations) {
     LC_ASSIGN_OR_RETURN(const OutputSpec spec, ParseOutputSpec(out));
     if (spec.is_network()) continue;
     LC_ASSIGN_OR_RETURN(std::string target, Confine("out", spec.target, directories.output, "--output-dir"));
     out = spec.kind == OutputSpec::kHls ? absl::StrCat("hls:", target) : target;
   }
-  LC_ASSIGN_OR_RETURN(options.corrections_path,
-                      Confine("corrections", options.corrections_path, directories.output, "--output-dir"));
-  LC_ASSIGN_OR_RETURN(options.asr_model_dir, ConfineModel("asr_model", options.asr_model_dir, directories));
-  LC_ASSIGN_OR_RETURN(options.tts_model_dir, ConfineModel("tts_model", options.tts_model_dir, directories));
-  LC_ASSIGN_OR_RETURN(options.marian_model_dir, ConfineModel("marian_model", options.marian_model_dir, directories));
+  LC_ASSIGN_OR_RETURN(translation.corrections_path,
+                      Confine("corrections", translation.corrections_path, directories.output, "--output-dir"));
+  LC_ASSIGN_OR_RETURN(options.recognition.model_dir,
+                      ConfineModel("asr_model", options.recognition.model_dir, directories));
+  LC_ASSIGN_OR_RETURN(options.voice.model_dir, ConfineModel("tts_model", options.voice.model_dir, directories));
+  LC_ASSIGN_OR_RETURN(translation.marian_model_dir,
+                      ConfineModel("marian_model", translation.marian_model_dir, directories));
   return absl::OkStatus();
 }
 
@@ -157,7 +162,7 @@ absl::StatusOr<LiveOptions> SessionOptions(const nlohmann::json& settings, const
   LC_ASSIGN_OR_RETURN(LiveOptions options, LiveOptionsFromSettings(settings, RefusedSessionSettings()));
   LC_RETURN_IF_ERROR(ConfineSessionPaths(options, directories));
   options.quiet = true;
-  options.control_in_process = true;
+  options.translation.control_in_process = true;
   LC_RETURN_IF_ERROR(ValidateLiveOptions(options));
   return options;
 }

@@ -195,29 +195,29 @@ class ServeTest : public ::testing::Test {
 
 TEST_F(ServeTest, PathsAreTakenFromTheirDirectoriesAndKeptThere) {
   LiveOptions options;
-  options.input = "show.wav";
-  options.script_path = "show.script";
-  options.outputs = {"show.mp4", "hls:web/live", "rtmp://127.0.0.1/live/key"};
+  options.input.path = "show.wav";
+  options.translation.script_path = "show.script";
+  options.outputs.destinations = {"show.mp4", "hls:web/live", "rtmp://127.0.0.1/live/key"};
   ASSERT_OK(ConfineSessionPaths(options, directories_));
-  EXPECT_EQ(options.input, fs::weakly_canonical(media_ / "show.wav").string());
-  EXPECT_EQ(options.script_path, fs::weakly_canonical(media_ / "show.script").string());
-  EXPECT_EQ(options.outputs[0], fs::weakly_canonical(output_ / "show.mp4").string());
-  EXPECT_EQ(options.outputs[1], "hls:" + fs::weakly_canonical(output_ / "web/live").string());
-  EXPECT_EQ(options.outputs[2], "rtmp://127.0.0.1/live/key");
+  EXPECT_EQ(options.input.path, fs::weakly_canonical(media_ / "show.wav").string());
+  EXPECT_EQ(options.translation.script_path, fs::weakly_canonical(media_ / "show.script").string());
+  EXPECT_EQ(options.outputs.destinations[0], fs::weakly_canonical(output_ / "show.mp4").string());
+  EXPECT_EQ(options.outputs.destinations[1], "hls:" + fs::weakly_canonical(output_ / "web/live").string());
+  EXPECT_EQ(options.outputs.destinations[2], "rtmp://127.0.0.1/live/key");
 
   fs::create_symlink("/etc", media_ / "escape");
   for (const auto& [setting, mutate] : std::vector<std::pair<std::string, std::function<void(LiveOptions&)>>>{
-           {"in", [](LiveOptions& o) { o.input = "/etc/passwd"; }},
-           {"in", [](LiveOptions& o) { o.input = "../../../../etc/passwd"; }},
-           {"script", [](LiveOptions& o) { o.script_path = "escape/passwd"; }},
-           {"out", [](LiveOptions& o) { o.outputs = {"../elsewhere.mp4"}; }},
-           {"out", [](LiveOptions& o) { o.outputs = {"hls:/tmp"}; }},
-           {"corrections", [](LiveOptions& o) { o.corrections_path = "/tmp/corrections.txt"; }},
-           {"tm", [](LiveOptions& o) { o.memory_paths = {"/etc/hosts"}; }},
+           {"in", [](LiveOptions& o) { o.input.path = "/etc/passwd"; }},
+           {"in", [](LiveOptions& o) { o.input.path = "../../../../etc/passwd"; }},
+           {"script", [](LiveOptions& o) { o.translation.script_path = "escape/passwd"; }},
+           {"out", [](LiveOptions& o) { o.outputs.destinations = {"../elsewhere.mp4"}; }},
+           {"out", [](LiveOptions& o) { o.outputs.destinations = {"hls:/tmp"}; }},
+           {"corrections", [](LiveOptions& o) { o.translation.corrections_path = "/tmp/corrections.txt"; }},
+           {"tm", [](LiveOptions& o) { o.translation.memory_paths = {"/etc/hosts"}; }},
        }) {
     LiveOptions bad;
-    bad.input = "show.wav";
-    bad.outputs = {"show.mp4"};
+    bad.input.path = "show.wav";
+    bad.outputs.destinations = {"show.mp4"};
     mutate(bad);
     EXPECT_THAT(ConfineSessionPaths(bad, directories_),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(absl::StrCat("setting \"", setting, "\""))))
@@ -225,18 +225,18 @@ TEST_F(ServeTest, PathsAreTakenFromTheirDirectoriesAndKeptThere) {
   }
   for (const char* url : {"file:///etc/passwd", "pipe://0", "concat://a|b"}) {
     LiveOptions other_protocol;
-    other_protocol.input = url;
+    other_protocol.input.path = url;
     EXPECT_THAT(ConfineSessionPaths(other_protocol, directories_),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("setting \"in\"")))
         << url;
   }
   ASSERT_EQ(mkfifo((media_ / "fifo.wav").c_str(), 0600), 0);
   LiveOptions fifo;
-  fifo.input = "fifo.wav";
+  fifo.input.path = "fifo.wav";
   EXPECT_THAT(ConfineSessionPaths(fifo, directories_),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a regular file")));
   LiveOptions from_stdin;
-  from_stdin.input.assign(1, '-');
+  from_stdin.input.path.assign(1, '-');
   EXPECT_THAT(ConfineSessionPaths(from_stdin, directories_),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cannot read stdin")));
 }

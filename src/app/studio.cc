@@ -45,6 +45,11 @@ absl::StatusOr<std::unique_ptr<EspeakEngine>> MakeStudioVoice(const std::string&
   return EspeakEngine::Create(options);
 }
 
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeEspeakVoice(const VoiceEngineSettings& settings) {
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, MakeStudioVoice(settings.voice_zh, settings.voice_en));
+  return std::unique_ptr<TtsEngine>(std::move(espeak));
+}
+
 absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, const std::string& voice_zh,
                                                     const std::string& voice_en) {
   // The voices both render and live choose this way (live takes vits apart).
@@ -83,11 +88,11 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeStudioVoice(const StudioVoiceChoi
   std::shared_ptr<TtsEngine> fallback = std::move(espeak);
   auto neural_voice = [&](const std::string& dir, const char* engine_name) -> absl::StatusOr<std::shared_ptr<TtsEngine>> {
     if (dir.empty()) return fallback;
-    TtsCommandOptions options;
-    options.engine = engine_name;
-    options.model_dir = dir;
-    options.neural = neural;
-    LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> engine, MakeTtsEngine(options, logger));
+    VoiceEngineSettings settings;
+    settings.model_dir = dir;
+    settings.neural = neural;
+    settings.logger = logger;
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> engine, MakeVoice(engine_name, settings));
     return std::shared_ptr<TtsEngine>(std::move(engine));
   };
   LC_ASSIGN_OR_RETURN(std::shared_ptr<TtsEngine> english, neural_voice(choice.english_dir, "vits"));

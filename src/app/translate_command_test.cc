@@ -131,9 +131,9 @@ TEST(TranslateCommandTest, BadSetupsAreClearErrors) {
   EXPECT_THAT(std::string(f.Run(quantized_tm, "x\n", output).status().message()),
               HasSubstr("unknown --quantize \"int4\" (use none or int8)"));
 
-  EXPECT_FALSE(ParseEngines({"tm,gpt"}).ok());
-  EXPECT_FALSE(ParseEngines({"tm", "tm"}).ok());
-  EXPECT_EQ(*ParseEngines({"llm, tm"}), (std::vector<std::string>{"llm", "tm"}));
+  EXPECT_FALSE(ParseEngines({"tm,gpt"}, kUsedByTranslate).ok());
+  EXPECT_FALSE(ParseEngines({"tm", "tm"}, kUsedByTranslate).ok());
+  EXPECT_EQ(*ParseEngines({"llm, tm"}, kUsedByTranslate), (std::vector<std::string>{"llm", "tm"}));
 }
 
 TEST(TranslateCommandTest, InvalidUtf8InputStopsWithTheLineNumber) {

@@ -51,38 +51,14 @@ class PluginTranslator : public Translator {
   std::unique_ptr<Translator> inner_;
 };
 
-// The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
-// (app/neural_plugin.h, neural/marian_plugin.h).
-absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options, Logger& logger) {
-  if (options.marian_model_dir.empty()) {
-    return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
-  }
-  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("marian"));
-  LC_ASSIGN_OR_RETURN(CreateMarianTranslatorFn create, plugin.Find<CreateMarianTranslatorFn>(kCreateMarianTranslatorSymbol));
-  MarianPluginRequest request;
-  request.model_dir = options.marian_model_dir;
-  request.from = options.from;
-  request.to = options.to;
-  request.quantize = options.marian_quantize;
-  request.device = options.marian_device.device;
-  request.dtype = options.marian_device.dtype;
-  std::string placed_on;
-  request.placed_on = &placed_on;
-  absl::StatusOr<std::unique_ptr<Translator>> translator = absl::UnknownError("the plug-in did not answer");
-  create(request, translator);
-  if (!translator.ok()) return translator.status();
-  logger.Info("mt", "marian loaded", {{"model", options.marian_model_dir}, {"device", placed_on}});
-  return std::unique_ptr<Translator>(std::make_unique<PluginTranslator>(plugin.handle(), std::move(*translator)));
-}
-
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs) {
+absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs, EngineUse use) {
   std::vector<std::string> engines;
   for (const std::string& spec : specs) {
     for (absl::string_view piece : absl::StrSplit(spec, ',', absl::SkipWhitespace())) {
       std::string name(absl::StripAsciiWhitespace(piece));
-      LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kTranslator, name, kUsedByLive, "translation engine"));
+      LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kTranslator, name, use, "translation engine"));
       if (std::find(engines.begin(), engines.end(), name) != engines.end()) {
         return absl::InvalidArgumentError(absl::StrCat("translation engine \"", name, "\" is listed twice"));
       }
@@ -94,7 +70,7 @@ absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::str
 }
 
 absl::Status CheckMarianModelFlag(const std::vector<std::string>& engines, const std::string& model_dir) {
-  const bool marian = std::find(engines.begin(), engines.end(), "marian") != engines.end();
+  const bool marian = std::find(engines.begin(), engines.end(), "marian") != engines.end();  // --marian-model's own engine
   if (marian && model_dir.empty()) {
     return absl::InvalidArgumentError("--engine marian needs a checkpoint directory: give --marian-model DIR (docs/models.md)");
   }
@@ -113,12 +89,11 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
     return absl::InvalidArgumentError(
         absl::StrCat("unknown --quantize \"", options.marian_quantize, "\" (use none or int8)"));
   }
-  if (options.marian_quantize != "none" &&
-      std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end()) {
+  const bool neural = AnyNeuralEngine(EngineRole::kTranslator, options.engines);
+  if (options.marian_quantize != "none" && !neural) {
     return absl::InvalidArgumentError("--quantize applies to the marian engine only: add marian to --engine");
   }
-  if (options.marian_device.given() &&
-      std::find(options.engines.begin(), options.engines.end(), "marian") == options.engines.end()) {
+  if (options.marian_device.given() && !neural) {
     return absl::InvalidArgumentError("--device and --dtype apply to the marian engine only: add marian to --engine");
   }
   TranslationStack stack;
@@ -153,21 +128,11 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
   }
   std::vector<std::unique_ptr<Translator>> engines;
   for (const std::string& name : options.engines) {
-    if (name == "tm") {
-      if (options.memory_paths.empty() && !stack.corrections) {
-        return absl::InvalidArgumentError("the tm engine needs a translation memory: give --tm FILE (a script or a TSV/CSV of pairs)");
-      }
-      engines.push_back(std::make_unique<TmTranslator>(*stack.memory, options.threshold));
-    } else if (name == "llm") {
-      LC_ASSIGN_OR_RETURN(std::unique_ptr<LlmTranslator> llm,
-                          LlmTranslator::Create(LlmConfigFromEnvironment(options.llm), clock));
-      engines.push_back(std::move(llm));
-    } else if (name == "marian") {
-      LC_ASSIGN_OR_RETURN(std::unique_ptr<Translator> marian, MakeMarianTranslator(options, logger));
-      engines.push_back(std::move(marian));
-    } else {
+    if (FindEngine(EngineRole::kTranslator, name) == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("unknown translation engine \"", name, "\""));
     }
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<Translator> engine, MakeTranslator(name, options, stack, clock, logger));
+    engines.push_back(std::move(engine));
   }
   stack.chain = std::make_unique<TranslatorChain>(std::move(engines), clock);
   logger.Info("mt", "translation ready",
@@ -175,6 +140,49 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
                {"glossary_terms", std::to_string(stack.glossary ? stack.glossary->size() : 0)},
                {"engines", stack.chain->name()}});
   return stack;
+}
+
+absl::StatusOr<std::unique_ptr<Translator>> MakeMemoryTranslator(const TranslationOptions& options,
+                                                                 const TranslationStack& stack, Clock& /*clock*/,
+                                                                 Logger& /*logger*/) {
+  if (options.memory_paths.empty() && !stack.corrections) {
+    return absl::InvalidArgumentError("the tm engine needs a translation memory: give --tm FILE (a script or a TSV/CSV of pairs)");
+  }
+  return std::unique_ptr<Translator>(std::make_unique<TmTranslator>(*stack.memory, options.threshold));
+}
+
+absl::StatusOr<std::unique_ptr<Translator>> MakeLlmTranslator(const TranslationOptions& options,
+                                                              const TranslationStack& /*stack*/, Clock& clock,
+                                                              Logger& /*logger*/) {
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<LlmTranslator> llm, LlmTranslator::Create(LlmConfigFromEnvironment(options.llm), clock));
+  return std::unique_ptr<Translator>(std::move(llm));
+}
+
+// The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
+// (app/neural_plugin.h, neural/marian_plugin.h).
+absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options,
+                                                                 const TranslationStack& /*stack*/, Clock& /*clock*/,
+                                                                 Logger& logger) {
+  if (options.marian_model_dir.empty()) {
+    return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
+  }
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("marian"));
+  LC_ASSIGN_OR_RETURN(CreateMarianTranslatorFn create,
+                      plugin.Entry(&NeuralPluginTable::create_marian_translator, "marian"));
+  MarianPluginRequest request;
+  request.model_dir = options.marian_model_dir;
+  request.from = options.from;
+  request.to = options.to;
+  request.quantize = options.marian_quantize;
+  request.device = options.marian_device.device;
+  request.dtype = options.marian_device.dtype;
+  std::string placed_on;
+  request.placed_on = &placed_on;
+  absl::StatusOr<std::unique_ptr<Translator>> translator = absl::UnknownError("the plug-in did not answer");
+  create(request, translator);
+  if (!translator.ok()) return translator.status();
+  logger.Info("mt", "marian loaded", {{"model", options.marian_model_dir}, {"device", placed_on}});
+  return std::unique_ptr<Translator>(std::make_unique<PluginTranslator>(plugin.handle(), std::move(*translator)));
 }
 
 }  // namespace lingcast

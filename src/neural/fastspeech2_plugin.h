@@ -23,8 +23,7 @@ struct FastSpeech2PluginRequest {
   std::shared_ptr<const PinyinConverter> lexicon;
 };
 
-// The plug-in's entry point, exported with C linkage under this name.
-inline constexpr char kCreateFastSpeech2TtsSymbol[] = "lingcast_create_fastspeech2_tts";
+// The plug-in's entry point: an entry of its table (plugin_table.h).
 using CreateFastSpeech2TtsFn = void (*)(const FastSpeech2PluginRequest& request,
                                         absl::StatusOr<std::unique_ptr<TtsEngine>>& result);
 

@@ -6,7 +6,7 @@
 #include "neural/quantization.h"
 #include "neural/status_adapter.h"
 
-extern "C" __attribute__((visibility("default"))) void lingcast_create_marian_translator(
+void lingcast_create_marian_translator(
     const lingcast::MarianPluginRequest& request, absl::StatusOr<std::unique_ptr<lingcast::Translator>>& result) {
   lingcast::neural::MarianTranslatorOptions options;
   options.model_dir = request.model_dir;

@@ -4,9 +4,9 @@
 // libtorch is large (loading libtorch_cpu relocates half a million pointers and
 // adds about 140 MB of resident memory to every process that links it, whatever
 // it runs), so the `lingcast` binary does not link it. The Marian translator is
-// built into a module (liblingcast_neural_plugin.so, one entry point per engine) that `--engine marian` opens
-// with dlopen; this header is what both sides agree on, and includes nothing
-// from libtorch.
+// built into a module (liblingcast_neural_plugin.so, one versioned table of
+// entry points: plugin_table.h) that `--engine marian` opens with dlopen; this
+// header is what both sides agree on, and includes nothing from libtorch.
 #pragma once
 
 #include <memory>
@@ -31,8 +31,7 @@ struct MarianPluginRequest {
   std::string* placed_on = nullptr;  // when set, receives where it was loaded ("cuda:0 float16")
 };
 
-// The plug-in's entry point, exported with C linkage under this name.
-inline constexpr char kCreateMarianTranslatorSymbol[] = "lingcast_create_marian_translator";
+// The plug-in's entry point: an entry of its table (plugin_table.h).
 using CreateMarianTranslatorFn = void (*)(const MarianPluginRequest& request,
                                           absl::StatusOr<std::unique_ptr<Translator>>& result);
 

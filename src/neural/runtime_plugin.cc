@@ -6,7 +6,7 @@
 
 #include "neural/runtime_info.h"
 
-extern "C" __attribute__((visibility("default"))) void lingcast_describe_neural_runtime(
+void lingcast_describe_neural_runtime(
     lingcast::NeuralRuntimeReport& report) {
   try {
     const lingcast::neural::RuntimeInfo info = lingcast::neural::DescribeRuntime();

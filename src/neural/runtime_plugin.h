@@ -13,7 +13,6 @@ struct NeuralRuntimeReport {
   int gpus = 0;                 // CUDA devices libtorch sees
 };
 
-inline constexpr char kDescribeNeuralRuntimeSymbol[] = "lingcast_describe_neural_runtime";
 using DescribeNeuralRuntimeFn = void (*)(NeuralRuntimeReport& report);
 
 }  // namespace lingcast

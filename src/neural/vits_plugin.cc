@@ -5,7 +5,7 @@
 #include "neural/status_adapter.h"
 #include "neural/vits_tts.h"
 
-extern "C" __attribute__((visibility("default"))) void lingcast_create_vits_tts(
+void lingcast_create_vits_tts(
     const lingcast::VitsPluginRequest& request, absl::StatusOr<std::unique_ptr<lingcast::TtsEngine>>& result) {
   lingcast::neural::VitsTtsOptions options;
   options.model_dir = request.model_dir;

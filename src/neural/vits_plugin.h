@@ -31,8 +31,7 @@ struct VitsPluginRequest {
   std::function<absl::StatusOr<std::vector<IpaClause>>(std::string_view text, const std::string& voice)> phonemize;
 };
 
-// The plug-in's entry point, exported with C linkage under this name.
-inline constexpr char kCreateVitsTtsSymbol[] = "lingcast_create_vits_tts";
+// The plug-in's entry point: an entry of its table (plugin_table.h).
 using CreateVitsTtsFn = void (*)(const VitsPluginRequest& request, absl::StatusOr<std::unique_ptr<TtsEngine>>& result);
 
 }  // namespace lingcast

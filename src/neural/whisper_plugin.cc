@@ -7,7 +7,7 @@
 #include "neural/status_adapter.h"
 #include "neural/whisper_asr.h"
 
-extern "C" __attribute__((visibility("default"))) void lingcast_create_whisper_asr(
+void lingcast_create_whisper_asr(
     const lingcast::WhisperPluginRequest& request, absl::StatusOr<std::shared_ptr<lingcast::AsrModel>>& result) {
   // libtorch sized its pool from what OpenMP saw at start-up (one thread on the
   // 2-core build VM); the model runs on the cores the process may use.

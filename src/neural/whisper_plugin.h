@@ -40,9 +40,8 @@ struct WhisperPluginRequest {
   std::string* placed_on = nullptr;  // when set, receives where it was loaded ("cuda:0 float16")
 };
 
-// The plug-in's entry point, exported with C linkage under this name. The model
+// The plug-in's entry point: an entry of its table (plugin_table.h). The model
 // (and every session it makes) needs the plug-in loaded while it lives.
-inline constexpr char kCreateWhisperAsrSymbol[] = "lingcast_create_whisper_asr";
 using CreateWhisperAsrFn = void (*)(const WhisperPluginRequest& request,
                                     absl::StatusOr<std::shared_ptr<AsrModel>>& result);
 
