@@ -139,6 +139,7 @@ absl::Status ConfineSessionPaths(LiveOptions& options, const ServeDirectories& d
   LC_ASSIGN_OR_RETURN(translation.glossary_path, Confine("glossary", translation.glossary_path, media, "--media-dir"));
   LookConfig& look = options.look;
   LC_ASSIGN_OR_RETURN(look.avatar_path, Confine("avatar", look.avatar_path, media, "--media-dir"));
+  look.avatar_images_within = media;  // and the images the rig names
   if (look.background != "studio" && !absl::StartsWith(look.background, "#")) {
     LC_ASSIGN_OR_RETURN(look.background, Confine("background", look.background, media, "--media-dir"));
   }

@@ -353,6 +353,15 @@ TEST_F(ServeTest, BadRequestsAreRefusedAndStartNothing) {
   Reply bad_style = Http(port, "POST", "/v1/sessions", settings.dump());
   EXPECT_EQ(bad_style.status, 400);
   EXPECT_THAT(bad_style.body, HasSubstr("boxx"));
+  // A rig inside --media-dir whose image lies outside it.
+  std::ofstream(media_ / "evil.json")
+      << R"({"lingcast_rig": 1, "canvas": {"width": 100, "height": 100},
+             "layers": [{"id": "a", "image": {"src": "/etc/secret.png"}}]})";
+  settings = Settings();
+  settings["avatar"] = "evil.json";
+  Reply outside_image = Http(port, "POST", "/v1/sessions", settings.dump());
+  EXPECT_EQ(outside_image.status, 400);
+  EXPECT_THAT(outside_image.body, HasSubstr("lies outside"));
   EXPECT_EQ(Http(port, "POST", "/v1/sessions", Settings().dump(), "wrong-token").status, 401);
   EXPECT_EQ(Http(port, "GET", "/v1/sessions/s99").status, 404);
   EXPECT_EQ(Http(port, "DELETE", "/v1/sessions/s99").status, 404);

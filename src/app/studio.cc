@@ -19,7 +19,7 @@ namespace lingcast {
 
 absl::StatusOr<std::shared_ptr<const rig::Rig>> LoadStudioAvatar(const StudioLook& look) {
   if (look.avatar_path.empty()) return rig::BuiltInPresenter();
-  return rig::LoadRig(look.avatar_path);
+  return rig::LoadRig(look.avatar_path, look.avatar_images_within);
 }
 
 absl::StatusOr<compose::CompositorOptions> StudioCompositorOptions(const StudioLook& look) {

@@ -28,6 +28,9 @@ struct StudioLook {
   std::string subtitle_style = "outline";  // --subtitle-style outline|box|shadow
   bool highlight_words = false;            // --highlight-words
   std::string title;                       // --title "NAME|SUBTITLE" (empty: none)
+  // No flag: the server sets it to --media-dir, so a session's rig cannot read
+  // images from elsewhere on the server (rig::LoadRig). Empty: anywhere.
+  std::string avatar_images_within;
 };
 
 // The look of render's options (live's LookConfig is a StudioLook: the same flags).

@@ -59,7 +59,8 @@ std::string Suggestion(const std::string& word, const std::vector<std::string>& 
 // Reads one rig file: every error is "<file>: <json path>: <what is wrong>".
 class Reader {
  public:
-  Reader(std::string file, std::string base_dir) : file_(std::move(file)), base_dir_(std::move(base_dir)) {}
+  Reader(std::string file, std::string base_dir, std::string images_within)
+      : file_(std::move(file)), base_dir_(std::move(base_dir)), images_within_(std::move(images_within)) {}
 
   absl::Status Error(const std::string& where, const std::string& what) const {
     return absl::InvalidArgumentError(absl::StrCat(file_, ": ", where.empty() ? "(top level)" : where, ": ", what));
@@ -315,11 +316,25 @@ class Reader {
     if (src.empty()) return Error(where, "the image path is empty");
     if (auto it = images_.find(src); it != images_.end()) return it->second;
     const std::filesystem::path full = std::filesystem::path(base_dir_) / src;
+    LC_RETURN_IF_ERROR(CheckWithin(full, src, where));
     auto decoded = DecodePngFile(full.string());
     if (!decoded.ok()) return Error(where, std::string(decoded.status().message()));
     auto image = std::make_shared<const VideoFrame>(std::move(*decoded));
     images_[src] = image;
     return image;
+  }
+
+  // An image outside images_within_ (after `..` and links) is refused before it is opened.
+  absl::Status CheckWithin(const std::filesystem::path& full, const std::string& src, const std::string& where) const {
+    if (images_within_.empty()) return absl::OkStatus();
+    std::error_code error;
+    const std::filesystem::path root = std::filesystem::weakly_canonical(images_within_, error);
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(full, error);
+    const std::filesystem::path inside = resolved.lexically_relative(root);
+    if (error || inside.empty() || *inside.begin() == "..") {
+      return Error(where, absl::StrCat("the image \"", src, "\" lies outside ", root.string()));
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<Binding> ParseBinding(const Json& j, const std::string& where, const Layer& layer) const {
@@ -619,6 +634,7 @@ class Reader {
  private:
   std::string file_;
   std::string base_dir_;
+  std::string images_within_;
   std::map<std::string, std::shared_ptr<const VideoFrame>> images_;
 };
 
@@ -700,19 +716,19 @@ ParamValues ParamValuesOf(const AvatarState& s) {
 }
 
 absl::StatusOr<std::shared_ptr<const Rig>> ParseRig(const std::string& json_text, const std::string& name,
-                                                    const std::string& base_dir) {
-  Reader reader(name, base_dir);
+                                                    const std::string& base_dir, const std::string& images_within) {
+  Reader reader(name, base_dir, images_within);
   return reader.ParseRig(json_text);
 }
 
-absl::StatusOr<std::shared_ptr<const Rig>> LoadRig(const std::string& path) {
+absl::StatusOr<std::shared_ptr<const Rig>> LoadRig(const std::string& path, const std::string& images_within) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot open rig file \"", path, "\""));
   std::stringstream text;
   text << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
-  return ParseRig(text.str(), std::filesystem::path(path).filename().string(), dir);
+  return ParseRig(text.str(), std::filesystem::path(path).filename().string(), dir, images_within);
 }
 
 std::shared_ptr<const Rig> BuiltInPresenter() {

@@ -103,10 +103,13 @@ struct Rig {
 
 // Parses a rig. `name` is used in error messages; image paths are relative to
 // `base_dir` (empty: image layers are an error, as for the built-in rig).
+// `images_within`, when set, is the folder every image must lie in once links
+// are followed (the server's --media-dir: a rig from a session may not read
+// the server's other files); empty: anywhere.
 absl::StatusOr<std::shared_ptr<const Rig>> ParseRig(const std::string& json_text, const std::string& name,
-                                                    const std::string& base_dir);
+                                                    const std::string& base_dir, const std::string& images_within = "");
 // Reads and parses a rig file; images are relative to its folder.
-absl::StatusOr<std::shared_ptr<const Rig>> LoadRig(const std::string& path);
+absl::StatusOr<std::shared_ptr<const Rig>> LoadRig(const std::string& path, const std::string& images_within = "");
 // The built-in presenter (src/avatar/rigs/presenter.json, compiled in).
 std::shared_ptr<const Rig> BuiltInPresenter();
 // Its JSON text, as compiled in.

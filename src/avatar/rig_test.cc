@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing_util::ScratchDir;
+using testing_util::StatusIs;
 
 // A valid rig with `layers` (a JSON array body) in it.
 std::string RigWith(const std::string& layers) {
@@ -172,6 +174,28 @@ TEST(RigTest, ImageErrorsNameTheFile) {
   EXPECT_THAT(ErrorOf(RigWith(R"({"id": "a", "image": {"src": "a.png"}, "shape": {"ellipse": {"center": [0, 0], "radius": 1}}})"),
                       dir.path()),
               HasSubstr("layers[0]: a layer has a \"shape\" or an \"image\", not both"));
+}
+
+TEST(RigTest, ImagesOutsideTheConfiningFolderAreRefusedBeforeTheyAreRead) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.File("media/rig"));
+  std::filesystem::create_directories(dir.File("private"));
+  VideoFrame image;
+  image.Allocate(4, 4);
+  ASSERT_OK(EncodePngFile(image, dir.File("media/rig/a.png")));
+  ASSERT_OK(EncodePngFile(image, dir.File("private/secret.png")));
+  std::filesystem::create_symlink(dir.File("private/secret.png"), dir.File("media/rig/link.png"));
+  const std::string base = dir.File("media/rig"), media = dir.File("media");
+  auto inside = ParseRig(RigWith(R"({"id": "a", "image": {"src": "a.png"}})"), "test.json", base, media);
+  EXPECT_OK(inside.status());
+  for (const std::string src : {"../../private/secret.png", dir.File("private/secret.png"), std::string("link.png")}) {
+    auto outside = ParseRig(RigWith(R"({"id": "a", "image": {"src": ")" + src + R"("}})"), "test.json", base, media);
+    EXPECT_THAT(outside.status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lies outside")))
+        << src;
+  }
+  // Without a confining folder (the CLI), an image beside the rig's folder is read.
+  EXPECT_OK(ParseRig(RigWith(R"({"id": "a", "image": {"src": "../../private/secret.png"}})"), "test.json", base)
+                .status());
 }
 
 TEST(RigTest, TheDocumentedExampleParses) {
