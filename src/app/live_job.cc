@@ -12,8 +12,6 @@
 #include "app/engine_cache.h"
 #include "app/follow_command.h"
 #include "app/job_runner.h"
-#include "app/live_hearing.h"
-#include "app/speech_follower.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
 #include "app/tts_command.h"
@@ -26,6 +24,10 @@
 #include "core/process_stats.h"
 #include "core/status.h"
 #include "graph/pipeline.h"
+#include "mt/follow_stage.h"
+#include "mt/live_control.h"
+#include "mt/speech_follower.h"
+#include "mt/translate_stage.h"
 #include "output/live_report.h"
 #include "output/output_set.h"
 #include "output/playout_stage.h"
@@ -315,7 +317,7 @@ struct LiveGraph {
   ProvisionalInterrupt interrupt;
   SessionStart session_start;
   Pipeline pipeline;
-  LiveTranslate* translate = nullptr;
+  TranslateStage* translate = nullptr;
   VoiceStage* voice = nullptr;
 };
 
@@ -339,11 +341,11 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   provisional.enabled = options.provisional_captions && parts.translation.chain != nullptr;
   provisional.newest_only = !simulated;
   provisional.interrupt = simulated ? nullptr : &graph->interrupt;
-  LiveHearOptions hear_options;
+  FollowStageOptions hear_options;
   hear_options.partials = provisional.enabled;
   hear_options.interrupt = provisional.interrupt;
-  auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(*parts.follower), parts.lines, hear_options));
-  graph->translate = &pipeline.Add(std::make_unique<LiveTranslate>(
+  auto& hear = pipeline.Add(std::make_unique<FollowStage>(std::move(*parts.follower), parts.lines, hear_options));
+  graph->translate = &pipeline.Add(std::make_unique<TranslateStage>(
       parts.translation, options.source, options.target, parts.lines, parts.control.get(), logger, provisional));
   VoiceStageOptions voice_options;
   voice_options.language = options.target;
@@ -393,7 +395,7 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
   extra["recognizer"] = parts.hearing.asr->name();
   extra["voice"] = parts.tts->name();
   extra["lag_policy"] = LagPolicyName(options.lag_policy);
-  const LiveTranslate& translate = *graph.translate;
+  const TranslateStage& translate = *graph.translate;
   extra["untranslated_off_script"] = translate.failures();
   extra["corrections_applied"] = translate.corrections_applied();
   extra["corrections_rejected"] = translate.corrections_rejected();
