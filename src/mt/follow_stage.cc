@@ -12,10 +12,12 @@ FollowStage::FollowStage(SpeechFollower follower, std::vector<FollowerLine> line
 absl::StatusOr<Flow> FollowStage::Process() {
   auto packet = in.Pop();
   if (!packet) {
-    // End of input: the utterance in flight is finished and decided.
+    // End of input: the utterance in flight is finished and decided. (The
+    // recognizer's position starts again from 0 once it has flushed.)
+    const MediaTime end = follower_.position();
     LC_RETURN_IF_ERROR(
         follower_.Flush([&](FollowEvent event) { return Send(std::move(event), heard_until_, last_origin_); }));
-    LC_RETURN_IF_ERROR(SendWatermark(follower_.position(), last_origin_));
+    LC_RETURN_IF_ERROR(SendWatermark(end, last_origin_));
     return Flow::kFinished;
   }
   last_origin_ = packet->origin;

@@ -96,15 +96,14 @@ Heard Hear(const AsrModel& model, const std::vector<FollowerLine>& lines, const 
 }
 
 // What every run must show: watermarks (each event's pts) that never go back
-// until the end of input, lines numbered in decision order, and each line sent
-// before its utterance's end.
+// and end where the audio ends, lines numbered in decision order, and each
+// line sent before its utterance's end.
 void ExpectWellFormed(const Heard& heard) {
   ASSERT_FALSE(heard.packets.empty());
   MediaTime watermark;
   int64_t next_id = 0;
   int64_t ended_utterances = 0;
-  for (size_t i = 0; i + 1 < heard.packets.size(); ++i) {
-    const Packet<LiveEvent>& packet = heard.packets[i];
+  for (const Packet<LiveEvent>& packet : heard.packets) {
     const LiveEvent& event = packet.value;
     EXPECT_EQ(packet.pts, event.watermark);
     EXPECT_GE(event.watermark, watermark) << "watermarks never go back";
@@ -120,6 +119,7 @@ void ExpectWellFormed(const Heard& heard) {
       EXPECT_LT(event.ended->start, event.ended->end);
     }
   }
+  EXPECT_EQ(heard.packets.back().value.watermark, heard.audio_end) << "everything heard has been decided";
   EXPECT_FALSE(heard.packets.back().value.line || heard.packets.back().value.ended) << "a last watermark";
 }
 
