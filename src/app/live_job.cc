@@ -13,8 +13,6 @@
 #include "app/engine_registry.h"
 #include "app/follow_command.h"
 #include "app/job_runner.h"
-#include "app/live_hearing.h"
-#include "app/speech_follower.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
 #include "app/whisper_recognizer.h"
@@ -26,6 +24,10 @@
 #include "core/process_stats.h"
 #include "core/status.h"
 #include "graph/pipeline.h"
+#include "mt/follow_stage.h"
+#include "mt/live_control.h"
+#include "mt/speech_follower.h"
+#include "mt/translate_stage.h"
 #include "output/live_report.h"
 #include "output/output_set.h"
 #include "output/playout_stage.h"
@@ -330,7 +332,7 @@ struct LiveGraph {
   ProvisionalInterrupt interrupt;
   SessionStart session_start;
   Pipeline pipeline;
-  LiveTranslate* translate = nullptr;
+  TranslateStage* translate = nullptr;
   VoiceStage* voice = nullptr;
 };
 
@@ -383,11 +385,11 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   provisional.enabled = options.translation.provisional_captions && parts.translation.chain != nullptr;
   provisional.newest_only = !simulated;
   provisional.interrupt = simulated ? nullptr : &graph->interrupt;
-  LiveHearOptions hear_options;
+  FollowStageOptions hear_options;
   hear_options.partials = provisional.enabled;
   hear_options.interrupt = provisional.interrupt;
-  auto& hear = pipeline.Add(std::make_unique<LiveHear>(std::move(*parts.follower), parts.lines, hear_options));
-  graph->translate = &pipeline.Add(std::make_unique<LiveTranslate>(
+  auto& hear = pipeline.Add(std::make_unique<FollowStage>(std::move(*parts.follower), parts.lines, hear_options));
+  graph->translate = &pipeline.Add(std::make_unique<TranslateStage>(
       parts.translation, options.source, options.target, parts.lines, parts.control.get(), logger, provisional));
   graph->voice = &pipeline.Add(
       std::make_unique<VoiceStage>(*parts.tts, VoiceStageOptionsOf(options.voice, options.timing, options.target)));
@@ -422,7 +424,7 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
   extra["recognizer"] = parts.hearing.asr->name();
   extra["voice"] = parts.tts->name();
   extra["lag_policy"] = LagPolicyName(options.timing.lag_policy);
-  const LiveTranslate& translate = *graph.translate;
+  const TranslateStage& translate = *graph.translate;
   extra["untranslated_off_script"] = translate.failures();
   extra["corrections_applied"] = translate.corrections_applied();
   extra["corrections_rejected"] = translate.corrections_rejected();

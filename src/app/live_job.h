@@ -1,7 +1,8 @@
 // `lingcast live`: a host speaks, the avatar interprets. Wires the stages of
-// audio/ingest_stage.h, live_hearing.h, tts/voice_stage.h and
-// output/playout_stage.h into one pipeline, runs it (app/job_runner.h) until
-// the input ends or SIGINT/SIGTERM, and returns the report.
+// audio/ingest_stage.h, mt/follow_stage.h, mt/translate_stage.h,
+// tts/voice_stage.h and output/playout_stage.h into one pipeline, runs it
+// (app/job_runner.h) until the input ends or SIGINT/SIGTERM, and returns the
+// report.
 //
 // Stopping on a signal: the input stops at once (the utterance in flight is
 // still finished and decided), lines that have not started are not said, the
@@ -62,7 +63,7 @@ class LiveJob {
   // What a stop signal does, from any thread, before or while it runs.
   void RequestStop();
   LiveProgress Progress() const;
-  // One --control command (live_control.h) from the server, applied to the
+  // One --control command (mt/live_control.h) from the server, applied to the
   // next line decided; needs options.control_in_process. InvalidArgument with
   // the parser's reason when it is not a command.
   absl::Status SubmitCorrection(const std::string& command);

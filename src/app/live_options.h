@@ -73,7 +73,7 @@ struct TranslationConfig {
   bool provisional_captions = true;
   LlmConfig llm;                 // --llm-endpoint / --llm-model (env LINGCAST_LLM_*)
   std::string marian_model_dir;  // --marian-model: the Marian checkpoint for --engine marian
-  std::string control_path;      // --control PATH|-: the operator's corrections (live_control.h); empty: none
+  std::string control_path;      // --control PATH|-: the operator's corrections (mt/live_control.h); empty: none
   std::string corrections_path;  // --corrections FILE: corrections of earlier shows, and where new ones are kept
   // For the server: corrections come from LiveJob::SubmitCorrection instead of
   // a --control file (not both). No CLI flag.

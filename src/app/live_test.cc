@@ -1,6 +1,8 @@
-// Unit tests of the live options and the hearing stages (live_job_test.cc runs
-// the whole job; tts/voice_stage_test.cc, output/playout_stage_test.cc and
-// output/live_report_test.cc test the other stages and the report).
+// Unit tests of the live options, and of the translate stage with the engines
+// the live job builds (BuildTranslationStack: a memory from a file, an LLM
+// client). live_job_test.cc runs the whole job; mt/follow_stage_test.cc,
+// mt/translate_stage_test.cc, tts/voice_stage_test.cc, output/playout_stage_test.cc
+// and output/live_report_test.cc test the stages alone and the report.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,14 +10,15 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
-#include "app/live_hearing.h"
 #include "app/live_options.h"
+#include "app/translation_setup.h"
 #include "core/scratch_dir.h"
 #include "core/status.h"
 #include "core/status_matchers.h"
 #include "graph/harness.h"
 #include "mt/loopback_http_server.h"
 #include "mt/match_text.h"
+#include "mt/translate_stage.h"
 #include "nlohmann/json.hpp"
 #include "tts/test_engine.h"
 
@@ -121,7 +124,7 @@ TEST(LiveOptionsTest, ZhScriptIsSimplifiedOrTraditional) {
   EXPECT_EQ(status.message(), "unknown --zh-script \"cursive\" (use simplified or traditional)");
 }
 
-// --- LiveTranslate: provisional captions of ad-libs ----------------------------
+// --- TranslateStage: provisional captions of ad-libs ----------------------------
 
 // What an ad-lib's partial hypotheses look like as the recognizer hears it grow.
 const std::vector<std::string> kAdLib = {"good",
@@ -158,7 +161,7 @@ LiveEvent Partial(int64_t utterance, const std::string& text, MediaTime at) {
   return event;
 }
 
-// The off-script decision LiveHear sends at the endpoint, and the utterance's end.
+// The off-script decision the follow stage sends at the endpoint, and the utterance's end.
 std::vector<LiveEvent> Endpoint(int64_t utterance, const std::string& heard, MediaTime at,
                                 std::optional<int> line_number = std::nullopt, std::string translation = "") {
   LiveEvent decided;
@@ -184,12 +187,12 @@ struct TranslateRun {
   int64_t failures = 0, dropped = 0;
 };
 
-// Feeds `events` to a LiveTranslate, all queued before it runs.
+// Feeds `events` to a TranslateStage, all queued before it runs.
 TranslateRun RunTranslate(TranslationStack& stack, std::vector<FollowerLine> script, ProvisionalOptions provisional,
                           const std::vector<LiveEvent>& events) {
   Logger logger(LogLevel::kError);
-  StageHarness<LiveTranslate> harness(std::make_unique<LiveTranslate>(stack, Language::kEn, Language::kZh,
-                                                                      std::move(script), nullptr, logger, provisional));
+  StageHarness<TranslateStage> harness(std::make_unique<TranslateStage>(stack, Language::kEn, Language::kZh,
+                                                                       std::move(script), nullptr, logger, provisional));
   auto feed = harness.Feed(harness.stage().in);
   auto sink = harness.Collect(harness.stage().out);
   EXPECT_OK(harness.Open());
@@ -397,9 +400,9 @@ TEST(LiveTranslateTest, ALineSentWhileACaptionIsTranslatedStopsThatEngineCall) {
   realtime.newest_only = true;
   realtime.interrupt = &interrupt;
   Logger logger(LogLevel::kError);
-  StageHarness<LiveTranslate> harness(
-      std::make_unique<LiveTranslate>(llm.stack, Language::kEn, Language::kZh, std::vector<FollowerLine>{}, nullptr,
-                                      logger, realtime));
+  StageHarness<TranslateStage> harness(
+      std::make_unique<TranslateStage>(llm.stack, Language::kEn, Language::kZh, std::vector<FollowerLine>{}, nullptr,
+                                       logger, realtime));
   auto feed = harness.Feed(harness.stage().in);
   auto sink = harness.Collect(harness.stage().out);
   ASSERT_OK(harness.Open());
@@ -431,13 +434,13 @@ TEST(LiveTranslateTest, SpeechIsOffScriptOnceItMatchesNoStretchOfAnyLine) {
   ProvisionalOptions options;
   const std::vector<std::vector<std::string>> script = {MatchTokens("Click the link below to buy it now"),
                                                         MatchTokens("Do not forget to follow our channel")};
-  EXPECT_TRUE(LiveTranslate::MayBeScripted("good morning", script, options)) << "too few words to tell";
-  EXPECT_TRUE(LiveTranslate::MayBeScripted("click the link below", script, options));
-  EXPECT_TRUE(LiveTranslate::MayBeScripted("the link below to by it", script, options)) << "mid-line, one misheard";
-  EXPECT_TRUE(LiveTranslate::MayBeScripted("forget to follow our", script, options));
-  EXPECT_FALSE(LiveTranslate::MayBeScripted("good morning my friends", script, options));
-  EXPECT_FALSE(LiveTranslate::MayBeScripted("my cat jumped on the table", script, options));
-  EXPECT_FALSE(LiveTranslate::MayBeScripted("good morning", {}, options)) << "no script: everything is off script";
+  EXPECT_TRUE(TranslateStage::MayBeScripted("good morning", script, options)) << "too few words to tell";
+  EXPECT_TRUE(TranslateStage::MayBeScripted("click the link below", script, options));
+  EXPECT_TRUE(TranslateStage::MayBeScripted("the link below to by it", script, options)) << "mid-line, one misheard";
+  EXPECT_TRUE(TranslateStage::MayBeScripted("forget to follow our", script, options));
+  EXPECT_FALSE(TranslateStage::MayBeScripted("good morning my friends", script, options));
+  EXPECT_FALSE(TranslateStage::MayBeScripted("my cat jumped on the table", script, options));
+  EXPECT_FALSE(TranslateStage::MayBeScripted("good morning", {}, options)) << "no script: everything is off script";
 }
 
 }  // namespace

@@ -1,4 +1,7 @@
-#include "app/speech_follower.h"
+// mt/speech_follower.h on espeak-ng speech: tested here rather than beside it
+// because the voice is src/tts's, a module below mt (mt/follow_stage_test.cc
+// hears the shared recordings instead).
+#include "mt/speech_follower.h"
 
 #include <unistd.h>
 

@@ -18,6 +18,7 @@
 #include "mt/glossary.h"
 #include "mt/llm_translator.h"
 #include "mt/translation_memory.h"
+#include "mt/translation_stack.h"
 #include "mt/translator_chain.h"
 #include "text/zh_script.h"
 
@@ -40,13 +41,6 @@ struct TranslationOptions {
   // Traditional -> Simplified for the memory's matching (MatchSpelling), shared
   // with whoever else loaded it; null: loaded here when `from` is zh.
   std::shared_ptr<const ZhScriptConverter> to_simplified;
-};
-
-struct TranslationStack {
-  std::unique_ptr<TranslationMemory> memory;
-  std::unique_ptr<Glossary> glossary;  // null without --glossary
-  std::optional<CorrectionLog> corrections;
-  std::unique_ptr<TranslatorChain> chain;
 };
 
 // Parses "tm,llm" (or repeated options) into engine names; InvalidArgument for an

@@ -1,7 +1,7 @@
 // The real English recordings of ../shared/data/speech with their reference
 // transcripts (../shared/data/README.md), and the script used to measure script
-// mode: the references hidden among a dozen distractor lines. Shared by the asr
-// and app tests and bench/asr_bench.cc (which define LINGCAST_SOURCE_DIR).
+// mode: the references hidden among a dozen distractor lines. Shared by the asr,
+// mt and app tests and bench/asr_bench.cc (which define LINGCAST_SOURCE_DIR).
 #pragma once
 
 #include <string>

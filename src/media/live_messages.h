@@ -1,6 +1,6 @@
 // What travels between the stages of `lingcast live`:
 //
-//  IngestStage --AudioBuffer--> LiveHear --LiveEvent--> LiveTranslate --LiveEvent--> VoiceStage
+//  IngestStage --AudioBuffer--> FollowStage --LiveEvent--> TranslateStage --LiveEvent--> VoiceStage
 //        \                                                                              |
 //         \--AudioBuffer (host voice, optional)--> PlayoutStage <--VoiceEvent-----------/
 //
@@ -35,7 +35,7 @@ struct HeardLine {
   // Off script: the recognizer's own English (Whisper's translate task), said when
   // no translator of the chain answers (engine "whisper").
   std::string speech_translation;
-  // Off-script speech translated while it was spoken (LiveTranslate): how many
+  // Off-script speech translated while it was spoken (TranslateStage): how many
   // provisional captions of its utterance were sent before this line closed it,
   // and whether its final translation does not begin with the stable text shown.
   int provisional_updates = 0;
@@ -52,7 +52,7 @@ struct UtteranceEnded {
   std::string text;  // the recognizer's final hypothesis
 };
 
-// A partial hypothesis of the utterance being heard (LiveHear -> LiveTranslate,
+// A partial hypothesis of the utterance being heard (FollowStage -> TranslateStage,
 // only when provisional captions are on).
 struct HeardPartial {
   int64_t utterance = 0;
@@ -62,7 +62,7 @@ struct HeardPartial {
 };
 
 // A provisional translation of off-script speech while the host is still
-// saying it (LiveTranslate -> VoiceStage -> PlayoutStage). The subtitle area
+// saying it (TranslateStage -> VoiceStage -> PlayoutStage). The subtitle area
 // shows it while the avatar is silent, until a line of its utterance arrives.
 struct ProvisionalCaption {
   int64_t utterance = 0;
@@ -74,13 +74,13 @@ struct ProvisionalCaption {
   MediaTime decided_at;     // of the partial it translates: shown from this moment on
 };
 
-// LiveHear -> LiveTranslate -> VoiceStage. `watermark`: all host audio before it
+// FollowStage -> TranslateStage -> VoiceStage. `watermark`: all host audio before it
 // has been heard, and every decision it led to sent before this event.
 struct LiveEvent {
   std::optional<HeardLine> line;
   std::optional<UtteranceEnded> ended;
-  std::optional<HeardPartial> partial;        // to LiveTranslate only
-  std::optional<ProvisionalCaption> caption;  // from LiveTranslate on
+  std::optional<HeardPartial> partial;        // to TranslateStage only
+  std::optional<ProvisionalCaption> caption;  // from TranslateStage on
   MediaTime watermark;
 };
 

@@ -1,4 +1,4 @@
-#include "app/live_hearing.h"
+#include "mt/translate_stage.h"
 
 #include <algorithm>
 #include <utility>
@@ -6,7 +6,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "mt/match_text.h"
 
 namespace lingcast {
 
@@ -14,105 +13,8 @@ namespace {
 constexpr size_t kContextLines = 3;
 }  // namespace
 
-// --- LiveHear -----------------------------------------------------------------
-
-void ProvisionalInterrupt::Urgent() {
-  std::lock_guard<std::mutex> lock(mu_);
-  ++urgent_sent_;
-  if (running_ != nullptr) {
-    running_->Cancel();  // only asks the engine call to stop: nothing here waits for it
-    running_ = nullptr;
-    ++interrupted_;
-  }
-}
-
-bool ProvisionalInterrupt::Begin(TranslationSession& session, int64_t urgent_taken) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (urgent_sent_ > urgent_taken) return false;
-  running_ = &session;
-  return true;
-}
-
-void ProvisionalInterrupt::End() {
-  std::lock_guard<std::mutex> lock(mu_);
-  running_ = nullptr;
-}
-
-int64_t ProvisionalInterrupt::interrupted() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return interrupted_;
-}
-
-LiveHear::LiveHear(SpeechFollower follower, std::vector<FollowerLine> lines, LiveHearOptions options)
-    : Stage("hear"), follower_(std::move(follower)), lines_(std::move(lines)), options_(options) {}
-
-absl::StatusOr<Flow> LiveHear::Process() {
-  auto packet = in.Pop();
-  if (!packet) {
-    // End of input: the utterance in flight is finished and decided.
-    LC_RETURN_IF_ERROR(
-        follower_.Flush([&](FollowEvent event) { return Send(std::move(event), heard_until_, last_origin_); }));
-    LC_RETURN_IF_ERROR(SendWatermark(follower_.position(), last_origin_));
-    return Flow::kFinished;
-  }
-  last_origin_ = packet->origin;
-  const MediaTime origin = packet->origin;
-  LC_RETURN_IF_ERROR(follower_.Push(
-      packet->value, [&](FollowEvent event) { return Send(std::move(event), heard_until_, origin); }));
-  heard_until_ = packet->end();
-  LC_RETURN_IF_ERROR(SendWatermark(heard_until_, origin));
-  return Flow::kContinue;
-}
-
-absl::Status LiveHear::Send(FollowEvent event, MediaTime watermark, MediaTime origin) {
-  LiveEvent out_event;
-  out_event.watermark = watermark;
-  if (event.type == FollowEvent::Type::kDecision) {
-    const FollowDecision& d = event.decision;
-    HeardLine line;
-    line.id = next_id_++;
-    line.utterance = event.utterance;
-    line.confidence = d.confidence;
-    line.commit_point = d.commit_point;
-    line.at_endpoint = d.at_endpoint;
-    line.heard = d.heard;
-    line.speech_translation = d.speech_translation;
-    line.utterance_start = event.utterance_start;
-    line.decided_at = event.decided_at;
-    line.trigger_origin = origin;
-    if (!d.off_script && d.line && static_cast<size_t>(*d.line) < lines_.size()) {
-      const FollowerLine& script_line = lines_[static_cast<size_t>(*d.line)];
-      line.line_number = script_line.line_number;
-      line.source_text = script_line.source;
-      line.translation = script_line.translation;
-      line.engine = line.translation.empty() ? "" : "script";
-    } else {
-      line.source_text = d.heard;
-    }
-    out_event.line = std::move(line);
-  } else if (event.type == FollowEvent::Type::kUtteranceEnd) {
-    out_event.ended = UtteranceEnded{event.utterance, event.utterance_start, event.utterance_end, event.text};
-  } else if (event.type == FollowEvent::Type::kPartial && options_.partials && !event.text.empty()) {
-    out_event.partial = HeardPartial{event.utterance, event.text, event.utterance_start, event.decided_at};
-  } else {
-    return absl::OkStatus();
-  }
-  // A line or an utterance's end must not wait behind a caption's engine call.
-  if (options_.interrupt != nullptr && !out_event.partial) options_.interrupt->Urgent();
-  return out.Push(Packet<LiveEvent>{std::move(out_event), watermark, MediaTime::Zero(), origin});
-}
-
-absl::Status LiveHear::SendWatermark(MediaTime watermark, MediaTime origin) {
-  // Everything heard up to here has been decided.
-  LiveEvent mark;
-  mark.watermark = watermark;
-  return out.Push(Packet<LiveEvent>{std::move(mark), watermark, MediaTime::Zero(), origin});
-}
-
-// --- LiveTranslate ------------------------------------------------------------
-
-LiveTranslate::LiveTranslate(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
-                             LiveControl* control, Logger& logger, ProvisionalOptions provisional)
+TranslateStage::TranslateStage(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
+                               LiveControl* control, Logger& logger, ProvisionalOptions provisional)
     : Stage("translate"),
       stack_(stack),
       from_(from),
@@ -134,7 +36,7 @@ LiveTranslate::LiveTranslate(TranslationStack& stack, Language from, Language to
   }
 }
 
-void LiveTranslate::ApplyControl() {
+void TranslateStage::ApplyControl() {
   if (control_ == nullptr) return;
   for (ControlInput& input : control_->Take()) {
     absl::Status applied = input.command.ok() ? Apply(*input.command) : input.command.status();
@@ -149,7 +51,7 @@ void LiveTranslate::ApplyControl() {
   }
 }
 
-absl::Status LiveTranslate::Apply(const ControlCommand& command) {
+absl::Status TranslateStage::Apply(const ControlCommand& command) {
   Correction correction;
   correction.from = from_;
   correction.to = to_;
@@ -178,7 +80,7 @@ absl::Status LiveTranslate::Apply(const ControlCommand& command) {
   return absl::InternalError("unknown control command");
 }
 
-absl::Status LiveTranslate::Keep(const Correction& correction) {
+absl::Status TranslateStage::Keep(const Correction& correction) {
   if (correction.kind == Correction::Kind::kTerm && stack_.glossary == nullptr) {
     return absl::FailedPreconditionError("a term correction needs a glossary (--glossary)");
   }
@@ -198,8 +100,8 @@ absl::Status LiveTranslate::Keep(const Correction& correction) {
   return absl::OkStatus();
 }
 
-bool LiveTranslate::MayBeScripted(const std::string& heard, const std::vector<std::vector<std::string>>& script_tokens,
-                                  const ProvisionalOptions& options) {
+bool TranslateStage::MayBeScripted(const std::string& heard, const std::vector<std::vector<std::string>>& script_tokens,
+                                   const ProvisionalOptions& options) {
   if (script_tokens.empty()) return false;
   const std::vector<std::string> words = MatchTokens(heard);
   if (words.size() < static_cast<size_t>(std::max(1, options.min_words))) return true;
@@ -211,7 +113,7 @@ bool LiveTranslate::MayBeScripted(const std::string& heard, const std::vector<st
   return false;
 }
 
-LiveTranslate::AdLib& LiveTranslate::AdLibOf(int64_t utterance) {
+TranslateStage::AdLib& TranslateStage::AdLibOf(int64_t utterance) {
   if (!ad_lib_ || ad_lib_->utterance != utterance) {
     // A new utterance: the last one's session, if it was never closed, is done.
     ad_lib_.emplace();
@@ -220,7 +122,7 @@ LiveTranslate::AdLib& LiveTranslate::AdLibOf(int64_t utterance) {
   return *ad_lib_;
 }
 
-int LiveTranslate::CloseAdLib(int64_t utterance) {
+int TranslateStage::CloseAdLib(int64_t utterance) {
   if (pending_partial_ && pending_partial_->value.partial->utterance <= utterance) {
     pending_partial_.reset();  // stale: its line is here
     provisional_dropped_.fetch_add(1);
@@ -231,7 +133,7 @@ int LiveTranslate::CloseAdLib(int64_t utterance) {
   return std::exchange(ad_lib.updates, 0);
 }
 
-absl::Status LiveTranslate::TranslateLine(HeardLine& line) {
+absl::Status TranslateStage::TranslateLine(HeardLine& line) {
   if (line.line_number) {
     if (auto corrected = corrected_lines_.find(line.source_text); corrected != corrected_lines_.end()) {
       line.translation = corrected->second;
@@ -291,7 +193,7 @@ absl::Status LiveTranslate::TranslateLine(HeardLine& line) {
   return absl::OkStatus();
 }
 
-absl::Status LiveTranslate::TranslatePartial() {
+absl::Status TranslateStage::TranslatePartial() {
   Packet<LiveEvent> packet = std::move(*pending_partial_);
   pending_partial_.reset();
   const HeardPartial& partial = *packet.value.partial;
@@ -346,7 +248,7 @@ absl::Status LiveTranslate::TranslatePartial() {
   return out.Push(Packet<LiveEvent>{std::move(event), watermark_, MediaTime::Zero(), packet.origin});
 }
 
-absl::Status LiveTranslate::Handle(Packet<LiveEvent> packet) {
+absl::Status TranslateStage::Handle(Packet<LiveEvent> packet) {
   ApplyControl();
   LiveEvent& event = packet.value;
   if (event.partial) {
@@ -361,7 +263,7 @@ absl::Status LiveTranslate::Handle(Packet<LiveEvent> packet) {
   return out.Push(std::move(packet));
 }
 
-absl::StatusOr<Flow> LiveTranslate::Process() {
+absl::StatusOr<Flow> TranslateStage::Process() {
   auto packet = in.Pop();
   if (!packet) {
     if (pending_partial_) provisional_dropped_.fetch_add(1);

@@ -1,4 +1,4 @@
-#include "app/live_control.h"
+#include "mt/live_control.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

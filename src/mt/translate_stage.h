@@ -1,84 +1,28 @@
-// The hearing side of `lingcast live`: the host's audio comes in
-// (audio/ingest_stage.h), is heard (LiveHear: VAD -> ASR -> script follower) and translated
-// (LiveTranslate: the script's own translation, else the fallback engines; and,
-// while off-script speech is still being said, provisional captions of it).
+// TranslateStage: the translating stage of `lingcast live`. Lines decided by the
+// follow stage (mt/follow_stage.h) get the script's own translation, else the
+// fallback engines' (mt/translation_stack.h); while off-script speech is still
+// being said, provisional captions of it; and the operator's corrections
+// (mt/live_control.h) apply to the next line. Then on to the voice
+// (tts/voice_stage.h).
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "app/live_control.h"
-#include "media/live_messages.h"
-#include "app/speech_follower.h"
-#include "app/translation_setup.h"
 #include "core/logger.h"
 #include "graph/stage.h"
+#include "media/live_messages.h"
+#include "mt/live_control.h"
+#include "mt/match_text.h"
+#include "mt/provisional_interrupt.h"
+#include "mt/script_follower.h"
 #include "mt/translation_session.h"
+#include "mt/translation_stack.h"
 
 namespace lingcast {
-
-// Lets the hear thread stop a provisional translation in flight on the
-// translate thread the moment a decision or an utterance's end is sent, so a
-// slow engine call for a caption never delays a line (and nothing on the hear
-// thread waits: it only asks the engine call to stop). Realtime only: on the
-// simulated clock computing takes no time, and results must not depend on
-// which thread got there first.
-class ProvisionalInterrupt {
- public:
-  // Hear thread, before it sends a decision or an utterance's end.
-  void Urgent();
-  // Translate thread: about to update `session` for a caption, having taken
-  // `urgent_taken` urgent events from its input. False (and nothing started)
-  // when an urgent event it has not taken yet was sent: that goes first.
-  bool Begin(TranslationSession& session, int64_t urgent_taken);
-  void End();
-  int64_t interrupted() const;  // engine calls stopped
-
- private:
-  // std::mutex, not absl::Mutex: ThreadSanitizer sees it (Debian's absl is not
-  // instrumented), and the hear and translate threads share nothing else here.
-  mutable std::mutex mu_;
-  int64_t urgent_sent_ ABSL_GUARDED_BY(mu_) = 0;
-  TranslationSession* running_ ABSL_GUARDED_BY(mu_) = nullptr;
-  int64_t interrupted_ ABSL_GUARDED_BY(mu_) = 0;
-};
-
-struct LiveHearOptions {
-  // Send the recognizer's partial hypotheses on (for provisional captions).
-  bool partials = false;
-  ProvisionalInterrupt* interrupt = nullptr;  // may be null; must outlive the stage
-};
-
-// VAD -> ASR -> script follower. Sends every decision the moment it is made (a
-// line decided at an endpoint goes out before the recognizer's final pass), an
-// UtteranceEnded at each endpoint, and a watermark after every piece of audio.
-class LiveHear : public Stage {
- public:
-  LiveHear(SpeechFollower follower, std::vector<FollowerLine> lines, LiveHearOptions options = {});
-  In<AudioBuffer> in{this, "in"};
-  Out<LiveEvent> out{this, "out"};
-  absl::StatusOr<Flow> Process() override;
-
- private:
-  // One event, sent at once. Its watermark is where the audio fully heard
-  // ends: the piece being heard may still decide more.
-  absl::Status Send(FollowEvent event, MediaTime watermark, MediaTime origin);
-  absl::Status SendWatermark(MediaTime watermark, MediaTime origin);
-
-  SpeechFollower follower_;
-  const std::vector<FollowerLine> lines_;
-  const LiveHearOptions options_;
-  int64_t next_id_ = 0;
-  MediaTime last_origin_;  // of the last audio heard (the end of input arrives with it)
-  MediaTime heard_until_;  // the end of the last piece of audio fully heard
-};
 
 struct ProvisionalOptions {
   bool enabled = false;  // translate partial hypotheses of off-script speech
@@ -107,13 +51,14 @@ struct ProvisionalOptions {
 // off-script line then gets the session's final translation. A failed
 // provisional translation is counted and skipped; the show goes on.
 //
-// It also applies the operator's corrections (live_control.h) on its own thread,
-// the only one that touches the memory and the glossary while the job runs.
-class LiveTranslate : public Stage {
+// It also applies the operator's corrections (mt/live_control.h) on its own
+// thread, the only one that touches the memory and the glossary while the job
+// runs. Its name on the graph (latency boundaries, reports) is "translate".
+class TranslateStage : public Stage {
  public:
   // `control` may be null (no --control); it must outlive the stage.
-  LiveTranslate(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
-                LiveControl* control, Logger& logger, ProvisionalOptions provisional = {});
+  TranslateStage(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
+                 LiveControl* control, Logger& logger, ProvisionalOptions provisional = {});
   In<LiveEvent> in{this, "in"};
   Out<LiveEvent> out{this, "out"};
   absl::StatusOr<Flow> Process() override;

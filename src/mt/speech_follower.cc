@@ -1,4 +1,4 @@
-#include "app/speech_follower.h"
+#include "mt/speech_follower.h"
 
 #include <time.h>
 
