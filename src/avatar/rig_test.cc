@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "avatar/png_image.h"
 #include "core/scratch_dir.h"
@@ -188,7 +189,8 @@ TEST(RigTest, ImagesOutsideTheConfiningFolderAreRefusedBeforeTheyAreRead) {
   const std::string base = dir.File("media/rig"), media = dir.File("media");
   auto inside = ParseRig(RigWith(R"({"id": "a", "image": {"src": "a.png"}})"), "test.json", base, media);
   EXPECT_OK(inside.status());
-  for (const std::string src : {"../../private/secret.png", dir.File("private/secret.png"), std::string("link.png")}) {
+  const std::vector<std::string> outside_media = {"../../private/secret.png", dir.File("private/secret.png"), "link.png"};
+  for (const std::string& src : outside_media) {
     auto outside = ParseRig(RigWith(R"({"id": "a", "image": {"src": ")" + src + R"("}})"), "test.json", base, media);
     EXPECT_THAT(outside.status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lies outside")))
         << src;

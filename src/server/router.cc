@@ -56,6 +56,9 @@ absl::StatusOr<std::string> PercentDecode(std::string_view text, bool plus_is_sp
       if (decoded == '\0') return absl::InvalidArgumentError("a NUL byte (%00) in the request target");
       out.push_back(decoded);
       i += 2;
+    } else if (c == '\0') {
+      // Beast refuses one in a request line; anything else calling this must not pass one on either.
+      return absl::InvalidArgumentError("a NUL byte in the request target");
     } else if (c == '+' && plus_is_space) {
       out.push_back(' ');
     } else {

@@ -48,6 +48,9 @@ TEST(ParseTargetTest, RejectsBadPercentEncodingAndNul) {
   EXPECT_THAT(ParseTarget("/a%2"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("percent")));
   EXPECT_THAT(ParseTarget("/x?a=%"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("percent")));
   EXPECT_THAT(ParseTarget("/a%00b"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("NUL")));
+  // A raw NUL too, in the path or the query (found by fuzz/http_target).
+  EXPECT_THAT(ParseTarget(std::string_view("/a\0b", 4)), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("NUL")));
+  EXPECT_THAT(ParseTarget(std::string_view("/a?k\0=v", 7)), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("NUL")));
 }
 
 TEST(SplitPathTest, KeepsEmptySegments) {
