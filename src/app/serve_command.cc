@@ -196,25 +196,31 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCa
 
 namespace {
 
+// The serve flags' ranges, before anything starts: one line each, exit 2.
+absl::Status CheckServeFlags(const ServeFlags& flags) {
+  if (flags.max_sessions < 1 || flags.max_sessions > 256) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-sessions ", flags.max_sessions, " is outside 1..256"));
+  }
+  if (flags.max_body_kb < 1 || flags.max_body_kb > 64 * 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-body-kb ", flags.max_body_kb, " is outside 1..65536"));
+  }
+  if (flags.max_event_clients < 1 || flags.max_event_clients > 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-event-clients ", flags.max_event_clients, " is outside 1..4096"));
+  }
+  if (flags.shutdown_timeout_s < 1 || flags.shutdown_timeout_s > 3600) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--shutdown-timeout %.1f is outside 1..3600 s", flags.shutdown_timeout_s));
+  }
+  return absl::OkStatus();
+}
+
 int RunServe(const ServeFlags& flags, Logger& logger) {
   absl::StatusOr<std::string> token = LoadToken(flags);
   if (!token.ok()) return ReportCommandStatus(token.status());
-  if (flags.max_sessions < 1 || flags.max_sessions > 256) {
-    return ReportCommandStatus(absl::InvalidArgumentError(
-        absl::StrCat("--max-sessions ", flags.max_sessions, " is outside 1..256")));
-  }
-  if (flags.max_body_kb < 1 || flags.max_body_kb > 64 * 1024) {
-    return ReportCommandStatus(absl::InvalidArgumentError(
-        absl::StrCat("--max-body-kb ", flags.max_body_kb, " is outside 1..65536")));
-  }
-  if (flags.max_event_clients < 1 || flags.max_event_clients > 4096) {
-    return ReportCommandStatus(absl::InvalidArgumentError(
-        absl::StrCat("--max-event-clients ", flags.max_event_clients, " is outside 1..4096")));
-  }
-  if (flags.shutdown_timeout_s < 1 || flags.shutdown_timeout_s > 3600) {
-    return ReportCommandStatus(absl::InvalidArgumentError(
-        absl::StrFormat("--shutdown-timeout %.1f is outside 1..3600 s", flags.shutdown_timeout_s)));
-  }
+  if (absl::Status checked = CheckServeFlags(flags); !checked.ok()) return ReportCommandStatus(checked);
   ServeDirectories directories = flags.directories;
   if (directories.models.empty()) directories.models = ModelRoots();
 
