@@ -39,6 +39,19 @@ struct ProvisionalOptions {
   int agreement = 2;
 };
 
+// The utterance whose partials TranslateStage is translating. At namespace
+// scope, not nested in the stage: clang 14 decides std::optional<nested>'s
+// constructibility before the nested struct's member initializers are parsed.
+struct AdLibCaptioning {
+  int64_t utterance = 0;
+  bool off_script = false;  // judged off script (stays so)
+  bool closed = false;      // a line of it was decided, or it ended: no more captions
+  std::optional<TranslationSession> session;
+  int updates = 0;
+  std::string shown_stable;
+};
+
+
 // Fills in the translation of off-script lines from the fallback engines (the
 // script's lines carry their own). A line no engine could translate (no memory
 // match, the LLM down) stays untranslated: subtitles only, and failures() counts
@@ -75,15 +88,7 @@ class TranslateStage : public Stage {
                             const ProvisionalOptions& options);
 
  private:
-  // The utterance whose partials are being translated.
-  struct AdLib {
-    int64_t utterance = 0;
-    bool off_script = false;  // judged off script (stays so)
-    bool closed = false;      // a line of it was decided, or it ended: no more captions
-    std::optional<TranslationSession> session;
-    int updates = 0;
-    std::string shown_stable;
-  };
+  using AdLib = AdLibCaptioning;
   absl::Status Handle(Packet<LiveEvent> packet);
   absl::Status TranslateLine(HeardLine& line);
   absl::Status TranslatePartial();
