@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "asr/asr_engine.h"
 #include "media/language.h"
-#include "neural/whisper_plugin.h"
+#include "neural/plugin/whisper_plugin.h"
 #include "text/zh_script.h"
 
 namespace lingcast {
