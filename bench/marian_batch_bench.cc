@@ -35,8 +35,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#include "neural/marian_batcher.h"
-#include "neural/marian_model.h"
+#include "neural/marian/marian_batcher.h"
+#include "neural/marian/marian_model.h"
 
 namespace {
 

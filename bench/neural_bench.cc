@@ -23,7 +23,7 @@
 #include <torch/types.h>
 #include <torch/version.h>
 
-#include "neural/marian_model.h"
+#include "neural/marian/marian_model.h"
 
 namespace {
 

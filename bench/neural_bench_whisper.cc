@@ -34,8 +34,8 @@
 #include <torch/types.h>
 #include <torch/version.h>
 
-#include "neural/safetensors.h"
-#include "neural/whisper_model.h"
+#include "neural/core/safetensors.h"
+#include "neural/whisper/whisper_model.h"
 
 namespace {
 

@@ -33,9 +33,9 @@
 #include <torch/version.h>
 #include <ATen/Parallel.h>
 
-#include "neural/marian_model.h"
-#include "neural/safetensors.h"
-#include "neural/whisper_model.h"
+#include "neural/core/safetensors.h"
+#include "neural/marian/marian_model.h"
+#include "neural/whisper/whisper_model.h"
 
 namespace {
 

@@ -39,11 +39,11 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
-#include "neural/cuda_graph.h"
-#include "neural/int8_gemv.h"
-#include "neural/marian_model.h"
-#include "neural/quantization.h"
-#include "neural/whisper_model.h"
+#include "neural/core/cuda_graph.h"
+#include "neural/core/int8_gemv.h"
+#include "neural/core/quantization.h"
+#include "neural/marian/marian_model.h"
+#include "neural/whisper/whisper_model.h"
 
 namespace {
 

@@ -43,10 +43,10 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#include "neural/cache_budget.h"
-#include "neural/marian_model.h"
-#include "neural/vits_model.h"
-#include "neural/whisper_model.h"
+#include "neural/core/cache_budget.h"
+#include "neural/marian/marian_model.h"
+#include "neural/vits/vits_model.h"
+#include "neural/whisper/whisper_model.h"
 
 namespace {
 

@@ -31,9 +31,9 @@
 #include <torch/types.h>
 #include <torch/version.h>
 
-#include "neural/safetensors.h"
-#include "neural/vits_graphs.h"
-#include "neural/vits_model.h"
+#include "neural/core/graph_cache.h"
+#include "neural/core/safetensors.h"
+#include "neural/vits/vits_model.h"
 
 namespace {
 

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "core/process_stats.h"
-#include "neural/fastspeech2_tts.h"
-#include "neural/vits_tts.h"
+#include "neural/fastspeech2/fastspeech2_tts.h"
+#include "neural/vits/vits_tts.h"
 #include "tts/tts_stream.h"
 
 namespace lingcast {

@@ -32,9 +32,9 @@
 #include <torch/torch.h>
 
 #include "audio/audio_decoder.h"
-#include "neural/cpu_threads.h"
-#include "neural/whisper_asr.h"
-#include "neural/whisper_transcriber.h"
+#include "neural/core/cpu_threads.h"
+#include "neural/whisper/whisper_asr.h"
+#include "neural/whisper/whisper_transcriber.h"
 #include "nlohmann/json.hpp"
 
 namespace {

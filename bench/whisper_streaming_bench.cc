@@ -17,8 +17,8 @@
 
 #include <torch/torch.h>
 
-#include "neural/safetensors.h"
-#include "neural/whisper_asr.h"
+#include "neural/core/safetensors.h"
+#include "neural/whisper/whisper_asr.h"
 
 namespace {
 

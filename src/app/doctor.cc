@@ -15,7 +15,7 @@
 #include "compose/font.h"
 #include "nlohmann/json.hpp"
 #include "audio/av_util.h"
-#include "neural/runtime_plugin.h"
+#include "neural/plugin/runtime_plugin.h"
 #include "text/data_files.h"
 #include "tts/espeak_engine.h"
 

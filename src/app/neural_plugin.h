@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "neural/plugin_table.h"
+#include "neural/plugin/plugin_table.h"
 
 namespace lingcast {
 

@@ -10,7 +10,7 @@
 #include "text/script.h"
 #include "app/engine_registry.h"
 #include "app/neural_plugin.h"
-#include "neural/marian_plugin.h"
+#include "neural/plugin/marian_plugin.h"
 
 namespace lingcast {
 namespace {

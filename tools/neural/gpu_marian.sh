@@ -5,7 +5,7 @@
 # bench/neural_bench (tokens/s at batch 1 and 16: buckets + kept graphs, eager,
 # and the static path capturing per call) and bench/marian_batch_bench (lines of
 # varying lengths before/after kept graphs; the batcher at 1/4/16/32 streams,
-# before/after), then every neural_test suite. "Before" is the per-call-capture
+# before/after), then every neural test suite. "Before" is the per-call-capture
 # path, which the same binaries keep (DecodePath::kStatic), so one build serves
 # both. Logs land in OUT_DIR: reference.log, build.log, bench.log, test.log.
 # --tests-only skips the timings, --no-tests the test run.
@@ -33,7 +33,7 @@ if [[ $mode != --tests-only ]]; then
 fi
 # -k 0: a target that fails to build leaves the others to run.
 if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON -DLINGCAST_WERROR=OFF \
-         -DCMAKE_PREFIX_PATH="$prefix" && ninja -k 0 -C "$build" neural_test neural_bench marian_batch_bench; } \
+         -DCMAKE_PREFIX_PATH="$prefix" && ninja -k 0 -C "$build" neural_tests neural_bench marian_batch_bench; } \
        >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" | head -30
 fi
@@ -49,8 +49,8 @@ if [[ $mode != --tests-only ]]; then
 fi
 if [[ $mode != --no-tests ]]; then
   # The whole binary at once (one CUDA start-up, not one per suite).
-  timeout 200 "$build/src/neural/neural_test" >"$out/test.log" 2>&1
-  echo "neural_test: exit $?"
+  timeout 200 "$repo/tools/neural/run_neural_tests.sh" "$build" >"$out/test.log" 2>&1
+  echo "neural tests: exit $?"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|Expected|Which is|actual|tests ran" "$out/test.log" | head -40
   stamp "tests done"
 fi

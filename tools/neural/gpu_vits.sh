@@ -5,7 +5,7 @@
 # stage profile (tools/neural/vits_gpu_bench.py) and bench/vits_bench on the same
 # weights and input: eager (the path before CUDA graphs) and with CUDA graphs, in
 # the same run. Logs land in OUT_DIR: build.log, test.log, reference.log, bench.log,
-# reference.json. Options: --all-tests runs every neural_test suite (not only
+# reference.json. Options: --all-tests runs every neural test suite (not only
 # VITS's); --before DIR also builds the source tree DIR (src/neural, bench, cmake
 # and the top CMakeLists.txt of an earlier commit, e.g. from `git archive`) and
 # runs its vits_bench, and this tree's on the same random weights, for a
@@ -41,7 +41,7 @@ cp "$ref/reference.json" "$out/" 2>/dev/null
 grep -vE "Writing model shards" "$out/reference.log" | cut -c1-200
 stamp "reference done"
 if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON -DLINGCAST_WERROR=OFF \
-         -DCMAKE_PREFIX_PATH="$prefix" && ninja -C "$build" neural_test vits_bench neural_memory_bench; } \
+         -DCMAKE_PREFIX_PATH="$prefix" && ninja -C "$build" neural_tests vits_bench neural_memory_bench; } \
        >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" | head -30; exit 1
 fi
@@ -70,7 +70,7 @@ if [[ $memory == 1 ]]; then
 fi
 filter='Vits*:*VitsParity*'
 [[ $all_tests == 1 ]] && filter='*'
-timeout 200 "$build/src/neural/neural_test" --gtest_filter="$filter" >"$out/test.log" 2>&1
+timeout 200 "$repo/tools/neural/run_neural_tests.sh" "$build" --gtest_filter="$filter" >"$out/test.log" 2>&1
 echo "tests ($filter): exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|Expected|Which is|actual" "$out/test.log" | head -30
 stamp "tests done"

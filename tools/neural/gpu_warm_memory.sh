@@ -11,7 +11,7 @@
 #     memory after their CUDA-graph paths; first-call latency, load and warm-up);
 #  4. whisper-medium: transformers (fp16, SDPA) then bench/neural_bench_whisper
 #     on the same checkpoint and window;
-#  5. every neural_test suite (the whole binary once).
+#  5. every neural test suite (each binary once).
 # Logs land in OUT_DIR: probe.log, build.log, memory.log, memory_warm.log,
 # medium.log, test.log.
 #
@@ -53,7 +53,7 @@ PY
 prober=$!
 
 if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINGCAST_NEURAL_ONLY=ON -DLINGCAST_WERROR=OFF \
-         -DCMAKE_PREFIX_PATH="$prefix" && ninja -k 0 -C "$build" neural_test neural_memory_bench neural_bench_whisper; } \
+         -DCMAKE_PREFIX_PATH="$prefix" && ninja -k 0 -C "$build" neural_tests neural_memory_bench neural_bench_whisper; } \
        >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" | head -30
 fi
@@ -71,7 +71,7 @@ stamp "medium checkpoint: $(du -sh "$ckpt" | cut -f1)"
   timeout 100 "$build/bench/neural_bench_whisper" "$ckpt" fp16 2>&1
 } | tee -a "$out/medium.log"
 stamp "whisper-medium done"
-timeout 200 "$build/src/neural/neural_test" >"$out/test.log" 2>&1
-echo "neural_test: exit $?"
+timeout 200 "$repo/tools/neural/run_neural_tests.sh" "$build" >"$out/test.log" 2>&1
+echo "neural tests: exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|Expected|Which is|actual|tests ran" "$out/test.log" | head -40
 stamp "tests done"

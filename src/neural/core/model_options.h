@@ -1,0 +1,34 @@
+// What every transformer model here (Marian, Whisper) is loaded with: device,
+// dtype, int8 weights and the kernel that multiplies them, and the device memory
+// its CUDA-graph paths may keep.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <torch/types.h>
+
+#include "neural/core/quantization.h"
+
+namespace lingcast::neural {
+
+struct ModelOptions {
+  torch::Device device = torch::kCPU;
+  torch::ScalarType dtype = torch::kFloat;  // kFloat, or kHalf / kBFloat16 on a GPU
+  // kInt8: every linear layer's weight (attention, feed-forward, and the output
+  // projection with the embedding table tied to it) stored as int8 with one scale
+  // per output row; activations stay in `dtype` (quantization.h). Default: off.
+  Quantization quantization = Quantization::kNone;
+  Int8Kernel int8_kernel = Int8Kernel::kAuto;  // how a quantized product runs
+  // Device memory the model may keep across calls for its CUDA-graph paths
+  // (Marian: the kept decoders; Whisper: the encoder's graphs), least recently
+  // used freed past it (cache_budget.h); 0: bounded by count only. Default 256 MiB.
+  std::int64_t graph_cache_bytes = kDefaultGraphCacheBytes;
+  static constexpr std::int64_t kDefaultGraphCacheBytes = std::int64_t{256} << 20;
+};
+
+// Refuses what int8 quantization cannot do (a dtype other than float32, float16
+// or bfloat16) with one line naming the option; `what` names the model.
+void CheckModelOptions(const ModelOptions& options, const std::string& what);
+
+}  // namespace lingcast::neural
