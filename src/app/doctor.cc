@@ -71,7 +71,7 @@ DoctorCheck CheckEncoder(const char* codec, const char* package) {
 }
 
 #ifdef LINGCAST_HAVE_NEURAL
-// What the neural engines would run on (neural/runtime_info.h): the plug-in is
+// What the neural engines would run on (neural/core/runtime_info.h): the plug-in is
 // opened and asked. A reference BLAS fails the check: install-deps installs
 // OpenBLAS, and without it every CPU engine is 10-70x slower.
 DoctorCheck CheckNeuralRuntime() {

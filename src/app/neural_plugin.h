@@ -1,9 +1,9 @@
 // The neural engines' plug-in (liblingcast_neural_plugin.so), opened with dlopen
 // when a command asks for a neural engine (--engine marian, whisper, vits).
 //
-// lingcast does not link libtorch (src/neural/marian_plugin.h says why); the
+// lingcast does not link libtorch (src/neural/plugin/marian_plugin.h says why); the
 // plug-in does, and exports one versioned table of entry points
-// (src/neural/plugin_table.h), checked when it is opened. An engine made by the
+// (src/neural/plugin/plugin_table.h), checked when it is opened. An engine made by the
 // plug-in must keep it loaded: keep handle() beside it.
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace lingcast {
 
 // Where the neural engines run: the words of --device and --dtype, read by the
-// plug-in (src/neural/device_choice.h). "auto" takes a GPU when libtorch sees
+// plug-in (src/neural/core/device_choice.h). "auto" takes a GPU when libtorch sees
 // one (float16 there; VITS float32) and the CPU otherwise (float32).
 struct NeuralDeviceFlags {
   std::string device = "auto";  // auto, cpu, cuda, cuda:N

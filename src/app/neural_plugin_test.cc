@@ -1,4 +1,4 @@
-// The plug-in's table is checked when it is opened (neural/plugin_table.h):
+// The plug-in's table is checked when it is opened (neural/plugin/plugin_table.h):
 // real shared objects of another ABI version or table size, built beside this
 // test, are refused with one line, and closed again.
 #include "app/neural_plugin.h"

@@ -159,7 +159,7 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeLlmTranslator(const TranslationO
 }
 
 // The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
-// (app/neural_plugin.h, neural/marian_plugin.h).
+// (app/neural_plugin.h, neural/plugin/marian_plugin.h).
 absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options,
                                                                  const TranslationStack& /*stack*/, Clock& /*clock*/,
                                                                  Logger& logger) {

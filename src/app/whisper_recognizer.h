@@ -1,6 +1,6 @@
 // Whisper as a recognizer for the commands (`asr --engine whisper`, `live --asr
 // whisper`): the engine comes from the neural plug-in (app/neural_plugin.h,
-// neural/whisper_plugin.h), opened when asked for; lingcast does not link
+// neural/plugin/whisper_plugin.h), opened when asked for; lingcast does not link
 // libtorch. The model returned, and every session it makes, keeps the plug-in
 // loaded for as long as it lives.
 #pragma once

@@ -1,6 +1,6 @@
 // A stand-in for a neural plug-in of another lingcast build: it exports the
 // table symbol with the two fields every ABI version keeps first
-// (neural/plugin_table.h) set to FIXTURE_ABI_VERSION and FIXTURE_TABLE_SIZE, and
+// (neural/plugin/plugin_table.h) set to FIXTURE_ABI_VERSION and FIXTURE_TABLE_SIZE, and
 // entries no caller may reach. Plain data only, so nothing stays mapped once the
 // test's dlopen is closed again.
 #include <cstdint>
