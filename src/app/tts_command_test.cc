@@ -283,7 +283,14 @@ TEST_F(TtsCommandTest, LongLineIsStreamedInBoundedMemory) {
   EXPECT_GE(summary->clauses, 80);
   const auto wav_bytes = fs::file_size(dir_ / "out.wav");
   EXPECT_NEAR(static_cast<double>(wav_bytes - 44) / 2 / TestEspeakEngine().sample_rate(), summary->duration_s, 0.001);
+#if defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer freed memory sits in its quarantine (256 MB by default),
+  // so RSS measures the sanitizer, not the streaming: the bound holds in every other build.
+  (void)peak_before;
+  (void)peak_after;
+#else
   EXPECT_LT(peak_after - peak_before, 15.0) << "peak RSS grew from " << peak_before << " to " << peak_after << " MiB";
+#endif
 }
 
 TEST_F(TtsCommandTest, RateVoiceAndPitchReachTheEngine) {

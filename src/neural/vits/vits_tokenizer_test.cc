@@ -21,7 +21,9 @@ TEST(VitsTokenizer, IdsMatchTheReference) {
   for (const std::string fixture : {"vits_tiny", "vits_tiny_deterministic"}) {
     const std::string dir = TestdataDir(fixture);
     const VitsTokenizer tokenizer = VitsTokenizer::Load(dir);
-    for (const auto& c : ReadJsonFile(dir + "/reference.json")["tokenizer_cases"]) {
+    // Kept in a variable: a range-for over a member of a temporary reads freed memory.
+    const auto reference = ReadJsonFile(dir + "/reference.json");
+    for (const auto& c : reference["tokenizer_cases"]) {
       const std::string text = c["text"].get<std::string>();
       EXPECT_EQ(tokenizer.Encode(text).ids, c["ids"].get<std::vector<std::int64_t>>()) << "text: \"" << text << "\"";
     }
