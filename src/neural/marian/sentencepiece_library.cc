@@ -31,6 +31,32 @@ struct DlClose {
   void operator()(void* handle) const { ::dlclose(handle); }
 };
 
+// Opens the shim so that libsentencepiece binds to its own protobuf and nothing
+// else sees it (spm_shim.cc says why). RTLD_DEEPBIND does that, but the
+// sanitizers' runtimes refuse it (the library's own symbols would come before
+// their interceptors), so sanitizer builds give the shim a link-map namespace
+// of its own instead (dlmopen): as isolated, and the interface is plain C with
+// no memory changing hands, so two copies of the C library do not matter.
+// RTLD_NODELETE: the plug-in stays loaded after the last model is freed. Some
+// libsentencepiece builds (Ubuntu 24.04's) register absl flags when loaded, and
+// loading them a second time into the same process aborts.
+void* OpenShim(const std::string& shim) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // One namespace for the process (glibc has room for 16), made by the first load.
+  static const Lmid_t space = [&shim] {
+    Lmid_t made = LM_ID_NEWLM;
+    if (void* first = ::dlmopen(LM_ID_NEWLM, shim.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) {
+      if (::dlinfo(first, RTLD_DI_LMID, &made) != 0) made = LM_ID_NEWLM;
+      ::dlclose(first);
+    }
+    return made;
+  }();
+  return ::dlmopen(space, shim.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+#else
+  return ::dlopen(shim.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE);
+#endif
+}
+
 }  // namespace
 
 struct SentencePieceModel::Api {
@@ -47,10 +73,7 @@ std::unique_ptr<SentencePieceModel> SentencePieceModel::Load(const std::string& 
   const char* override_path = std::getenv("LINGCAST_SPM_SHIM");
   const std::string shim = override_path != nullptr ? override_path : LINGCAST_SPM_SHIM_PATH;
   auto api = std::make_unique<Api>();
-  // RTLD_NODELETE: the plug-in stays loaded after the last model is freed. Some
-  // libsentencepiece builds (Ubuntu 24.04's) register absl flags when loaded, and
-  // loading them a second time into the same process aborts.
-  api->handle.reset(::dlopen(shim.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE));
+  api->handle.reset(OpenShim(shim));
   if (!api->handle) {
     Fail(ErrorCode::kUnimplemented, "cannot load the SentencePiece plug-in " + shim + " (" + ::dlerror() +
                                         "): rebuild lingcast with libsentencepiece-dev installed, or set LINGCAST_SPM_SHIM");
