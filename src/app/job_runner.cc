@@ -61,6 +61,7 @@ absl::Status JobRunner::Wait(const std::function<void(const JobTick&)>& on_tick)
     tick.wall_seconds = std::chrono::duration<double>(now - started_at_).count();
     last_cpu = cpu;
     last_tick = now;
+    TakeWarnings();
     if (on_tick) on_tick(tick);
     if (!cancelled && DrainOverdue(now)) {
       logger_.Warn(options_.job, "the pipeline did not wind down in time after the stop signal; cancelling it");
@@ -69,10 +70,38 @@ absl::Status JobRunner::Wait(const std::function<void(const JobTick&)>& on_tick)
     }
   }
   waiter.join();
+  TakeWarnings();
   if (cancelled) {
     return absl::DeadlineExceededError(absl::StrCat(options_.job, " did not stop within the deadline after the signal"));
   }
   return result;
+}
+
+void JobRunner::TakeWarnings() {
+  // A stage that fails the same way on every line must not flood the log: the
+  // first few of each stage are logged, the rest only counted.
+  constexpr int64_t kLoggedPerStage = 3;
+  for (const BusMessage& message : pipeline_.bus().Drain()) {
+    if (message.kind != BusMessage::Kind::kWarning) continue;  // errors come back from Wait()
+    int64_t seen = 0;
+    {
+      std::lock_guard<std::mutex> lock(warnings_mu_);
+      seen = ++warnings_[message.source];
+    }
+    if (seen <= kLoggedPerStage) {
+      logger_.Warn(message.source, std::string(message.status.message()),
+                   {{"job", options_.job}, {"code", absl::StatusCodeToString(message.status.code())}});
+    }
+    if (seen == kLoggedPerStage) {
+      logger_.Warn(message.source, "more warnings from this stage are counted in the report, not logged",
+                   {{"job", options_.job}});
+    }
+  }
+}
+
+std::map<std::string, int64_t> JobRunner::warnings() const {
+  std::lock_guard<std::mutex> lock(warnings_mu_);
+  return warnings_;
 }
 
 double JobRunner::wall_seconds() const {

@@ -16,8 +16,11 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "app/signals.h"
@@ -65,6 +68,10 @@ class JobRunner {
   void RequestStop();
   bool stop_requested() const { return signalled_at_.load() != 0; }
 
+  // The stages' warnings (recoverable failures posted on the bus), by stage:
+  // each is counted here and logged, the first few per stage in full.
+  std::map<std::string, int64_t> warnings() const;
+
   // Process figures over the run, for the job's report.
   double wall_seconds() const;
   double cpu_percent() const;  // of one core, over the whole run
@@ -72,6 +79,7 @@ class JobRunner {
 
  private:
   bool DrainOverdue(std::chrono::steady_clock::time_point now) const;
+  void TakeWarnings();  // from the bus: counted and logged
 
   Pipeline& pipeline_;
   SignalWatcher* signals_;
@@ -82,6 +90,9 @@ class JobRunner {
   double rss_start_mb_ = 0;
   // steady_clock ticks when the first stop request came; 0: none yet.
   std::atomic<int64_t> signalled_at_{0};
+  // std::mutex, not absl::Mutex: ThreadSanitizer sees it (Debian's absl is not instrumented).
+  mutable std::mutex warnings_mu_;
+  std::map<std::string, int64_t> warnings_ ABSL_GUARDED_BY(warnings_mu_);
 };
 
 }  // namespace lingcast

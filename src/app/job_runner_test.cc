@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
+#include <map>
+#include <cstdlib>
+#include <cstdio>
 #include <memory>
 
 #include "absl/synchronization/notification.h"
@@ -137,6 +141,49 @@ TEST(JobRunnerTest, AFailingStageIsTheJobsResult) {
   const absl::Status result = runner.Wait(nullptr);
   EXPECT_EQ(result.code(), absl::StatusCode::kDataLoss);
   EXPECT_FALSE(runner.stop_requested());
+}
+
+TEST(JobRunnerTest, WarningsAreCountedByStageAndOnlyTheFirstFewLogged) {
+  // Warns about every one of its ten packets, then ends.
+  class Warner : public Stage {
+   public:
+    Warner() : Stage("warner") {}
+    Out<int> out{this, "out"};
+    absl::StatusOr<Flow> Process() override {
+      if (n_ == 10) return Flow::kFinished;
+      Warn(absl::UnavailableError("the engine is down; line skipped"));
+      LC_RETURN_IF_ERROR(out.Push(Packet<int>{n_, MediaTime::Millis(n_), {}, clock().Now()}));
+      ++n_;
+      return Flow::kContinue;
+    }
+
+   private:
+    int n_ = 0;
+  };
+  char* text = nullptr;
+  size_t size = 0;
+  std::FILE* log = open_memstream(&text, &size);
+  ASSERT_NE(log, nullptr);
+  {
+    SimulatedClock clock;
+    Bus bus;
+    Pipeline pipeline{clock, bus};
+    Logger logger{LogLevel::kWarning, log};
+    auto& source = pipeline.Add(std::make_unique<Warner>());
+    auto& sink = pipeline.Add(std::make_unique<Sink>());
+    pipeline.Connect(source.out, sink.in, {4, QueuePolicy::kBlock});
+    JobRunner runner(pipeline, nullptr, logger, Fast(OnStopSignal::kDrain, absl::Seconds(600)));
+    ASSERT_OK(runner.Start());
+    EXPECT_OK(runner.Wait(nullptr));
+    EXPECT_EQ(runner.warnings(), (std::map<std::string, int64_t>{{"warner", 10}}));
+  }
+  std::fclose(log);
+  const std::string logged(text, size);
+  std::free(text);
+  int lines = 0;
+  for (size_t at = logged.find("line skipped"); at != std::string::npos; at = logged.find("line skipped", at + 1)) ++lines;
+  EXPECT_EQ(lines, 3) << logged;
+  EXPECT_NE(logged.find("counted in the report"), std::string::npos) << logged;
 }
 
 }  // namespace

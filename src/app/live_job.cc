@@ -433,6 +433,8 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
   extra["provisional_dropped"] = translate.provisional_dropped();
   extra["provisional_interrupted"] = graph.interrupt.interrupted();
   extra["stopped_by_signal"] = stopped;
+  // The stages' recoverable failures, by stage (the first few are also logged).
+  extra["warnings"] = runner.warnings();
   int64_t congestion_drops = 0;
   nlohmann::json outputs_json = nlohmann::json::array();
   for (const OutputSinkStats& s : output_stats.outputs) {

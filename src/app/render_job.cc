@@ -255,9 +255,6 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   }
   LC_RETURN_IF_ERROR(result);
   if (!finished) return absl::InternalError("render ended before the output was complete");
-  for (const auto& message : graph->bus.Drain()) {
-    if (message.kind == BusMessage::Kind::kWarning) logger.Warn(message.source, message.status.ToString());
-  }
   return SummaryOf(options, specs, *graph, lines, *tts, seconds_since_start());
 }
 

@@ -22,6 +22,10 @@ void Bus::PostError(const std::string& source, absl::Status status, MediaTime ti
   Post(BusMessage{BusMessage::Kind::kError, source, std::move(status), "", time});
 }
 
+void Bus::PostWarning(const std::string& source, absl::Status status, MediaTime time) {
+  Post(BusMessage{BusMessage::Kind::kWarning, source, std::move(status), "", time});
+}
+
 void Bus::PostEvent(const std::string& source, std::string text, MediaTime time) {
   Post(BusMessage{BusMessage::Kind::kEvent, source, absl::OkStatus(), std::move(text), time});
 }

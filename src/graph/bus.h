@@ -28,6 +28,8 @@ class Bus {
 
   void Post(BusMessage message);
   void PostError(const std::string& source, absl::Status status, MediaTime time = {});
+  // A recoverable failure: the stage dropped or skipped something and goes on.
+  void PostWarning(const std::string& source, absl::Status status, MediaTime time = {});
   void PostEvent(const std::string& source, std::string text, MediaTime time = {});
 
   std::optional<BusMessage> TryPop();

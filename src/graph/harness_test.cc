@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 
 #include "core/status.h"
 #include "core/status_matchers.h"
@@ -81,6 +82,40 @@ TEST(StageHarnessTest, ErrorsGoToTheBus) {
   const auto messages = h.bus().Drain();
   ASSERT_EQ(messages.size(), 1u);
   EXPECT_EQ(messages[0].source, "failer");
+}
+
+TEST(StageHarnessTest, WarningsGoToTheBusAndTheStageGoesOn) {
+  // Drops odd packets, warning about each.
+  class Picky : public Stage {
+   public:
+    Picky() : Stage("picky") {}
+    In<int> in{this, "in"};
+    Out<int> out{this, "out"};
+    absl::StatusOr<Flow> Process() override {
+      auto p = in.Pop();
+      if (!p) return Flow::kFinished;
+      if (p->value % 2 == 1) {
+        Warn(absl::InvalidArgumentError("odd packet dropped"));
+        return Flow::kContinue;
+      }
+      LC_RETURN_IF_ERROR(out.Push(std::move(*p)));
+      return Flow::kContinue;
+    }
+  };
+  StageHarness<Picky> h(std::make_unique<Picky>());
+  auto feed = h.Feed(h.stage().in);
+  auto sink = h.Collect(h.stage().out);
+  for (int i = 0; i < 4; ++i) feed.Push(i, MediaTime::Millis(i));
+  feed.End();
+  ASSERT_OK(h.RunUntilFinished());
+  EXPECT_EQ(sink.Values(), (std::vector<int>{0, 2}));
+  const auto messages = h.bus().Drain();
+  ASSERT_EQ(messages.size(), 2u);
+  for (const BusMessage& message : messages) {
+    EXPECT_EQ(message.kind, BusMessage::Kind::kWarning);
+    EXPECT_EQ(message.source, "picky");
+    EXPECT_EQ(message.status.message(), "odd packet dropped");
+  }
 }
 
 }  // namespace

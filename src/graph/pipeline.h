@@ -79,6 +79,8 @@ class Pipeline {
   // their streams, so the graph finishes what it holds and Wait() returns.
   // Unlike Stop(), nothing in flight is discarded. Thread-safe; any thread.
   void Drain();
+  // Where the stages post errors, warnings and events.
+  Bus& bus() { return bus_; }
 
   bool stopping() const { return stopping_.load(); }
   std::vector<ChannelStats> Stats() const;

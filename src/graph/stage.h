@@ -125,6 +125,11 @@ class Stage {
  protected:
   Clock& clock() const { return *context_.clock; }
   Bus& bus() const { return *context_.bus; }
+  // A recoverable failure (something dropped or skipped; the stage goes on),
+  // on the bus for the job to count and log. Before Attach(): nowhere.
+  void Warn(absl::Status status) const {
+    if (context_.bus != nullptr) context_.bus->PostWarning(name_, std::move(status), clock().Now());
+  }
 
  private:
   friend class InputPort;

@@ -11,6 +11,11 @@ namespace lingcast {
 
 namespace {
 constexpr size_t kContextLines = 3;
+
+// The warning for an off-script line no engine could translate (it shows as subtitles only).
+absl::Status Untranslated(const HeardLine& line, const absl::Status& why) {
+  return absl::Status(why.code(), absl::StrCat("off-script line ", line.id, " left untranslated: ", why.message()));
+}
 }  // namespace
 
 TranslateStage::TranslateStage(TranslationStack& stack, Language from, Language to, std::vector<FollowerLine> lines,
@@ -156,6 +161,7 @@ absl::Status TranslateStage::TranslateLine(HeardLine& line) {
           translated = true;
         } else if (!absl::IsCancelled(finished.status())) {
           failures_.fetch_add(1);
+          Warn(Untranslated(line, finished.status()));
           translated = true;  // the engines were asked: nothing to say
         }
       }
@@ -175,6 +181,7 @@ absl::Status TranslateStage::TranslateLine(HeardLine& line) {
         line.revised = !stable.empty() && !absl::StartsWith(line.translation, stable);
       } else {
         failures_.fetch_add(1);
+        Warn(Untranslated(line, translation.status()));
       }
     }
     line.provisional_updates = CloseAdLib(line.utterance);
@@ -228,10 +235,9 @@ absl::Status TranslateStage::TranslatePartial() {
     } else {
       // A sick engine costs this caption, never the show; the line's final
       // translation still asks the engines again.
-      if (provisional_failures_.fetch_add(1) == 0) {
-        logger_.Warn("live", "a provisional translation failed (counted; later ones are not logged)",
-                     {{"reason", std::string(updated.status().message())}});
-      }
+      provisional_failures_.fetch_add(1);
+      Warn(absl::Status(updated.status().code(),
+                        absl::StrCat("a provisional caption was not translated: ", updated.status().message())));
     }
     return absl::OkStatus();
   }
