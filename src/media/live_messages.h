@@ -84,11 +84,17 @@ struct LiveEvent {
   MediaTime watermark;
 };
 
-// A line ready for the avatar to say.
+// A line ready for the avatar to say, or a later part of one. The voice sends a
+// line as soon as its first part is synthesized (part 0, with everything but the
+// rest of its speech), then the parts that follow it (same line.id, part 1, 2,
+// ...: only pcm and phonemes set); `continues` is false on the last one (which
+// may carry no audio). A line sent whole is part 0 and does not continue.
 struct SpokenLine {
   HeardLine line;
   AudioBuffer pcm;        // at the output rate; empty when skipped or nothing to say
-  PhonemeTrack phonemes;  // what is said, relative to the speech's first sample
+  PhonemeTrack phonemes;  // what is said, relative to the speech's first sample (of the line, in every part)
+  int part = 0;
+  bool continues = false;  // true: more of this line's speech follows
   double rate = 1.0;      // speaking rate used (the lag policy may raise it)
   bool skipped = false;   // too stale under the lag policy: subtitles only
   MediaTime planned_start;  // where the voice stage expects it to start on the output
@@ -97,6 +103,14 @@ struct SpokenLine {
   // been free (decided, and arrived at the playout).
   std::optional<MediaTime> ready_at;
 };
+
+// Joins a later part of a line (same line.id) onto what has arrived of it.
+inline void AppendLinePart(SpokenLine& line, const SpokenLine& part) {
+  line.pcm.samples.insert(line.pcm.samples.end(), part.pcm.samples.begin(), part.pcm.samples.end());
+  line.phonemes.phonemes.insert(line.phonemes.phonemes.end(), part.phonemes.phonemes.begin(),
+                                part.phonemes.phonemes.end());
+  line.continues = part.continues;
+}
 
 struct VoiceEvent {
   std::optional<SpokenLine> spoken;

@@ -186,6 +186,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
   summary["audio_drops"] = c.audio_drops;
   summary["video_drops"] = c.video_drops;
   summary["passthrough_underruns"] = c.passthrough_underruns;
+  summary["voice_underruns"] = c.voice_underruns;
   summary["frames"] = c.frames;
   summary["output_seconds"] = c.output_time.seconds();
   summary["host_seconds"] = c.host_time.seconds();

@@ -58,6 +58,7 @@ struct LiveCounters {
   int64_t video_drops = 0;        // frames not rendered because the playout ran late
   int64_t audio_drops = 0;        // samples of speech or host audio lost (should stay 0)
   int64_t passthrough_underruns = 0;  // host audio that had not arrived in time (silence written)
+  int64_t voice_underruns = 0;    // samples of a line in play not yet synthesized (silence written)
   MediaTime output_time;          // end of the audio written
   MediaTime host_time;            // end of the host audio taken in
   int queued_lines = 0;           // waiting for the avatar

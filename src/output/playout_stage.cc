@@ -15,6 +15,8 @@ namespace {
 constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);
 // Realtime: a tick this late drops its frame (its audio is still written).
 constexpr int kLateFrames = 2;
+// The subtitle end of a line whose last part has not arrived (set when it does).
+constexpr MediaTime kUnknownLength = MediaTime::Seconds(24 * 3600);
 
 std::vector<std::string> CueLines(const SubtitleCue& cue) {
   std::vector<std::string> lines = {cue.primary.text};
@@ -59,11 +61,53 @@ void PlayoutStage::Take(VoiceEvent event) {
   if (event.caption) caption_ = std::move(event.caption);
   // An utterance that ended without a line (nothing decided) takes its caption along.
   if (event.ended && caption_ && caption_->utterance <= event.ended->utterance) caption_.reset();
-  if (event.spoken) {
+  if (event.spoken && event.spoken->part > 0) {
+    TakeLinePart(std::move(*event.spoken));
+  } else if (event.spoken) {
     // Its line replaces the caption of what the host was saying.
     if (caption_ && caption_->utterance <= event.spoken->line.utterance) caption_.reset();
     monitor_.LineQueued(*event.spoken);
     queue_.push_back(std::move(*event.spoken));
+  }
+}
+
+void PlayoutStage::TakeLinePart(SpokenLine part) {
+  if (playing_ && playing_->spoken.line.id == part.line.id) {
+    // The mouth follows the new part from where its first sample will be played.
+    const MediaTime shift = playing_->start + MediaTime::FromSamples(playing_->underrun, options_.output_rate);
+    for (const VisemeCue& v : PhonemesToVisemes(part.phonemes).cues) {
+      visemes_.cues.push_back(VisemeCue{v.start + shift, v.end + shift, v.shape});
+    }
+    AppendLinePart(playing_->spoken, part);
+    if (!playing_->spoken.continues) LineComplete();
+    return;
+  }
+  for (auto it = queue_.rbegin(); it != queue_.rend(); ++it) {
+    if (it->line.id == part.line.id) {
+      AppendLinePart(*it, part);
+      return;
+    }
+  }
+}
+
+void PlayoutStage::LineComplete() {
+  playing_->spoken.continues = false;
+  if (cue_) {
+    const MediaTime said = MediaTime::FromSamples(static_cast<int64_t>(playing_->spoken.pcm.samples.size()) + playing_->underrun,
+                                                  options_.output_rate);
+    cue_->end = playing_->start + said + options_.subtitle_linger;
+    PublishCue(playing_->spoken.line.id);
+  }
+}
+
+void PlayoutStage::AwaitWholeLine() {
+  while (!voice_ended_ && !queue_.empty() && queue_.front().continues) {
+    auto packet = in.Pop();
+    if (!packet) {
+      voice_ended_ = true;
+      break;
+    }
+    Take(std::move(packet->value));
   }
 }
 
@@ -129,15 +173,19 @@ void PlayoutStage::ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime 
   } else {
     cue.primary = TextSegment{line.source_text, options_.source};
   }
-  if (monitor_.observed()) {
-    monitor_.Publish({{"type", "subtitle"},
-                      {"line", line.id},
-                      {"primary", cue.primary.text},
-                      {"secondary", cue.secondary.text},
-                      {"from_ms", start.millis()},
-                      {"until_ms", end.millis()}});
-  }
   cue_ = std::move(cue);
+  // A line still coming has no known end yet: published with its last part.
+  if (!spoken.continues) PublishCue(line.id);
+}
+
+void PlayoutStage::PublishCue(int64_t line_id) {
+  if (!monitor_.observed()) return;
+  monitor_.Publish({{"type", "subtitle"},
+                    {"line", line_id},
+                    {"primary", cue_->primary.text},
+                    {"secondary", cue_->secondary.text},
+                    {"from_ms", cue_->start.millis()},
+                    {"until_ms", cue_->end.millis()}});
 }
 
 void PlayoutStage::StartNextLines(MediaTime t) {
@@ -161,7 +209,10 @@ void PlayoutStage::StartNextLines(MediaTime t) {
     }
     const bool after_gap = next.follows_gap;
     if (t < next_start_allowed_ - (after_gap ? MediaTime::Zero() : options_.line_gap)) return;
-    const MediaTime duration = next.pcm.duration();
+    if (options_.simulated) AwaitWholeLine();  // `next` stays valid: a deque keeps its elements in place
+    if (voice_ended_) next.continues = false;  // nothing more will come
+    // Until its last part is here a line's subtitle stays up (LineComplete ends it).
+    const MediaTime duration = next.continues ? kUnknownLength : next.pcm.duration();
     ShowCue(next, t, t + duration + options_.subtitle_linger);
     // The mouth follows this speech from its first sample at t.
     for (const VisemeCue& v : PhonemesToVisemes(next.phonemes).cues) {
@@ -171,7 +222,7 @@ void PlayoutStage::StartNextLines(MediaTime t) {
     // not computing: it is reported apart.
     const MediaTime queue_wait = t - next.ready_at.value_or(t);
     monitor_.SpeechStarted(next.line.id, t, clock().Now() - next.line.trigger_origin - queue_wait, queue_wait);
-    playing_ = Playing{std::move(next), 0};
+    playing_ = Playing{std::move(next), 0, t, 0};
     queue_.pop_front();
   }
 }
@@ -181,11 +232,17 @@ absl::StatusOr<AudioBuffer> PlayoutStage::MixTick(int64_t first_sample, int64_t 
   bool voice = false;
   if (playing_) {
     voice = true;
+    if (voice_ended_ && playing_->spoken.continues) LineComplete();  // nothing more will come
     const std::vector<float>& pcm = playing_->spoken.pcm.samples;
     const size_t take = std::min(static_cast<size_t>(samples), pcm.size() - playing_->offset);
     std::copy_n(pcm.begin() + static_cast<std::ptrdiff_t>(playing_->offset), take, out.samples.begin());
     playing_->offset += take;
-    if (playing_->offset >= pcm.size()) {
+    if (playing_->spoken.continues) {
+      // The voice has not made the rest yet: silence now, the line goes on when it comes.
+      const int64_t missing = samples - static_cast<int64_t>(take);
+      counters_.voice_underruns += missing;
+      playing_->underrun += missing;
+    } else if (playing_->offset >= pcm.size()) {
       const MediaTime end = MediaTime::FromSamples(first_sample + static_cast<int64_t>(take), options_.output_rate);
       monitor_.SpeechEnded(playing_->spoken.line.id, end);
       next_start_allowed_ = end + options_.line_gap;

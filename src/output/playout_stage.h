@@ -16,8 +16,17 @@
 // clock itself, one frame per tick, after waiting for the voice stage's
 // watermark to pass the frame time, so every run gives the same output.
 //
-// Draining (a stop signal): the line being said is finished; queued lines that
-// have not started are not said (their subtitles still show).
+// A line comes in parts as the voice makes it (SpokenLine::part/continues): it
+// starts once its first part is here and grows as the rest arrives; its
+// subtitle's end and the next line's earliest start are known with its last
+// part. Samples of a line in play that are not here yet (a voice slower than
+// real time) are written as silence and counted (voice_underruns); the line
+// goes on from where it was when they come. On the simulated clock a line starts
+// only once all of it is here, so outputs never depend on thread timing.
+//
+// Draining (a stop signal): the line being said is finished, parts still to
+// come included; queued lines that have not started are not said (their
+// subtitles still show).
 #pragma once
 
 #include <atomic>
@@ -74,12 +83,21 @@ class PlayoutStage : public Stage {
   struct Playing {
     SpokenLine spoken;
     size_t offset = 0;  // samples already written
+    MediaTime start;    // its first sample on the output
+    int64_t underrun = 0;  // silent samples written while its next part was awaited
   };
   void TakeVoiceEvents(MediaTime t);
   void Take(VoiceEvent event);
+  // A later part of a line queued or in play (dropped if that line was not said).
+  void TakeLinePart(SpokenLine part);
+  // Simulated clock: takes the voice's events until the queue's first line is whole.
+  void AwaitWholeLine();
+  // The line in play has all its parts: its subtitle's end is known.
+  void LineComplete();
   absl::Status TakeHostAudio(MediaTime until);
   void StartNextLines(MediaTime t);
   void ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime end);
+  void PublishCue(int64_t line_id);
   absl::StatusOr<AudioBuffer> MixTick(int64_t first_sample, int64_t samples);
   absl::Status DrawFrame(MediaTime t);
   bool Done() const;

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/scratch_dir.h"
+#include "core/status.h"
 #include "core/status_matchers.h"
 #include "graph/harness.h"
 
@@ -40,7 +43,7 @@ VoiceEvent Spoken(int64_t id, int64_t decided_ms, double seconds, const std::str
 
 class PlayoutStageTest : public ::testing::Test {
  protected:
-  std::unique_ptr<PlayoutStage> MakeStage() {
+  std::unique_ptr<PlayoutStage> MakeStage(bool simulated = true, const std::string& path = "") {
     VideoEncoderOptions video;
     video.width = 160;
     video.height = 90;
@@ -49,7 +52,7 @@ class PlayoutStageTest : public ::testing::Test {
     audio.input_sample_rate = kRate;
     OutputSetOptions output_options;
     output_options.live = true;
-    auto outputs = OutputSet::Open({*ParseOutputSpec(path_)}, video, audio, output_options, clock_);
+    auto outputs = OutputSet::Open({*ParseOutputSpec(path.empty() ? path_ : path)}, video, audio, output_options, clock_);
     EXPECT_OK(outputs);
     outputs_ = std::move(*outputs);
     compose::CompositorOptions compose_options;
@@ -60,7 +63,7 @@ class PlayoutStageTest : public ::testing::Test {
     PlayoutOptions options;
     options.fps = kFps;
     options.output_rate = kRate;
-    options.simulated = true;
+    options.simulated = simulated;
     options.line_gap = MediaTime::Millis(250);
     options.tail = MediaTime::Millis(200);
     return std::make_unique<PlayoutStage>(options, std::move(*compositor), std::make_unique<AvatarRenderer>(),
@@ -73,6 +76,62 @@ class PlayoutStageTest : public ::testing::Test {
   std::unique_ptr<OutputSet> outputs_;
   LiveMonitor monitor_;
 };
+
+// `event`'s line cut into parts as the voice sends them: the first `first_seconds`
+// with the line, the rest in `later` parts, then a closing part without audio that
+// carries the event's watermark.
+std::vector<VoiceEvent> InParts(const VoiceEvent& event, double first_seconds, int later) {
+  const SpokenLine& whole = *event.spoken;
+  const size_t first = static_cast<size_t>(first_seconds * kRate);
+  std::vector<VoiceEvent> parts;
+  auto add = [&](SpokenLine part, MediaTime watermark) {
+    VoiceEvent e;
+    e.spoken = std::move(part);
+    e.watermark = watermark;
+    parts.push_back(std::move(e));
+  };
+  SpokenLine head = whole;
+  head.pcm.samples.resize(first);
+  head.continues = true;
+  add(head, MediaTime::Zero());
+  const size_t rest = whole.pcm.samples.size() - first;
+  for (int i = 0; i <= later; ++i) {
+    SpokenLine part;
+    part.line.id = whole.line.id;
+    part.part = i + 1;
+    part.continues = i < later;
+    part.pcm.sample_rate = kRate;
+    if (i < later) {
+      const size_t from = first + rest * i / later, to = first + rest * (i + 1) / later;
+      part.pcm.samples.assign(whole.pcm.samples.begin() + from, whole.pcm.samples.begin() + to);
+    } else {
+      part.phonemes = whole.phonemes;  // the closing part may bring the rest of the track
+    }
+    add(std::move(part), i < later ? MediaTime::Zero() : event.watermark);
+  }
+  parts[0].spoken->phonemes.phonemes.clear();  // all of the track comes with the last part
+  return parts;
+}
+
+// The realtime playout sleeps until each frame's time: the test's clock is moved
+// there first, so frames are neither late nor waited for.
+absl::StatusOr<Flow> RealtimeStep(StageHarness<PlayoutStage>& h, int64_t& tick) {
+  h.clock().AdvanceTo(MediaTime::FromFrameIndex(tick++, kFps));
+  return h.Step();
+}
+
+absl::Status RealtimeRunUntilFinished(StageHarness<PlayoutStage>& h, int64_t& tick) {
+  for (int i = 0; i < 1000; ++i) {
+    LC_ASSIGN_OR_RETURN(Flow flow, RealtimeStep(h, tick));
+    if (flow == Flow::kFinished) return absl::OkStatus();
+  }
+  return absl::DeadlineExceededError("the playout did not finish");
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 TEST_F(PlayoutStageTest, SaysEachLineAtTheFirstFrameAfterItsDecisionThenTheNextAfterTheGap) {
   StageHarness<PlayoutStage> h(MakeStage());
@@ -146,6 +205,97 @@ TEST_F(PlayoutStageTest, TheOutputsAreCompleteOnlyWhenTheStageFinishes) {
   }
   outputs_.reset();  // the job went away mid-line (a crash, a cancel): its outputs with it
   EXPECT_FALSE(std::filesystem::exists(path_));
+}
+
+// The same two lines, whole or the first in parts: the same output, bytes and
+// all (samples, mouth, subtitles: its end and the next line's start are known
+// with the last part), and the same bytes run to run on the simulated clock.
+TEST_F(PlayoutStageTest, ALineInPartsPlaysAsTheWholeLine) {
+  auto run = [&](const std::string& name, bool in_parts) {
+    const std::string path = dir_.File(name);
+    StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, path));
+    auto feed = h.Feed(h.stage().in);
+    EXPECT_OK(h.Open());
+    const VoiceEvent first = Spoken(0, 250, 0.8);
+    if (in_parts) {
+      for (VoiceEvent& part : InParts(first, 0.1, 3)) feed.Push(std::move(part), MediaTime::Zero());
+    } else {
+      feed.Push(first, MediaTime::Zero());
+    }
+    feed.Push(Spoken(1, 300, 0.4), MediaTime::Zero());
+    feed.End();
+    EXPECT_OK(h.RunUntilFinished());
+    outputs_.reset();
+    return FileBytes(path);
+  };
+  const std::string whole = run("whole.mp4", false);
+  const std::vector<LiveLineRecord> whole_records = monitor_.records();
+  ASSERT_FALSE(whole.empty());
+  EXPECT_EQ(run("whole_again.mp4", false), whole);
+  // The parts run's records replace the whole run's (the same line ids).
+  EXPECT_EQ(run("parts.mp4", true), whole);
+  const std::vector<LiveLineRecord> records = monitor_.records();
+  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(whole_records.size(), 2u);
+  EXPECT_EQ(records[0].speech_start, MediaTime::Millis(300));
+  EXPECT_EQ(records[0].speech_end, MediaTime::Millis(1100));
+  EXPECT_EQ(records[1].speech_start, whole_records[1].speech_start);  // after the gap: 1.35 s, the 1.4 s frame
+  EXPECT_EQ(records[1].speech_start, MediaTime::Millis(1400));
+  EXPECT_EQ(monitor_.counters().voice_underruns, 0);
+}
+
+// Realtime: a line starts on its first part; when its next part is late the
+// playout writes silence (counted) and goes on, and the line resumes when it comes.
+TEST_F(PlayoutStageTest, ALateLinePartIsSilenceCountedAndTheShowGoesOn) {
+  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/false));
+  auto feed = h.Feed(h.stage().in);
+  ASSERT_OK(h.Open());
+  int64_t tick = 0;
+  std::vector<VoiceEvent> parts = InParts(Spoken(0, 0, 0.4), 0.2, 1);
+  ASSERT_EQ(parts.size(), 3u);
+  feed.Push(std::move(parts[0]), MediaTime::Zero());
+  ASSERT_OK(RealtimeStep(h, tick));  // 0.0 s: starts on its first part
+  ASSERT_TRUE(monitor_.counters().speaking);
+  ASSERT_OK(RealtimeStep(h, tick));  // 0.1 s: the rest of the first part
+  ASSERT_OK(RealtimeStep(h, tick));  // 0.2 s: nothing to play yet
+  EXPECT_EQ(monitor_.counters().voice_underruns, kRate / kFps);
+  EXPECT_EQ(monitor_.counters().output_time, MediaTime::Millis(300));  // audio never stopped
+  feed.Push(std::move(parts[1]), MediaTime::Zero());
+  feed.Push(std::move(parts[2]), MediaTime::Zero());
+  feed.Push(Spoken(1, 0, 0.3), MediaTime::Zero());
+  feed.End();
+  ASSERT_OK(RealtimeRunUntilFinished(h, tick));
+  const std::vector<LiveLineRecord> records = monitor_.records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].speech_start, MediaTime::Zero());
+  EXPECT_EQ(records[0].speech_end, MediaTime::Millis(500));  // 0.4 s of speech and 0.1 s of waiting
+  EXPECT_EQ(records[1].speech_start, MediaTime::Millis(800));  // after 0.5 s + the gap
+  EXPECT_EQ(monitor_.counters().voice_underruns, kRate / kFps);
+  EXPECT_EQ(monitor_.counters().audio_drops, 0);
+}
+
+TEST_F(PlayoutStageTest, ADrainFinishesTheLineBeingSaidWithThePartsStillComing) {
+  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/false));
+  auto feed = h.Feed(h.stage().in);
+  ASSERT_OK(h.Open());
+  int64_t tick = 0;
+  std::vector<VoiceEvent> parts = InParts(Spoken(0, 0, 0.6), 0.3, 1);
+  feed.Push(std::move(parts[0]), MediaTime::Zero());
+  ASSERT_OK(RealtimeStep(h, tick));
+  ASSERT_OK(RealtimeStep(h, tick));
+  ASSERT_TRUE(monitor_.counters().speaking);
+  h.Drain();
+  feed.Push(std::move(parts[1]), MediaTime::Zero());
+  feed.Push(std::move(parts[2]), MediaTime::Zero());
+  feed.Push(Spoken(1, 0, 0.5), MediaTime::Zero());
+  feed.End();
+  ASSERT_OK(RealtimeRunUntilFinished(h, tick));
+  const std::vector<LiveLineRecord> records = monitor_.records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].speech_end, MediaTime::Millis(600));  // said to its end, the late part too
+  EXPECT_FALSE(records[1].speech_start.has_value());         // never started
+  EXPECT_EQ(monitor_.counters().voice_underruns, 0);
+  EXPECT_TRUE(std::filesystem::exists(path_));
 }
 
 }  // namespace

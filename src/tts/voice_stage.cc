@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "text/utf8.h"
+#include "tts/tts_stream.h"
 
 namespace lingcast {
 
@@ -98,14 +99,15 @@ absl::StatusOr<Flow> VoiceStage::Process() {
   event.ended = std::move(packet->value.ended);
   event.caption = std::move(packet->value.caption);  // shown by the playout as it is
   if (packet->value.line) {
-    LC_ASSIGN_OR_RETURN(SpokenLine spoken, Speak(*packet->value.line));
+    LC_ASSIGN_OR_RETURN(SpokenLine spoken, Speak(*packet->value.line, *packet));
     event.spoken = std::move(spoken);
   }
+  watermark_sent_ = std::max(watermark_sent_, event.watermark);
   LC_RETURN_IF_ERROR(out.Push(Packet<VoiceEvent>{std::move(event), packet->pts, packet->duration, packet->origin}));
   return Flow::kContinue;
 }
 
-absl::StatusOr<SpokenLine> VoiceStage::Speak(const HeardLine& line) {
+absl::StatusOr<SpokenLine> VoiceStage::Speak(const HeardLine& line, const Packet<LiveEvent>& from) {
   SpokenLine spoken;
   spoken.line = line;
   if (line.translation.empty()) return spoken;  // subtitles only
@@ -131,29 +133,66 @@ absl::StatusOr<SpokenLine> VoiceStage::Speak(const HeardLine& line) {
   }
   if (spoken.rate > options_.rate) sped_up_.fetch_add(1);
 
-  SynthesisRequest request;
-  request.text = line.translation;
-  request.language = options_.language;
-  request.voice = options_.voice;
-  request.rate = spoken.rate;
-  absl::StatusOr<SynthesisResult> speech = engine_.Synthesize(request);
-  if (!speech.ok()) {
-    return absl::Status(speech.status().code(),
-                        absl::StrCat("speaking \"", line.translation, "\": ", speech.status().message()));
-  }
-  spoken.phonemes = std::move(speech->track);
-  spoken.pcm = std::move(speech->audio);
-  if (spoken.pcm.sample_rate == 0) spoken.pcm.sample_rate = engine_.sample_rate();
   spoken.planned_start = start;
-  busy_until_ = start + spoken.pcm.duration();
+  TtsStreamOptions stream_options;
+  stream_options.voice.language = options_.language;
+  stream_options.voice.voice = options_.voice;
+  stream_options.voice.rate = spoken.rate;
+  absl::StatusOr<std::unique_ptr<TtsStream>> stream = TtsStream::Open(engine_, std::move(stream_options));
+  absl::Status said = stream.status();
+  if (said.ok()) said = (*stream)->Push(line.translation);
+  // The parts as they are made; a part goes out once it holds audio (a part
+  // without any waits for the next), and the last one is returned.
+  const int sample_rate = engine_.sample_rate();
+  SpokenLine pending = spoken;  // part 0 carries the line and its plan
+  pending.pcm.sample_rate = sample_rate;
+  int64_t samples_made = 0;
+  if (said.ok()) {
+    (*stream)->Finish();
+    while (said.ok()) {
+      const MediaTime clause_start = MediaTime::FromSamples(samples_made, sample_rate);
+      absl::StatusOr<std::optional<SpeechPiece>> clause = (*stream)->Next([&](const SpeechPiece& part) {
+        const std::vector<float>& samples = part.speech.audio.samples;
+        pending.pcm.samples.insert(pending.pcm.samples.end(), samples.begin(), samples.end());
+        if (pending.phonemes.phonemes.empty()) pending.phonemes.language = part.speech.track.language;
+        for (PhonemeEvent p : part.speech.track.phonemes) {
+          p.start += clause_start;  // the part's track is timed from its clause's start
+          pending.phonemes.phonemes.push_back(std::move(p));
+        }
+        samples_made += static_cast<int64_t>(samples.size());
+        if (pending.pcm.samples.empty()) return absl::OkStatus();
+        SpokenLine next_part;
+        next_part.line.id = line.id;
+        next_part.part = pending.part + 1;
+        next_part.pcm.sample_rate = sample_rate;
+        pending.continues = true;
+        LC_RETURN_IF_ERROR(PushPart(std::exchange(pending, std::move(next_part)), from));
+        return absl::OkStatus();
+      });
+      said = clause.status();
+      if (said.ok() && !*clause) break;
+    }
+  }
+  if (!said.ok()) {
+    return absl::Status(said.code(), absl::StrCat("speaking \"", line.translation, "\": ", said.message()));
+  }
+  const MediaTime duration = MediaTime::FromSamples(samples_made, sample_rate);
+  busy_until_ = start + duration;
   if (characters > 0 && spoken.rate > 0) {
     // A running mean that follows the voice (lines of 10-40 characters): the
     // last few lines weigh most.
-    const double observed = spoken.pcm.duration().seconds() * spoken.rate / characters;
+    const double observed = duration.seconds() * spoken.rate / characters;
     seconds_per_char_ = seconds_per_char_ > 0 ? 0.7 * seconds_per_char_ + 0.3 * observed : observed;
   }
   spoke_ = true;
-  return spoken;
+  return pending;
+}
+
+absl::Status VoiceStage::PushPart(SpokenLine part, const Packet<LiveEvent>& from) {
+  VoiceEvent event;
+  event.watermark = watermark_sent_;  // not the line's own: the playout waits for the last part
+  event.spoken = std::move(part);
+  return out.Push(Packet<VoiceEvent>{std::move(event), from.pts, from.duration, from.origin});
 }
 
 }  // namespace lingcast

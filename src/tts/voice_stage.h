@@ -9,6 +9,12 @@
 // queued lines; every policy skips a line whose lag would exceed max_lag, which
 // then shows as subtitles only). The plan depends only on the timeline, never
 // on the wall clock, so a recording gives the same decisions every run.
+//
+// A line is synthesized clause by clause, part by part (TtsStream::Next with a
+// part callback), and goes to the playout as soon as its first part exists
+// (SpokenLine part 0, continuing), its later parts following; the input event's
+// watermark goes with the last part, so the playout on the simulated clock never
+// passes a frame before the whole line is there.
 #pragma once
 
 #include <atomic>
@@ -80,7 +86,11 @@ class VoiceStage : public Stage {
   static std::optional<MediaTime> ExpectedHostEnd(const HeardLine& line);
 
  private:
-  absl::StatusOr<SpokenLine> Speak(const HeardLine& line);
+  // Plans `line` (lag policy, rate) and says it: every part but the last is
+  // pushed here; the last (or the line whole, when there is nothing to say) is
+  // returned, to go out with the input event's watermark.
+  absl::StatusOr<SpokenLine> Speak(const HeardLine& line, const Packet<LiveEvent>& from);
+  absl::Status PushPart(SpokenLine part, const Packet<LiveEvent>& from);
 
   TtsEngine& engine_;
   const VoiceStageOptions options_;
@@ -89,6 +99,7 @@ class VoiceStage : public Stage {
   double seconds_per_char_ = 0;
   MediaTime busy_until_;  // planned end of the last line spoken
   bool spoke_ = false;
+  MediaTime watermark_sent_ = MediaTime::Micros(-1);  // the latest watermark pushed
   std::atomic<int64_t> planned_lag_us_{0};
   std::atomic<int64_t> skipped_{0};
   std::atomic<int64_t> sped_up_{0};

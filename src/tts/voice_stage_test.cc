@@ -9,9 +9,30 @@
 #include "core/status_matchers.h"
 #include "graph/harness.h"
 #include "tts/test_engine.h"
+#include "tts/tts_stream.h"
 
 namespace lingcast {
 namespace {
+
+// The voice's events with each line's parts joined into one (as the playout plays
+// them): the line's first event, its speech all there, the last part's watermark.
+std::vector<VoiceEvent> JoinParts(std::vector<VoiceEvent> events) {
+  std::vector<VoiceEvent> joined;
+  for (VoiceEvent& e : events) {
+    if (e.spoken && e.spoken->part > 0) {
+      EXPECT_FALSE(joined.empty());
+      if (joined.empty()) continue;
+      EXPECT_EQ(joined.back().spoken->line.id, e.spoken->line.id);
+      AppendLinePart(*joined.back().spoken, *e.spoken);
+      joined.back().watermark = e.watermark;
+      joined.back().ended = std::move(e.ended);
+      joined.back().caption = std::move(e.caption);
+      continue;
+    }
+    joined.push_back(std::move(e));
+  }
+  return joined;
+}
 
 TEST(VoiceStageTest, LagPoliciesByName) {
   for (LagPolicy policy : {LagPolicy::kSpeedUp, LagPolicy::kShorten, LagPolicy::kSkip}) {
@@ -93,7 +114,7 @@ TEST(VoiceStageTest, AScriptLineKeepsTheHostsPace) {
     feed.Push(std::move(event), line.decided_at);
     feed.End();
     EXPECT_OK(harness.RunUntilFinished());
-    const std::vector<VoiceEvent> out = sink.Values();
+    const std::vector<VoiceEvent> out = JoinParts(sink.Values());
     EXPECT_EQ(out.size(), 1u);
     return out.empty() || !out[0].spoken ? 0.0 : out[0].spoken->rate;
   };
@@ -124,7 +145,7 @@ std::vector<VoiceEvent> Burst(LagPolicy policy) {
   }
   feed.End();
   EXPECT_OK(harness.RunUntilFinished());
-  return sink.Values();
+  return JoinParts(sink.Values());
 }
 
 TEST(VoiceStageTest, ABurstOfLinesNeverPlansMoreThanTheMaximumLag) {
@@ -181,6 +202,57 @@ TEST(VoiceStageTest, ALineWithoutTranslationIsPassedOnSilent) {
   ASSERT_TRUE(out[0].spoken.has_value());
   EXPECT_TRUE(out[0].spoken->pcm.samples.empty());
   EXPECT_FALSE(out[0].spoken->skipped);
+  EXPECT_FALSE(out[0].spoken->continues);  // whole: nothing follows
+}
+
+// A line of three clauses goes out clause by clause: the first part carries the
+// line and its plan, the rest follow with its id, and only the last carries the
+// input's watermark (the playout on the simulated clock waits for it). Joined,
+// the parts are the line's speech as the voice streams it whole.
+TEST(VoiceStageTest, ALineGoesOutPartByPartAsTheVoiceMakesIt) {
+  const std::string text = "大家好，欢迎来到直播间，这条裙子有红色和黑色两种颜色。";
+  StageHarness<VoiceStage> harness(std::make_unique<VoiceStage>(TestEspeakEngine(), VoiceStageOptions{}));
+  auto feed = harness.Feed(harness.stage().in);
+  auto sink = harness.Collect(harness.stage().out);
+  ASSERT_OK(harness.Open());
+  LiveEvent before;  // an event without a line, to set the watermark before it
+  before.watermark = MediaTime::Millis(500);
+  feed.Push(std::move(before), MediaTime::Zero());
+  LiveEvent event;
+  event.line = HeardLine{};
+  event.line->id = 7;
+  event.line->translation = text;
+  event.line->decided_at = MediaTime::Seconds(1);
+  event.watermark = MediaTime::Seconds(1);
+  feed.Push(std::move(event), MediaTime::Seconds(1));
+  feed.End();
+  ASSERT_OK(harness.RunUntilFinished());
+  const std::vector<VoiceEvent> out = sink.Values();
+  ASSERT_GE(out.size(), 4u);  // the event before, three clauses, the closing part
+  const std::vector<VoiceEvent> parts(out.begin() + 1, out.end());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    ASSERT_TRUE(parts[i].spoken.has_value());
+    EXPECT_EQ(parts[i].spoken->line.id, 7);
+    EXPECT_EQ(parts[i].spoken->part, static_cast<int>(i));
+    EXPECT_EQ(parts[i].spoken->continues, i + 1 < parts.size());
+    EXPECT_EQ(parts[i].watermark, i + 1 < parts.size() ? MediaTime::Millis(500) : MediaTime::Seconds(1));
+  }
+  EXPECT_FALSE(parts[0].spoken->pcm.samples.empty());
+  EXPECT_EQ(parts[0].spoken->planned_start, MediaTime::Seconds(1));
+  EXPECT_EQ(parts[0].spoken->line.translation, text);
+
+  const std::vector<VoiceEvent> joined = JoinParts(out);
+  ASSERT_EQ(joined.size(), 2u);
+  const SpokenLine& line = *joined[1].spoken;
+  EXPECT_FALSE(line.continues);
+  EXPECT_EQ(joined[1].watermark, MediaTime::Seconds(1));
+  // Phonemes are timed from the line's first sample, part after part: in order,
+  // and the last clause's within the line's audio, after the first part's.
+  const std::vector<PhonemeEvent>& phonemes = line.phonemes.phonemes;
+  ASSERT_FALSE(phonemes.empty());
+  for (size_t i = 1; i < phonemes.size(); ++i) EXPECT_LE(phonemes[i - 1].start, phonemes[i].start);
+  EXPECT_GT(phonemes.back().start, parts[0].spoken->pcm.duration());
+  EXPECT_LT(phonemes.back().start, line.pcm.duration());
 }
 
 }  // namespace
