@@ -60,8 +60,9 @@ void PrintRun(const char* title, const nlohmann::json& report, double host_secon
   std::printf("  CPU                   %.0f%% of one core (2 cores = 200%%)\n", s["cpu_percent"].get<double>());
   std::printf("  RSS                   start %.0f MB, end %.0f MB, peak %.0f MB\n", s["rss_start_mb"].get<double>(),
               s["rss_end_mb"].get<double>(), s["peak_rss_mb"].get<double>());
-  std::printf("  drops                 audio %lld, video %lld\n", static_cast<long long>(s["audio_drops"].get<int64_t>()),
-              static_cast<long long>(s["video_drops"].get<int64_t>()));
+  std::printf("  drops                 audio %lld, video %lld; voice underruns %lld\n",
+              static_cast<long long>(s["audio_drops"].get<int64_t>()), static_cast<long long>(s["video_drops"].get<int64_t>()),
+              static_cast<long long>(s.value("voice_underruns", int64_t{0})));
   for (const auto& o : s["outputs"]) {
     std::printf("  output %-28s %.0f kbit/s, %lld reconnects %s\n", o["name"].get<std::string>().c_str(),
                 o["bitrate"].get<double>() / 1000, static_cast<long long>(o["reconnects"].get<int64_t>()),

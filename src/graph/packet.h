@@ -11,7 +11,8 @@ namespace lingcast {
 template <typename T>
 struct Packet {
   T value{};
-  MediaTime pts;       // start on the session's media timeline (strictly increasing per stream)
+  MediaTime pts;       // start on the session's media timeline (increasing per stream; the parts of
+                       // one event, a line's speech streamed in parts, share its pts)
   MediaTime duration;  // span covered on the media timeline
   // Wall-clock time (Clock::Now()) at which the source audio or script line that
   // this packet derives from entered the system. Latency at any stage boundary
