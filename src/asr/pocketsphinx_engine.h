@@ -24,6 +24,7 @@
 #include "core/media_time.h"
 #include "asr/asr_engine.h"
 #include "core/logger.h"
+#include "core/share_paths.h"
 
 namespace lingcast {
 
@@ -33,7 +34,8 @@ struct PocketsphinxOptions {
   Language language = Language::kEn;
   // Folder of the Debian pocketsphinx-en-us package; the three paths below
   // default to its en-us/ (acoustic model), en-us.lm.bin and cmudict-en-us.dict.
-  std::string model_dir = kPocketsphinxModelDir;
+  // A bundle's copy first (core/share_paths.h).
+  std::string model_dir = SharePath(kPocketsphinxModelDir);
   std::string acoustic_model;
   std::string language_model;
   std::string dictionary;

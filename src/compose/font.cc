@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/share_paths.h"
 #include "core/status.h"
 
 namespace lingcast::compose {
@@ -64,8 +65,9 @@ absl::StatusOr<std::vector<FontLocation>> ListFaces(FT_Library library, const st
 
 std::vector<std::string> NotoSansCjkCandidatePaths(FontWeight weight) {
   const std::string w = weight == FontWeight::kBold ? "Bold" : "Regular";
+  // SharePath: a relocatable bundle's copy first (core/share_paths.h).
   return {
-      "/usr/share/fonts/opentype/noto/NotoSansCJK-" + w + ".ttc",        // Debian, Ubuntu
+      SharePath("/usr/share/fonts/opentype/noto/NotoSansCJK-" + w + ".ttc"),  // Debian, Ubuntu
       "/usr/share/fonts/noto-cjk/NotoSansCJK-" + w + ".ttc",             // Arch
       "/usr/share/fonts/google-noto-cjk/NotoSansCJK-" + w + ".ttc",      // Fedora
       "/usr/share/fonts/opentype/noto/NotoSansCJKsc-" + w + ".otf",      // older single-face packages

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/share_paths.h"
 #include "lipsync/audio_visemes.h"
 #include "lipsync/phonemes_to_visemes.h"
 #include "media/audio_buffer.h"
@@ -32,7 +33,7 @@ const char* LipSyncMethodName(LipSyncMethod method);  // "asr-alignment", "audio
 struct RecordingLipSyncOptions {
   std::string dialog_path;  // empty: no transcript
   std::string model_dir;    // pocketsphinx en-us folder; empty = the Debian package's
-  std::string dictionary = kCmuDictPath;
+  std::string dictionary = SharePath(kCmuDictPath);  // a bundle's copy first
   VisemeOptions visemes;       // for the aligned phone track (alphabet set to ARPAbet)
   AudioVisemeOptions audio;    // for the audio-only tracker
   double frame_rate = 0;       // snap cues to frames (frame_snap.h); 0: no snapping

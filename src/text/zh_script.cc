@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/share_paths.h"
 #include "text/utf8.h"
 
 #ifndef LINGCAST_OPENCC_DATA_DIR
@@ -89,7 +90,8 @@ absl::StatusOr<ZhScript> ParseZhScript(std::string_view name) {
       absl::StrCat("unknown Chinese script \"", std::string(name), "\" (use simplified or traditional)"));
 }
 
-std::string DefaultOpenccDataDir() { return LINGCAST_OPENCC_DATA_DIR; }
+// A bundle's copy first (core/share_paths.h).
+std::string DefaultOpenccDataDir() { return SharePath(LINGCAST_OPENCC_DATA_DIR); }
 
 absl::StatusOr<ZhScriptConverter> ZhScriptConverter::Load(ZhScript target, const std::string& data_dir) {
   const std::string config_path = (std::filesystem::path(data_dir) / ConfigFileFor(target)).string();

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one call: unpacks the lingcast bundle (make_bundle.sh's
+# parts, carried there by tools/gpu/prepare_h200.sh's folders), checks it with
+# `doctor`, then measures on the real clock, every figure in one go:
+#   1. render of an 8-second 4K60 clip (tools/gpu/clip8.script) with the Piper
+#      voice on the GPU and x264 on the machine's cores, per preset, wall time,
+#      and the 1080p60 clip; the MP4s come back for PSNR/SSIM against the slow
+#      preset (tools/gpu/quality.sh, here);
+#   2. `live` with a Mandarin host (the real recordings, tools/gpu/zh_host.wav):
+#      Whisper base (real weights) on the GPU hears it, Whisper's translate task
+#      interprets off-script speech, Piper speaks it on the GPU, 1080p60 out;
+#      once off-script and once following tools/gpu/zh_host.script; the reports,
+#      the GPU memory the whole process held (nvidia-smi, sampled every 100 ms)
+#      and its CPU time.
+#   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
+set -uo pipefail
+parts="${1:?usage: h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR}"
+inputs="${2:?}"
+out="${3:?}"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+dest=/tmp/lingcast-h200
+logs="$out/logs"
+mkdir -p "$dest" "$logs"
+t0=$(date +%s.%N)
+seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+note() { printf '[%7s s] %s\n' "$(seconds_since "$t0")" "$*" | tee -a "$out/summary.txt"; }
+
+if [[ ! -x "$dest/lingcast/lingcast" ]]; then
+  (cd "$parts" && sha256sum -c --quiet SHA256SUMS) || { note "bundle parts damaged or missing"; exit 1; }
+  cat "$parts"/lingcast-bundle.tar.xz.part* | tar -xJ -C "$dest" || { note "unpack failed"; exit 1; }
+fi
+lc="$dest/lingcast/lingcast"
+note "unpacked: $(du -sh "$dest" | cut -f1); $(head -1 "$dest/lingcast/MANIFEST")"
+note "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1)"
+
+"$lc" doctor >"$logs/doctor.txt" 2>&1
+note "doctor: exit $?"
+grep -E "neural|GPU|cuda|FAIL|missing|not found" "$logs/doctor.txt" | head -20 | tee -a "$out/summary.txt"
+
+# Peak GPU memory of one command: nvidia-smi every 100 ms beside it.
+gpu_sampled() {  # gpu_sampled NAME CMD...: runs CMD, notes wall time, peak GPU memory
+  local name="$1"; shift
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$logs/$name.gpu_mem" 2>/dev/null &
+  local sampler=$!
+  local begin rc wall
+  begin=$(date +%s.%N)
+  local TIMEFORMAT='%U s user, %S s system CPU'
+  { time "$@" >"$logs/$name.out" 2>"$logs/$name.err"; } 2>"$logs/$name.time"
+  rc=$?
+  wall=$(seconds_since "$begin")
+  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+  local idle peak
+  idle=$(head -1 "$logs/$name.gpu_mem" 2>/dev/null)
+  peak=$(sort -n "$logs/$name.gpu_mem" 2>/dev/null | tail -1)
+  note "$name: exit $rc, $wall s wall; $(tail -1 "$logs/$name.time" 2>/dev/null); GPU memory peak ${peak:-?} MiB (${idle:-?} MiB before)"
+  [[ $rc -ne 0 ]] && tail -5 "$logs/$name.err" | tee -a "$out/summary.txt"
+  return 0
+}
+
+# 1. Video at the sizes others claim.
+cores=$(nproc)
+for preset in ultrafast superfast veryfast; do
+  gpu_sampled "render_4k60_$preset" timeout 240 "$lc" render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_$preset.mp4" \
+    --size 3840x2160 --fps 60 --preset "$preset" --encoder-threads "$cores" --json
+done
+gpu_sampled render_1080p60_veryfast timeout 240 "$lc" render "$repo/tools/gpu/clip8.script" -o "$out/clip_1080p60_veryfast.mp4" \
+  --size 1920x1080 --fps 60 --preset veryfast --encoder-threads "$cores" --json
+gpu_sampled render_4k60_slow timeout 300 "$lc" render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_slow.mp4" \
+  --size 3840x2160 --fps 60 --preset slow --encoder-threads "$cores" --json
+grep -h -o '"duration_s": *[0-9.]*\|"seconds": *[0-9.]*' "$logs"/render_4k60_ultrafast.out | head -3 | tee -a "$out/summary.txt"
+
+# 2. live end to end, a Mandarin host, every engine neural, on the real clock.
+for mode in off_script script; do
+  script_flag=()
+  [[ $mode == script ]] && script_flag=(--script "$repo/tools/gpu/zh_host.script")
+  gpu_sampled "live_$mode" timeout 200 "$lc" live --in "$inputs/zh_host.wav" --out "/tmp/live_$mode.mp4" \
+    --source zh --target en --asr whisper --tts auto --device cuda --size 1920x1080 --fps 60 \
+    "${script_flag[@]}" --report "$logs/live_$mode.json" --quiet
+  python3 - "$logs/live_$mode.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r.get("summary", {})
+keep = {k: v for k, v in s.items() if any(w in k for w in ("latency", "offset", "drops", "rss", "cpu", "underrun", "endpoint"))}
+print("  summary:", json.dumps(keep, ensure_ascii=False))
+for u in r.get("utterances", [])[:12]:
+    print("  line:", json.dumps({k: u.get(k) for k in ("source_text", "translation", "engine", "start_offset_ms", "end_offset_ms", "compute_latency_ms", "endpoint_to_first_sample_ms")}, ensure_ascii=False))
+PY
+done
+tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
+note "done"
