@@ -445,3 +445,29 @@ TEST(LiveTranslateTest, SpeechIsOffScriptOnceItMatchesNoStretchOfAnyLine) {
 
 }  // namespace
 }  // namespace lingcast
+
+namespace lingcast {
+namespace {
+
+// live and follow share --device with the recognizer and the voice: a show with
+// Whisper on a GPU and no Marian among its translators is a good show (it was
+// refused with "--device and --dtype apply to the marian engine only" on the
+// GPU machine). translate's own --device still needs marian (translate_command_test).
+TEST(LiveTranslation, ASharedDeviceNeedsNoNeuralTranslator) {
+  ScratchDir dir;
+  const std::string path = dir.File("memory.tsv");
+  std::ofstream(path) << "good morning\t早上好\n";
+  TranslationOptions options;
+  options.from = Language::kEn;
+  options.to = Language::kZh;
+  options.memory_paths = {path};
+  options.marian_device.device = "cuda";
+  SimulatedClock clock;
+  Logger logger(LogLevel::kError);
+  absl::StatusOr<TranslationStack> stack = BuildTranslationStack(options, clock, logger);
+  ASSERT_OK(stack);
+  EXPECT_EQ(stack->memory->size(), 1u);
+}
+
+}  // namespace
+}  // namespace lingcast

@@ -8,6 +8,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "app/engine_registry.h"
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "text/utf8.h"
@@ -23,6 +24,12 @@ absl::StatusOr<TranslateSummary> RunTranslateCommand(const TranslateCommandOptio
                                                      std::ostream& out, Clock& clock, Logger& logger) {
   if (options.translation.from == options.translation.to) {
     return absl::InvalidArgumentError("--from and --to are the same language");
+  }
+  // translate's --device is Marian's own; live and follow share theirs with the
+  // recognizer and the voice, so only here does it need a neural translator.
+  if (options.translation.marian_device.given() &&
+      !AnyNeuralEngine(EngineRole::kTranslator, options.translation.engines)) {
+    return absl::InvalidArgumentError("--device and --dtype apply to the marian engine only: add marian to --engine");
   }
   LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(options.translation, clock, logger));
   TranslateSummary summary;

@@ -93,9 +93,6 @@ absl::StatusOr<TranslationStack> BuildTranslationStack(const TranslationOptions&
   if (options.marian_quantize != "none" && !neural) {
     return absl::InvalidArgumentError("--quantize applies to the marian engine only: add marian to --engine");
   }
-  if (options.marian_device.given() && !neural) {
-    return absl::InvalidArgumentError("--device and --dtype apply to the marian engine only: add marian to --engine");
-  }
   TranslationStack stack;
   // Mandarin heard in Traditional characters still finds the script's Simplified
   // lines (and the other way round).

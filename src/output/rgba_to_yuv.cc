@@ -1,7 +1,10 @@
 #include "output/rgba_to_yuv.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <thread>
+#include <vector>
 
 namespace lingcast {
 namespace {
@@ -50,16 +53,46 @@ void ConvertRowPair(const uint8_t* __restrict row0, const uint8_t* __restrict ro
   }
 }
 
-}  // namespace
-
-void RgbaToYuv420Bt709(const uint8_t* rgba, int rgba_stride, int width, int height, const Yuv420Planes& out) {
-  for (int y = 0; y + 1 < height; y += 2) {
+void ConvertRows(const uint8_t* rgba, int rgba_stride, int width, int first_row, int end_row,
+                 const Yuv420Planes& out) {
+  for (int y = first_row; y + 1 < end_row; y += 2) {
     const uint8_t* row0 = rgba + static_cast<std::ptrdiff_t>(y) * rgba_stride;
     ConvertRowPair(row0, row0 + rgba_stride, width, out.y + static_cast<std::ptrdiff_t>(y) * out.y_stride,
                    out.y + static_cast<std::ptrdiff_t>(y + 1) * out.y_stride,
                    out.u + static_cast<std::ptrdiff_t>(y / 2) * out.u_stride,
                    out.v + static_cast<std::ptrdiff_t>(y / 2) * out.v_stride);
   }
+}
+
+}  // namespace
+
+void RgbaToYuv420Bt709(const uint8_t* rgba, int rgba_stride, int width, int height, const Yuv420Planes& out) {
+  ConvertRows(rgba, rgba_stride, width, 0, height, out);
+}
+
+void RgbaToYuv420Bt709(const uint8_t* rgba, int rgba_stride, int width, int height, const Yuv420Planes& out,
+                       int threads) {
+  const int row_pairs = height / 2;
+  threads = std::clamp(threads, 1, std::max(1, row_pairs));
+  if (threads == 1) {
+    ConvertRows(rgba, rgba_stride, width, 0, height, out);
+    return;
+  }
+  // Bands start on even rows, so each writes its own chroma rows.
+  auto band_start = [&](int band) { return 2 * static_cast<int>(static_cast<int64_t>(row_pairs) * band / threads); };
+  std::vector<std::jthread> helpers;
+  helpers.reserve(threads - 1);
+  for (int band = 1; band < threads; ++band) {
+    helpers.emplace_back([&, band] { ConvertRows(rgba, rgba_stride, width, band_start(band), band_start(band + 1), out); });
+  }
+  ConvertRows(rgba, rgba_stride, width, 0, band_start(1), out);
+}
+
+int ConversionThreadsFor(int width, int height, int cores) {
+  constexpr int64_t kFullHd = 1920 * 1080;
+  const int64_t pixels = static_cast<int64_t>(width) * height;
+  if (pixels < kFullHd || cores < 4) return 1;
+  return static_cast<int>(std::clamp<int64_t>(pixels / kFullHd, 1, cores / 2));
 }
 
 }  // namespace lingcast

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -98,6 +99,36 @@ TEST(RgbaToYuvTest, IgnoresAlpha) {
   EXPECT_EQ(a.y, b.y);
   EXPECT_EQ(a.u, b.u);
   EXPECT_EQ(a.v, b.v);
+}
+
+// Bands of rows on several threads give the very bytes one thread gives, for
+// any band count, also where the rows do not divide evenly.
+TEST(RgbaToYuvTest, BandsOnThreadsGiveTheSameBytes) {
+  for (const auto& [width, height] : {std::pair{3840, 2160}, std::pair{66, 38}, std::pair{8, 2}}) {
+    std::mt19937 random(7);
+    const int stride = width * 4 + 12;
+    std::vector<uint8_t> rgba(static_cast<size_t>(stride * height));
+    for (uint8_t& byte : rgba) byte = static_cast<uint8_t>(random());
+    const Converted one = Convert(rgba, stride, width, height);
+    for (int threads : {2, 3, 7, 64}) {
+      Converted many{std::vector<uint8_t>(one.y.size()), std::vector<uint8_t>(one.u.size()),
+                     std::vector<uint8_t>(one.v.size())};
+      RgbaToYuv420Bt709(rgba.data(), stride, width, height,
+                        {many.y.data(), width, many.u.data(), width / 2, many.v.data(), width / 2}, threads);
+      EXPECT_EQ(many.y, one.y) << width << "x" << height << " in " << threads;
+      EXPECT_EQ(many.u, one.u) << width << "x" << height << " in " << threads;
+      EXPECT_EQ(many.v, one.v) << width << "x" << height << " in " << threads;
+    }
+  }
+}
+
+TEST(RgbaToYuvTest, OnlyBigFramesOnManyCoresAreCutIntoBands) {
+  EXPECT_EQ(ConversionThreadsFor(1280, 720, 16), 1);
+  EXPECT_EQ(ConversionThreadsFor(3840, 2160, 2), 1);   // the default 2-core machine
+  EXPECT_EQ(ConversionThreadsFor(1920, 1080, 16), 1);
+  EXPECT_EQ(ConversionThreadsFor(3840, 2160, 16), 4);
+  EXPECT_EQ(ConversionThreadsFor(7680, 4320, 16), 8);
+  EXPECT_EQ(ConversionThreadsFor(7680, 4320, 4), 2);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -102,7 +103,9 @@ VideoEncoder::VideoEncoder(const VideoEncoderOptions& options, CodecContextPtr c
     : options_(options),
       codec_(std::move(codec)),
       yuv_(std::move(yuv)),
-      packet_(std::move(packet)) {}
+      packet_(std::move(packet)),
+      convert_threads_(ConversionThreadsFor(options.width, options.height,
+                                            static_cast<int>(std::thread::hardware_concurrency()))) {}
 
 absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, PacketSink sink) {
   if (flushed_) return absl::InternalError("VideoEncoder::Encode called after Flush");
@@ -129,7 +132,8 @@ absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, 
   if (err < 0) return AvError(err, "preparing a yuv420p frame");
   RgbaToYuv420Bt709(frame.rgba.data(), frame.stride, frame.width, frame.height,
                     {yuv_->data[0], yuv_->linesize[0], yuv_->data[1], yuv_->linesize[1], yuv_->data[2],
-                     yuv_->linesize[2]});
+                     yuv_->linesize[2]},
+                    convert_threads_);
   convert_seconds_ += SecondsSince(convert_start);
 
   yuv_->pts = frame_index;

@@ -52,6 +52,8 @@ class VideoEncoder {
   int64_t last_frame_index_ = -1;
   int64_t frames_encoded_ = 0;
   double convert_seconds_ = 0;
+  // Bands the conversion runs in (ConversionThreadsFor): one up to 1080p.
+  int convert_threads_ = 1;
   bool flushed_ = false;
   bool keyframe_requested_ = false;
 };

@@ -166,6 +166,9 @@ std::string WhisperAsrSession::TranslateWindow(const torch::Tensor& first_encode
     o.language = language_;
     o.task = WhisperTask::kTranslate;
     o.num_beams = options_.num_beams;
+    // Whisper base's translations loop far more often than its transcripts
+    // (LoopedTokens): end them there rather than at the token limit.
+    o.end_loops = true;
     // Timestamps on, as every session decode: encoding only the heard audio
     // without them loops (LibriSpeech repeated its sentence to the token limit
     // with 1 s of padding); the timestamp tokens are dropped below.

@@ -156,6 +156,33 @@ TEST_P(WhisperParity, GeneratedSequencesMatchForEveryRun) {
   }
 }
 
+// end_loops on the random checkpoints, which loop: every decode that the
+// reference runs to a loop stops at the loop's third copy and keeps the phrase
+// once, a prefix of the reference's tokens with no loop left in it.
+TEST_P(WhisperParity, EndingLoopsKeepsAPrefixWithoutTheLoop) {
+  const auto max_new_tokens = reference_["max_new_tokens"].get<std::int64_t>();
+  int ended = 0;
+  for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
+    const torch::Tensor features = ReferenceFeatures(i);
+    for (const auto& run : reference_["inputs"][i]["generate"]) {
+      WhisperOptions options = Options(run["params"], max_new_tokens);
+      if (options.num_beams > 1 || options.word_timestamps) continue;
+      const WhisperResult whole = transcriber_->TranscribeFeatures(features, options);
+      options.end_loops = true;
+      const WhisperResult ended_early = transcriber_->TranscribeFeatures(features, options);
+      ASSERT_LE(ended_early.tokens.size(), whole.tokens.size());
+      EXPECT_TRUE(std::equal(ended_early.tokens.begin(), ended_early.tokens.end(), whole.tokens.begin()));
+      std::vector<std::int64_t> text;
+      for (std::int64_t id : ended_early.tokens) {
+        if (id < transcriber_->special().end_of_text) text.push_back(id);
+      }
+      EXPECT_EQ(LoopedTokens(text), 0u) << run["params"];
+      if (ended_early.tokens.size() < whole.tokens.size()) ++ended;
+    }
+  }
+  RecordProperty("decodes_ended", ended);
+}
+
 TEST_P(WhisperParity, AudioInAllTheWayGivesTheReferenceSequence) {
   const auto& entry = reference_["inputs"][0];
   const auto& run = entry["generate"][0];
@@ -419,6 +446,31 @@ TEST_P(WhisperOnGpu, EncoderGraphMatchesTheEagerEncoder) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, WhisperOnGpu,
                          ::testing::Values(WhisperGpuCase{torch::kFloat, 1e-4, "fp32"}, WhisperGpuCase{torch::kHalf, 3e-2, "fp16"}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace lingcast::neural
+
+namespace lingcast::neural {
+namespace {
+
+TEST(WhisperLoopGuard, APhraseSaidThreeTimesInARowIsALoop) {
+  // "of the current generation" (4 tokens) three times after a start: two copies to drop.
+  const std::vector<std::int64_t> looped = {9, 8, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4};
+  EXPECT_EQ(LoopedTokens(looped), 8u);
+  // A loop is a loop whatever token it is cut at: "3 4 1 2" four times here.
+  std::vector<std::int64_t> longer = looped;
+  longer.insert(longer.end(), {1, 2, 3, 4, 1, 2});
+  EXPECT_EQ(LoopedTokens(longer), 12u);
+}
+
+TEST(WhisperLoopGuard, ShortRepeatsOfRealSpeechAreKept) {
+  EXPECT_EQ(LoopedTokens({}), 0u);
+  EXPECT_EQ(LoopedTokens({5, 6, 5, 6, 5, 6}), 0u) << "\"buy now, buy now, buy now\": 6 tokens, under 12";
+  EXPECT_EQ(LoopedTokens({1, 2, 3, 1, 2, 3}), 0u) << "said twice";
+  EXPECT_EQ(LoopedTokens(std::vector<std::int64_t>(11, 7)), 0u) << "one token 11 times";
+  EXPECT_EQ(LoopedTokens(std::vector<std::int64_t>(12, 7)), 11u) << "one token 12 times";
+  EXPECT_EQ(LoopedTokens({1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 5}), 0u) << "the third copy differs";
+}
 
 }  // namespace
 }  // namespace lingcast::neural

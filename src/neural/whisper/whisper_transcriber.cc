@@ -62,6 +62,22 @@ WhisperSpecialTokens ResolveSpecialTokens(const WhisperConfig& c, const WhisperT
 
 // WhisperTimeStampLogitsProcessor and SuppressTokensAtBeginLogitsProcessor, as
 // transformers applies them (after the always-suppressed tokens).
+// A decode caught in a loop (LoopedTokens) ends now.
+void EndLoops(torch::Tensor& scores, const torch::Tensor& sequences, std::int64_t begin_index,
+              const WhisperSpecialTokens& special) {
+  const auto seq = sequences.accessor<std::int64_t, 2>();
+  for (std::int64_t k = 0; k < scores.size(0); ++k) {
+    std::vector<std::int64_t> text;
+    for (std::int64_t i = begin_index; i < sequences.size(1); ++i) {
+      if (seq[k][i] < special.end_of_text) text.push_back(seq[k][i]);
+    }
+    if (LoopedTokens(text) > 0) {
+      scores[k].fill_(-std::numeric_limits<float>::infinity());
+      scores[k][special.end_of_text] = 0.0f;
+    }
+  }
+}
+
 void ApplyWhisperRules(torch::Tensor& scores, const torch::Tensor& sequences, std::int64_t begin_index, bool timestamps,
                        const WhisperSpecialTokens& special, const WhisperConfig& config) {
   const float minus_inf = -std::numeric_limits<float>::infinity();
@@ -114,6 +130,25 @@ void ApplyWhisperRules(torch::Tensor& scores, const torch::Tensor& sequences, st
 }
 
 }  // namespace
+
+std::size_t LoopedTokens(const std::vector<std::int64_t>& text_tokens) {
+  constexpr std::size_t kLongestPhrase = 32;
+  constexpr std::size_t kShortestLoop = 12;  // tokens in the three copies together
+  const std::size_t n = text_tokens.size();
+  auto same_block = [&](std::size_t period, std::size_t copy) {  // copy 1 is the last block
+    return std::equal(text_tokens.end() - static_cast<std::ptrdiff_t>(copy * period),
+                      text_tokens.end() - static_cast<std::ptrdiff_t>((copy - 1) * period),
+                      text_tokens.end() - static_cast<std::ptrdiff_t>((copy + 1) * period));
+  };
+  for (std::size_t period = 1; period <= kLongestPhrase && 3 * period <= n; ++period) {
+    const std::size_t copies_needed = std::max<std::size_t>(3, (kShortestLoop + period - 1) / period);
+    if (copies_needed * period > n) continue;
+    std::size_t copies = 1;
+    while ((copies + 1) * period <= n && same_block(period, copies)) ++copies;
+    if (copies >= copies_needed) return (copies - 1) * period;
+  }
+  return 0;
+}
 
 std::shared_ptr<const WhisperTranscriber> WhisperTranscriber::Load(const std::string& dir, const ModelOptions& options) {
   // The config first: a checkpoint of another architecture is named as such.
@@ -278,9 +313,11 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
     }
   }
   const bool timestamps = options.timestamps;
-  if (timestamps) {
-    g.process_scores = [&, rules_begin, timestamps](torch::Tensor& scores, const torch::Tensor& sequences) {
+  const bool end_loops = options.end_loops;
+  if (timestamps || end_loops) {
+    g.process_scores = [&, rules_begin, timestamps, end_loops](torch::Tensor& scores, const torch::Tensor& sequences) {
       ApplyWhisperRules(scores, sequences, rules_begin, timestamps, special_, c);
+      if (end_loops) EndLoops(scores, sequences, rules_begin, special_);
     };
   } else if (rules_begin == prompt_length) {
     // Without timestamps Whisper's rules are the begin suppression alone: a mask
@@ -301,6 +338,19 @@ WhisperResult WhisperTranscriber::TranscribeFeatures(const torch::Tensor& featur
   result.tokens_begin = static_cast<std::size_t>(rules_begin);
   for (std::size_t i = static_cast<std::size_t>(rules_begin); i < sequence.size() && sequence[i] != special_.end_of_text; ++i) {
     result.tokens.push_back(sequence[i]);
+  }
+  if (end_loops && !options.word_timestamps) {
+    // A loop that EndLoops ended keeps its phrase once (word timestamps align
+    // every token of the sequence, so there the copies stay).
+    std::vector<std::int64_t> text;
+    std::vector<std::size_t> positions;
+    for (std::size_t i = 0; i < result.tokens.size(); ++i) {
+      if (result.tokens[i] < special_.end_of_text) {
+        text.push_back(result.tokens[i]);
+        positions.push_back(i);
+      }
+    }
+    if (const std::size_t looped = LoopedTokens(text); looped > 0) result.tokens.resize(positions[text.size() - looped]);
   }
   result.text = tokenizer_.Decode(result.tokens);
   const double window_seconds = static_cast<double>(features.size(2) * features_.options().hop_length) /

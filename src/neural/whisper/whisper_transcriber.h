@@ -67,6 +67,10 @@ struct WhisperOptions {
   // again (a second task on one utterance: its transcript, then its English).
   torch::Tensor encoder_output;
   bool keep_encoder_output = false;  // return it in WhisperResult::encoder_output
+  // End a decode caught in a loop and keep its phrase once (LoopedTokens). Off
+  // by default, as the reference decodes; the session's translate task turns it
+  // on (whisper_asr.cc). Decodes through the eager path (scores on the host).
+  bool end_loops = false;
 };
 
 struct WhisperSegment {
@@ -98,6 +102,16 @@ struct WhisperSpecialTokens {
                no_speech = -1, timestamp_begin = -1, start_of_prev = -1;
   std::map<std::string, std::int64_t> languages;  // "en" -> id of <|en|>; empty for English-only models
 };
+
+// Whisper's decoder can fall into a loop, saying one phrase again and again to
+// the token limit (Whisper base translating AISHELL's 甚至出现交易几乎停滞的情况:
+// "of the current generation" twenty times, 6.5 s of decoding on the H200 that
+// held up the live show). A phrase of 4 tokens or more said three times in a
+// row, or one token twelve times, is taken for such a loop: the decode ends
+// there and keeps the phrase once. Returns how many of `text_tokens`' last
+// tokens are repeats to drop; 0 when they end in no loop. WhisperOptions::end_loops
+// applies it.
+std::size_t LoopedTokens(const std::vector<std::int64_t>& text_tokens);
 
 class WhisperTranscriber {
  public:
