@@ -6,10 +6,12 @@
 #      voice on the GPU and x264 on the machine's cores, per preset, wall time,
 #      and the 1080p60 clip; the MP4s come back for PSNR/SSIM against the slow
 #      preset (tools/gpu/quality.sh, here);
-#   2. `live` with a Mandarin host (the real recordings, tools/gpu/zh_host.wav):
+#   2. `asr` of the same recording alone, Whisper base on the GPU and the CPU;
+#   3. `live` with a Mandarin host (the real recordings, tools/gpu/zh_host.wav):
 #      Whisper base (real weights) on the GPU hears it, Whisper's translate task
 #      interprets off-script speech, Piper speaks it on the GPU, 1080p60 out;
-#      once off-script and once following tools/gpu/zh_host.script; the reports,
+#      once off-script and once following tools/gpu/zh_host.script (and that
+#      again with every engine on the CPU, for reference); the reports,
 #      the GPU memory the whole process held (nvidia-smi, sampled every 100 ms)
 #      and its CPU time.
 #   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
@@ -67,14 +69,24 @@ gpu_sampled render_1080p60_veryfast timeout 240 "$lc" render "$repo/tools/gpu/cl
   --size 1920x1080 --fps 60 --preset veryfast --encoder-threads "$cores" --json
 gpu_sampled render_4k60_slow timeout 300 "$lc" render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_slow.mp4" \
   --size 3840x2160 --fps 60 --preset slow --encoder-threads "$cores" --json
-grep -h -o '"duration_s": *[0-9.]*\|"seconds": *[0-9.]*' "$logs"/render_4k60_ultrafast.out | head -3 | tee -a "$out/summary.txt"
+for f in "$logs"/render_*.out; do
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ", sys.argv[1].split("/")[-1], "clip", round(d["duration_s"], 2), "s, wall inside", round(d["wall_s"], 2), "s, stages", d["stage_seconds"], "bytes", d["bytes"])' "$f" 2>&1 | tee -a "$out/summary.txt"
+done
 
-# 2. live end to end, a Mandarin host, every engine neural, on the real clock.
-for mode in off_script script; do
+# 2. Whisper base alone on the recording, on the GPU and on the 16 cores.
+for device in cuda cpu; do
+  gpu_sampled "asr_$device" timeout 120 "$lc" asr "$inputs/zh_host.wav" --lang zh --device "$device" --json
+done
+
+# 3. live end to end, a Mandarin host, every engine neural, on the real clock;
+#    the script run again with every engine on the CPU, for reference.
+for mode in off_script script script_cpu; do
   script_flag=()
-  [[ $mode == script ]] && script_flag=(--script "$repo/tools/gpu/zh_host.script")
+  [[ $mode == script* ]] && script_flag=(--script "$repo/tools/gpu/zh_host.script")
+  device=cuda
+  [[ $mode == *_cpu ]] && device=cpu
   gpu_sampled "live_$mode" timeout 200 "$lc" live --in "$inputs/zh_host.wav" --out "/tmp/live_$mode.mp4" \
-    --source zh --target en --asr whisper --tts auto --device cuda --size 1920x1080 --fps 60 \
+    --source zh --target en --asr whisper --tts auto --device "$device" --size 1920x1080 --fps 60 \
     "${script_flag[@]}" --report "$logs/live_$mode.json" --quiet
   python3 - "$logs/live_$mode.json" <<'PY' | tee -a "$out/summary.txt"
 import json, sys
@@ -82,6 +94,7 @@ r = json.load(open(sys.argv[1]))
 s = r.get("summary", {})
 keep = {k: v for k, v in s.items() if any(w in k for w in ("latency", "offset", "drops", "rss", "cpu", "underrun", "endpoint"))}
 print("  summary:", json.dumps(keep, ensure_ascii=False))
+print("  stages:", json.dumps(r.get("stage_latency", {})))
 for u in r.get("utterances", [])[:12]:
     print("  line:", json.dumps({k: u.get(k) for k in ("source_text", "translation", "engine", "start_offset_ms", "end_offset_ms", "compute_latency_ms", "endpoint_to_first_sample_ms")}, ensure_ascii=False))
 PY
