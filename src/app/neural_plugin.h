@@ -18,7 +18,7 @@ namespace lingcast {
 
 // Where the neural engines run: the words of --device and --dtype, read by the
 // plug-in (src/neural/core/device_choice.h). "auto" takes a GPU when libtorch sees
-// one (float16 there; VITS float32) and the CPU otherwise (float32).
+// one (float16 there for Marian, float32 for Whisper and VITS) and the CPU otherwise (float32).
 struct NeuralDeviceFlags {
   std::string device = "auto";  // auto, cpu, cuda, cuda:N
   std::string dtype = "auto";   // auto, float32, float16, bfloat16

@@ -37,7 +37,7 @@ torch::Device ParseDevice(const std::string& device) {
 
 torch::ScalarType ParseDtype(const std::string& dtype, const torch::Device& device, EngineKind kind) {
   if (dtype == "auto") {
-    if (!device.is_cuda() || kind == EngineKind::kVits) return torch::kFloat;
+    if (!device.is_cuda() || kind != EngineKind::kMarian) return torch::kFloat;
     return torch::kHalf;
   }
   torch::ScalarType parsed;
