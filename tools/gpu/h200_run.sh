@@ -15,6 +15,8 @@
 #      the GPU memory the whole process held (nvidia-smi, sampled every 100 ms)
 #      and its CPU time.
 #   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
+# H200_PRESETS, H200_ASR_DEVICES, H200_LIVE_MODES (space-separated; empty skips
+# that part) narrow a run to what is being checked; the 1080p60 render always runs.
 set -uo pipefail
 parts="${1:?usage: h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR}"
 inputs="${2:?}"
@@ -35,8 +37,12 @@ lc="$dest/lingcast/lingcast"
 note "unpacked: $(du -sh "$dest" | cut -f1); $(head -1 "$dest/lingcast/MANIFEST")"
 note "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1)"
 
+# What starting costs: a command that loads no neural engine, then doctor (the
+# plug-in, libtorch and CUDA).
+gpu_sampled start_pinyin "$lc" pinyin 你好
 "$lc" doctor >"$logs/doctor.txt" 2>&1
 note "doctor: exit $?"
+gpu_sampled start_doctor "$lc" doctor
 grep -E "neural|GPU|cuda|FAIL|missing|not found" "$logs/doctor.txt" | head -20 | tee -a "$out/summary.txt"
 
 # Peak GPU memory of one command: nvidia-smi every 100 ms beside it.
@@ -61,26 +67,26 @@ gpu_sampled() {  # gpu_sampled NAME CMD...: runs CMD, notes wall time, peak GPU 
 
 # 1. Video at the sizes others claim.
 cores=$(nproc)
-for preset in ultrafast superfast veryfast; do
-  gpu_sampled "render_4k60_$preset" timeout 240 "$lc" render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_$preset.mp4" \
+for preset in ${H200_PRESETS-ultrafast superfast veryfast}; do
+  gpu_sampled "render_4k60_$preset" timeout 240 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_$preset.mp4" \
     --size 3840x2160 --fps 60 --preset "$preset" --encoder-threads "$cores" --json
 done
-gpu_sampled render_1080p60_veryfast timeout 240 "$lc" render "$repo/tools/gpu/clip8.script" -o "$out/clip_1080p60_veryfast.mp4" \
+gpu_sampled render_1080p60_veryfast timeout 240 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" -o "$out/clip_1080p60_veryfast.mp4" \
   --size 1920x1080 --fps 60 --preset veryfast --encoder-threads "$cores" --json
-gpu_sampled render_4k60_slow timeout 300 "$lc" render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_slow.mp4" \
+[[ -n "${H200_PRESETS-x}" ]] && gpu_sampled render_4k60_slow timeout 300 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_slow.mp4" \
   --size 3840x2160 --fps 60 --preset slow --encoder-threads "$cores" --json
 for f in "$logs"/render_*.out; do
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ", sys.argv[1].split("/")[-1], "clip", round(d["duration_s"], 2), "s, wall inside", round(d["wall_s"], 2), "s, stages", d["stage_seconds"], "bytes", d["bytes"])' "$f" 2>&1 | tee -a "$out/summary.txt"
 done
 
 # 2. Whisper base alone on the recording, on the GPU and on the 16 cores.
-for device in cuda cpu; do
+for device in ${H200_ASR_DEVICES-cuda cpu}; do
   gpu_sampled "asr_$device" timeout 120 "$lc" asr "$inputs/zh_host.wav" --lang zh --device "$device" --json
 done
 
 # 3. live end to end, a Mandarin host, every engine neural, on the real clock;
 #    the script run again with every engine on the CPU, for reference.
-for mode in off_script script script_cpu; do
+for mode in ${H200_LIVE_MODES-off_script script script_cpu}; do
   script_flag=()
   [[ $mode == script* ]] && script_flag=(--script "$repo/tools/gpu/zh_host.script")
   device=cuda
