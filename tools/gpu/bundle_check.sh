@@ -19,7 +19,7 @@ cat "$work/parts"/lingcast-bundle.tar.xz.part* | tar -xJ -C "$work/unpacked"
 root="$work/unpacked/lingcast"
 [[ -x "$root/lingcast" && -x "$root/bin/lingcast" ]] || { echo "FAIL: no launcher or binary in the bundle"; exit 1; }
 
-outside="$(LD_LIBRARY_PATH="$root/lib" ldd "$root/bin/lingcast" | awk '$2 == "=>" {print $1, $3}' \
+outside="$(LD_LIBRARY_PATH="$root/lib:$root/lib/fallback" ldd "$root/bin/lingcast" | awk '$2 == "=>" {print $1, $3}' \
   | grep -v -E "^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s)\.so" \
   | grep -v -F " $root/lib/" || true)"
 [[ -z "$outside" ]] || { echo "FAIL: libraries taken from outside the bundle:"; echo "$outside"; exit 1; }

@@ -66,14 +66,20 @@ if [[ -n "$plugin" ]]; then
 fi
 
 # glibc's family, the C++ runtime, and what PyTorch brings (libtorch, c10, CUDA's
-# libraries, its OpenMP): the target's own are used.
-skip='^(ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libtorch.*|libc10.*|libcaffe2.*|libcu.*|libnv.*|libnccl|libgomp|libshm)\.so'
+# libraries): the target's own are used.
+skip='^(ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libtorch.*|libc10.*|libcaffe2.*|libcuda|libcudart|libcublas.*|libcufft|libcurand|libcusolver|libcusparse.*|libcudnn.*|libcupti|libcufile.*|libnv.*|libnccl|libshm)\.so'
+# Libraries PyTorch's wheel ships its own copy of (its OpenMP runtime): ours go
+# to lib/fallback, searched after PyTorch's, so torch keeps its own.
+fallback='^(libgomp)\.so'
 step "shared libraries"
 count=0
 while read -r name path; do
   [[ "$name" =~ $skip ]] && continue
-  [[ -f "$root/lib/$name" ]] && continue
-  cp -L "$path" "$root/lib/$name"
+  destination="$root/lib/$name"
+  [[ "$name" =~ $fallback ]] && destination="$root/lib/fallback/$name"
+  [[ -f "$destination" ]] && continue
+  mkdir -p "$(dirname "$destination")"
+  cp -L "$path" "$destination"
   count=$((count + 1))
 done < <(for object in "${objects[@]}"; do ldd "$object"; done | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u)
 step "$count libraries"
@@ -110,7 +116,7 @@ torch_lib="$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(to
 if [ -n "$torch_lib" ]; then
   for dir in "$torch_lib"/../../nvidia/*/lib; do [ -d "$dir" ] && torch_lib="$torch_lib:$dir"; done
 fi
-LD_LIBRARY_PATH="$here/lib${torch_lib:+:$torch_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+LD_LIBRARY_PATH="$here/lib${torch_lib:+:$torch_lib}:$here/lib/fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 export ESPEAK_DATA_PATH="$here/share"
 export LINGCAST_SHARE_DIR="$here/share"
