@@ -11,7 +11,8 @@
 #      Whisper base (real weights) on the GPU hears it, Whisper's translate task
 #      interprets off-script speech, Piper speaks it on the GPU, 1080p60 out;
 #      once off-script and once following tools/gpu/zh_host.script (and that
-#      again with every engine on the CPU, for reference); the reports,
+#      again with every engine on the CPU, for reference; the GPU script run also
+#      streams to a local RTMP server when the bundle has nginx); the reports,
 #      the GPU memory the whole process held (nvidia-smi, sampled every 100 ms)
 #      and its CPU time.
 #   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
@@ -79,6 +80,33 @@ for f in "$logs"/render_*.out; do
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ", sys.argv[1].split("/")[-1], "clip", round(d["duration_s"], 2), "s, wall inside", round(d["wall_s"], 2), "s, stages", d["stage_seconds"], "bytes", d["bytes"])' "$f" 2>&1 | tee -a "$out/summary.txt"
 done
 
+# A local RTMP server (the bundle's nginx, make_bundle.sh --with-nginx) for the
+# live run to stream to at 1080p60, beside its MP4.
+rtmp=()
+if [[ -x "$dest/lingcast/bin/nginx" ]]; then
+  conf=/tmp/lingcast-nginx
+  mkdir -p "$conf/logs"
+  cat >"$conf/nginx.conf" <<NGINX
+load_module $dest/lingcast/lib/nginx/ngx_rtmp_module.so;
+daemon off;
+master_process off;
+worker_processes 1;
+error_log $conf/logs/error.log info;
+pid $conf/nginx.pid;
+events { worker_connections 64; }
+rtmp { server { listen 127.0.0.1:19350; application live { live on; } } }
+NGINX
+  LD_LIBRARY_PATH="$dest/lingcast/lib" "$dest/lingcast/bin/nginx" -p "$conf/" -c "$conf/nginx.conf" -e "$conf/logs/error.log" &
+  nginx_pid=$!
+  sleep 1
+  if kill -0 "$nginx_pid" 2>/dev/null; then
+    rtmp=(--out rtmp://127.0.0.1:19350/live/show)
+    note "nginx (RTMP) listening on 127.0.0.1:19350"
+  else
+    note "nginx did not start: $(tail -2 "$conf/logs/error.log" 2>/dev/null)"
+  fi
+fi
+
 # 2. Whisper base alone on the recording, on the GPU and on the 16 cores.
 for device in ${H200_ASR_DEVICES-cuda cpu}; do
   gpu_sampled "asr_$device" timeout 120 "$lc" asr "$inputs/zh_host.wav" --lang zh --device "$device" --json
@@ -91,19 +119,22 @@ for mode in ${H200_LIVE_MODES-off_script script script_cpu}; do
   [[ $mode == script* ]] && script_flag=(--script "$repo/tools/gpu/zh_host.script")
   device=cuda
   [[ $mode == *_cpu ]] && device=cpu
+  rtmp_flag=()
+  [[ $mode == script ]] && rtmp_flag=("${rtmp[@]}")
   gpu_sampled "live_$mode" timeout 200 "$lc" live --in "$inputs/zh_host.wav" --out "/tmp/live_$mode.mp4" \
     --source zh --target en --asr whisper --tts auto --device "$device" --size 1920x1080 --fps 60 \
-    "${script_flag[@]}" --report "$logs/live_$mode.json" --quiet
+    "${script_flag[@]}" "${rtmp_flag[@]}" --report "$logs/live_$mode.json" --quiet
   python3 - "$logs/live_$mode.json" <<'PY' | tee -a "$out/summary.txt"
 import json, sys
 r = json.load(open(sys.argv[1]))
 s = r.get("summary", {})
-keep = {k: v for k, v in s.items() if any(w in k for w in ("latency", "offset", "drops", "rss", "cpu", "underrun", "endpoint"))}
+keep = {k: v for k, v in s.items() if any(w in k for w in ("latency", "offset", "drops", "rss", "cpu", "underrun", "endpoint", "outputs"))}
 print("  summary:", json.dumps(keep, ensure_ascii=False))
 print("  stages:", json.dumps(r.get("stage_latency", {})))
 for u in r.get("utterances", [])[:12]:
     print("  line:", json.dumps({k: u.get(k) for k in ("source_text", "translation", "engine", "start_offset_ms", "end_offset_ms", "compute_latency_ms", "endpoint_to_first_sample_ms")}, ensure_ascii=False))
 PY
 done
+[[ -n "${nginx_pid:-}" ]] && kill "$nginx_pid" 2>/dev/null
 tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
 note "done"

@@ -5,12 +5,13 @@
 # and cut into parts small enough to carry there one call at a time.
 #
 #   tools/gpu/make_bundle.sh [--build DIR] [--plugin SO|none] [--model DIR ...]
-#                            [--with-pocketsphinx] [--part-mib 40] [--level 9] OUT_DIR
+#                            [--with-pocketsphinx] [--with-nginx] [--part-mib 40] [--level 9] OUT_DIR
 #
 # OUT_DIR receives lingcast-bundle.tar.xz.partNN and SHA256SUMS; each --model DIR
 # (a model folder as install-deps.sh makes them, e.g. models/whisper-base) goes
 # into the bundle's models/, which the launcher makes lingcast's models root
-# (LINGCAST_MODELS). Unpack with
+# (LINGCAST_MODELS). --with-nginx adds Debian's nginx with its RTMP module
+# (bin/nginx, lib/nginx/), a local RTMP server to stream to there. Unpack with
 #   cat lingcast-bundle.tar.xz.part* | tar -xJ -C DEST
 # and run DEST/lingcast/lingcast (a launcher that points the binary at its own
 # libraries, data, fonts and plug-in, and at PyTorch's libraries when python3 has it).
@@ -25,6 +26,7 @@ build="$repo/build"
 plugin=""
 models=()
 with_pocketsphinx=0
+with_nginx=0
 part_mib=40
 level=9
 while [[ $# -gt 1 ]]; do
@@ -33,12 +35,13 @@ while [[ $# -gt 1 ]]; do
     --plugin) plugin="$2"; shift 2 ;;
     --model) models+=("$2"); shift 2 ;;
     --with-pocketsphinx) with_pocketsphinx=1; shift ;;
+    --with-nginx) with_nginx=1; shift ;;
     --part-mib) part_mib="$2"; shift 2 ;;
     --level) level="$2"; shift 2 ;;
     *) echo "make_bundle.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-out="${1:?usage: make_bundle.sh [--build DIR] [--plugin SO|none] [--model DIR ...] [--with-pocketsphinx] [--part-mib N] [--level N] OUT_DIR}"
+out="${1:?usage: make_bundle.sh [--build DIR] [--plugin SO|none] [--model DIR ...] [--with-pocketsphinx] [--with-nginx] [--part-mib N] [--level N] OUT_DIR}"
 [[ -x "$build/lingcast" ]] || { echo "make_bundle.sh: $build/lingcast not found: build lingcast first (make build)" >&2; exit 2; }
 if [[ -z "$plugin" && -f "$build/src/neural/plugin/liblingcast_neural_plugin.so" ]]; then
   plugin="$build/src/neural/plugin/liblingcast_neural_plugin.so"
@@ -63,6 +66,15 @@ if [[ -n "$plugin" ]]; then
   shim="$(dirname "$plugin")/../marian/liblingcast_spm_shim.so"
   [[ -f "$shim" ]] || shim="$build/src/neural/marian/liblingcast_spm_shim.so"
   if [[ -f "$shim" ]]; then cp "$shim" "$root/lib/neural/liblingcast_spm_shim.so"; objects+=("$shim"); fi
+fi
+
+if [[ $with_nginx == 1 ]]; then
+  [[ -x /usr/sbin/nginx && -f /usr/lib/nginx/modules/ngx_rtmp_module.so ]] \
+    || { echo "make_bundle.sh: --with-nginx needs nginx and libnginx-mod-rtmp (scripts/install-deps.sh)" >&2; exit 2; }
+  mkdir -p "$root/lib/nginx"
+  cp /usr/sbin/nginx "$root/bin/nginx"
+  cp /usr/lib/nginx/modules/ngx_rtmp_module.so "$root/lib/nginx/"
+  objects+=(/usr/sbin/nginx /usr/lib/nginx/modules/ngx_rtmp_module.so)
 fi
 
 # glibc's family, the C++ runtime, and what PyTorch brings (libtorch, c10, CUDA's

@@ -3,7 +3,7 @@
 # folder of the repo that git ignores (.gpu/), cut into parts that fit the
 # device tool's 64 MiB a call beside the repo itself:
 #   1. the plug-in against the GPU machine's PyTorch (build_plugin.sh);
-#   2. the bundle (make_bundle.sh) with it, Whisper base and the Piper voice;
+#   2. the bundle (make_bundle.sh) with it, Whisper base, the Piper voice and nginx;
 #   3. zh_host.wav: the two real Mandarin recordings (../shared/data/speech),
 #      each followed by 2 s of silence, three times over.
 # Then carry .gpu/parts/<part> one call at a time (copied to /tmp/lingcast-parts
@@ -20,7 +20,7 @@ grep -qx '/.gpu/' "$repo/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >>"$rep
 mkdir -p "$gpu/inputs"
 "$repo/tools/gpu/build_plugin.sh" "${LINGCAST_GPU_BUILD:-$repo/build-gpu}"
 "$repo/tools/gpu/make_bundle.sh" --plugin "${LINGCAST_GPU_BUILD:-$repo/build-gpu}/src/neural/plugin/liblingcast_neural_plugin.so" \
-  --model "$repo/models/whisper-base" --model "$repo/models/en_US-joe-medium" --part-mib "$part_mib" "$gpu/parts"
+  --model "$repo/models/whisper-base" --model "$repo/models/en_US-joe-medium" --with-nginx --part-mib "$part_mib" "$gpu/parts"
 speech="$repo/../shared/data/speech"
 list="$(mktemp)"
 for round in 1 2 3; do
