@@ -103,14 +103,10 @@ nlohmann::json SessionJson(const SessionSummary& s) {
 
 }  // namespace
 
-std::function<bool(const std::vector<std::string>&, std::string_view)> ViewerAdmission(
+std::function<bool(const std::string& session_id, std::string_view offered)> ViewerAdmission(
     const SessionManager& sessions) {
-  return [&sessions](const std::vector<std::string>& segments, std::string_view offered) {
-    // GET /overlay/{id} and GET /v1/sessions/{id}/events, with that session's view token.
-    const bool overlay = segments.size() == 2 && segments[0] == "overlay";
-    const bool events = segments.size() == 4 && segments[0] == "v1" && segments[1] == "sessions" && segments[3] == "events";
-    if (!overlay && !events) return false;
-    return sessions.AdmitsViewer(overlay ? segments[1] : segments[2], offered);
+  return [&sessions](const std::string& session_id, std::string_view offered) {
+    return sessions.AdmitsViewer(session_id, offered);
   };
 }
 
@@ -177,10 +173,14 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCa
     }
     return HttpResponse::Json(202, {{"queued", command}});
   });
-  server.RouteStream("/v1/sessions/{id}/events", [&sessions](const HttpRequest& request,
-                                                             std::shared_ptr<EventClient> client) {
-    return sessions.JoinEvents(request.params.at("id"), std::move(client));
-  });
+  // The two routes a session's view token opens (RouteAccess), for that session only.
+  const RouteAccess session_viewer{.viewer_session_param = "id"};
+  server.RouteStream(
+      "/v1/sessions/{id}/events",
+      [&sessions](const HttpRequest& request, std::shared_ptr<EventClient> client) {
+        return sessions.JoinEvents(request.params.at("id"), std::move(client));
+      },
+      session_viewer);
   server.Route("GET", "/overlay/{id}", [&sessions](const HttpRequest& request) {
     absl::StatusOr<SessionSummary> s = sessions.Get(request.params.at("id"));
     if (!s.ok()) return FromStatus(s.status());
@@ -191,7 +191,7 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCa
     const bool known = style == "outline" || style == "box" || style == "shadow";
     page.body = absl::StrReplaceAll(kOverlayPage, {{"STYLE_FROM_SERVER", known ? style : "outline"}});
     return page;
-  });
+  }, session_viewer);
 }
 
 namespace {
@@ -238,7 +238,7 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   // Two: a slow handler (a long report) does not hold up health checks and streams.
   http.threads = 2;
   if (flags.public_metrics) http.public_paths.push_back("/metrics");
-  http.also_admit = ViewerAdmission(sessions);
+  http.admits_viewer = ViewerAdmission(sessions);
   HttpServer server(http);
   AddServeRoutes(server, sessions, engines);
   if (absl::Status started = server.Start(); !started.ok()) return ReportCommandStatus(started);

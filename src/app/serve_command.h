@@ -18,9 +18,11 @@
 
 namespace lingcast {
 
-// Admits GET /overlay/{id} and GET /v1/sessions/{id}/events with that session's
-// view token (HttpServerOptions::also_admit): an overlay URL that controls nothing.
-std::function<bool(const std::vector<std::string>&, std::string_view)> ViewerAdmission(const SessionManager& sessions);
+// HttpServerOptions::admits_viewer over `sessions`: true for a session's own
+// view token. Which routes take it is said where AddServeRoutes registers them
+// (the overlay page and the event stream): an overlay URL that controls nothing.
+std::function<bool(const std::string& session_id, std::string_view offered)> ViewerAdmission(
+    const SessionManager& sessions);
 
 // The endpoints of docs/serve.md over `sessions` (all three outlive `server`'s run).
 void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines);

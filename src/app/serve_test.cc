@@ -172,7 +172,7 @@ class ServeTest : public ::testing::Test {
     HttpServerOptions http;
     http.listen = "127.0.0.1:0";
     http.token = kToken;
-    http.also_admit = ViewerAdmission(*sessions_);
+    http.admits_viewer = ViewerAdmission(*sessions_);
     server_ = std::make_unique<HttpServer>(http);
     AddServeRoutes(*server_, *sessions_, engines_);
     ASSERT_OK(server_->Start());

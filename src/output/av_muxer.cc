@@ -69,6 +69,7 @@ absl::StatusOr<std::unique_ptr<AvMuxer>> AvMuxer::OpenStreams(
   std::unique_ptr<AvMuxer> muxer(new AvMuxer(raw, display_name));
   AVFormatContext* ctx = muxer->context_;
   ctx->interrupt_callback = connection.interrupt;
+  if (connection.prepare) connection.prepare(ctx);
   auto report = [&connection](int code) {
     if (connection.open_error != nullptr) *connection.open_error = code;
   };

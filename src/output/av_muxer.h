@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +32,9 @@ struct AvConnection {
   // Set to the libav error code when Open fails in avio_open2 or the header
   // (lets a caller tell a refused connection from a rejected stream key).
   int* open_error = nullptr;
+  // Called with the format context before anything is opened or written (an
+  // HLS output routes the muxer's own file opens through its directory here).
+  std::function<void(AVFormatContext*)> prepare;
 };
 
 class AvMuxer {

@@ -1,21 +1,17 @@
 #include "output/hls_output.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "core/atomic_file.h"
+#include "absl/strings/strip.h"
 #include "core/status.h"
 #include "output/av_muxer.h"
+#include "output/hls_directory.h"
 
 namespace lingcast {
 namespace {
@@ -31,11 +27,19 @@ std::string OneLine(const std::string& text) {
   return line;
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+// A stream being continued names its files in its playlists; they are
+// deleted as the window rolls, so each must be a plain name in the directory.
+absl::Status CheckPlaylistNames(const HlsDirectory& dir, const std::string& name, const std::string& playlist) {
+  for (absl::string_view line : absl::StrSplit(playlist, '\n')) {
+    absl::ConsumeSuffix(&line, "\r");
+    if (line.empty() || line.front() == '#') continue;
+    if (!HlsDirectory::IsPlainName(std::string(line))) {
+      return absl::FailedPreconditionError(absl::StrCat("cannot continue the stream in ", dir.DisplayPath(name),
+                                                        ": it lists \"", line, "\", which is not a file of ",
+                                                        dir.path()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // One subtitle segment as listed in the playlist.
@@ -60,35 +64,43 @@ class HlsOutput final : public OutputSink {
       return absl::InvalidArgumentError(
           absl::StrCat("--hls-segment ", options_.segment_seconds, " must be a positive number of seconds"));
     }
-    std::error_code error;
-    std::filesystem::create_directories(dir_, error);
-    if (error || !std::filesystem::is_directory(dir_)) {
-      return absl::PermissionDeniedError(absl::StrCat("cannot create the HLS directory ", dir_, ": ",
-                                                      error ? error.message() : "not a directory"));
+    LC_ASSIGN_OR_RETURN(directory_, HlsDirectory::Open(dir_));
+    for (const char* name : {kMaster, kSubtitlePlaylist}) {
+      LC_RETURN_IF_ERROR(directory_->RegularFileExists(name).status());  // a link there is refused now
     }
-    if (access(dir_.c_str(), W_OK | X_OK) != 0) {
-      return absl::PermissionDeniedError(absl::StrCat("the HLS directory ", dir_, " is not writable"));
+    LC_ASSIGN_OR_RETURN(const bool resume, directory_->RegularFileExists(kVideoPlaylist));
+    if (resume) {
+      LC_ASSIGN_OR_RETURN(const std::string old_playlist, directory_->Read(kVideoPlaylist));
+      LC_RETURN_IF_ERROR(CheckPlaylistNames(*directory_, kVideoPlaylist, old_playlist));
+      LC_RETURN_IF_ERROR(LoadSubtitleSegments());
     }
-    const bool resume = std::filesystem::exists(Path(kVideoPlaylist));
-    if (resume) LoadSubtitleSegments();
 
+    // The muxer gets /proc/self/fd paths and our io_open (hls_directory.h):
+    // its files, temporary files, renames and deletions stay in the directory
+    // opened above and follow no link.
     std::map<std::string, std::string> muxer_options = {
         {"hls_time", absl::StrFormat("%g", options_.segment_seconds)},
         {"hls_list_size", std::to_string(options_.window_segments)},
-        {"hls_segment_filename", Path("video_%05d.ts")},
+        {"hls_segment_filename", directory_->MuxerPath("video_%05d.ts")},
         {"hls_flags", absl::StrCat("independent_segments+temp_file",
                                    options_.window_segments > 0 ? "+delete_segments" : "",
                                    resume ? "+append_list" : "")},
     };
     if (options_.window_segments == 0) muxer_options["hls_playlist_type"] = "vod";
     // append_list continues the old playlist's numbering and marks the discontinuity itself.
-    LC_ASSIGN_OR_RETURN(muxer_, AvMuxer::Open("hls", Path(kVideoPlaylist), {{&video}, {&audio}}, muxer_options,
-                                              absl::StrCat("hls:", dir_)));
+    AvConnection files;
+    files.prepare = [directory = directory_.get()](AVFormatContext* context) { directory->Install(context); };
+    absl::StatusOr<std::unique_ptr<AvMuxer>> muxer =
+        AvMuxer::Open("hls", directory_->MuxerPath(kVideoPlaylist), {{&video}, {&audio}}, muxer_options,
+                      absl::StrCat("hls:", dir_), files);
+    LC_RETURN_IF_ERROR(directory_->refusal());
+    if (!muxer.ok()) return muxer.status();
+    muxer_ = *std::move(muxer);
     codecs_ = absl::StrCat(AvcCodecString(video), ",mp4a.40.2");
     width_ = video.width;
     height_ = video.height;
     bandwidth_ = std::max<int64_t>(video.bit_rate + audio.bit_rate, 500'000);
-    LC_RETURN_IF_ERROR(WriteFileAtomically(Path(kMaster), MasterPlaylist()));
+    LC_RETURN_IF_ERROR(directory_->WriteAtomically(kMaster, MasterPlaylist()));
     stats_.state = OutputState::kConnected;
     return absl::OkStatus();
   }
@@ -102,6 +114,8 @@ class HlsOutput final : public OutputSink {
     owned->pts += shift;
     owned->dts += shift;
     absl::Status status = muxer_->WritePacket(owned->stream_index, *owned, kPacketTimeBase);
+    // A file the muxer was refused (a planted link) is the cause of whatever it reported.
+    if (!directory_->refusal().ok()) return Fail(directory_->refusal());
     if (!status.ok()) return Fail(status);
     const MediaTime media = MediaTime::Micros(packet.dts);
     if (packet.stream_index == kVideoStreamIndex) {
@@ -133,6 +147,8 @@ class HlsOutput final : public OutputSink {
     if (failed()) return error_;
     absl::Status status = muxer_->Finish();
     muxer_.reset();
+    // The muxer goes on without a playlist it could not open: the refusal is the error.
+    if (!directory_->refusal().ok()) status = directory_->refusal();
     if (status.ok()) {
       // The last, partial subtitle segment, up to the end of the media.
       const MediaTime end = std::max(media_end_, MediaTime::Micros(1));
@@ -142,7 +158,7 @@ class HlsOutput final : public OutputSink {
         ++next_vtt_;
       }
     }
-    if (status.ok()) status = WriteFileAtomically(Path(kSubtitlePlaylist), SubtitlePlaylist(/*ended=*/true));
+    if (status.ok()) status = directory_->WriteAtomically(kSubtitlePlaylist, SubtitlePlaylist(/*ended=*/true));
     if (!status.ok()) {
       Fail(status);
       return error_;
@@ -166,22 +182,18 @@ class HlsOutput final : public OutputSink {
   }
 
  private:
-  std::string Path(const std::string& name) const { return (std::filesystem::path(dir_) / name).string(); }
-
-  int64_t DirectoryBytes() const {
-    int64_t total = 0;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
-      if (entry.is_regular_file(error)) total += static_cast<int64_t>(entry.file_size(error));
-    }
-    return total;
-  }
+  int64_t DirectoryBytes() const { return directory_->RegularFileBytes(); }
 
   // A stream being continued: keep its subtitle segments; ours follow after a discontinuity.
-  void LoadSubtitleSegments() {
+  absl::Status LoadSubtitleSegments() {
+    resumed_ = true;
+    LC_ASSIGN_OR_RETURN(const bool exists, directory_->RegularFileExists(kSubtitlePlaylist));
+    if (!exists) return absl::OkStatus();
+    LC_ASSIGN_OR_RETURN(const std::string playlist, directory_->Read(kSubtitlePlaylist));
+    LC_RETURN_IF_ERROR(CheckPlaylistNames(*directory_, kSubtitlePlaylist, playlist));
     bool discontinuity = false;
     double seconds = 0;
-    const std::vector<std::string> lines = absl::StrSplit(ReadWholeFile(Path(kSubtitlePlaylist)), '\n');
+    const std::vector<std::string> lines = absl::StrSplit(playlist, '\n');
     for (const std::string& line : lines) {
       if (line == "#EXT-X-DISCONTINUITY") discontinuity = true;
       if (sscanf(line.c_str(), "#EXTINF:%lf", &seconds) == 1) continue;
@@ -192,7 +204,7 @@ class HlsOutput final : public OutputSink {
         first_vtt_number_ = number + 1;
       }
     }
-    resumed_ = true;
+    return absl::OkStatus();
   }
 
   std::string MasterPlaylist() const {
@@ -240,24 +252,24 @@ class HlsOutput final : public OutputSink {
     }
     const int64_t number = first_vtt_number_ + n;
     const std::string uri = absl::StrFormat("subs_%05d.vtt", number);
-    LC_RETURN_IF_ERROR(WriteFileAtomically(Path(uri), vtt));
+    LC_RETURN_IF_ERROR(directory_->WriteAtomically(uri, vtt));
     vtt_segments_.push_back({number, length.seconds(), resumed_ && n == 0, uri});
     if (options_.window_segments > 0 && vtt_segments_.size() > static_cast<size_t>(options_.window_segments) + 1) {
       // Like the video muxer, keep one segment beyond the window for players still reading it.
-      std::error_code ignored;
-      const VttSegment& old = vtt_segments_[vtt_segments_.size() - options_.window_segments - 2];
-      std::filesystem::remove(Path(old.uri), ignored);
+      directory_->Remove(vtt_segments_[vtt_segments_.size() - options_.window_segments - 2].uri);
     }
     // Cues that ended before this segment are no longer needed.
     cues_.erase(std::remove_if(cues_.begin(), cues_.end(), [&](const SubtitleCue& c) { return c.end <= end; }),
                 cues_.end());
     if (final) return absl::OkStatus();
-    return WriteFileAtomically(Path(kSubtitlePlaylist), SubtitlePlaylist(/*ended=*/false));
+    return directory_->WriteAtomically(kSubtitlePlaylist, SubtitlePlaylist(/*ended=*/false));
   }
 
   const HlsOptions options_;
   std::string dir_;
   MediaTime segment_;
+  // Declared before muxer_, so it outlives the muxer that opens files through it.
+  std::unique_ptr<HlsDirectory> directory_;
   std::unique_ptr<AvMuxer> muxer_;
   std::vector<SubtitleCue> cues_;
   std::vector<VttSegment> vtt_segments_;

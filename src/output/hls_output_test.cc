@@ -203,6 +203,95 @@ TEST(HlsOutputTest, AnUnwritableDirectoryFailsAloneAndTheMp4KeepsGoing) {
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 30u);
 }
 
+// A link planted in the directory (by another session sharing the output
+// directory, say) is never written through: the HLS output fails naming it,
+// the link's target is untouched, and the other outputs go on.
+TEST(HlsOutputTest, ALinkPlantedAtTheNextSegmentIsRefusedAndTheMp4KeepsGoing) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.File("hls"));
+  std::ofstream(dir.File("precious.txt")) << "keep me";
+  std::filesystem::create_symlink(dir.File("precious.txt"), dir.File("hls/video_00001.ts"));
+  OutputSetOptions options;
+  options.hls_segment_seconds = 1.0;
+  const absl::Status status = WriteStream({"hls:" + dir.File("hls"), dir.File("kept.mp4")}, options, 3.0);
+  EXPECT_THAT(status.message(), HasSubstr(dir.File("hls/video_00001.ts") + " is a symbolic link"));
+  EXPECT_EQ(ReadFile(dir.File("precious.txt")), "keep me");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.File("hls/video_00001.ts")));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("hls/video_00001.ts.tmp")));
+  auto read = ReadBackAll(dir.File("kept.mp4"));
+  ASSERT_OK(read);
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 90u);
+}
+
+TEST(HlsOutputTest, ALinkPlantedAtThePlaylistTemporaryFileIsRefused) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.File("live"));
+  std::filesystem::create_directories(dir.File("elsewhere"));
+  // A dangling link: following it would create the file it names.
+  std::filesystem::create_symlink(dir.File("elsewhere/playlist"), dir.File("live/video.m3u8.tmp"));
+  OutputSetOptions options;
+  options.live = true;
+  options.hls_segment_seconds = 1.0;
+  options.hls_window_segments = 2;
+  const absl::Status status = WriteStream({"hls:" + dir.File("live")}, options, 3.0);
+  EXPECT_THAT(status.message(), HasSubstr(dir.File("live/video.m3u8.tmp") + " is a symbolic link"));
+  // Nothing was created or written through the link (libavformat may still
+  // rename the link itself over video.m3u8: a rename never follows one).
+  EXPECT_TRUE(std::filesystem::is_empty(dir.File("elsewhere")));
+}
+
+TEST(HlsOutputTest, ALinkAtAPlaylistIsRefusedBeforeAnythingIsWritten) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.File("hls"));
+  std::ofstream(dir.File("precious.txt")) << "keep me";
+  std::filesystem::create_symlink(dir.File("precious.txt"), dir.File("hls/subtitles.m3u8"));
+  const absl::Status status = WriteStream({"hls:" + dir.File("hls")}, {}, 1.0);
+  EXPECT_THAT(status.message(), HasSubstr(dir.File("hls/subtitles.m3u8") + " is a symbolic link"));
+  EXPECT_EQ(ReadFile(dir.File("precious.txt")), "keep me");
+  EXPECT_FALSE(std::filesystem::exists(dir.File("hls/video.m3u8")));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("hls/video_00000.ts")));
+}
+
+TEST(HlsOutputTest, ADirectorySwappedForALinkMidShowIsNotFollowed) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.File("elsewhere"));
+  OutputSetOptions options;
+  options.live = true;
+  options.hls_segment_seconds = 1.0;
+  options.hls_window_segments = 2;
+  SystemClock clock;
+  auto set = OutputSet::Open({*ParseOutputSpec("hls:" + dir.File("hls"))}, SmallVideo(), SpeechAudio(), options, clock);
+  ASSERT_OK(set);
+  ASSERT_OK(Feed(**set, 1.5));
+  std::filesystem::rename(dir.File("hls"), dir.File("moved"));
+  std::filesystem::create_directory_symlink(dir.File("elsewhere"), dir.File("hls"));
+  ASSERT_OK(Feed(**set, 3.0, 45));
+  ASSERT_OK((*set)->Finish());
+  EXPECT_TRUE(std::filesystem::is_empty(dir.File("elsewhere")));
+  // The show went on in the directory it was opened as, deleting its old segments there.
+  EXPECT_THAT(ReadFile(dir.File("moved/video.m3u8")), HasSubstr("#EXT-X-ENDLIST"));
+  EXPECT_OK(ReadBackAll(dir.File("moved/video.m3u8")));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("moved/video_00000.ts")));
+  EXPECT_THAT(ReadFile(dir.File("moved/subtitles.m3u8")), HasSubstr("#EXT-X-ENDLIST"));
+}
+
+TEST(HlsOutputTest, AContinuedPlaylistNamingAFileOutsideIsRefused) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.File("hls"));
+  std::ofstream(dir.File("precious.ts")) << "keep me";
+  // Continued with a rolling window, the muxer would delete the old segments it lists.
+  std::ofstream(dir.File("hls/video.m3u8")) << "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n../precious.ts\n";
+  OutputSetOptions options;
+  options.live = true;
+  options.hls_segment_seconds = 1.0;
+  options.hls_window_segments = 1;
+  const absl::Status status = WriteStream({"hls:" + dir.File("hls")}, options, 3.0);
+  EXPECT_THAT(status.message(), HasSubstr("cannot continue the stream in " + dir.File("hls/video.m3u8")));
+  EXPECT_THAT(status.message(), HasSubstr("\"../precious.ts\""));
+  EXPECT_EQ(ReadFile(dir.File("precious.ts")), "keep me");
+  EXPECT_FALSE(std::filesystem::exists(dir.File("hls/video_00000.ts")));
+}
+
 TEST(HlsOutputTest, BadSegmentLengthIsNamed) {
   ScratchDir dir;
   OutputSetOptions options;

@@ -103,13 +103,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     // unread body would be taken for the next request.
     const bool body_pending = !parser_->is_done();
     const bool reusable = !body_pending && message.keep_alive();
-    if (!state_->IsPublic(request_.path) && !Authenticated(request_, options().token) &&
-        !AlsoAdmitted(target->segments)) {
+    // Routed first: whether a view token is enough is a property of the route.
+    // A refused request learns nothing of the routes (every refusal is a 401).
+    match_ = state_->Match(request_.method, target->segments);
+    if (!state_->IsPublic(request_.path) && !Authenticated(request_, options().token) && !AdmittedAsViewer()) {
       state_->CountAuthFailure();
       return RespondAfterAuthDelay();
     }
     request_.query.erase("token");
-    match_ = state_->Match(request_.method, target->segments);
     request_.params = std::move(match_.params);
     switch (match_.kind) {
       case RouteMatch::Kind::kNotFound:
@@ -221,10 +222,15 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     }
   }
 
-  bool AlsoAdmitted(const std::vector<std::string>& segments) const {
-    if (!options().also_admit || request_.method != "GET") return false;
+  // A GET on a route registered for a session's viewer, with that session's view token.
+  bool AdmittedAsViewer() const {
+    if (!options().admits_viewer || request_.method != "GET" || match_.viewer_session_param.empty()) return false;
+    const auto session = match_.params.find(match_.viewer_session_param);
+    if (session == match_.params.end()) return false;
     bool admitted = false;  // every offered token is asked: the time taken shows no more than their number
-    for (std::string_view offered : OfferedTokens(request_)) admitted |= options().also_admit(segments, offered);
+    for (std::string_view offered : OfferedTokens(request_)) {
+      admitted |= options().admits_viewer(session->second, offered);
+    }
     return admitted;
   }
 
@@ -399,12 +405,12 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
 
 HttpServer::~HttpServer() { Stop(); }
 
-void HttpServer::Route(std::string method, std::string pattern, Handler handler) {
-  impl_->state->AddRoute(std::move(method), pattern, std::move(handler));
+void HttpServer::Route(std::string method, std::string pattern, Handler handler, RouteAccess access) {
+  impl_->state->AddRoute(std::move(method), pattern, std::move(handler), std::move(access));
 }
 
-void HttpServer::RouteStream(std::string pattern, StreamHandler handler) {
-  impl_->state->AddStreamRoute(pattern, std::move(handler));
+void HttpServer::RouteStream(std::string pattern, StreamHandler handler, RouteAccess access) {
+  impl_->state->AddStreamRoute(pattern, std::move(handler), std::move(access));
 }
 
 absl::Status HttpServer::Start() {

@@ -18,6 +18,9 @@
 // set headers on a WebSocket, and an OBS browser source is only a URL. A query
 // token can end up in logs and browser history, so prefer the header wherever
 // the client can set one; handlers never see "token" in HttpRequest::query.
+// A route registered with RouteAccess::viewer_session_param also admits a GET
+// with the view token of the session its path names (admits_viewer): which
+// routes a viewer may call is said where each route is registered, nowhere else.
 // A failure is answered 401 (WWW-Authenticate: Bearer) after
 // auth_failure_delay, on a timer, so guessing is slow but nobody else waits.
 //
@@ -61,12 +64,22 @@ struct HttpServerOptions {
   // idle keep-alive connection, a slowloris. WebSocket clients are pinged
   // and closed when silent this long.
   absl::Duration idle_timeout = absl::Seconds(30);
-  // Asked about a GET request the token above does not admit, with the tokens
-  // it offers and its path's segments: true admits it (a session's read-only
-  // view token on its overlay and event stream). Empty: nothing else is admitted.
-  std::function<bool(const std::vector<std::string>& segments, std::string_view offered)> also_admit;
+  // Asked about a GET request the token above does not admit, on a route
+  // registered with a viewer_session_param (RouteAccess): that parameter's value
+  // (a session id) and each token the request offers. True admits it (a
+  // session's read-only view token). Empty: no viewer is admitted anywhere.
+  std::function<bool(const std::string& session_id, std::string_view offered)> admits_viewer;
   int threads = 1;                    // threads running the server's I/O and handlers
   Logger* logger = nullptr;           // not owned; outlives the server; null: no logs
+};
+
+// Who may call a route besides the holder of the server token.
+struct RouteAccess {
+  // The path parameter ("id" in "/overlay/{id}") holding a session id: a GET on
+  // the route is admitted with that session's view token too. Only for routes
+  // that read; empty (the default): the server token only. A name that is not
+  // one of the pattern's captures admits no viewer.
+  std::string viewer_session_param;
 };
 
 class HttpServer {
@@ -95,9 +108,9 @@ class HttpServer {
   // `pattern` is a path of literal segments and "{name}" segments, each of
   // which captures one non-empty segment into HttpRequest::params. A literal
   // segment wins over a capture where two patterns match. Any time, any thread.
-  void Route(std::string method, std::string pattern, Handler handler);
+  void Route(std::string method, std::string pattern, Handler handler, RouteAccess access = {});
   // A GET route for WebSocket and SSE clients; a plain GET on it gets 426.
-  void RouteStream(std::string pattern, StreamHandler handler);
+  void RouteStream(std::string pattern, StreamHandler handler, RouteAccess access = {});
 
   // Binds, listens and starts the threads; once. InvalidArgument for a listen
   // address that is not one, PermissionDenied / FailedPrecondition when it cannot

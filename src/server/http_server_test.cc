@@ -131,25 +131,52 @@ TEST_F(HttpServerTest, AQueryTokenIsAcceptedAndHiddenFromTheHandler) {
   EXPECT_EQ(body["query"], nlohmann::json({{"a", "1"}}));
 }
 
-TEST_F(HttpServerTest, AnotherTokenIsAdmittedOnlyWhereAlsoAdmitSaysAndOnlyForGet) {
+TEST_F(HttpServerTest, AViewTokenOpensOnlyRoutesRegisteredForItsSessionsViewerAndOnlyForGet) {
   HttpServerOptions options = TestServerOptions();
   options.auth_failure_delay = absl::Milliseconds(1);
-  // Admits "viewer" for /v1/sessions/open alone.
-  options.also_admit = [](const std::vector<std::string>& segments, std::string_view offered) {
-    return segments == std::vector<std::string>{"v1", "sessions", "open"} && offered == "viewer";
+  // "viewer-a" is session a's view token.
+  options.admits_viewer = [](const std::string& session, std::string_view offered) {
+    return session == "a" && offered == "viewer-a";
   };
   StartWith(options);
+  const RouteAccess viewer{.viewer_session_param = "session"};
+  auto ok = [](const HttpRequest& request) { return HttpResponse::Json(200, {{"session", request.params.at("session")}}); };
+  server_->Route("GET", "/v1/view/{session}", ok, viewer);
+  server_->Route("POST", "/v1/view/{session}", ok, viewer);
+  // The flag names a parameter the pattern does not capture: no viewer gets in.
+  server_->Route("GET", "/v1/misnamed/{id}", [](const HttpRequest&) { return HttpResponse{200}; }, viewer);
   auto status_of = [&](std::string_view method, const std::string& target, const std::string& headers) {
     absl::StatusOr<RawResponse> response = RoundTrip(port_, HttpRequestText(method, target, headers));
     return response.ok() ? response->status : -1;
   };
-  EXPECT_EQ(status_of("GET", "/v1/sessions/open", "Authorization: Bearer viewer\r\n"), 200);
-  EXPECT_EQ(status_of("GET", "/v1/sessions/open?token=viewer", ""), 200);
-  EXPECT_EQ(status_of("GET", "/v1/sessions/other", "Authorization: Bearer viewer\r\n"), 401);
-  EXPECT_EQ(status_of("GET", "/v1/sessions/open", "Authorization: Bearer someone\r\n"), 401);
-  EXPECT_EQ(status_of("DELETE", "/v1/sessions/open", "Authorization: Bearer viewer\r\n"), 401);
+  const std::string as_viewer = "Authorization: Bearer viewer-a\r\n";
+  EXPECT_EQ(status_of("GET", "/v1/view/a", as_viewer), 200);
+  EXPECT_EQ(status_of("GET", "/v1/view/a?token=viewer-a", ""), 200);
+  // Not another session, not another token, not another method.
+  EXPECT_EQ(status_of("GET", "/v1/view/b", as_viewer), 401);
+  EXPECT_EQ(status_of("GET", "/v1/view/a", "Authorization: Bearer someone\r\n"), 401);
+  EXPECT_EQ(status_of("POST", "/v1/view/a", as_viewer), 401);
+  // Routes registered without the flag refuse the view token, though their path names session a.
+  EXPECT_EQ(status_of("GET", "/v1/sessions/a", as_viewer), 401);
+  EXPECT_EQ(status_of("DELETE", "/v1/sessions/a", as_viewer), 401);
+  EXPECT_EQ(status_of("GET", "/v1/misnamed/a", as_viewer), 401);
+  // A path with no route is a 401 too: a refused request learns nothing of the routes.
+  EXPECT_EQ(status_of("GET", "/v1/nothing/a", as_viewer), 401);
+  EXPECT_EQ(calls_, 0);
   // The server's own token still opens everything.
-  EXPECT_EQ(status_of("DELETE", "/v1/sessions/open", kAuthHeader), 204);
+  EXPECT_EQ(status_of("DELETE", "/v1/sessions/a", kAuthHeader), 204);
+  EXPECT_EQ(status_of("POST", "/v1/view/a", kAuthHeader), 200);
+}
+
+TEST_F(HttpServerTest, WithoutAdmitsViewerNoViewTokenGetsIn) {
+  HttpServerOptions options = TestServerOptions();
+  options.auth_failure_delay = absl::Milliseconds(1);
+  StartWith(options);
+  server_->Route("GET", "/v1/view/{session}", [](const HttpRequest&) { return HttpResponse{200}; },
+                 RouteAccess{.viewer_session_param = "session"});
+  absl::StatusOr<RawResponse> response = Get("/v1/view/a?token=anything", "");
+  ASSERT_OK(response);
+  EXPECT_EQ(response->status, 401);
 }
 
 TEST_F(HttpServerTest, TheAuthDelayHoldsOnlyTheFailingConnection) {

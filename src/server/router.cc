@@ -129,12 +129,12 @@ void Router::Insert(Route route) {
   routes_.push_back(std::move(route));
 }
 
-void Router::Add(std::string method, std::string_view pattern, HttpServer::Handler handler) {
-  Insert(Route{std::move(method), ParsePattern(pattern), std::move(handler), nullptr});
+void Router::Add(std::string method, std::string_view pattern, HttpServer::Handler handler, RouteAccess access) {
+  Insert(Route{std::move(method), ParsePattern(pattern), std::move(handler), nullptr, std::move(access)});
 }
 
-void Router::AddStream(std::string_view pattern, HttpServer::StreamHandler handler) {
-  Insert(Route{"GET", ParsePattern(pattern), nullptr, std::move(handler)});
+void Router::AddStream(std::string_view pattern, HttpServer::StreamHandler handler, RouteAccess access) {
+  Insert(Route{"GET", ParsePattern(pattern), nullptr, std::move(handler), std::move(access)});
 }
 
 bool Router::Matches(const std::vector<Segment>& pattern, const std::vector<std::string>& segments,
@@ -165,6 +165,7 @@ RouteMatch Router::Match(std::string_view method, const std::vector<std::string>
     match.kind = best->stream ? RouteMatch::Kind::kStream : RouteMatch::Kind::kHandler;
     match.handler = best->handler;
     match.stream = best->stream;
+    match.viewer_session_param = best->access.viewer_session_param;
   } else if (!allowed.empty()) {
     match.kind = RouteMatch::Kind::kMethodNotAllowed;
     match.allow = absl::StrJoin(allowed, ", ");

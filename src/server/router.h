@@ -33,15 +33,16 @@ struct RouteMatch {
   HttpServer::StreamHandler stream;   // kStream
   std::map<std::string, std::string> params;
   std::string allow;                  // kMethodNotAllowed: the path's methods, "DELETE, GET"
+  std::string viewer_session_param;   // kHandler / kStream: the route's RouteAccess
 };
 
 // Not thread-safe: the server guards it.
 class Router {
  public:
   // See HttpServer::Route. The same method and pattern again replaces the route.
-  void Add(std::string method, std::string_view pattern, HttpServer::Handler handler);
+  void Add(std::string method, std::string_view pattern, HttpServer::Handler handler, RouteAccess access = {});
   // A stream route is a GET route.
-  void AddStream(std::string_view pattern, HttpServer::StreamHandler handler);
+  void AddStream(std::string_view pattern, HttpServer::StreamHandler handler, RouteAccess access = {});
   RouteMatch Match(std::string_view method, const std::vector<std::string>& segments) const;
 
  private:
@@ -54,6 +55,7 @@ class Router {
     std::vector<Segment> pattern;
     HttpServer::Handler handler;
     HttpServer::StreamHandler stream;
+    RouteAccess access;
   };
   void Insert(Route route);
   static std::vector<Segment> ParsePattern(std::string_view pattern);

@@ -92,6 +92,22 @@ TEST(RouterTest, AnotherMethodOnAKnownPathListsTheAllowedOnes) {
   EXPECT_EQ(match.allow, "DELETE, GET");
 }
 
+TEST(RouterTest, AMatchCarriesItsRoutesViewerParameterAndOnlyItsOwn) {
+  Router router;
+  router.Add("GET", "/overlay/{id}", Answer(200), RouteAccess{.viewer_session_param = "id"});
+  router.AddStream("/v1/sessions/{id}/events", nullptr, RouteAccess{.viewer_session_param = "id"});
+  router.Add("GET", "/v1/sessions/{id}", Answer(200));
+  router.Add("DELETE", "/overlay/{id}", Answer(204));
+  EXPECT_EQ(router.Match("GET", SplitPath("/overlay/s1")).viewer_session_param, "id");
+  EXPECT_EQ(router.Match("GET", SplitPath("/v1/sessions/s1/events")).viewer_session_param, "id");
+  EXPECT_EQ(router.Match("GET", SplitPath("/v1/sessions/s1")).viewer_session_param, "");
+  EXPECT_EQ(router.Match("DELETE", SplitPath("/overlay/s1")).viewer_session_param, "");
+  EXPECT_EQ(router.Match("POST", SplitPath("/overlay/s1")).viewer_session_param, "");
+  // Registering the same method and pattern again replaces the access too.
+  router.Add("GET", "/overlay/{id}", Answer(200));
+  EXPECT_EQ(router.Match("GET", SplitPath("/overlay/s1")).viewer_session_param, "");
+}
+
 TEST(RouterTest, ALiteralSegmentWinsOverACapture) {
   Router router;
   router.Add("GET", "/v1/sessions/{id}", Answer(1));

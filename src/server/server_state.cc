@@ -22,14 +22,15 @@ void Admission::Release() {
   state_ = nullptr;
 }
 
-void ServerState::AddRoute(std::string method, std::string_view pattern, HttpServer::Handler handler) {
+void ServerState::AddRoute(std::string method, std::string_view pattern, HttpServer::Handler handler,
+                           RouteAccess access) {
   std::lock_guard<std::mutex> lock(mu_);
-  router_.Add(std::move(method), pattern, std::move(handler));
+  router_.Add(std::move(method), pattern, std::move(handler), std::move(access));
 }
 
-void ServerState::AddStreamRoute(std::string_view pattern, HttpServer::StreamHandler handler) {
+void ServerState::AddStreamRoute(std::string_view pattern, HttpServer::StreamHandler handler, RouteAccess access) {
   std::lock_guard<std::mutex> lock(mu_);
-  router_.AddStream(pattern, std::move(handler));
+  router_.AddStream(pattern, std::move(handler), std::move(access));
 }
 
 RouteMatch ServerState::Match(std::string_view method, const std::vector<std::string>& segments) const {

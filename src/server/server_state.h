@@ -43,8 +43,8 @@ class ServerState : public std::enable_shared_from_this<ServerState> {
   const HttpServerOptions& options() const { return options_; }
   Logger* logger() const { return options_.logger; }
 
-  void AddRoute(std::string method, std::string_view pattern, HttpServer::Handler handler);
-  void AddStreamRoute(std::string_view pattern, HttpServer::StreamHandler handler);
+  void AddRoute(std::string method, std::string_view pattern, HttpServer::Handler handler, RouteAccess access);
+  void AddStreamRoute(std::string_view pattern, HttpServer::StreamHandler handler, RouteAccess access);
   RouteMatch Match(std::string_view method, const std::vector<std::string>& segments) const;
   bool IsPublic(std::string_view path) const;
 
