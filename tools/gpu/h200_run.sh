@@ -17,7 +17,8 @@
 #      and its CPU time.
 #   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
 # H200_PRESETS, H200_ASR_DEVICES, H200_LIVE_MODES (space-separated; empty skips
-# that part) narrow a run to what is being checked; the 1080p60 render always runs.
+# that part) and H200_SLOW=0 (no slow-preset reference) narrow a run to what is
+# being checked; the 1080p60 render always runs.
 set -uo pipefail
 parts="${1:?usage: h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR}"
 inputs="${2:?}"
@@ -74,7 +75,7 @@ for preset in ${H200_PRESETS-ultrafast superfast veryfast}; do
 done
 gpu_sampled render_1080p60_veryfast timeout 240 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" -o "$out/clip_1080p60_veryfast.mp4" \
   --size 1920x1080 --fps 60 --preset veryfast --encoder-threads "$cores" --json
-[[ -n "${H200_PRESETS-x}" ]] && gpu_sampled render_4k60_slow timeout 300 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_slow.mp4" \
+[[ "${H200_SLOW:-1}" == 1 ]] && gpu_sampled render_4k60_slow timeout 300 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_slow.mp4" \
   --size 3840x2160 --fps 60 --preset slow --encoder-threads "$cores" --json
 for f in "$logs"/render_*.out; do
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ", sys.argv[1].split("/")[-1], "clip", round(d["duration_s"], 2), "s, wall inside", round(d["wall_s"], 2), "s, stages", d["stage_seconds"], "bytes", d["bytes"])' "$f" 2>&1 | tee -a "$out/summary.txt"
