@@ -39,14 +39,6 @@ lc="$dest/lingcast/lingcast"
 note "unpacked: $(du -sh "$dest" | cut -f1); $(head -1 "$dest/lingcast/MANIFEST")"
 note "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1)"
 
-# What starting costs: a command that loads no neural engine, then doctor (the
-# plug-in, libtorch and CUDA).
-gpu_sampled start_pinyin "$lc" pinyin 你好
-"$lc" doctor >"$logs/doctor.txt" 2>&1
-note "doctor: exit $?"
-gpu_sampled start_doctor "$lc" doctor
-grep -E "neural|GPU|cuda|FAIL|missing|not found" "$logs/doctor.txt" | head -20 | tee -a "$out/summary.txt"
-
 # Peak GPU memory of one command: nvidia-smi every 100 ms beside it.
 gpu_sampled() {  # gpu_sampled NAME CMD...: runs CMD, notes wall time, peak GPU memory
   local name="$1"; shift
@@ -67,6 +59,14 @@ gpu_sampled() {  # gpu_sampled NAME CMD...: runs CMD, notes wall time, peak GPU 
   return 0
 }
 
+# What starting costs: a command that loads no neural engine, then doctor (the
+# plug-in, libtorch and CUDA).
+gpu_sampled start_pinyin "$lc" pinyin 你好
+"$lc" doctor >"$logs/doctor.txt" 2>&1
+note "doctor: exit $?"
+gpu_sampled start_doctor "$lc" doctor
+grep -E "neural|GPU|cuda|FAIL|missing|not found" "$logs/doctor.txt" | head -20 | tee -a "$out/summary.txt"
+
 # 1. Video at the sizes others claim.
 cores=$(nproc)
 for preset in ${H200_PRESETS-ultrafast superfast veryfast}; do
@@ -86,7 +86,8 @@ done
 rtmp=()
 if [[ -x "$dest/lingcast/bin/nginx" ]]; then
   conf=/tmp/lingcast-nginx
-  mkdir -p "$conf/logs"
+  # nginx opens its built-in log paths before reading -e and the config.
+  mkdir -p "$conf/logs" /var/log/nginx
   cat >"$conf/nginx.conf" <<NGINX
 load_module $dest/lingcast/lib/nginx/ngx_rtmp_module.so;
 daemon off;
@@ -95,6 +96,7 @@ worker_processes 1;
 error_log $conf/logs/error.log info;
 pid $conf/nginx.pid;
 events { worker_connections 64; }
+http { access_log off; }
 rtmp { server { listen 127.0.0.1:19350; application live { live on; } } }
 NGINX
   LD_LIBRARY_PATH="$dest/lingcast/lib" "$dest/lingcast/bin/nginx" -p "$conf/" -c "$conf/nginx.conf" -e "$conf/logs/error.log" &
