@@ -79,6 +79,30 @@ TEST_F(RenderJobTest, BadBackgroundFileIsAUserErrorAndWritesNothing) {
   }
 }
 
+// A rig that is missing, not JSON, or wrong inside stops the render before any
+// output exists, with one line naming the file (and the field, where there is one).
+TEST_F(RenderJobTest, BadAvatarRigIsAUserErrorAndWritesNothing) {
+  std::ofstream(dir_ / "cut.json") << "{\"lingcast_rig\": 1,";
+  std::ofstream(dir_ / "typo.json") << R"({"lingcast_rig": 1, "canvas": {"width": 10, "height": 10},
+      "layers": [{"id": "a", "shape": {"rect": {"x": 0, "y": 0, "width": 1, "height": 1}}, "fil": "#FFFFFF"}]})";
+  for (const auto& [rig, message] : std::vector<std::pair<fs::path, std::string>>{
+           {dir_ / "missing.json", "missing.json"},
+           {dir_ / "cut.json", "cut.json: not valid JSON"},
+           {dir_ / "typo.json", "layers[0].fil: unknown field"},
+       }) {
+    RenderOptions o = Options();
+    o.avatar_path = rig.string();
+    Logger logger(LogLevel::kOff);
+    SignalWatcher signals;
+    absl::StatusOr<RenderSummary> summary = RunRender(o, logger, signals);
+    ASSERT_FALSE(summary.ok()) << rig;
+    EXPECT_EQ(ExitCodeFor(summary.status()), 2) << summary.status();
+    EXPECT_NE(summary.status().message().find(message), std::string::npos) << summary.status();
+    EXPECT_EQ(summary.status().message().find('\n'), std::string::npos) << summary.status();
+    EXPECT_FALSE(fs::exists(o.output_path)) << rig;
+  }
+}
+
 TEST_F(RenderJobTest, RendersWithColourBackgroundBoxHighlightAndTitle) {
   RenderOptions o = Options();
   o.background = "#203040";

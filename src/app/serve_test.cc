@@ -366,6 +366,13 @@ TEST_F(ServeTest, BadRequestsAreRefusedAndStartNothing) {
   EXPECT_EQ(Http(port, "GET", "/v1/sessions/s99").status, 404);
   EXPECT_EQ(Http(port, "DELETE", "/v1/sessions/s99").status, 404);
   EXPECT_EQ(Http(port, "POST", "/v1/sessions/s99/corrections", R"({"command": "line 1 = hi"})").status, 404);
+  // A correction's body is checked before its session is looked up: what is not
+  // {"command": TEXT} is 400, saying what to send.
+  for (const char* body : {"line 1 = hi", "{\"command\": 1}", "{\"line\": \"1 = hi\"}", "[]"}) {
+    Reply bad_body = Http(port, "POST", "/v1/sessions/s99/corrections", body);
+    EXPECT_EQ(bad_body.status, 400) << body;
+    EXPECT_THAT(bad_body.json()["error"].get<std::string>(), HasSubstr("give {\"command\": ")) << body;
+  }
   Reply listed = Http(port, "GET", "/v1/sessions");
   ASSERT_EQ(listed.status, 200);
   EXPECT_TRUE(listed.json()["sessions"].empty()) << listed.body;

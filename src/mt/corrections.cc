@@ -1,5 +1,6 @@
 #include "mt/corrections.h"
 
+#include <filesystem>
 #include <fstream>
 #include <utility>
 
@@ -64,8 +65,19 @@ absl::StatusOr<Correction> CorrectScriptLine(const Script& script, int line_numb
 
 absl::StatusOr<CorrectionLog> CorrectionLog::Open(std::string path) {
   CorrectionLog log(std::move(path));
+  // A folder or an unreadable file is refused here rather than taken for an empty
+  // log: the first correction of the show would then fail, or replace a file whose
+  // corrections were never read.
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(log.path_, error);
+  if (std::filesystem::is_directory(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(log.path_, " is a directory, not a corrections file"));
+  }
   std::ifstream in(log.path_, std::ios::binary);
-  if (!in) return log;  // no corrections yet
+  if (!in) {
+    if (!std::filesystem::exists(status)) return log;  // no corrections yet
+    return absl::PermissionDeniedError(absl::StrCat("cannot read the corrections file ", log.path_));
+  }
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

@@ -95,6 +95,18 @@ TEST(CorrectionLogTest, AnUnwritableFileChangesNothing) {
   EXPECT_TRUE(log->corrections().empty());
 }
 
+// A folder given as the log is refused when it is opened, not at the first
+// correction of the show, and nothing is written into or beside it.
+TEST(CorrectionLogTest, ADirectoryIsRefusedWhenOpened) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir.File("corrections"));
+  absl::StatusOr<CorrectionLog> log = CorrectionLog::Open(dir.File("corrections"));
+  EXPECT_THAT(log.status(), testing_util::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                   HasSubstr(dir.File("corrections") + " is a directory")));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.File("corrections")));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1);
+}
+
 TEST(CorrectionLogTest, AMalformedLogNamesFileAndLine) {
   ScratchDir dir;
   const std::string path = dir.File("c.tsv");

@@ -10,6 +10,7 @@
 namespace lingcast::neural {
 namespace {
 
+using testing::ScratchDir;
 using testing::TestdataDir;
 
 std::unique_ptr<VitsTts> Tiny() {
@@ -115,6 +116,21 @@ TEST(VitsTts, BadCheckpointIsOneLineNamingIt) {
   EXPECT_NE(tts.status().message().find("not a VITS"), std::string::npos) << tts.status();
   options.model_dir = "/nonexistent/model";
   EXPECT_EQ(VitsTts::Create(options).status().code(), absl::StatusCode::kNotFound);
+}
+
+// A weights file cut short is the user's checkpoint at fault, not lingcast: the
+// loader's DataLoss reaches the command line as bad input (exit 2) naming the file.
+TEST(VitsTts, TruncatedWeightsAreBadInputNamingTheFile) {
+  ScratchDir dir;
+  testing::CopyDir(TestdataDir("vits_tiny"), dir.path());
+  testing::TruncateFile(dir.File("model.safetensors"), testing::FileSize(dir.File("model.safetensors")) / 2);
+  VitsTtsOptions options;
+  options.model_dir = dir.path();
+  auto tts = VitsTts::Create(options);
+  ASSERT_FALSE(tts.ok());
+  EXPECT_EQ(tts.status().code(), absl::StatusCode::kInvalidArgument) << tts.status();
+  EXPECT_NE(tts.status().message().find("model.safetensors"), std::string::npos) << tts.status();
+  EXPECT_EQ(tts.status().message().find('\n'), std::string::npos) << tts.status();
 }
 
 // The parts a session streams, joined, and how many there were.
