@@ -145,9 +145,15 @@ absl::Status BadSetting(const std::string& key, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat("setting \"", key, "\": ", why));
 }
 
-// One JSON scalar as the text a command line would carry.
+// One JSON scalar as the text a command line would carry. A command line
+// cannot carry a NUL byte, and JSON can ("\u0000"): a path cut short at one
+// by the system would name another file than the one confined and checked.
 absl::StatusOr<std::string> ScalarText(const std::string& key, const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
+  if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    if (text.find('\0') != std::string::npos) return BadSetting(key, "a NUL byte (\\u0000) cannot be in a setting");
+    return text;
+  }
   if (value.is_number_integer() || value.is_number_unsigned() || value.is_number_float()) return value.dump();
   return BadSetting(key, "expected a string or a number");
 }

@@ -144,5 +144,23 @@ TEST(LiveFlagsTest, ValuesOfTheWrongShapeAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("JSON object")));
 }
 
+// Found by fuzz/session_settings_fuzz.cc: "\u0000" in a path passed the
+// confinement of serve's session paths and would be cut short when opened.
+TEST(LiveFlagsTest, ANulByteInAValueIsRefused) {
+  const std::string with_nul("a\0/../../b.tsv", 14);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"tm", {"ok.tsv", with_nul}},
+           {"script", with_nul},
+           {"title", with_nul},
+       }) {
+    nlohmann::json settings = Base();
+    settings[key] = value;
+    EXPECT_THAT(LiveOptionsFromSettings(settings, {}),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr(absl::StrCat("setting \"", key, "\": a NUL byte (\\u0000) cannot be in a setting"))))
+        << key;
+  }
+}
+
 }  // namespace
 }  // namespace lingcast
