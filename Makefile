@@ -48,7 +48,7 @@ FUZZ_TARGETS ?=
 fuzz: deps
 	@CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DLINGCAST_FUZZ=ON -DLINGCAST_WERROR=OFF -DLINGCAST_NEURAL=OFF \
-	  -DLINGCAST_MODULES="core;graph;media;audio;text;asr;mt;lipsync;avatar;server" >/dev/null
+	  -DLINGCAST_MODULES="core;graph;media;audio;text;asr;mt;tts;lipsync;avatar;compose;output;server;app" >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
 	@fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 

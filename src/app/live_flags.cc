@@ -1,8 +1,10 @@
 #include "app/live_flags.h"
 
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "app/neural_plugin.h"
 #include "app/render_options.h"
@@ -120,6 +122,21 @@ void AddLiveFlags(CLI::App& c, LiveFlags& flags) {
   c.add_flag("--json", options.json, "Print the report as JSON on stdout");
 }
 
+namespace {
+
+// Seconds typed for `flag` as a MediaTime. Converting a double that is not
+// finite or beyond what int64 microseconds hold is undefined behaviour, so it
+// is refused here, before ValidateLiveOptions checks each flag's own range.
+absl::StatusOr<MediaTime> FlagSeconds(const char* flag, double seconds) {
+  constexpr double kMostSeconds = 1e12;  // 31,700 years; int64 microseconds hold 9.2e12 s
+  if (!std::isfinite(seconds) || std::abs(seconds) > kMostSeconds) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s %g s is not a time lingcast can count", flag, seconds));
+  }
+  return MediaTime::Seconds(seconds);
+}
+
+}  // namespace
+
 absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   LiveOptions options = flags.options;
   LC_ASSIGN_OR_RETURN(options.source, ParseLanguage(flags.source));
@@ -127,8 +144,8 @@ absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   LC_RETURN_IF_ERROR(ParseSize(flags.size, &options.look.width, &options.look.height));
   LC_ASSIGN_OR_RETURN(options.timing.lag_policy, ParseLagPolicy(flags.lag_policy));
   LC_ASSIGN_OR_RETURN(options.timing.clock, ParseLiveClock(flags.clock));
-  options.timing.max_lag = MediaTime::Seconds(flags.max_lag_s);
-  options.input.source_timeout = MediaTime::Seconds(flags.source_timeout_s);
+  LC_ASSIGN_OR_RETURN(options.timing.max_lag, FlagSeconds("--max-lag", flags.max_lag_s));
+  LC_ASSIGN_OR_RETURN(options.input.source_timeout, FlagSeconds("--source-timeout", flags.source_timeout_s));
   options.translation.provisional_captions = !flags.no_provisional;
   if (flags.engines.size() == 1 && flags.engines[0] == "none") {
     options.translation.engines.clear();
@@ -145,9 +162,15 @@ absl::Status BadSetting(const std::string& key, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat("setting \"", key, "\": ", why));
 }
 
-// One JSON scalar as the text a command line would carry.
+// One JSON scalar as the text a command line would carry. A command line
+// cannot carry a NUL byte, and JSON can ("\u0000"): a path cut short at one
+// by the system would name another file than the one confined and checked.
 absl::StatusOr<std::string> ScalarText(const std::string& key, const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
+  if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    if (text.find('\0') != std::string::npos) return BadSetting(key, "a NUL byte (\\u0000) cannot be in a setting");
+    return text;
+  }
   if (value.is_number_integer() || value.is_number_unsigned() || value.is_number_float()) return value.dump();
   return BadSetting(key, "expected a string or a number");
 }

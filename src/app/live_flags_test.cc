@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -142,6 +143,46 @@ TEST(LiveFlagsTest, ValuesOfTheWrongShapeAreRefused) {
   }
   EXPECT_THAT(LiveOptionsFromSettings(nlohmann::json::array(), {}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("JSON object")));
+}
+
+// Found by fuzz/session_settings_fuzz.cc: seconds beyond what a MediaTime holds
+// were converted before their range was checked (undefined behaviour, which
+// UBSan reported); now they fail, from the command line as from a session.
+TEST(LiveFlagsTest, SecondsBeyondAnyClockAreRefused) {
+  for (const auto& [key, flag, seconds] : std::vector<std::tuple<std::string, std::string, double>>{
+           {"source_timeout", "--source-timeout", 1.1e41},
+           {"max_lag", "--max-lag", -1e300},
+       }) {
+    nlohmann::json settings = Base();
+    settings[key] = seconds;
+    const absl::StatusOr<LiveOptions> from_settings = LiveOptionsFromSettings(settings, {});
+    EXPECT_THAT(from_settings,
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(flag + " " + absl::StrFormat("%g", seconds) +
+                                                                        " s is not a time lingcast can count")))
+        << key;
+    EXPECT_EQ(from_settings.status(),
+              FromCommandLine({"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx", "--tts", "espeak",
+                               flag, absl::StrFormat("%g", seconds)})
+                  .status());
+  }
+}
+
+// Found by fuzz/session_settings_fuzz.cc: "\u0000" in a path passed the
+// confinement of serve's session paths and would be cut short when opened.
+TEST(LiveFlagsTest, ANulByteInAValueIsRefused) {
+  const std::string with_nul("a\0/../../b.tsv", 14);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"tm", {"ok.tsv", with_nul}},
+           {"script", with_nul},
+           {"title", with_nul},
+       }) {
+    nlohmann::json settings = Base();
+    settings[key] = value;
+    EXPECT_THAT(LiveOptionsFromSettings(settings, {}),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr(absl::StrCat("setting \"", key, "\": a NUL byte (\\u0000) cannot be in a setting"))))
+        << key;
+  }
 }
 
 }  // namespace
