@@ -61,5 +61,6 @@ function(lingcast_test name)
     set(ARG_TIMEOUT 300)
   endif()
   include(GoogleTest)
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+  # LABELS: the library's name, so one library's tests run alone (ctest -L core).
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS ${name})
 endfunction()
