@@ -115,23 +115,6 @@ void AddWatchdogFlags(CLI::App& c, LiveFlags& flags) {
       ->capture_default_str();
 }
 
-// "HIGH,LOW" (two numbers, HIGH above LOW) or "off" (0,0: not watched).
-absl::Status ParseMarks(const char* flag, const std::string& text, double* high, double* low) {
-  if (text == "off") {
-    *high = *low = 0;
-    return absl::OkStatus();
-  }
-  const std::vector<std::string> parts = absl::StrSplit(text, ',');
-  double h = 0, l = 0;
-  if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &h) || !absl::SimpleAtod(parts[1], &l) || !std::isfinite(h) ||
-      !std::isfinite(l) || h <= 0 || l < 0 || l >= h || h > 1e9) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s \"%s\": expected HIGH,LOW (two numbers, HIGH above LOW) or off", flag, text));
-  }
-  *high = h;
-  *low = l;
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -169,6 +152,23 @@ absl::StatusOr<MediaTime> FlagSeconds(const char* flag, double seconds) {
 
 }  // namespace
 
+absl::Status ParseWatchMarks(const char* flag, const std::string& text, double* high, double* low) {
+  if (text == "off") {
+    *high = *low = 0;
+    return absl::OkStatus();
+  }
+  const std::vector<std::string> parts = absl::StrSplit(text, ',');
+  double h = 0, l = 0;
+  if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &h) || !absl::SimpleAtod(parts[1], &l) || !std::isfinite(h) ||
+      !std::isfinite(l) || h <= 0 || l < 0 || l >= h || h > 1e9) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s \"%s\": expected HIGH,LOW (two numbers, HIGH above LOW) or off", flag, text));
+  }
+  *high = h;
+  *low = l;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   LiveOptions options = flags.options;
   LC_ASSIGN_OR_RETURN(options.source, ParseLanguage(flags.source));
@@ -184,10 +184,10 @@ absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   }
   options.watchdog.enabled = flags.watchdog == "on";
   double lag_high = 0, lag_low = 0;
-  LC_RETURN_IF_ERROR(ParseMarks("--watch-lag", flags.watch_lag, &lag_high, &lag_low));
+  LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-lag", flags.watch_lag, &lag_high, &lag_low));
   options.watchdog.limits.lag_high = MediaTime::Seconds(lag_high);
   options.watchdog.limits.lag_low = MediaTime::Seconds(lag_low);
-  LC_RETURN_IF_ERROR(ParseMarks("--watch-memory", flags.watch_memory, &options.watchdog.limits.rss_high_mb,
+  LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-memory", flags.watch_memory, &options.watchdog.limits.rss_high_mb,
                                 &options.watchdog.limits.rss_low_mb));
   if (flags.engines.size() == 1 && flags.engines[0] == "none") {
     options.translation.engines.clear();

@@ -34,6 +34,10 @@ void AddLiveFlags(CLI::App& command, LiveFlags& flags);
 // The typed flags as options, checked (ValidateLiveOptions): one clear error.
 absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags);
 
+// A watchdog's marks as --watch-lag and --watch-memory take them: "HIGH,LOW"
+// (two numbers, HIGH above LOW) or "off" (both 0: not watched).
+absl::Status ParseWatchMarks(const char* flag, const std::string& text, double* high, double* low);
+
 // A session's settings as the server takes them: a JSON object whose keys are
 // `live`'s long option names with dashes as underscores ("in", "out",
 // "source_timeout", "asr_model", ...). Values: a string or number for an option,

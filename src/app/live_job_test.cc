@@ -272,7 +272,7 @@ TEST_F(LiveJobTest, UnderPressureTheShowStepsDownTheLadderAndBackUp) {
   options.translation.engines = {"tm"};
   options.translation.memory_paths = {dir_.File("adlibs.tsv")};
   options.outputs.destinations = {dir_.File("calm.mp4")};
-  auto run = [&](bool pressure, std::vector<nlohmann::json>* events) -> absl::StatusOr<nlohmann::json> {
+  auto run = [&](bool pressure, std::vector<nlohmann::json>* events, int floor = 0) -> absl::StatusOr<nlohmann::json> {
     options.watchdog.limits.step_interval = MediaTime::Seconds(1);
     options.watchdog.limits.recover_after = MediaTime::Seconds(2);
     std::istringstream in("");
@@ -284,6 +284,7 @@ TEST_F(LiveJobTest, UnderPressureTheShowStepsDownTheLadderAndBackUp) {
       const bool high = pressure && counters.output_time < MediaTime::Seconds(3);
       return PressureReading{.lag = MediaTime::Seconds(high ? 5 : 0)};
     });
+    if (floor > 0) job->SetDegradationFloor(floor);
     return job->Run(nullptr, nullptr);
   };
   std::vector<nlohmann::json> calm_events;
@@ -323,6 +324,21 @@ TEST_F(LiveJobTest, UnderPressureTheShowStepsDownTheLadderAndBackUp) {
   EXPECT_LT(summary["provisional_captions"].get<int>(), calm_summary["provisional_captions"].get<int>());
   EXPECT_EQ((*pressed)["utterances"].size(), (*calm)["utterances"].size());
   EXPECT_EQ(summary["audio_drops"], 0);
+
+  // The server's floor (its memory ladder): the whole show two rungs down
+  // without any pressure of its own, from the first look.
+  options.outputs.destinations = {dir_.File("floored.mp4")};
+  std::vector<nlohmann::json> floored_events;
+  absl::StatusOr<nlohmann::json> floored = run(false, &floored_events, 2);
+  ASSERT_OK(floored);
+  const nlohmann::json& floored_degradation = (*floored)["summary"]["degradation"];
+  EXPECT_EQ(floored_degradation["level"], 2);
+  EXPECT_EQ(floored_degradation["floor"], 2);
+  EXPECT_TRUE(floored_degradation["changes"].empty()) << "the show's own ladder never moved";
+  ASSERT_EQ(floored_events.size(), 1u);
+  EXPECT_EQ(floored_events[0]["reason"], "the server's level is 2");
+  EXPECT_EQ(floored_events[0]["at_ms"], 66);
+  EXPECT_EQ((*floored)["summary"]["provisional_captions"], 0);
 }
 
 TEST_F(LiveJobTest, LongSilenceIsNotSpeech) {
