@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "app/neural_plugin.h"
 #include "app/render_options.h"
 #include "app/translation_setup.h"
@@ -102,6 +104,18 @@ void AddTimingFlags(CLI::App& c, TimingConfig& timing, LiveFlags& flags) {
       ->capture_default_str();
 }
 
+void AddWatchdogFlags(CLI::App& c, LiveFlags& flags) {
+  c.add_option("--watchdog", flags.watchdog,
+               "on: under pressure give up provisional captions, then video size, then the neural voice "
+               "(docs/reliability.md); off")
+      ->capture_default_str();
+  c.add_option("--watch-lag", flags.watch_lag, "Seconds of lag HIGH,LOW: a rung down above HIGH, back below LOW; off")
+      ->capture_default_str();
+  c.add_option("--watch-memory", flags.watch_memory, "Resident memory in MB HIGH,LOW (as --watch-lag); off")
+      ->capture_default_str();
+}
+
+
 }  // namespace
 
 void AddLiveFlags(CLI::App& c, LiveFlags& flags) {
@@ -117,6 +131,7 @@ void AddLiveFlags(CLI::App& c, LiveFlags& flags) {
   c.add_option("--device", options.neural.device, kDeviceFlagHelp)->capture_default_str();
   c.add_option("--dtype", options.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   AddTimingFlags(c, options.timing, flags);
+  AddWatchdogFlags(c, flags);
   c.add_option("--report", options.report_path, "Write the latency report (JSON) here");
   c.add_flag("--quiet", options.quiet, "No status line");
   c.add_flag("--json", options.json, "Print the report as JSON on stdout");
@@ -137,6 +152,23 @@ absl::StatusOr<MediaTime> FlagSeconds(const char* flag, double seconds) {
 
 }  // namespace
 
+absl::Status ParseWatchMarks(const char* flag, const std::string& text, double* high, double* low) {
+  if (text == "off") {
+    *high = *low = 0;
+    return absl::OkStatus();
+  }
+  const std::vector<std::string> parts = absl::StrSplit(text, ',');
+  double h = 0, l = 0;
+  if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &h) || !absl::SimpleAtod(parts[1], &l) || !std::isfinite(h) ||
+      !std::isfinite(l) || h <= 0 || l < 0 || l >= h || h > 1e9) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s \"%s\": expected HIGH,LOW (two numbers, HIGH above LOW) or off", flag, text));
+  }
+  *high = h;
+  *low = l;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   LiveOptions options = flags.options;
   LC_ASSIGN_OR_RETURN(options.source, ParseLanguage(flags.source));
@@ -147,6 +179,16 @@ absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   LC_ASSIGN_OR_RETURN(options.timing.max_lag, FlagSeconds("--max-lag", flags.max_lag_s));
   LC_ASSIGN_OR_RETURN(options.input.source_timeout, FlagSeconds("--source-timeout", flags.source_timeout_s));
   options.translation.provisional_captions = !flags.no_provisional;
+  if (flags.watchdog != "on" && flags.watchdog != "off") {
+    return absl::InvalidArgumentError(absl::StrCat("--watchdog \"", flags.watchdog, "\": expected on or off"));
+  }
+  options.watchdog.enabled = flags.watchdog == "on";
+  double lag_high = 0, lag_low = 0;
+  LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-lag", flags.watch_lag, &lag_high, &lag_low));
+  options.watchdog.limits.lag_high = MediaTime::Seconds(lag_high);
+  options.watchdog.limits.lag_low = MediaTime::Seconds(lag_low);
+  LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-memory", flags.watch_memory, &options.watchdog.limits.rss_high_mb,
+                                &options.watchdog.limits.rss_low_mb));
   if (flags.engines.size() == 1 && flags.engines[0] == "none") {
     options.translation.engines.clear();
   } else {

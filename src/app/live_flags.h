@@ -24,6 +24,7 @@ struct LiveFlags {
   double source_timeout_s = 10;
   std::vector<std::string> engines = {"tm"};
   bool no_provisional = false;
+  std::string watchdog = "on", watch_lag = "3,1", watch_memory = "off";
 };
 
 // Registers every `live` flag on `command`, bound to `flags` (which must outlive
@@ -32,6 +33,10 @@ void AddLiveFlags(CLI::App& command, LiveFlags& flags);
 
 // The typed flags as options, checked (ValidateLiveOptions): one clear error.
 absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags);
+
+// A watchdog's marks as --watch-lag and --watch-memory take them: "HIGH,LOW"
+// (two numbers, HIGH above LOW) or "off" (both 0: not watched).
+absl::Status ParseWatchMarks(const char* flag, const std::string& text, double* high, double* low);
 
 // A session's settings as the server takes them: a JSON object whose keys are
 // `live`'s long option names with dashes as underscores ("in", "out",

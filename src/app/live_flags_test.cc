@@ -145,6 +145,48 @@ TEST(LiveFlagsTest, ValuesOfTheWrongShapeAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("JSON object")));
 }
 
+TEST(LiveFlagsTest, TheWatchdogsMarksAreReadAndBadOnesRefused) {
+  const std::vector<std::string> base = {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx", "--tts",
+                                         "espeak"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> arguments = base;
+    arguments.insert(arguments.end(), more.begin(), more.end());
+    return FromCommandLine(arguments);
+  };
+  absl::StatusOr<LiveOptions> defaults = with({});
+  ASSERT_OK(defaults);
+  EXPECT_TRUE(defaults->watchdog.enabled);
+  EXPECT_EQ(defaults->watchdog.limits.lag_high, MediaTime::Seconds(3));
+  EXPECT_EQ(defaults->watchdog.limits.lag_low, MediaTime::Seconds(1));
+  EXPECT_EQ(defaults->watchdog.limits.rss_high_mb, 0) << "memory is not watched unless asked";
+
+  absl::StatusOr<LiveOptions> set = with({"--watch-lag", "2.5,0.5", "--watch-memory", "1800,1500"});
+  ASSERT_OK(set);
+  EXPECT_EQ(set->watchdog.limits.lag_high, MediaTime::Millis(2500));
+  EXPECT_EQ(set->watchdog.limits.lag_low, MediaTime::Millis(500));
+  EXPECT_EQ(set->watchdog.limits.rss_high_mb, 1800);
+  EXPECT_EQ(set->watchdog.limits.rss_low_mb, 1500);
+  absl::StatusOr<LiveOptions> off = with({"--watchdog", "off", "--watch-lag", "off"});
+  ASSERT_OK(off);
+  EXPECT_FALSE(off->watchdog.enabled);
+  EXPECT_EQ(off->watchdog.limits.lag_high, MediaTime::Zero());
+
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--watch-lag", "1,3"}, {"--watch-lag", "3"}, {"--watch-lag", "a,b"}, {"--watch-lag", "nan,1"},
+           {"--watch-memory", "1000,1000"}, {"--watch-memory", "-5,-10"}, {"--watch-lag", "3,1,0"}}) {
+    EXPECT_THAT(with({flag, value}),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr(flag + " \"" + value + "\": expected HIGH,LOW (two numbers, HIGH above LOW) or off")))
+        << flag << " " << value;
+  }
+  EXPECT_THAT(with({"--watchdog", "maybe"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--watchdog \"maybe\": expected on or off")));
+  // The server's settings take the same flags, with the same messages.
+  nlohmann::json settings = Base();
+  settings["watch_lag"] = "1,3";
+  EXPECT_EQ(LiveOptionsFromSettings(settings, {}).status(), with({"--watch-lag", "1,3"}).status());
+}
+
 // Found by fuzz/session_settings_fuzz.cc: seconds beyond what a MediaTime holds
 // were converted before their range was checked (undefined behaviour, which
 // UBSan reported); now they fail, from the command line as from a session.

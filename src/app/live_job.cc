@@ -13,6 +13,7 @@
 #include "app/engine_registry.h"
 #include "app/follow_command.h"
 #include "app/job_runner.h"
+#include "app/live_watchdog.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
 #include "app/whisper_recognizer.h"
@@ -32,6 +33,7 @@
 #include "output/output_set.h"
 #include "output/playout_stage.h"
 #include "text/script.h"
+#include "tts/bilingual_voice.h"
 #include "tts/espeak_engine.h"
 #include "tts/voice_stage.h"
 
@@ -286,9 +288,19 @@ struct LiveParts {
   TranslationStack translation;
   std::unique_ptr<LiveControl> control;  // null without --control
   std::shared_ptr<TtsEngine> tts;
+  // espeak-ng, for the watchdog's third rung, when the avatar's voice is a neural one; else null.
+  std::unique_ptr<TtsEngine> lighter_voice;
   std::unique_ptr<compose::Compositor> compositor;
   std::unique_ptr<OutputSet> outputs;
 };
+
+// Whether the avatar's voice in `language` is espeak-ng already (nothing lighter to fall back to).
+bool SpeaksWithEspeak(const TtsEngine& voice, Language language) {
+  if (const auto* both = dynamic_cast<const BilingualVoice*>(&voice)) {
+    return SpeaksWithEspeak(language == Language::kZh ? both->mandarin() : both->english(), language);
+  }
+  return dynamic_cast<const EspeakEngine*>(&voice) != nullptr;
+}
 
 // In the order a user's mistakes should surface: the input and the look
 // before any model loads, the models before the outputs are opened.
@@ -314,6 +326,9 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
     LC_ASSIGN_OR_RETURN(parts.control, LiveControl::Open(options.translation.control_path));
   }
   LC_ASSIGN_OR_RETURN(parts.tts, LoadSharedLiveVoice(options, logger, engines));
+  if (options.watchdog.enabled && !SpeaksWithEspeak(*parts.tts, options.target)) {
+    LC_ASSIGN_OR_RETURN(parts.lighter_voice, MakeStudioVoice(options.voice.voice_zh, options.voice.voice_en));
+  }
   LC_ASSIGN_OR_RETURN(parts.compositor, compose::Compositor::Create(parts.look.compositor));
   LC_ASSIGN_OR_RETURN(parts.outputs,
                       OpenLiveOutputs(options.outputs, specs, options.look, parts.tts->sample_rate(), clock));
@@ -334,6 +349,7 @@ struct LiveGraph {
   Pipeline pipeline;
   TranslateStage* translate = nullptr;
   VoiceStage* voice = nullptr;
+  std::unique_ptr<LiveWatchdog> watchdog;  // null with --watchdog off
 };
 
 // The voice stage's settings: the voice's, and the timing's pacing of lines.
@@ -392,7 +408,8 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   graph->translate = &pipeline.Add(std::make_unique<TranslateStage>(
       parts.translation, options.source, options.target, parts.lines, parts.control.get(), logger, provisional));
   graph->voice = &pipeline.Add(
-      std::make_unique<VoiceStage>(*parts.tts, VoiceStageOptionsOf(options.voice, options.timing, options.target)));
+      std::make_unique<VoiceStage>(*parts.tts, VoiceStageOptionsOf(options.voice, options.timing, options.target),
+                                   parts.lighter_voice.get()));
   PlayoutOptions playout_options =
       PlayoutOptionsOf(options.look, options.timing, options.input, options.source, options.target);
   playout_options.output_rate = parts.tts->sample_rate();
@@ -407,6 +424,30 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   pipeline.Connect(graph->translate->out, graph->voice->in, kEventQueue);
   pipeline.Connect(graph->voice->out, playout.in, kEventQueue);
   return graph;
+}
+
+// The watchdog over the built graph (app/live_watchdog.h): it reads the
+// process's memory and the avatar's lag, and its rungs act on the stages.
+absl::StatusOr<std::unique_ptr<LiveWatchdog>> MakeLiveWatchdog(const WatchdogConfig& config, LiveGraph& graph,
+                                                               Logger& logger) {
+  LC_ASSIGN_OR_RETURN(DegradationLadder ladder, DegradationLadder::Create(config.limits));
+  LiveWatchdog::Rungs rungs;
+  TranslateStage* translate = graph.translate;
+  rungs.drop_provisional_captions = [translate](bool taken) { translate->PauseProvisionalCaptions(taken); };
+  VoiceStage* voice = graph.voice;
+  if (voice->has_lighter_voice()) rungs.lighter_voice = [voice](bool taken) { voice->UseLighterVoice(taken); };
+  // The lag of the latest line while the avatar still has lines to say; none
+  // once it has caught up (the last line's lag is history then).
+  auto reading = [voice](const LiveCounters& counters) {
+    PressureReading r;
+    r.rss_mb = CurrentRssMb();
+    r.lag = counters.speaking || counters.queued_lines > 0 ? voice->planned_lag() : MediaTime::Zero();
+    return r;
+  };
+  auto watchdog = std::make_unique<LiveWatchdog>(std::move(ladder), std::move(rungs), std::move(reading), logger,
+                                                 graph.monitor);
+  watchdog->Watch();
+  return watchdog;
 }
 
 // The live report (output/live_report.h) with the run's own figures.
@@ -432,6 +473,9 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
   extra["provisional_failures"] = translate.provisional_failures();
   extra["provisional_dropped"] = translate.provisional_dropped();
   extra["provisional_interrupted"] = graph.interrupt.interrupted();
+  extra["provisional_paused"] = translate.provisional_paused();
+  extra["lighter_voice_lines"] = graph.voice->lighter_lines();
+  if (graph.watchdog) extra["degradation"] = graph.watchdog->Report();
   extra["stopped_by_signal"] = stopped;
   // The stages' recoverable failures, by stage (the first few are also logged).
   extra["warnings"] = runner.warnings();
@@ -497,6 +541,9 @@ absl::StatusOr<std::unique_ptr<LiveJob>> LiveJob::Create(const LiveOptions& opti
                       LoadLiveParts(impl->options, specs, stdin_stream, impl->clock(), impl->system_clock, logger,
                                     engines));
   impl->graph = BuildLiveGraph(impl->options, *impl->parts, impl->clock(), logger);
+  if (impl->options.watchdog.enabled) {
+    LC_ASSIGN_OR_RETURN(impl->graph->watchdog, MakeLiveWatchdog(impl->options.watchdog, *impl->graph, logger));
+  }
   return std::unique_ptr<LiveJob>(new LiveJob(std::move(impl)));
 }
 
@@ -557,7 +604,16 @@ LiveProgress LiveJob::Progress() const {
   progress.planned_lag = graph.voice->planned_lag();
   progress.report = graph.monitor.Report(graph.latency.Summaries(), nlohmann::json::object());
   progress.queues = graph.pipeline.Stats();
+  if (graph.watchdog) progress.degradation = graph.watchdog->Report();
   return progress;
+}
+
+void LiveJob::SetPressureSource(std::function<PressureReading(const LiveCounters&)> source) {
+  if (impl_->graph->watchdog) impl_->graph->watchdog->SetReadingSource(std::move(source));
+}
+
+void LiveJob::SetDegradationFloor(int level) {
+  if (impl_->graph->watchdog) impl_->graph->watchdog->SetFloor(level);
 }
 
 absl::Status LiveJob::SubmitCorrection(const std::string& command) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "app/live_options.h"
 #include "app/signals.h"
+#include "core/degradation_ladder.h"
 #include "core/logger.h"
 #include "nlohmann/json.hpp"
 #include "graph/pipeline.h"
@@ -39,6 +41,7 @@ struct LiveProgress {
   MediaTime planned_lag;  // how far the avatar is behind the host now
   nlohmann::json report;  // the live report's lines and summary so far (output/live_report.h)
   std::vector<ChannelStats> queues;  // every connection of the graph: depth now, high water, drops
+  nlohmann::json degradation;        // the watchdog's report (app/live_watchdog.h); null with it off
 };
 
 // One live show: Create() checks the options, opens the input, loads the
@@ -69,6 +72,13 @@ class LiveJob {
   absl::Status SubmitCorrection(const std::string& command);
   // Decisions, captions and speech as they happen (output/live_report.h); set before Run().
   void SetEventObserver(LiveEventObserver observer);
+  // The watchdog's readings from `source` instead of the process's memory and
+  // the voice's lag: pressure put in by tests and the soak bench. Before Run();
+  // nothing with --watchdog off.
+  void SetPressureSource(std::function<PressureReading(const LiveCounters&)> source);
+  // The server's process-wide degradation level (0-3): this show stays at
+  // least that far down the ladder. Any thread; nothing with --watchdog off.
+  void SetDegradationFloor(int level);
 
  private:
   explicit LiveJob(std::unique_ptr<Impl> impl);

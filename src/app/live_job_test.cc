@@ -248,6 +248,99 @@ TEST_F(LiveJobTest, OffScriptSpeechWithAFallbackIsCaptionedWhileTheHostSpeaksThe
   EXPECT_THAT(srt_text.str(), ::testing::Not(HasSubstr("…")));
 }
 
+// The watchdog under injected pressure (its lag reading held at 5 s for the
+// first 3 s of output, then 0): it steps down a rung a second (provisional
+// captions, video, voice), says so in the event stream, the log and the
+// report, and gives the rungs back one by one after 2 s of calm. Ad-libs meant
+// captions while the host spoke; with the first rung taken they are not
+// translated, and counted.
+TEST_F(LiveJobTest, UnderPressureTheShowStepsDownTheLadderAndBackUp) {
+  const std::string recording = LINGCAST_SOURCE_DIR "/../shared/data/speech/en-jfk.wav";
+  if (!std::filesystem::exists(recording)) GTEST_SKIP() << recording << " is absent (the shared test data)";
+  LiveOptions options = Options();
+  options.input.path = recording;
+  options.translation.script_path.clear();
+  options.voice.engine = "espeak";
+  // What the recognizer hears of each utterance, put in the memory the shows fall back to.
+  options.translation.engines.clear();
+  absl::StatusOr<nlohmann::json> heard = Run(options, "");
+  ASSERT_OK(heard);
+  {
+    std::ofstream memory(dir_.File("adlibs.tsv"));
+    for (const auto& u : (*heard)["utterances"]) memory << u["source_text"].get<std::string>() << "\t我的美国同胞们\n";
+  }
+  options.translation.engines = {"tm"};
+  options.translation.memory_paths = {dir_.File("adlibs.tsv")};
+  options.outputs.destinations = {dir_.File("calm.mp4")};
+  auto run = [&](bool pressure, std::vector<nlohmann::json>* events, int floor = 0) -> absl::StatusOr<nlohmann::json> {
+    options.watchdog.limits.step_interval = MediaTime::Seconds(1);
+    options.watchdog.limits.recover_after = MediaTime::Seconds(2);
+    std::istringstream in("");
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<LiveJob> job, LiveJob::Create(options, logger_, in));
+    job->SetEventObserver([events](const nlohmann::json& event) {
+      if (event["type"] == "degradation") events->push_back(event);
+    });
+    job->SetPressureSource([pressure](const LiveCounters& counters) {
+      const bool high = pressure && counters.output_time < MediaTime::Seconds(3);
+      return PressureReading{.lag = MediaTime::Seconds(high ? 5 : 0)};
+    });
+    if (floor > 0) job->SetDegradationFloor(floor);
+    return job->Run(nullptr, nullptr);
+  };
+  std::vector<nlohmann::json> calm_events;
+  absl::StatusOr<nlohmann::json> calm = run(false, &calm_events);
+  ASSERT_OK(calm);
+  EXPECT_TRUE(calm_events.empty());
+  const nlohmann::json& calm_summary = (*calm)["summary"];
+  EXPECT_EQ(calm_summary["degradation"]["deepest"], "none");
+  EXPECT_EQ(calm_summary["provisional_paused"], 0);
+  ASSERT_GE(calm_summary["provisional_captions"].get<int>(), 1) << "the show must have captions to give up";
+
+  options.outputs.destinations = {dir_.File("pressed.mp4")};
+  std::vector<nlohmann::json> events;
+  absl::StatusOr<nlohmann::json> pressed = run(true, &events);
+  ASSERT_OK(pressed);
+  const nlohmann::json& summary = (*pressed)["summary"];
+  const nlohmann::json& degradation = summary["degradation"];
+  EXPECT_EQ(degradation["deepest"], "lighter_voice");
+  EXPECT_EQ(degradation["level"], 0) << "every rung given back by the end: " << degradation.dump();
+  for (const char* rung : {"drop_provisional_captions", "lower_video", "lighter_voice"}) {
+    EXPECT_EQ(degradation["taken"][rung], 1) << rung;
+    EXPECT_EQ(degradation["given_back"][rung], 1) << rung;
+  }
+  // Looks once a second of output from the end of the first frame (66 ms at
+  // 15 fps): down at the first three, calm from 3 s, back up 2 s apart.
+  std::vector<int64_t> at_ms;
+  for (const nlohmann::json& change : degradation["changes"]) at_ms.push_back(change["at_ms"].get<int64_t>());
+  EXPECT_EQ(at_ms, (std::vector<int64_t>{66, 1066, 2066, 5066, 7066, 9066}));
+  EXPECT_EQ(degradation["changes"][0]["reason"], "lag 5.00 s above 3.00 s");
+  ASSERT_EQ(events.size(), 6u);
+  EXPECT_EQ(events[0]["rung"], "drop_provisional_captions");
+  EXPECT_TRUE(events[0]["taken"].get<bool>());
+  EXPECT_EQ(events[5]["level"], 0);
+  EXPECT_FALSE(events[5]["taken"].get<bool>());
+  // The drafts given up while the rung held; the show's lines all said as before.
+  EXPECT_GE(summary["provisional_paused"].get<int>(), 1);
+  EXPECT_LT(summary["provisional_captions"].get<int>(), calm_summary["provisional_captions"].get<int>());
+  EXPECT_EQ((*pressed)["utterances"].size(), (*calm)["utterances"].size());
+  EXPECT_EQ(summary["audio_drops"], 0);
+
+  // The server's floor (its memory ladder): the whole show two rungs down
+  // without any pressure of its own, from the first look.
+  options.outputs.destinations = {dir_.File("floored.mp4")};
+  std::vector<nlohmann::json> floored_events;
+  absl::StatusOr<nlohmann::json> floored = run(false, &floored_events, 2);
+  ASSERT_OK(floored);
+  const nlohmann::json& floored_degradation = (*floored)["summary"]["degradation"];
+  EXPECT_EQ(floored_degradation["level"], 2);
+  EXPECT_EQ(floored_degradation["floor"], 2);
+  EXPECT_TRUE(floored_degradation["changes"].empty()) << "the show's own ladder never moved";
+  ASSERT_EQ(floored_events.size(), 1u);
+  EXPECT_EQ(floored_events[0]["reason"], "the server's level is 2");
+  EXPECT_EQ(floored_events[0]["at_ms"], 66);
+  EXPECT_EQ((*floored)["summary"]["provisional_captions"], 0);
+}
+
 TEST_F(LiveJobTest, LongSilenceIsNotSpeech) {
   LiveOptions options = Options();
   const std::string pcm = HostPcm({{"Click the link below to buy it now.", MediaTime::Seconds(30)},

@@ -93,8 +93,17 @@ absl::Status ValidateTimingConfig(const TimingConfig& timing) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateWatchdogConfig(const WatchdogConfig& config) {
+  if (!config.enabled) return absl::OkStatus();
+  if (absl::Status s = CheckPressureLimits(config.limits); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--watch-lag/--watch-memory: ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateLiveOptions(const LiveOptions& options) {
   LC_RETURN_IF_ERROR(ValidateInputConfig(options.input));
+  LC_RETURN_IF_ERROR(ValidateWatchdogConfig(options.watchdog));
   LC_RETURN_IF_ERROR(ValidateOutputsConfig(options.outputs));
   if (options.source == options.target) {
     return absl::InvalidArgumentError(absl::StrCat("--source and --target are both ",

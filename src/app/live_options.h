@@ -18,6 +18,7 @@
 #include "app/neural_plugin.h"
 #include "app/studio.h"
 #include "app/whisper_recognizer.h"
+#include "core/degradation_ladder.h"
 #include "core/media_time.h"
 #include "media/language.h"
 #include "mt/llm_translator.h"
@@ -129,6 +130,13 @@ struct TimingConfig {
 };
 absl::Status ValidateTimingConfig(const TimingConfig& timing);
 
+// What the watchdog watches (app/live_watchdog.h, core/degradation_ladder.h).
+struct WatchdogConfig {
+  bool enabled = true;    // --watchdog on|off
+  PressureLimits limits;  // --watch-lag HIGH,LOW (3,1 s); --watch-memory HIGH,LOW (MB; not watched by default)
+};
+absl::Status ValidateWatchdogConfig(const WatchdogConfig& config);
+
 struct LiveOptions {
   Language source = Language::kEn;  // --source: what the host speaks
   Language target = Language::kZh;  // --target: what the avatar speaks
@@ -140,6 +148,7 @@ struct LiveOptions {
   LookConfig look;
   OutputsConfig outputs;
   TimingConfig timing;
+  WatchdogConfig watchdog;
   std::string report_path;  // --report FILE.json
   bool quiet = false;       // --quiet: no status line
   bool json = false;        // --json: the summary as JSON on stdout

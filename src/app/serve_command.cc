@@ -20,6 +20,8 @@
 #include "app/overlay_page.h"
 #include "app/serve_metrics.h"
 #include "app/serve_sessions.h"
+#include "app/serve_watchdog.h"
+#include "app/live_flags.h"
 #include "app/signals.h"
 #include "core/process_stats.h"
 #include "core/status.h"
@@ -40,6 +42,7 @@ struct ServeFlags {
   int max_event_clients = 64;
   bool public_metrics = false;
   bool json = false;
+  std::string watch_memory = "auto";  // HIGH,LOW MB, auto (85%,75% of the memory the process may use) or off
 };
 
 constexpr char kTokenVariable[] = "LINGCAST_SERVE_TOKEN";
@@ -110,20 +113,24 @@ std::function<bool(const std::string& session_id, std::string_view offered)> Vie
   };
 }
 
-void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines) {
+void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines,
+                    const ServeWatchdog* watchdog) {
   server.Route("GET", "/healthz", [](const HttpRequest&) { return HttpResponse::Json(200, {{"status", "ok"}}); });
   server.Route("GET", "/readyz", [&sessions](const HttpRequest&) {
     const bool draining = sessions.shutting_down();
     const int left = sessions.capacity_left();
-    const bool ready = !draining && left > 0;
-    return HttpResponse::Json(ready ? 200 : 503,
-                              {{"ready", ready}, {"draining", draining}, {"capacity_left", left}});
+    const bool under_pressure = sessions.refusing_new();
+    const bool ready = !draining && left > 0 && !under_pressure;
+    return HttpResponse::Json(ready ? 200 : 503, {{"ready", ready},
+                                                  {"draining", draining},
+                                                  {"under_pressure", under_pressure},
+                                                  {"capacity_left", left}});
   });
-  server.Route("GET", "/metrics", [&server, &sessions, &engines](const HttpRequest&) {
+  server.Route("GET", "/metrics", [&server, &sessions, &engines, watchdog](const HttpRequest&) {
     HttpResponse response;
     response.content_type = std::string(PrometheusText::kContentType);
     response.body = ServeMetrics(sessions.List(), sessions.capacity_left(), sessions.shutting_down(), server.stats(),
-                                 engines.stats());
+                                 engines.stats(), watchdog != nullptr ? watchdog->Report() : nlohmann::json());
     return response;
   });
   server.Route("POST", "/v1/sessions", [&sessions](const HttpRequest& request) {
@@ -210,11 +217,34 @@ absl::Status CheckServeFlags(const ServeFlags& flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max-event-clients ", flags.max_event_clients, " is outside 1..4096"));
   }
+  if (flags.watch_memory != "auto") {
+    double high = 0, low = 0;
+    LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-memory", flags.watch_memory, &high, &low));
+  }
   if (flags.shutdown_timeout_s < 1 || flags.shutdown_timeout_s > 3600) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--shutdown-timeout %.1f is outside 1..3600 s", flags.shutdown_timeout_s));
   }
   return absl::OkStatus();
+}
+
+// The process-wide watchdog of --watch-memory (app/serve_watchdog.h); null with it off.
+absl::StatusOr<std::unique_ptr<ServeWatchdog>> MakeServeWatchdog(const ServeFlags& flags, SessionManager& sessions,
+                                                                 Logger& logger) {
+  PressureLimits limits;
+  limits.lag_high = limits.lag_low = MediaTime::Zero();  // lag is each session's own
+  if (flags.watch_memory == "auto") {
+    const std::optional<std::pair<double, double>> marks = AutoMemoryMarksMb();
+    if (!marks) return std::unique_ptr<ServeWatchdog>();
+    limits.rss_high_mb = marks->first;
+    limits.rss_low_mb = marks->second;
+  } else {
+    LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-memory", flags.watch_memory, &limits.rss_high_mb, &limits.rss_low_mb));
+    if (limits.rss_high_mb == 0) return std::unique_ptr<ServeWatchdog>();
+  }
+  logger.Info("serve", "watching memory",
+              {{"high_mb", absl::StrCat(limits.rss_high_mb)}, {"low_mb", absl::StrCat(limits.rss_low_mb)}});
+  return ServeWatchdog::Create(limits, sessions, logger, [] { return PressureReading{.rss_mb = CurrentRssMb()}; });
 }
 
 int RunServe(const ServeFlags& flags, Logger& logger) {
@@ -230,6 +260,8 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   session_options.max_sessions = flags.max_sessions;
   EngineCache engines;
   SessionManager sessions(LiveSessionFactory(directories, logger, engines), session_options);
+  absl::StatusOr<std::unique_ptr<ServeWatchdog>> watchdog = MakeServeWatchdog(flags, sessions, logger);
+  if (!watchdog.ok()) return ReportCommandStatus(watchdog.status());
   HttpServerOptions http;
   http.listen = flags.listen;
   http.token = *token;
@@ -240,7 +272,7 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   if (flags.public_metrics) http.public_paths.push_back("/metrics");
   http.admits_viewer = ViewerAdmission(sessions);
   HttpServer server(http);
-  AddServeRoutes(server, sessions, engines);
+  AddServeRoutes(server, sessions, engines, watchdog->get());
   if (absl::Status started = server.Start(); !started.ok()) return ReportCommandStatus(started);
   logger.Info("serve", "listening", {{"listen", flags.listen}, {"port", absl::StrCat(server.port())}});
   if (!flags.json) {
@@ -258,7 +290,9 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   const bool status_line = !flags.json && StderrIsTerminal();
   double cpu_before = ProcessCpuSeconds();
   auto wall_before = std::chrono::steady_clock::now();
+  SystemClock clock;
   while (!stop.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+    if (*watchdog != nullptr) (*watchdog)->Look(clock.Now());
     if (!status_line) continue;
     const double cpu = ProcessCpuSeconds();
     const auto wall = std::chrono::steady_clock::now();
@@ -312,6 +346,10 @@ Command AddServeCommand(CLI::App& app) {
       ->capture_default_str();
   c.add_option("--max-body-kb", flags->max_body_kb, "Largest request body, KiB")->capture_default_str();
   c.add_option("--max-event-clients", flags->max_event_clients, "Event streams (WebSocket/SSE) open at once")
+      ->capture_default_str();
+  c.add_option("--watch-memory", flags->watch_memory,
+               "Resident memory in MB HIGH,LOW under which sessions degrade and, at the last rung, new ones are "
+               "refused (docs/reliability.md); auto: 85%,75% of the memory the process may use; off")
       ->capture_default_str();
   c.add_flag("--public-metrics", flags->public_metrics,
              "Serve /metrics without the token (for a Prometheus that scrapes pods directly)");

@@ -13,6 +13,7 @@
 
 #include "app/command.h"
 #include "app/engine_cache.h"
+#include "app/serve_watchdog.h"
 #include "server/http_server.h"
 #include "server/session_manager.h"
 
@@ -25,7 +26,9 @@ std::function<bool(const std::string& session_id, std::string_view offered)> Vie
     const SessionManager& sessions);
 
 // The endpoints of docs/serve.md over `sessions` (all three outlive `server`'s run).
-void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines);
+// `watchdog` (may be null: --watch-memory off) gives /metrics its degradation figures.
+void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCache& engines,
+                    const ServeWatchdog* watchdog = nullptr);
 
 Command AddServeCommand(CLI::App& app);
 

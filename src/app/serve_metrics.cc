@@ -53,7 +53,8 @@ std::vector<uint64_t> BucketCounts(const std::vector<double>& values_ms, const s
 }
 
 std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capacity_left, bool draining,
-                         const HttpServer::Stats& http, const EngineCache::Stats& engines) {
+                         const HttpServer::Stats& http, const EngineCache::Stats& engines,
+                         const nlohmann::json& degradation) {
   PrometheusText text;
   std::map<SessionState, int> by_state;
   for (SessionState state : {SessionState::kStarting, SessionState::kRunning, SessionState::kDraining,
@@ -67,6 +68,17 @@ std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capaci
   text.Gauge("lingcast_sessions_capacity_left", "Sessions that can still be started (--max-sessions less active)",
              capacity_left);
   text.Gauge("lingcast_draining", "1 while the server shuts down (readiness fails)", draining ? 1 : 0);
+  if (degradation.is_object()) {
+    text.Gauge("lingcast_degradation_level",
+               "Rungs of the server's degradation ladder taken under memory pressure (4: no new sessions)",
+               degradation.value("level", 0.0));
+    for (const auto& [direction, key] : {std::pair{"down", "taken"}, std::pair{"up", "given_back"}}) {
+      for (const auto& [rung, count] : degradation[key].items()) {
+        text.Counter("lingcast_degradation_steps_total", "Steps of the server's degradation ladder, by rung and way",
+                     count.get<double>(), {{"rung", rung}, {"direction", direction}});
+      }
+    }
+  }
 
   std::vector<double> compute, end_offsets;
   for (const SessionSummary& s : sessions) {
@@ -85,6 +97,14 @@ std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capaci
                labels);
     text.Gauge("lingcast_session_host_seconds", "Host audio taken in", SummaryNumber(s.progress, "host_seconds"),
                labels);
+    if (const auto summary = s.progress.find("summary"); summary != s.progress.end() && summary->is_object()) {
+      const auto session_degradation = summary->find("degradation");
+      if (session_degradation != summary->end() && session_degradation->is_object()) {
+        text.Gauge("lingcast_session_degradation_level",
+                   "Rungs of the degradation ladder the session is down (0 none, 3 the lighter voice)",
+                   session_degradation->value("level", 0.0), labels);
+      }
+    }
     if (const auto queues = s.progress.find("queues"); queues != s.progress.end() && queues->is_array()) {
       for (const nlohmann::json& q : *queues) {
         const PrometheusText::Labels queue_labels = {{"session", s.id}, {"queue", q.value("name", "")}};

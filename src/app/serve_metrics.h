@@ -19,7 +19,9 @@ const std::vector<double>& LatencyBuckets();
 std::vector<uint64_t> BucketCounts(const std::vector<double>& values_ms, const std::vector<double>& bounds_s);
 
 // `sessions`: every session the manager keeps, with its report so far.
+// `degradation`: the server's watchdog's report (app/serve_watchdog.h), null without one.
 std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capacity_left, bool draining,
-                         const HttpServer::Stats& http, const EngineCache::Stats& engines);
+                         const HttpServer::Stats& http, const EngineCache::Stats& engines,
+                         const nlohmann::json& degradation = nlohmann::json());
 
 }  // namespace lingcast

@@ -90,6 +90,7 @@ class LiveSessionJob : public SessionJob {
     out["summary"]["lag_seconds"] = progress.planned_lag.seconds();
     out["summary"]["queued_lines"] = progress.counters.queued_lines;
     out["summary"]["speaking"] = progress.counters.speaking;
+    if (!progress.degradation.is_null()) out["summary"]["degradation"] = std::move(progress.degradation);
     nlohmann::json queues = nlohmann::json::array();
     for (const ChannelStats& q : progress.queues) {
       queues.push_back({{"name", q.name},
@@ -102,6 +103,7 @@ class LiveSessionJob : public SessionJob {
     return out;
   }
   absl::Status SubmitCorrection(const std::string& command) override { return job_->SubmitCorrection(command); }
+  void SetDegradationFloor(int level) override { job_->SetDegradationFloor(level); }
 
  private:
   std::unique_ptr<LiveJob> job_;

@@ -13,7 +13,9 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <atomic>
 #include <map>
+#include <optional>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -26,6 +28,7 @@
 #include "app/serve_command.h"
 #include "app/serve_metrics.h"
 #include "app/serve_sessions.h"
+#include "app/serve_watchdog.h"
 #include "app/studio.h"
 #include "core/scratch_dir.h"
 #include "core/status_matchers.h"
@@ -165,16 +168,22 @@ class ServeTest : public ::testing::Test {
   }
 
   // A server on a free loopback port over `max_sessions` live sessions.
-  void StartServer(int max_sessions = 2) {
+  void StartServer(int max_sessions = 2, std::optional<PressureLimits> watch = std::nullopt) {
     SessionManagerOptions options;
     options.max_sessions = max_sessions;
     sessions_ = std::make_unique<SessionManager>(LiveSessionFactory(directories_, logger_, engines_), options);
+    if (watch) {
+      absl::StatusOr<std::unique_ptr<ServeWatchdog>> watchdog = ServeWatchdog::Create(
+          *watch, *sessions_, logger_, [this] { return PressureReading{.rss_mb = memory_mb_.load()}; });
+      ASSERT_OK(watchdog);
+      watchdog_ = *std::move(watchdog);
+    }
     HttpServerOptions http;
     http.listen = "127.0.0.1:0";
     http.token = kToken;
     http.admits_viewer = ViewerAdmission(*sessions_);
     server_ = std::make_unique<HttpServer>(http);
-    AddServeRoutes(*server_, *sessions_, engines_);
+    AddServeRoutes(*server_, *sessions_, engines_, watchdog_.get());
     ASSERT_OK(server_->Start());
   }
 
@@ -190,6 +199,8 @@ class ServeTest : public ::testing::Test {
   Logger logger_{LogLevel::kWarning};
   EngineCache engines_;  // before the sessions: they use it to the end
   std::unique_ptr<SessionManager> sessions_;
+  std::atomic<double> memory_mb_{100};     // what the watchdog reads, when there is one
+  std::unique_ptr<ServeWatchdog> watchdog_;  // after the sessions it acts on
   std::unique_ptr<HttpServer> server_;  // after the sessions: stopped first
 };
 
@@ -444,6 +455,42 @@ TEST_F(ServeTest, ShutdownFailsReadinessAndRefusesNewSessions) {
   Reply refused = Http(port, "POST", "/v1/sessions", Settings().dump());
   EXPECT_EQ(refused.status, 503);
   EXPECT_THAT(refused.body, HasSubstr("shutting down"));
+}
+
+// The server's watchdog under injected memory pressure (its looks fed at
+// chosen times): four rungs down 5 s apart, and at the fourth no session is
+// started (503 with the reason), readiness fails, and /metrics says so; after
+// 30 s of calm it gives the fourth rung back and sessions are taken again.
+TEST_F(ServeTest, UnderMemoryPressureTheServerRefusesNewSessionsUntilItPasses) {
+  StartServer(2, PressureLimits{.rss_high_mb = 1800, .rss_low_mb = 1500, .lag_high = MediaTime::Zero(),
+                                .lag_low = MediaTime::Zero()});
+  const int port = server_->port();
+  EXPECT_EQ(Http(port, "GET", "/readyz").status, 200);
+  memory_mb_ = 1900;
+  for (int t = 0; t <= 15; t += 5) watchdog_->Look(MediaTime::Seconds(t));
+  EXPECT_EQ(watchdog_->level(), 4);
+  Reply refused = Http(port, "POST", "/v1/sessions", Settings().dump());
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_THAT(refused.body, HasSubstr("under pressure (memory 1900 MB above 1800 MB): no new sessions"));
+  EXPECT_TRUE(sessions_->List().empty()) << "nothing started";
+  Reply ready = Http(port, "GET", "/readyz");
+  EXPECT_EQ(ready.status, 503);
+  EXPECT_THAT(ready.body, HasSubstr(R"("under_pressure":true)"));
+  const std::string metrics = Http(port, "GET", "/metrics").body;
+  EXPECT_THAT(metrics, HasSubstr("lingcast_degradation_level 4"));
+  EXPECT_THAT(metrics, HasSubstr(R"(lingcast_degradation_steps_total{rung="refuse_new_sessions",direction="down"} 1)"));
+
+  memory_mb_ = 1200;
+  watchdog_->Look(MediaTime::Seconds(20));
+  watchdog_->Look(MediaTime::Seconds(49));
+  EXPECT_EQ(watchdog_->level(), 4) << "calm for 29 s only";
+  watchdog_->Look(MediaTime::Seconds(50));
+  EXPECT_EQ(watchdog_->level(), 3);
+  EXPECT_EQ(Http(port, "GET", "/readyz").status, 200);
+  Reply created = Http(port, "POST", "/v1/sessions", Settings().dump());
+  EXPECT_EQ(created.status, 201) << created.body;
+  EXPECT_THAT(Http(port, "GET", "/metrics").body,
+              HasSubstr(R"(lingcast_degradation_steps_total{rung="refuse_new_sessions",direction="up"} 1)"));
 }
 
 TEST(ServeMetricsTest, BucketsAreCumulative) {

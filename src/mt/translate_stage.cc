@@ -205,6 +205,10 @@ absl::Status TranslateStage::TranslatePartial() {
   pending_partial_.reset();
   const HeardPartial& partial = *packet.value.partial;
   if (!provisional_.enabled || stack_.chain == nullptr) return absl::OkStatus();
+  if (provisional_pause_.load()) {
+    provisional_paused_.fetch_add(1);
+    return absl::OkStatus();
+  }
   AdLib& ad_lib = AdLibOf(partial.utterance);
   if (ad_lib.closed) return absl::OkStatus();
   if (!ad_lib.off_script) {

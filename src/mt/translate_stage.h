@@ -81,6 +81,12 @@ class TranslateStage : public Stage {
   int64_t provisional_failures() const { return provisional_failures_.load(); }  // engine errors
   int64_t provisional_dropped() const { return provisional_dropped_.load(); }    // partials never translated
   int64_t provisional_captions() const { return provisional_captions_.load(); }  // captions sent
+  int64_t provisional_paused() const { return provisional_paused_.load(); }      // partials not translated while paused
+
+  // Stops (true) or resumes translating partials, from any thread: the first
+  // rung of the watchdog's ladder (core/degradation_ladder.h) gives up the
+  // drafts to keep the final lines on time. Lines are translated either way.
+  void PauseProvisionalCaptions(bool paused) { provisional_pause_.store(paused); }
 
   // True when `heard` may still be (part of) a script line: too few words to
   // tell, or close to a stretch of one (pure; tested alone).
@@ -118,6 +124,8 @@ class TranslateStage : public Stage {
   std::atomic<int64_t> failures_{0};
   std::atomic<int64_t> provisional_failures_{0};
   std::atomic<int64_t> provisional_dropped_{0};
+  std::atomic<int64_t> provisional_paused_{0};
+  std::atomic<bool> provisional_pause_{false};
   std::atomic<int64_t> provisional_captions_{0};
   std::atomic<int64_t> corrections_applied_{0};
   std::atomic<int64_t> corrections_rejected_{0};

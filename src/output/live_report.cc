@@ -96,8 +96,11 @@ void LiveMonitor::CaptionShown(int64_t utterance, MediaTime at) {
 }
 
 void LiveMonitor::UpdateCounters(const LiveCounters& counters) {
-  absl::MutexLock lock(&mu_);
-  counters_ = counters;
+  {
+    absl::MutexLock lock(&mu_);
+    counters_ = counters;
+  }
+  if (tick_observer_) tick_observer_(counters);
 }
 
 LiveCounters LiveMonitor::counters() const {

@@ -79,6 +79,9 @@ class LiveMonitor {
  public:
   // Before the show starts (the playout reads it without a lock).
   void SetObserver(LiveEventObserver observer) { observer_ = std::move(observer); }
+  // Called with the counters at every output tick, on the playout's thread
+  // (the watchdog's clock: app/live_watchdog.h). Before the show starts.
+  void SetTickObserver(std::function<void(const LiveCounters&)> observer) { tick_observer_ = std::move(observer); }
   bool observed() const { return static_cast<bool>(observer_); }
   // Passes `event` to the observer, if any.
   void Publish(const nlohmann::json& event) const;
@@ -105,6 +108,7 @@ class LiveMonitor {
   std::map<int64_t, MediaTime> first_caption_ ABSL_GUARDED_BY(mu_);  // by utterance
   LiveCounters counters_ ABSL_GUARDED_BY(mu_);
   LiveEventObserver observer_;
+  std::function<void(const LiveCounters&)> tick_observer_;
 };
 
 }  // namespace lingcast

@@ -99,6 +99,7 @@ absl::StatusOr<std::string> SessionManager::Create(const nlohmann::json& setting
   if (absl::Status checked = factory_.check(settings); !checked.ok()) return checked;
   absl::MutexLock lock(&mu_);
   if (shutting_down_) return absl::UnavailableError("the server is shutting down: no new sessions");
+  if (!refusing_why_.empty()) return absl::UnavailableError(refusing_why_);
   if (active_locked() >= options_.max_sessions) {
     return absl::ResourceExhaustedError(
         absl::StrCat("already ", options_.max_sessions, " sessions (--max-sessions): end one first"));
@@ -112,6 +113,21 @@ absl::StatusOr<std::string> SessionManager::Create(const nlohmann::json& setting
   return session->id;
 }
 
+void SessionManager::SetDegradation(int floor, bool refuse_new, const std::string& why) {
+  absl::MutexLock lock(&mu_);
+  degradation_floor_ = floor;
+  refusing_why_ = refuse_new ? (why.empty() ? std::string("the server is under pressure: no new sessions") : why)
+                             : std::string();
+  for (const auto& [id, session] : sessions_) {
+    if (session->job != nullptr) session->job->SetDegradationFloor(floor);
+  }
+}
+
+bool SessionManager::refusing_new() const {
+  absl::MutexLock lock(&mu_);
+  return !refusing_why_.empty();
+}
+
 void SessionManager::RunSession(Session& session, nlohmann::json settings) {
   absl::StatusOr<std::unique_ptr<SessionJob>> created = factory_.create(settings, session.events);
   std::shared_ptr<SessionJob> job;
@@ -119,6 +135,7 @@ void SessionManager::RunSession(Session& session, nlohmann::json settings) {
     job = std::move(*created);
     absl::MutexLock lock(&mu_);
     session.job = job;
+    if (degradation_floor_ > 0) job->SetDegradationFloor(degradation_floor_);
     session.state = session.stop_requested ? SessionState::kDraining : SessionState::kRunning;
   }
   if (job != nullptr && session_stop_requested(session)) job->RequestStop();

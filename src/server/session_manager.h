@@ -41,6 +41,10 @@ class SessionJob {
   virtual void RequestStop() = 0;                     // graceful; returns at once
   virtual nlohmann::json Progress() const = 0;        // the report so far
   virtual absl::Status SubmitCorrection(const std::string& command) = 0;
+  // The server's process-wide degradation level (core/degradation_ladder.h):
+  // the job stays at least that far down its own ladder. A job without a
+  // ladder has nothing to give up and ignores it.
+  virtual void SetDegradationFloor(int /*level*/) {}
 };
 
 // Fans one session's events out to its stream clients (WebSocket or SSE), and
@@ -115,6 +119,12 @@ class SessionManager {
   // True when `token` is session `id`'s view token (compared in constant time).
   bool AdmitsViewer(const std::string& id, std::string_view token) const;
 
+  // The server's watchdog (app/serve_watchdog.h): every session, running or
+  // still to come, at least `floor` down its ladder (0-3); with `refuse_new`,
+  // Create() answers Unavailable with `why` until it is lifted.
+  void SetDegradation(int floor, bool refuse_new, const std::string& why);
+  bool refusing_new() const;  // for readiness
+
   // No new sessions from now on; every session is asked to stop.
   void BeginShutdown();
   // Waits for every session's thread; true if all ended within `deadline`.
@@ -145,6 +155,8 @@ class SessionManager {
   std::deque<std::string> ended_order_ ABSL_GUARDED_BY(mu_);
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  int degradation_floor_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string refusing_why_ ABSL_GUARDED_BY(mu_);  // empty: new sessions taken
 };
 
 }  // namespace lingcast

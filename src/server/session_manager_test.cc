@@ -38,12 +38,17 @@ class UntilStopped : public SessionJob {
     corrections_.fetch_add(1);
     return absl::OkStatus();
   }
+  void SetDegradationFloor(int level) override {
+    floor_.store(level);
+    events_.Publish({{"type", "floor"}, {"level", level}});
+  }
 
  private:
   EventHub& events_;
   std::mutex mu_;
   absl::Notification stopped_;
   std::atomic<int> corrections_{0};
+  std::atomic<int> floor_{0};
 };
 
 SessionFactory Factory() {
@@ -181,6 +186,39 @@ TEST(SessionManagerTest, CorrectionsReachTheRunningJob) {
   ASSERT_TRUE(sessions.WaitAll(absl::Seconds(30)));
   EXPECT_EQ((*sessions.Report(*id))["summary"]["corrections"], 1);
   EXPECT_THAT(sessions.SubmitCorrection(*id, "line 1 = x"), StatusIs(absl::StatusCode::kFailedPrecondition, ::testing::_));
+}
+
+// The server's watchdog: its level reaches every running session and every one
+// started while it holds; at its last rung no session is started, with the
+// reason, until it is lifted.
+TEST(SessionManagerTest, TheServersDegradationReachesEverySessionAndCanRefuseNewOnes) {
+  SessionManager manager(Factory(), {.max_sessions = 4});
+  absl::StatusOr<std::string> first = manager.Create(nlohmann::json::object());
+  ASSERT_OK(first);
+  ASSERT_TRUE(manager.WaitForState(*first, SessionState::kRunning, absl::Seconds(10)));
+  auto first_events = std::make_shared<Recorder>();
+  ASSERT_OK(manager.JoinEvents(*first, first_events));
+
+  manager.SetDegradation(2, /*refuse_new=*/false, "");
+  EXPECT_FALSE(manager.refusing_new());
+  absl::StatusOr<std::string> second = manager.Create(nlohmann::json::object());
+  ASSERT_OK(second);
+  ASSERT_TRUE(manager.WaitForState(*second, SessionState::kRunning, absl::Seconds(10)));
+  auto second_events = std::make_shared<Recorder>();
+  ASSERT_OK(manager.JoinEvents(*second, second_events));
+  EXPECT_THAT(first_events->texts(), ::testing::Contains(HasSubstr(R"("level":2,"type":"floor")")));
+  EXPECT_THAT(second_events->texts(), ::testing::Contains(HasSubstr(R"("level":2,"type":"floor")")))
+      << "a session started under pressure starts degraded";
+
+  manager.SetDegradation(3, /*refuse_new=*/true, "the server is under pressure (memory 1900 MB above 1800 MB)");
+  EXPECT_TRUE(manager.refusing_new());
+  EXPECT_THAT(manager.Create(nlohmann::json::object()),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("memory 1900 MB above 1800 MB")));
+  EXPECT_EQ(manager.active(), 2) << "nothing started";
+  manager.SetDegradation(0, /*refuse_new=*/false, "");
+  EXPECT_FALSE(manager.refusing_new());
+  EXPECT_OK(manager.Create(nlohmann::json::object()).status());
+  EXPECT_THAT(first_events->texts(), ::testing::Contains(HasSubstr(R"("level":0,"type":"floor")")));
 }
 
 TEST(EventHubTest, LateClientsGetTheLatestOfEachKindThenTheRest) {

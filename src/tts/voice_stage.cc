@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "audio/resampler.h"
 #include "core/status.h"
 #include "text/utf8.h"
 #include "tts/tts_stream.h"
@@ -30,8 +31,8 @@ const char* LagPolicyName(LagPolicy policy) {
   return "unknown";
 }
 
-VoiceStage::VoiceStage(TtsEngine& engine, VoiceStageOptions options)
-    : Stage("voice"), engine_(engine), options_(std::move(options)) {}
+VoiceStage::VoiceStage(TtsEngine& engine, VoiceStageOptions options, TtsEngine* lighter)
+    : Stage("voice"), engine_(engine), lighter_(lighter), options_(std::move(options)) {}
 
 double VoiceStage::SpeedUpRate(MediaTime lag, const VoiceStageOptions& options) {
   const double half = options.max_lag.seconds() / 2;
@@ -88,6 +89,15 @@ absl::Status VoiceStage::Open() {
   if (const int characters = SpokenCharacters(request.text); characters > 0 && !warm_up->audio.samples.empty()) {
     seconds_per_char_ = warm_up->audio.duration().seconds() * options_.rate / characters;
   }
+  if (lighter_ != nullptr) {
+    // Loaded now, not when the show is already under pressure.
+    request.voice.clear();
+    absl::StatusOr<SynthesisResult> lighter = lighter_->Synthesize(request);
+    if (!lighter.ok()) {
+      return absl::Status(lighter.status().code(),
+                          absl::StrCat("the avatar's lighter voice cannot speak: ", lighter.status().message()));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -134,26 +144,43 @@ absl::StatusOr<SpokenLine> VoiceStage::Speak(const HeardLine& line, const Packet
   if (spoken.rate > options_.rate) sped_up_.fetch_add(1);
 
   spoken.planned_start = start;
+  // The lighter voice speaks in its own voice (the main one's name means nothing
+  // to it) and, when its rate differs, is resampled to the main voice's, which
+  // the outputs were opened with.
+  const bool lighter = lighter_ != nullptr && use_lighter_.load();
+  TtsEngine& voice = lighter ? *lighter_ : engine_;
+  if (lighter) lighter_lines_.fetch_add(1);
   TtsStreamOptions stream_options;
   stream_options.voice.language = options_.language;
-  stream_options.voice.voice = options_.voice;
+  stream_options.voice.voice = lighter ? std::string() : options_.voice;
   stream_options.voice.rate = spoken.rate;
-  absl::StatusOr<std::unique_ptr<TtsStream>> stream = TtsStream::Open(engine_, std::move(stream_options));
+  absl::StatusOr<std::unique_ptr<TtsStream>> stream = TtsStream::Open(voice, std::move(stream_options));
   absl::Status said = stream.status();
   if (said.ok()) said = (*stream)->Push(line.translation);
+  const int made_rate = voice.sample_rate();
+  const int sample_rate = engine_.sample_rate();
+  std::optional<Resampler> resampler;
+  if (said.ok() && made_rate != sample_rate) {
+    absl::StatusOr<Resampler> made = Resampler::Create(made_rate, sample_rate);
+    said = made.status();
+    if (made.ok()) resampler.emplace(*std::move(made));
+  }
   // The parts as they are made; a part goes out once it holds audio (a part
   // without any waits for the next), and the last one is returned.
-  const int sample_rate = engine_.sample_rate();
   SpokenLine pending = spoken;  // part 0 carries the line and its plan
   pending.pcm.sample_rate = sample_rate;
-  int64_t samples_made = 0;
+  int64_t samples_made = 0;  // at the rate the voice made them
   if (said.ok()) {
     (*stream)->Finish();
     while (said.ok()) {
-      const MediaTime clause_start = MediaTime::FromSamples(samples_made, sample_rate);
+      const MediaTime clause_start = MediaTime::FromSamples(samples_made, made_rate);
       absl::StatusOr<std::optional<SpeechPiece>> clause = (*stream)->Next([&](const SpeechPiece& part) {
         const std::vector<float>& samples = part.speech.audio.samples;
-        pending.pcm.samples.insert(pending.pcm.samples.end(), samples.begin(), samples.end());
+        if (resampler) {
+          LC_RETURN_IF_ERROR(resampler->Push(samples, pending.pcm.samples));
+        } else {
+          pending.pcm.samples.insert(pending.pcm.samples.end(), samples.begin(), samples.end());
+        }
         if (pending.phonemes.phonemes.empty()) pending.phonemes.language = part.speech.track.language;
         for (PhonemeEvent p : part.speech.track.phonemes) {
           p.start += clause_start;  // the part's track is timed from its clause's start
@@ -173,10 +200,11 @@ absl::StatusOr<SpokenLine> VoiceStage::Speak(const HeardLine& line, const Packet
       if (said.ok() && !*clause) break;
     }
   }
+  if (said.ok() && resampler) said = resampler->Flush(pending.pcm.samples);
   if (!said.ok()) {
     return absl::Status(said.code(), absl::StrCat("speaking \"", line.translation, "\": ", said.message()));
   }
-  const MediaTime duration = MediaTime::FromSamples(samples_made, sample_rate);
+  const MediaTime duration = MediaTime::FromSamples(samples_made, made_rate);
   busy_until_ = start + duration;
   if (characters > 0 && spoken.rate > 0) {
     // A running mean that follows the voice (lines of 10-40 characters): the

@@ -60,7 +60,9 @@ struct VoiceStageOptions {
 
 class VoiceStage : public Stage {
  public:
-  VoiceStage(TtsEngine& engine, VoiceStageOptions options);
+  // `lighter`: a voice that costs less (espeak-ng beside a neural voice), taken
+  // while UseLighterVoice(true) holds; null: none. Not owned; both outlive the stage.
+  VoiceStage(TtsEngine& engine, VoiceStageOptions options, TtsEngine* lighter = nullptr);
   In<LiveEvent> in{this, "in"};
   Out<VoiceEvent> out{this, "out"};
   // Says a phrase and throws it away (keeping its pace): the first synthesis loads
@@ -73,6 +75,15 @@ class VoiceStage : public Stage {
   MediaTime planned_lag() const { return MediaTime::Micros(planned_lag_us_.load()); }
   int64_t skipped() const { return skipped_.load(); }
   int64_t sped_up() const { return sped_up_.load(); }
+  // Lines said by the lighter voice.
+  int64_t lighter_lines() const { return lighter_lines_.load(); }
+  bool has_lighter_voice() const { return lighter_ != nullptr; }
+
+  // From any thread: the lines planned from now on are said by the lighter
+  // voice (true) or the main one again (false); a line being said is finished
+  // in its voice. The third rung of the watchdog's ladder (core/degradation_ladder.h):
+  // a slow machine keeps the show on time. No effect without a lighter voice.
+  void UseLighterVoice(bool lighter) { use_lighter_.store(lighter); }
 
   // The rate the policy picks for a line planned `lag` behind (pure; tested alone).
   static double SpeedUpRate(MediaTime lag, const VoiceStageOptions& options);
@@ -93,6 +104,7 @@ class VoiceStage : public Stage {
   absl::Status PushPart(SpokenLine part, const Packet<LiveEvent>& from);
 
   TtsEngine& engine_;
+  TtsEngine* const lighter_;
   const VoiceStageOptions options_;
   // Seconds of speech a character of text takes at rate 1 (learned from the
   // lines spoken; 0 until the first).
@@ -103,6 +115,8 @@ class VoiceStage : public Stage {
   std::atomic<int64_t> planned_lag_us_{0};
   std::atomic<int64_t> skipped_{0};
   std::atomic<int64_t> sped_up_{0};
+  std::atomic<int64_t> lighter_lines_{0};
+  std::atomic<bool> use_lighter_{false};
 };
 
 }  // namespace lingcast

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -253,6 +254,77 @@ TEST(VoiceStageTest, ALineGoesOutPartByPartAsTheVoiceMakesIt) {
   for (size_t i = 1; i < phonemes.size(); ++i) EXPECT_LE(phonemes[i - 1].start, phonemes[i].start);
   EXPECT_GT(phonemes.back().start, parts[0].spoken->pcm.duration());
   EXPECT_LT(phonemes.back().start, line.pcm.duration());
+}
+
+// The watchdog's third rung: with the lighter voice taken, the lines planned
+// from then on are said by it (here espeak-ng's British voice beside its
+// American one, so the two can be told apart), and counted; without it, by the
+// main voice.
+TEST(VoiceStageTest, TheLighterVoiceSaysTheLinesWhileItIsTaken) {
+  EspeakOptions british;
+  british.lexicon_path = std::string(LINGCAST_BINARY_DIR) + "/data/zh_lexicon.tsv";
+  british.default_voice_en = "en-gb";
+  absl::StatusOr<std::unique_ptr<EspeakEngine>> lighter = EspeakEngine::Create(british);
+  ASSERT_OK(lighter.status());
+  const std::string text = "Welcome to the show, everyone.";
+  auto say = [&](bool use_lighter, int64_t* lighter_lines) {
+    VoiceStageOptions options;
+    options.language = Language::kEn;
+    options.keep_pace = false;
+    auto stage = std::make_unique<VoiceStage>(TestEspeakEngine(), options, lighter->get());
+    stage->UseLighterVoice(use_lighter);
+    StageHarness<VoiceStage> harness(std::move(stage));
+    auto feed = harness.Feed(harness.stage().in);
+    auto sink = harness.Collect(harness.stage().out);
+    EXPECT_OK(harness.Open());
+    LiveEvent event;
+    event.line = HeardLine{};
+    event.line->id = 1;
+    event.line->translation = text;
+    feed.Push(std::move(event), MediaTime::Zero());
+    feed.End();
+    EXPECT_OK(harness.RunUntilFinished());
+    *lighter_lines = harness.stage().lighter_lines();
+    const std::vector<VoiceEvent> joined = JoinParts(sink.Values());
+    EXPECT_EQ(joined.size(), 1u);
+    return joined.empty() ? std::vector<float>{} : joined[0].spoken->pcm.samples;
+  };
+  // What the engine's own stream makes of the line, clause by clause, as the stage streams it.
+  auto streamed = [&](TtsEngine& engine) {
+    TtsStreamOptions options;
+    options.voice.language = Language::kEn;
+    absl::StatusOr<std::unique_ptr<TtsStream>> stream = TtsStream::Open(engine, options);
+    EXPECT_OK(stream.status());
+    std::vector<float> samples;
+    if (!stream.ok()) return samples;
+    EXPECT_OK((*stream)->Push(text));
+    (*stream)->Finish();
+    while (true) {
+      absl::StatusOr<std::optional<SpeechPiece>> clause = (*stream)->Next([&](const SpeechPiece& part) {
+        samples.insert(samples.end(), part.speech.audio.samples.begin(), part.speech.audio.samples.end());
+        return absl::OkStatus();
+      });
+      EXPECT_OK(clause.status());
+      if (!clause.ok() || !*clause) break;
+    }
+    return samples;
+  };
+  int64_t counted = -1;
+  const std::vector<float> main_voice = say(false, &counted);
+  EXPECT_EQ(counted, 0);
+  const std::vector<float> lighter_voice = say(true, &counted);
+  EXPECT_EQ(counted, 1);
+  ASSERT_FALSE(main_voice.empty());
+  ASSERT_FALSE(lighter_voice.empty());
+  EXPECT_NE(main_voice, lighter_voice);
+  // Each is its own engine's speech of the line: as long as the engine's own
+  // stream of it (within 0.1%: the stage asks at its planned rate), and not as
+  // long as the other voice's.
+  const double main_streamed = static_cast<double>(streamed(TestEspeakEngine()).size());
+  const double lighter_streamed = static_cast<double>(streamed(**lighter).size());
+  ASSERT_GT(std::abs(main_streamed - lighter_streamed), 500);
+  EXPECT_NEAR(static_cast<double>(main_voice.size()), main_streamed, 0.001 * main_streamed);
+  EXPECT_NEAR(static_cast<double>(lighter_voice.size()), lighter_streamed, 0.001 * lighter_streamed);
 }
 
 }  // namespace

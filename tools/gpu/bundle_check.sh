@@ -9,6 +9,7 @@
 set -euo pipefail
 build="${1:?usage: bundle_check.sh BUILD_DIR}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$repo/tools/gpu/system_libraries.sh"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$repo/tools/gpu/make_bundle.sh" --build "$build" --plugin none --level 0 --part-mib 40 "$work/parts" 2>"$work/make.log" \
@@ -20,7 +21,7 @@ root="$work/unpacked/lingcast"
 [[ -x "$root/lingcast" && -x "$root/bin/lingcast" ]] || { echo "FAIL: no launcher or binary in the bundle"; exit 1; }
 
 outside="$(LD_LIBRARY_PATH="$root/lib:$root/lib/fallback" ldd "$root/bin/lingcast" | awk '$2 == "=>" {print $1, $3}' \
-  | grep -v -E "^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s)\.so" \
+  | grep -v -E "^(${target_system_libraries})\.so" \
   | grep -v -F " $root/lib/" || true)"
 [[ -z "$outside" ]] || { echo "FAIL: libraries taken from outside the bundle:"; echo "$outside"; exit 1; }
 

@@ -77,9 +77,10 @@ if [[ $with_nginx == 1 ]]; then
   objects+=(/usr/sbin/nginx /usr/lib/nginx/modules/ngx_rtmp_module.so)
 fi
 
-# glibc's family, the C++ runtime, and what PyTorch brings (libtorch, c10, CUDA's
-# libraries): the target's own are used.
-skip='^(ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libtorch.*|libc10.*|libcaffe2.*|libcuda|libcudart|libcublas.*|libcufft|libcurand|libcusolver|libcusparse.*|libcudnn.*|libcupti|libcufile.*|libnv.*|libnccl|libshm)\.so'
+# glibc's family, the C++ runtime, and what PyTorch brings: the target's own
+# are used (system_libraries.sh, shared with bundle_check.sh).
+source "$repo/tools/gpu/system_libraries.sh"
+skip="^(${target_system_libraries}|${target_torch_libraries})\\.so"
 # Libraries PyTorch's wheel ships its own copy of (its OpenMP runtime): ours go
 # to lib/fallback, searched after PyTorch's, so torch keeps its own.
 fallback='^(libgomp)\.so'

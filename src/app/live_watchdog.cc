@@ -1,0 +1,121 @@
+#include "app/live_watchdog.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace lingcast {
+
+namespace {
+
+constexpr MediaTime kLookEvery = MediaTime::Seconds(1);
+
+const std::function<void(bool)>& RungAction(const LiveWatchdog::Rungs& rungs, int rung) {
+  static const std::function<void(bool)> kNothing;
+  switch (rung) {
+    case 1:
+      return rungs.drop_provisional_captions;
+    case 2:
+      return rungs.lower_video;
+    case 3:
+      return rungs.lighter_voice;
+    default:
+      return kNothing;  // the 4th (new sessions) is the server's own
+  }
+}
+
+}  // namespace
+
+LiveWatchdog::LiveWatchdog(DegradationLadder ladder, Rungs rungs, ReadingSource source, Logger& logger,
+                           LiveMonitor& monitor)
+    : rungs_(std::move(rungs)),
+      logger_(logger),
+      monitor_(monitor),
+      ladder_(std::move(ladder)),
+      source_(std::move(source)) {}
+
+void LiveWatchdog::SetReadingSource(ReadingSource source) {
+  absl::MutexLock lock(&mu_);
+  source_ = std::move(source);
+}
+
+void LiveWatchdog::Watch() {
+  monitor_.SetTickObserver([this](const LiveCounters& counters) { OnOutputTick(counters); });
+}
+
+void LiveWatchdog::OnOutputTick(const LiveCounters& counters) {
+  const MediaTime now = counters.output_time;
+  absl::MutexLock lock(&mu_);
+  if (next_look_ && now < *next_look_) return;
+  next_look_ = now + kLookEvery;
+  const std::optional<DegradationChange> change = ladder_.Observe(now, source_(counters));
+  const int level = std::max(ladder_.level(), floor_);
+  if (level == applied_) return;
+  const int from = applied_;
+  Apply(from, level);
+  const std::string reason =
+      change ? change->reason : absl::StrCat("the server's level is ", floor_);
+  logger_.Warn("watchdog", level > from ? "degraded" : "recovered",
+               {{"from", std::string(DegradationRungName(from))},
+                {"to", std::string(DegradationRungName(level))},
+                {"reason", reason},
+                {"at_s", absl::StrCat(now.seconds())}});
+  if (monitor_.observed()) {
+    monitor_.Publish({{"type", "degradation"},
+               {"level", level},
+               {"rung", DegradationRungName(std::max(level, from))},
+               {"taken", level > from},
+               {"reason", reason},
+               {"at_ms", now.micros() / 1000}});
+  }
+}
+
+void LiveWatchdog::Apply(int from, int to) {
+  // One rung at a time in order, so the rungs are given back in reverse.
+  for (int rung = from + 1; rung <= to; ++rung) {
+    if (const auto& action = RungAction(rungs_, rung)) action(true);
+  }
+  for (int rung = from; rung > to; --rung) {
+    if (const auto& action = RungAction(rungs_, rung)) action(false);
+  }
+  applied_ = to;
+  deepest_ = std::max(deepest_, to);
+}
+
+void LiveWatchdog::SetFloor(int level) {
+  absl::MutexLock lock(&mu_);
+  floor_ = std::clamp(level, 0, kDegradationRungs - 1);
+}
+
+int LiveWatchdog::level() const {
+  absl::MutexLock lock(&mu_);
+  return applied_;
+}
+
+nlohmann::json LiveWatchdog::Report() const {
+  absl::MutexLock lock(&mu_);
+  nlohmann::json taken = nlohmann::json::object();
+  nlohmann::json given_back = nlohmann::json::object();
+  for (int rung = 1; rung < kDegradationRungs; ++rung) {
+    taken[std::string(DegradationRungName(rung))] = ladder_.taken()[rung - 1];
+    given_back[std::string(DegradationRungName(rung))] = ladder_.given_back()[rung - 1];
+  }
+  nlohmann::json changes = nlohmann::json::array();
+  for (const DegradationChange& c : ladder_.recent_changes()) {
+    changes.push_back({{"at_ms", c.at.micros() / 1000},
+                       {"from", DegradationRungName(c.from)},
+                       {"to", DegradationRungName(c.to)},
+                       {"reason", c.reason}});
+  }
+  return {{"level", applied_},
+          {"rung", DegradationRungName(applied_)},
+          {"deepest", DegradationRungName(deepest_)},
+          {"floor", floor_},
+          {"taken", std::move(taken)},
+          {"given_back", std::move(given_back)},
+          {"changes", std::move(changes)}};
+}
+
+}  // namespace lingcast

@@ -1,0 +1,70 @@
+// The live show's watchdog: samples memory and the avatar's lag once a second
+// of output, walks the degradation ladder (core/degradation_ladder.h) and does
+// what each rung says to the running stages, logging and counting every step
+// (docs/reliability.md, "Under pressure").
+//
+// It runs on the playout's thread, at the output's own time (one look per
+// second of output), so a show on the simulated clock degrades and recovers the
+// same way every run. The server may set a floor: its process-wide ladder
+// (memory of all sessions together) puts every session at least that low.
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "core/degradation_ladder.h"
+#include "core/logger.h"
+#include "nlohmann/json.hpp"
+#include "output/live_report.h"
+
+namespace lingcast {
+
+class LiveWatchdog {
+ public:
+  // What each rung does to the show, true when taken and false when given
+  // back; any may be empty (the show has nothing of that kind to give up).
+  struct Rungs {
+    std::function<void(bool)> drop_provisional_captions;
+    std::function<void(bool)> lower_video;
+    std::function<void(bool)> lighter_voice;
+  };
+  // The reading at a look: the real one reads the process's memory and the
+  // voice's lag; tests and the soak bench put in their own pressure.
+  using ReadingSource = std::function<PressureReading(const LiveCounters& counters)>;
+
+  // `monitor` gets the watchdog's events ({"type":"degradation"}) and, when
+  // Watch() is called, drives it.
+  LiveWatchdog(DegradationLadder ladder, Rungs rungs, ReadingSource source, Logger& logger, LiveMonitor& monitor);
+  // Looks at every output tick of `monitor` from now on (before the show starts).
+  void Watch();
+
+  // At every output tick (the monitor's tick observer); looks once a second.
+  void OnOutputTick(const LiveCounters& counters);
+  // Readings from `source` from the next look on (app/live_job.h SetPressureSource).
+  void SetReadingSource(ReadingSource source);
+  // The server's process-wide level (0 to 3), from any thread; applied at the next look.
+  void SetFloor(int level);
+
+  int level() const;
+  // {"level", "deepest", "taken": {rung: n}, "given_back": {rung: n}, "changes": [...]}
+  nlohmann::json Report() const;
+
+ private:
+  void Apply(int from, int to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const Rungs rungs_;
+
+  Logger& logger_;
+  LiveMonitor& monitor_;
+  mutable absl::Mutex mu_;
+  DegradationLadder ladder_ ABSL_GUARDED_BY(mu_);
+  ReadingSource source_ ABSL_GUARDED_BY(mu_);
+  std::optional<MediaTime> next_look_ ABSL_GUARDED_BY(mu_);
+  int floor_ ABSL_GUARDED_BY(mu_) = 0;
+  int applied_ ABSL_GUARDED_BY(mu_) = 0;  // the level the show is at (the ladder's or the floor)
+  int deepest_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace lingcast
