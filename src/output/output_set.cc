@@ -278,9 +278,15 @@ absl::Status OutputSet::WriteVideo(const VideoFrame& frame, int64_t frame_index)
   }
   const auto start = std::chrono::steady_clock::now();
   const Route route = VideoRoute();
-  absl::Status status = video_encoder_->Encode(frame, frame_index, [this, route](AVPacket& p) {
-    return Distribute(kVideoStreamIndex, p, video_encoder_->time_base(), video_origin_, route);
-  });
+  // After a switch with only MP4 files left alive, nothing takes the switched picture.
+  bool wanted = route == Route::kAll;
+  for (const auto& sink : sinks_) wanted |= !sink->failed() && sink->follows_video_switch();
+  absl::Status status = absl::OkStatus();
+  if (wanted) {
+    status = video_encoder_->Encode(frame, frame_index, [this, route](AVPacket& p) {
+      return Distribute(kVideoStreamIndex, p, video_encoder_->time_base(), video_origin_, route);
+    });
+  }
   const MediaTime pts = video_origin_ + MediaTime::Micros(av_rescale_q(frame_index, video_encoder_->time_base(),
                                                                        kPacketTimeBase));
   if (status.ok() && recording_) status = WriteRecording(frame, pts);
