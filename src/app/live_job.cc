@@ -94,18 +94,37 @@ struct LiveLook {
   std::unique_ptr<compose::PictureInPicture> picture_in_picture;  // null: none
 };
 
+absl::StatusOr<std::unique_ptr<compose::PictureInPicture>> OpenLivePictureInPicture(const LookConfig& config,
+                                                                                     const InputConfig& input,
+                                                                                     int width, int height) {
+  if (!config.picture_in_picture) return nullptr;
+  compose::PictureInPictureOptions pip;
+  pip.delay = PlayoutOptions{}.host_delay;  // in step with the host's voice when passed through
+  return compose::PictureInPicture::Open(input.path, width, height, pip);
+}
+
 absl::StatusOr<LiveLook> LoadLiveLook(const LookConfig& config, const InputConfig& input) {
   LiveLook look;
   look.look = config;
   LC_ASSIGN_OR_RETURN(look.rig, LoadStudioAvatar(look.look));
   LC_ASSIGN_OR_RETURN(look.compositor, StudioCompositorOptions(look.look));
-  if (config.picture_in_picture) {
-    compose::PictureInPictureOptions pip;
-    pip.delay = PlayoutOptions{}.host_delay;  // in step with the host's voice when passed through
-    LC_ASSIGN_OR_RETURN(look.picture_in_picture,
-                        compose::PictureInPicture::Open(input.path, config.width, config.height, pip));
-  }
+  LC_ASSIGN_OR_RETURN(look.picture_in_picture, OpenLivePictureInPicture(config, input, config.width, config.height));
   return look;
+}
+
+// The picture at another size for a live video switch: the look laid out for
+// it as at start-up (layout, fonts and the avatar's scale follow the size).
+PlayoutPictureFactory LivePictureFactory(const LookConfig& config, const InputConfig& input) {
+  return [config, input](int width, int height) -> absl::StatusOr<PlayoutPicture> {
+    StudioLook look = config;
+    look.width = width;
+    look.height = height;
+    LC_ASSIGN_OR_RETURN(const compose::CompositorOptions options, StudioCompositorOptions(look));
+    PlayoutPicture picture;
+    LC_ASSIGN_OR_RETURN(picture.compositor, compose::Compositor::Create(options));
+    LC_ASSIGN_OR_RETURN(picture.picture_in_picture, OpenLivePictureInPicture(config, input, width, height));
+    return picture;
+  };
 }
 
 // What the host is expected to say: the script's lines in the host's language.
@@ -413,6 +432,11 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   PlayoutOptions playout_options =
       PlayoutOptionsOf(options.look, options.timing, options.input, options.source, options.target);
   playout_options.output_rate = parts.tts->sample_rate();
+  // `video` commands (--control, the server's video endpoint) switch the picture live.
+  if (parts.control != nullptr) {
+    playout_options.take_video_changes = [control = parts.control.get()] { return control->TakeVideoChanges(); };
+  }
+  playout_options.make_picture = LivePictureFactory(options.look, options.input);
   playout_options.session_start = session_start;
   if (!simulated) playout_options.start_when_running = &graph->session_start;
   auto& playout = pipeline.Add(std::make_unique<PlayoutStage>(

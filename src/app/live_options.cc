@@ -7,6 +7,7 @@
 #include "app/whisper_recognizer.h"
 #include "audio/audio_decoder.h"
 #include "core/status.h"
+#include "media/video_format.h"
 
 namespace lingcast {
 
@@ -63,8 +64,8 @@ absl::Status ValidateVoiceConfig(const VoiceConfig& voice) {
 }
 
 absl::Status ValidateLookConfig(const LookConfig& look) {
-  if (look.fps < 1 || look.fps > 120) {
-    return absl::InvalidArgumentError(absl::StrCat("--fps ", look.fps, " is outside 1..120"));
+  if (absl::Status fps = CheckLiveFps(look.fps); !fps.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--fps ", look.fps, " ", fps.message()));
   }
   return absl::OkStatus();
 }

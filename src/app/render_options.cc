@@ -15,16 +15,13 @@
 #include "compose/media_background.h"
 #include "compose/subtitle_renderer.h"
 #include "core/status.h"
+#include "media/video_format.h"
 #include "output/output_spec.h"
 
 namespace lingcast {
 namespace {
 
 // The smallest frame that still fits an avatar and a readable subtitle.
-constexpr int kMinWidth = 160;
-constexpr int kMinHeight = 90;
-constexpr int kMaxWidth = 7680;
-constexpr int kMaxHeight = 4320;
 constexpr int kMinFps = 1;
 constexpr int kMaxFps = 240;
 // 100 days: past 2^31 ms (24.8 days), the longest timestamps worth testing.
@@ -45,13 +42,9 @@ absl::Status ParseSize(const std::string& text, int* width, int* height) {
       !ParseInt(std::string_view(text).substr(x + 1), &h)) {
     return absl::InvalidArgumentError(absl::StrCat("--size ", text, ": expected WIDTHxHEIGHT, e.g. 1280x720"));
   }
-  if (w < kMinWidth || h < kMinHeight || w > kMaxWidth || h > kMaxHeight) {
-    return absl::InvalidArgumentError(absl::StrCat("--size ", text, ": must be between ", kMinWidth, "x", kMinHeight,
-                                                   " and ", kMaxWidth, "x", kMaxHeight));
-  }
-  if (w % 2 || h % 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--size ", text, ": width and height must be even (H.264 4:2:0 video)"));
+  // The rules the live `video` command checks too (media/video_format.h).
+  if (absl::Status size = CheckFrameSize(w, h); !size.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--size ", text, ": ", size.message()));
   }
   *width = w;
   *height = h;

@@ -180,6 +180,30 @@ void AddServeRoutes(HttpServer& server, SessionManager& sessions, const EngineCa
     }
     return HttpResponse::Json(202, {{"queued", command}});
   });
+  // The picture switched live: {"size": "1280x720", "fps": 30}, either or both;
+  // the `video` control command (docs/live.md), applied at the next frame.
+  server.Route("POST", "/v1/sessions/{id}/video", [&sessions](const HttpRequest& request) {
+    const nlohmann::json body = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+    constexpr char kUsage[] = R"(give {"size": "WIDTHxHEIGHT", "fps": N}, either or both)";
+    if (!body.is_object() || (!body.contains("size") && !body.contains("fps"))) return HttpResponse::Error(400, kUsage);
+    std::string command = "video ";
+    if (body.contains("size")) {
+      if (!body["size"].is_string()) return HttpResponse::Error(400, kUsage);
+      const std::string size = body["size"].get<std::string>();
+      if (size.empty() || size.find_first_of("@ \t") != std::string::npos) {
+        return HttpResponse::Error(400, absl::StrCat("size \"", size, "\": expected WIDTHxHEIGHT, e.g. 1280x720"));
+      }
+      absl::StrAppend(&command, size);
+    }
+    if (body.contains("fps")) {
+      if (!body["fps"].is_number_integer()) return HttpResponse::Error(400, R"("fps" is a whole number of frames a second, 1..120)");
+      absl::StrAppend(&command, "@", body["fps"].get<int64_t>());
+    }
+    if (absl::Status queued = sessions.SubmitCorrection(request.params.at("id"), command); !queued.ok()) {
+      return FromStatus(queued);
+    }
+    return HttpResponse::Json(202, {{"queued", command}});
+  });
   // The two routes a session's view token opens (RouteAccess), for that session only.
   const RouteAccess session_viewer{.viewer_session_param = "id"};
   server.RouteStream(

@@ -391,6 +391,56 @@ TEST_F(ServeTest, BadRequestsAreRefusedAndStartNothing) {
   EXPECT_EQ(Http(port, "GET", "/readyz").status, 200);
 }
 
+// POST /v1/sessions/{id}/video: what is not a size or a frame rate is 400
+// before the session is looked up; an unknown session 404; a running one
+// switches its picture at its next frame (the report and the event stream say so).
+TEST_F(ServeTest, TheVideoEndpointSwitchesARunningSessionsPicture) {
+  WriteHostWav((media_ / "show.wav").string(),
+               {"This dress comes in red and in black.", "Click the link below to buy it now."});
+  StartServer();
+  const int port = server_->port();
+  for (const char* body : {"", "[]", "{}", R"({"size": 1280})", R"({"fps": "30"})", R"({"fps": 29.97})",
+                           R"({"size": "1280x720@30"})"}) {
+    Reply bad = Http(port, "POST", "/v1/sessions/s99/video", body);
+    EXPECT_EQ(bad.status, 400) << body;
+    EXPECT_FALSE(bad.json()["error"].get<std::string>().empty()) << body;
+  }
+  EXPECT_EQ(Http(port, "POST", "/v1/sessions/s99/video", R"({"size": "640x360"})").status, 404);
+
+  Reply created = Http(port, "POST", "/v1/sessions", Settings().dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json()["id"];
+  auto events = std::make_shared<RecordingClient>();
+  ASSERT_OK(sessions_->JoinEvents(id, events));
+  // 409 while the session is still loading its engines; then it runs for seconds.
+  Reply odd;
+  for (int i = 0; i < 20000; ++i) {
+    odd = Http(port, "POST", "/v1/sessions/" + id + "/video", R"({"size": "641x360"})");
+    if (odd.status != 409) break;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ(odd.status, 400) << odd.body;
+  EXPECT_THAT(odd.json()["error"].get<std::string>(), HasSubstr("width and height must be even"));
+  Reply applied = Http(port, "POST", "/v1/sessions/" + id + "/video", R"({"size": "640x360", "fps": 30})");
+  EXPECT_EQ(applied.status, 202) << applied.body;
+  EXPECT_EQ(applied.json()["queued"], "video 640x360@30");
+  ASSERT_TRUE(sessions_->WaitAll(absl::Seconds(300)));
+
+  Reply status = Http(port, "GET", "/v1/sessions/" + id);
+  ASSERT_EQ(status.status, 200) << status.body;
+  EXPECT_EQ(status.json()["state"], "finished") << status.body;
+  EXPECT_EQ(status.json()["summary"]["video_switches"], 1) << status.body;  // the odd size changed nothing
+  std::vector<nlohmann::json> switches;
+  for (const nlohmann::json& event : events->events()) {
+    if (event["type"] == "video") switches.push_back(event);
+  }
+  ASSERT_EQ(switches.size(), 1u);
+  EXPECT_EQ(switches[0]["width"], 640);
+  EXPECT_EQ(switches[0]["height"], 360);
+  EXPECT_EQ(switches[0]["fps"], 30);
+  EXPECT_TRUE(fs::file_size(output_ / "show.mp4") > 1000);  // the recording, at the size it started with
+}
+
 TEST_F(ServeTest, ASessionStoppedAsItStartsFinishesWithItsReport) {
   WriteHostWav((media_ / "show.wav").string(), {"This dress comes in red and in black."});
   StartServer(/*max_sessions=*/1);

@@ -23,6 +23,43 @@ constexpr auto kFollowInterval = std::chrono::milliseconds(200);  // a file that
 
 std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
+bool ParsePositive(absl::string_view text, int* out) {
+  return !text.empty() && text.find_first_not_of("0123456789") == absl::string_view::npos &&
+         absl::SimpleAtoi(text, out);
+}
+
+// video WxH@FPS | video WxH | video @FPS, checked by --size's and --fps's rules.
+absl::StatusOr<ControlCommand> ParseVideoCommand(const std::string& line, const std::string& argument) {
+  const std::string usage =
+      absl::StrCat("\"", line, "\": expected video WIDTHxHEIGHT[@FPS] or video @FPS, e.g. video 1280x720@30");
+  const size_t at = argument.find('@');
+  const std::string size = argument.substr(0, at);
+  const std::string fps = at == std::string::npos ? "" : argument.substr(at + 1);
+  ControlCommand command;
+  command.kind = ControlCommand::Kind::kVideo;
+  command.text = line;
+  if (argument.empty() || (at != std::string::npos && fps.empty()) || (size.empty() && fps.empty())) {
+    return absl::InvalidArgumentError(usage);
+  }
+  if (!size.empty()) {
+    const size_t x = size.find_first_of("xX");
+    if (x == std::string::npos || !ParsePositive(absl::string_view(size).substr(0, x), &command.video.width) ||
+        !ParsePositive(absl::string_view(size).substr(x + 1), &command.video.height)) {
+      return absl::InvalidArgumentError(usage);
+    }
+    if (absl::Status ok = CheckFrameSize(command.video.width, command.video.height); !ok.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", line, "\": size ", size, " ", ok.message()));
+    }
+  }
+  if (!fps.empty()) {
+    if (!ParsePositive(fps, &command.video.fps)) return absl::InvalidArgumentError(usage);
+    if (absl::Status ok = CheckLiveFps(command.video.fps); !ok.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", line, "\": frame rate ", fps, " ", ok.message()));
+    }
+  }
+  return command;
+}
+
 }  // namespace
 
 absl::StatusOr<ControlCommand> ParseControlCommand(const std::string& text) {
@@ -30,8 +67,9 @@ absl::StatusOr<ControlCommand> ParseControlCommand(const std::string& text) {
   const size_t space = line.find_first_of(" \t");
   const std::string verb = absl::AsciiStrToLower(line.substr(0, space));
   const size_t equals = line.find('=');
+  if (verb == "video") return ParseVideoCommand(line, space == std::string::npos ? "" : Trim(line.substr(space)));
   if (verb != "line" && verb != "term" && verb != "tm") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown command \"", verb, "\" (use line N = TEXT, term SOURCE = TEXT or tm SOURCE = TEXT)"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown command \"", verb, "\" (use line N = TEXT, term SOURCE = TEXT, tm SOURCE = TEXT or video WIDTHxHEIGHT@FPS)"));
   }
   if (space == std::string::npos || equals == std::string::npos || equals < space) {
     return absl::InvalidArgumentError(absl::StrCat("\"", line, "\": expected ", verb, verb == "line" ? " N" : " SOURCE", " = TEXT"));
@@ -93,8 +131,21 @@ absl::Status LiveControl::Submit(const std::string& text, const std::string& whe
   absl::StatusOr<ControlCommand> command = ParseControlCommand(text);
   if (!command.ok()) return command.status();
   std::lock_guard<std::mutex> lock(mu_);
-  pending_.push_back(ControlInput{std::move(command), where});
+  Queue(ControlInput{std::move(command), where});
   return absl::OkStatus();
+}
+
+void LiveControl::Queue(ControlInput input) {
+  if (input.command.ok() && input.command->kind == ControlCommand::Kind::kVideo) {
+    pending_video_.push_back(input.command->video);
+  } else {
+    pending_.push_back(std::move(input));
+  }
+}
+
+std::vector<VideoChange> LiveControl::TakeVideoChanges() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(pending_video_, {});
 }
 
 LiveControl::~LiveControl() {
@@ -125,7 +176,7 @@ void LiveControl::AddLines(const char* data, size_t size) {
   }
   if (lines.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  for (ControlInput& line : lines) pending_.push_back(std::move(line));
+  for (ControlInput& line : lines) Queue(std::move(line));
 }
 
 void LiveControl::ReadAvailable() {

@@ -4,6 +4,9 @@
 //   line N = TEXT      script line N is translated TEXT from now on
 //   term SOURCE = TEXT the glossary translates SOURCE as TEXT (needs --glossary)
 //   tm SOURCE = TEXT   the memory translates SOURCE as TEXT (off-script speech)
+//   video WxH@FPS      the picture switches to this size and frame rate at the
+//   video WxH          next frame (`video 1920x1080` keeps the frame rate,
+//   video @FPS         `video @60` the size); same rules as --size and --fps
 //   # ...              a comment; blank lines are ignored
 //
 // Commands already in a control file when the job starts apply before the first
@@ -11,7 +14,8 @@
 // the next line decided after they arrive. With --corrections FILE every
 // applied command is also kept there (mt/corrections.h), for the next show.
 // A command that cannot apply (a typo, an unknown line) is logged and counted;
-// it never stops the show.
+// it never stops the show. `video` commands are not corrections: the playout
+// takes them (TakeVideoChanges) and switches the picture at a frame boundary.
 #pragma once
 
 #include <condition_variable>
@@ -23,15 +27,17 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "media/video_format.h"
 
 namespace lingcast {
 
 struct ControlCommand {
-  enum class Kind { kLine, kTerm, kMemory };
+  enum class Kind { kLine, kTerm, kMemory, kVideo };
   Kind kind = Kind::kLine;
   int line_number = 0;   // kLine: the script line (1-based, as reports give it)
   std::string source;    // kTerm, kMemory
   std::string target;
+  VideoChange video;     // kVideo
   std::string text;      // the command as typed, for messages
 };
 
@@ -56,8 +62,11 @@ class LiveControl {
   LiveControl(const LiveControl&) = delete;
   LiveControl& operator=(const LiveControl&) = delete;
 
-  // Everything read (or submitted) since the last call, in order.
+  // Everything read (or submitted) since the last call, in order, but the
+  // `video` commands (and the lines that failed to parse, `video` ones too).
   std::vector<ControlInput> Take();
+  // The `video` commands read (or submitted) since the last call, in order.
+  std::vector<VideoChange> TakeVideoChanges();
   // Parses `text` (one command) and queues it like a line read from the file,
   // to apply to the next line decided; a line that is not a command fails here
   // with the parser's one-line reason, and nothing is queued.
@@ -68,6 +77,7 @@ class LiveControl {
   void ReadAvailable();  // reads what is there now, without blocking
   void ReadLoop();
   void AddLines(const char* data, size_t size);
+  void Queue(ControlInput input) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   const int fd_;
@@ -80,6 +90,7 @@ class LiveControl {
   std::condition_variable wake_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<ControlInput> pending_ ABSL_GUARDED_BY(mu_);
+  std::vector<VideoChange> pending_video_ ABSL_GUARDED_BY(mu_);
 
   std::thread reader_;  // last: started when everything above exists
 };

@@ -17,6 +17,7 @@ namespace lingcast {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_util::StatusIs;
 using testing_util::ScratchDir;
 
 TEST(ParseControlCommandTest, ReadsTheThreeCommands) {
@@ -48,6 +49,55 @@ TEST(ParseControlCommandTest, AnythingElseIsOneClearLine) {
   EXPECT_THAT(std::string(ParseControlCommand("term").status().message()), HasSubstr("expected term SOURCE = TEXT"));
   EXPECT_THAT(std::string(ParseControlCommand("tm hello =  ").status().message()), HasSubstr("both sides"));
   EXPECT_THAT(std::string(ParseControlCommand("tm hello = \xff").status().message()), HasSubstr("UTF-8"));
+}
+
+TEST(ParseControlCommandTest, VideoTakesASizeAFrameRateOrBoth) {
+  absl::StatusOr<ControlCommand> both = ParseControlCommand("video 1280x720@30");
+  ASSERT_OK(both);
+  EXPECT_EQ(both->kind, ControlCommand::Kind::kVideo);
+  EXPECT_EQ(both->video.width, 1280);
+  EXPECT_EQ(both->video.height, 720);
+  EXPECT_EQ(both->video.fps, 30);
+
+  absl::StatusOr<ControlCommand> size = ParseControlCommand("VIDEO  1920X1080 ");
+  ASSERT_OK(size);
+  EXPECT_EQ(size->video.fps, 0);  // kept
+  EXPECT_EQ((size->video.AppliedTo({1280, 720, 25})), (VideoFormat{1920, 1080, 25}));
+
+  absl::StatusOr<ControlCommand> fps = ParseControlCommand("video @60");
+  ASSERT_OK(fps);
+  EXPECT_EQ((fps->video.AppliedTo({1280, 720, 30})), (VideoFormat{1280, 720, 60}));
+}
+
+TEST(ParseControlCommandTest, ABadVideoCommandIsOneClearLine) {
+  auto message = [](const char* text) { return std::string(ParseControlCommand(text).status().message()); };
+  EXPECT_THAT(message("video"), HasSubstr("expected video WIDTHxHEIGHT[@FPS] or video @FPS"));
+  EXPECT_THAT(message("video big"), HasSubstr("expected video WIDTHxHEIGHT[@FPS]"));
+  EXPECT_THAT(message("video 1280x720@"), HasSubstr("expected video WIDTHxHEIGHT[@FPS]"));
+  EXPECT_THAT(message("video -1280x720"), HasSubstr("expected video WIDTHxHEIGHT[@FPS]"));
+  EXPECT_THAT(message("video 1281x720"), HasSubstr("size 1281x720 width and height must be even"));
+  EXPECT_THAT(message("video 100x50"), HasSubstr("size 100x50 must be between 160x90 and 7680x4320"));
+  EXPECT_THAT(message("video 8000x4320"), HasSubstr("must be between 160x90 and 7680x4320"));
+  EXPECT_THAT(message("video @0"), HasSubstr("frame rate 0 is outside 1..120"));
+  EXPECT_THAT(message("video 1280x720@121"), HasSubstr("frame rate 121 is outside 1..120"));
+  EXPECT_THAT(message("video @29.97"), HasSubstr("expected video WIDTHxHEIGHT[@FPS]"));
+}
+
+TEST(LiveControlTest, VideoCommandsGoToThePlayoutNotToTheCorrections) {
+  std::unique_ptr<LiveControl> control = LiveControl::InProcess();
+  ASSERT_OK(control->Submit("line 2 = 第二行", "api"));
+  ASSERT_OK(control->Submit("video 1920x1080", "api"));
+  ASSERT_OK(control->Submit("video @60", "api"));
+  // A bad one is refused at once and queues nothing.
+  EXPECT_THAT(control->Submit("video 1921x1080", "api"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be even")));
+  const std::vector<ControlInput> corrections = control->Take();
+  ASSERT_EQ(corrections.size(), 1u);
+  EXPECT_EQ(corrections[0].command->kind, ControlCommand::Kind::kLine);
+  const std::vector<VideoChange> changes = control->TakeVideoChanges();
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].width, 1920);
+  EXPECT_EQ(changes[1].fps, 60);
+  EXPECT_TRUE(control->TakeVideoChanges().empty());
 }
 
 TEST(LiveControlTest, WhatAFileHoldsAtTheStartIsReadyAtOnce) {

@@ -81,6 +81,8 @@ absl::Status TranslateStage::Apply(const ControlCommand& command) {
     case ControlCommand::Kind::kMemory:
       correction.source = command.source;
       return Keep(correction);
+    case ControlCommand::Kind::kVideo:
+      break;  // LiveControl hands these to the playout (TakeVideoChanges), never here
   }
   return absl::InternalError("unknown control command");
 }

@@ -1,5 +1,6 @@
 #include "output/av_muxer.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 
 extern "C" {
 #include <libavutil/dict.h>
+#include <libavutil/opt.h>
 }
 
 namespace lingcast {
@@ -146,6 +148,27 @@ absl::Status AvMuxer::WritePacket(int stream_index, const AVPacket& packet, AVRa
     return AvError(err, absl::StrCat("writing to ", display_name_));
   }
   if (context_->pb != nullptr) bytes_written_ = avio_tell(context_->pb);
+  return absl::OkStatus();
+}
+
+absl::Status AvMuxer::SetMuxerOption(const std::string& name, const std::string& value) {
+  if (context_->priv_data == nullptr) return absl::InternalError(absl::StrCat("output ", display_name_, ": no muxer options"));
+  const int err = av_opt_set(context_->priv_data, name.c_str(), value.c_str(), 0);
+  if (err < 0) return AvError(err, absl::StrCat("output ", display_name_, ": setting ", name, "=", value));
+  return absl::OkStatus();
+}
+
+absl::Status AvMuxer::ReplaceExtradata(int stream_index, const uint8_t* data, int size) {
+  if (stream_index < 0 || stream_index >= static_cast<int>(context_->nb_streams) || size <= 0) {
+    return absl::InternalError(absl::StrFormat("output %s: no stream %d for new extradata", display_name_, stream_index));
+  }
+  AVCodecParameters* parameters = context_->streams[stream_index]->codecpar;
+  auto* copy = static_cast<uint8_t*>(av_mallocz(static_cast<size_t>(size) + AV_INPUT_BUFFER_PADDING_SIZE));
+  if (copy == nullptr) return absl::ResourceExhaustedError("out of memory copying extradata");
+  std::copy_n(data, size, copy);
+  av_freep(&parameters->extradata);
+  parameters->extradata = copy;
+  parameters->extradata_size = size;
   return absl::OkStatus();
 }
 

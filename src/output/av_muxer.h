@@ -74,6 +74,13 @@ class AvMuxer {
   // then closes the output. Without Finish, the destructor just closes it.
   absl::Status Finish();
 
+  // Sets a private option of the muxer after its header (e.g. the HLS muxer's
+  // "hls_flags" before Finish), for muxers that read it as they go.
+  absl::Status SetMuxerOption(const std::string& name, const std::string& value);
+  // The stream's SPS/PPS from now on (a video switch), for muxers that put the
+  // stream's extradata in band before keyframes themselves (MPEG-TS).
+  absl::Status ReplaceExtradata(int stream_index, const uint8_t* data, int size);
+
   // Bytes written to the output so far (after Finish: its final size).
   int64_t bytes_written() const { return bytes_written_; }
   // The libav error code of the last failed WritePacket/Finish (0 if none).

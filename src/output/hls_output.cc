@@ -75,18 +75,43 @@ class HlsOutput final : public OutputSink {
       LC_RETURN_IF_ERROR(LoadSubtitleSegments());
     }
 
+    LC_RETURN_IF_ERROR(OpenMuxer(video, audio, resume));
+    stats_.state = OutputState::kConnected;
+    return absl::OkStatus();
+  }
+
+  // A new picture (OutputSet::SwitchVideo): the segment in progress ends here,
+  // and the muxer starts again with the new SPS/PPS, continuing the playlist
+  // after an EXT-X-DISCONTINUITY (as a resumed stream does), so the next
+  // segment starts with the switch's keyframe.
+  void SwitchVideo(const AVCodecContext& video, const AVCodecContext& audio) override {
+    if (failed() || !muxer_) return;
+    // Not the end of the stream: no EXT-X-ENDLIST for a player to stop at.
+    absl::Status status = muxer_->SetMuxerOption("hls_flags", absl::StrCat(muxer_flags_, "+omit_endlist"));
+    if (status.ok()) status = muxer_->Finish();
+    muxer_.reset();
+    if (!directory_->refusal().ok()) status = directory_->refusal();
+    if (status.ok()) status = OpenMuxer(video, audio, /*append=*/true, /*restarted=*/true);
+    if (!status.ok()) Fail(status);
+  }
+
+  absl::Status OpenMuxer(const AVCodecContext& video, const AVCodecContext& audio, bool append,
+                         bool restarted = false) {
     // The muxer gets /proc/self/fd paths and our io_open (hls_directory.h):
     // its files, temporary files, renames and deletions stay in the directory
     // opened above and follow no link.
+    muxer_flags_ = absl::StrCat("independent_segments+temp_file", options_.window_segments > 0 ? "+delete_segments" : "");
     std::map<std::string, std::string> muxer_options = {
         {"hls_time", absl::StrFormat("%g", options_.segment_seconds)},
         {"hls_list_size", std::to_string(options_.window_segments)},
         {"hls_segment_filename", directory_->MuxerPath("video_%05d.ts")},
-        {"hls_flags", absl::StrCat("independent_segments+temp_file",
-                                   options_.window_segments > 0 ? "+delete_segments" : "",
-                                   resume ? "+append_list" : "")},
+        {"hls_flags", absl::StrCat(muxer_flags_, append ? "+append_list" : "")},
     };
     if (options_.window_segments == 0) muxer_options["hls_playlist_type"] = "vod";
+    // A muxer started again mid-stream (a video switch) restarts the MPEG-TS
+    // continuity counters: its first packets say so (the discontinuity
+    // indicator), so a demuxer does not take them for lost packets.
+    if (restarted) muxer_options["hls_segment_options"] = "mpegts_flags=+initial_discontinuity";
     // append_list continues the old playlist's numbering and marks the discontinuity itself.
     AvConnection files;
     files.prepare = [directory = directory_.get()](AVFormatContext* context) { directory->Install(context); };
@@ -100,9 +125,7 @@ class HlsOutput final : public OutputSink {
     width_ = video.width;
     height_ = video.height;
     bandwidth_ = std::max<int64_t>(video.bit_rate + audio.bit_rate, 500'000);
-    LC_RETURN_IF_ERROR(directory_->WriteAtomically(kMaster, MasterPlaylist()));
-    stats_.state = OutputState::kConnected;
-    return absl::OkStatus();
+    return directory_->WriteAtomically(kMaster, MasterPlaylist());
   }
 
   void Write(const AVPacket& packet) override {
@@ -271,6 +294,7 @@ class HlsOutput final : public OutputSink {
   // Declared before muxer_, so it outlives the muxer that opens files through it.
   std::unique_ptr<HlsDirectory> directory_;
   std::unique_ptr<AvMuxer> muxer_;
+  std::string muxer_flags_;  // its hls_flags, but append_list
   std::vector<SubtitleCue> cues_;
   std::vector<VttSegment> vtt_segments_;
   int64_t next_vtt_ = 0;

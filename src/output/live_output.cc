@@ -165,6 +165,18 @@ class LiveOutput final : public OutputSink {
   // RTMP and SRT carry no timed text here; the subtitles are burnt into the picture.
   void AddSubtitle(const SubtitleCue&) override {}
 
+  // The new picture's parameters, taken by the sender thread with the switch's
+  // keyframe (AdoptSwitchedVideo), or at its next connection.
+  void SwitchVideo(const AVCodecContext& video, const AVCodecContext&) override {
+    CodecParametersPtr copy(avcodec_parameters_alloc());
+    if (!copy || avcodec_parameters_from_context(copy.get(), &video) < 0) {
+      return Fail(absl::ResourceExhaustedError("out of memory copying the switched video's parameters"));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    switched_video_ = std::move(copy);
+    switched_time_base_ = video.time_base;
+  }
+
   absl::Status Finish() override {
     finish_deadline_us_ = (clock_.Now() + network_.drain_timeout).micros();
     finishing_ = true;
@@ -235,8 +247,29 @@ class LiveOutput final : public OutputSink {
   }
 
   // OK, or the error with `permanent` set when retrying cannot help.
+  // Sender thread: the parameters a switch left become this output's (for its
+  // next connection). An MPEG-TS muxer puts its stream's SPS/PPS before every
+  // keyframe itself, so the open one takes the new ones too; FLV's writes a new
+  // AVC sequence header from the keyframe's side data.
+  absl::Status AdoptSwitchedVideo() {
+    CodecParametersPtr switched;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!switched_video_) return absl::OkStatus();
+      switched = std::move(switched_video_);
+      time_bases_[kVideoStreamIndex] = switched_time_base_;
+    }
+    parameters_[kVideoStreamIndex] = std::move(switched);
+    if (muxer_ && spec_.kind == OutputSpec::kSrt) {
+      const AVCodecParameters& video = *parameters_[kVideoStreamIndex];
+      return muxer_->ReplaceExtradata(kVideoStreamIndex, video.extradata, video.extradata_size);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Connect(bool reconnect, bool& permanent) {
     permanent = false;
+    LC_RETURN_IF_ERROR(AdoptSwitchedVideo());
     {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.last_connect_attempt = clock_.Now();
@@ -334,6 +367,9 @@ class LiveOutput final : public OutputSink {
   // discarded.
   absl::Status Send(PacketPtr packet) {
     const bool video = packet->stream_index == kVideoStreamIndex;
+    if (video && av_packet_get_side_data(packet.get(), AV_PKT_DATA_NEW_EXTRADATA, nullptr) != nullptr) {
+      LC_RETURN_IF_ERROR(AdoptSwitchedVideo());
+    }
     if (!connection_key_dts_) {
       if (!video) {
         held_audio_.push_back(std::move(packet));
@@ -489,6 +525,9 @@ class LiveOutput final : public OutputSink {
   OutputSinkStats stats_ ABSL_GUARDED_BY(mu_);
   absl::Status error_ ABSL_GUARDED_BY(mu_);
   int64_t bytes_before_connection_ ABSL_GUARDED_BY(mu_) = 0;
+  // Left by SwitchVideo for the sender thread.
+  CodecParametersPtr switched_video_ ABSL_GUARDED_BY(mu_);
+  AVRational switched_time_base_ ABSL_GUARDED_BY(mu_){1, 1};
 
   std::thread thread_;  // last: started after every member above exists
 };

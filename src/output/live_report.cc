@@ -188,6 +188,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
   summary["first_provisional_ms"] = PercentilesJson(ComputePercentiles(first_captions));
   summary["audio_drops"] = c.audio_drops;
   summary["video_drops"] = c.video_drops;
+  summary["video_switches"] = c.video_switches;
   summary["passthrough_underruns"] = c.passthrough_underruns;
   summary["voice_underruns"] = c.voice_underruns;
   summary["frames"] = c.frames;

@@ -56,6 +56,7 @@ Percentiles ComputePercentiles(std::vector<double> values);
 struct LiveCounters {
   int64_t frames = 0;             // video frames written
   int64_t video_drops = 0;        // frames not rendered because the playout ran late
+  int64_t video_switches = 0;     // live size / frame rate changes applied (the `video` command)
   int64_t audio_drops = 0;        // samples of speech or host audio lost (should stay 0)
   int64_t passthrough_underruns = 0;  // host audio that had not arrived in time (silence written)
   int64_t voice_underruns = 0;    // samples of a line in play not yet synthesized (silence written)
@@ -71,6 +72,7 @@ struct LiveCounters {
 //   {"type":"subtitle", "line", "primary", "secondary", "from_ms", "until_ms"}  (what the video shows)
 //   {"type":"caption", "utterance", "update", "source", "stable", "provisional", "at_ms"}  (provisional)
 //   {"type":"speech_start", "line", "at_ms"}, {"type":"speech_end", "line", "at_ms"}
+//   {"type":"video", "width", "height", "fps", "at_ms"}  (a live video switch applied)
 // Times are on the session's timeline. Called on the playout's thread: it must
 // not block (queue the event and return).
 using LiveEventObserver = std::function<void(const nlohmann::json& event)>;

@@ -84,6 +84,8 @@ class Mp4Output final : public OutputSink {
 
   OutputSinkStats stats() const override { return stats_; }
   bool failed() const override { return stats_.state == OutputState::kFailed; }
+  // One MP4 track has one size: the file keeps the picture it was opened with.
+  bool follows_video_switch() const override { return false; }
 
   void Fail(const absl::Status& status) {
     if (failed()) return;

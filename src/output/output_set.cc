@@ -10,14 +10,32 @@
 #include "output/hls_output.h"
 #include "output/mp4_output.h"
 
+extern "C" {
+#include <libswscale/swscale.h>
+}
+
 namespace lingcast {
 namespace {
+
+struct SwsDeleter {
+  void operator()(SwsContext* context) const { sws_freeContext(context); }
+};
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
+
+struct OutputSet::Recording {
+  std::unique_ptr<VideoEncoder> encoder;
+  VideoEncoderOptions options;
+  MediaTime origin;  // the pts of its frame index 0
+  int64_t last_index = -1;
+  std::unique_ptr<SwsContext, SwsDeleter> scaler;  // from scaler_width x scaler_height to its size
+  int scaler_width = 0, scaler_height = 0;
+  VideoFrame scaled;
+};
 
 const char* OutputStateName(OutputState state) {
   switch (state) {
@@ -128,21 +146,125 @@ absl::Status OutputSet::AllFailedError() const {
   return absl::Status(code == absl::StatusCode::kOk ? absl::StatusCode::kUnavailable : code, message);
 }
 
-absl::Status OutputSet::Distribute(int stream_index, AVPacket& packet, AVRational time_base) {
+absl::Status OutputSet::Distribute(int stream_index, AVPacket& packet, AVRational time_base, MediaTime origin,
+                                   Route route) {
   int err = av_packet_ref(scratch_.get(), &packet);
   if (err < 0) return AvError(err, "referencing a packet");
   PacketPtr owned(av_packet_clone(scratch_.get()));
   av_packet_unref(scratch_.get());
   if (!owned) return absl::ResourceExhaustedError("out of memory copying a packet");
   av_packet_rescale_ts(owned.get(), time_base, kPacketTimeBase);
+  owned->pts += origin.micros();
+  owned->dts += origin.micros();
   owned->time_base = kPacketTimeBase;
   owned->stream_index = stream_index;
+  if (stream_index == kVideoStreamIndex && route != Route::kRecordings && announce_extradata_ &&
+      (owned->flags & AV_PKT_FLAG_KEY)) {
+    // The switched encoder's SPS/PPS travel with its first keyframe (an FLV
+    // muxer writes them as a new AVC sequence header).
+    announce_extradata_ = false;
+    const AVCodecContext& codec = video_encoder_->codec_context();
+    uint8_t* side = av_packet_new_side_data(owned.get(), AV_PKT_DATA_NEW_EXTRADATA, codec.extradata_size);
+    if (side == nullptr) return absl::ResourceExhaustedError("out of memory attaching the new SPS/PPS");
+    std::copy_n(codec.extradata, codec.extradata_size, side);
+  }
   if (stream_index == kVideoStreamIndex) {
     ++stats_.video_packets;
   } else {
     ++stats_.audio_packets;
   }
-  for (auto& sink : sinks_) sink->Write(*owned);
+  for (auto& sink : sinks_) {
+    if (route == Route::kFollowing && !sink->follows_video_switch()) continue;
+    if (route == Route::kRecordings && sink->follows_video_switch()) continue;
+    sink->Write(*owned);
+  }
+  return AllFailedError();
+}
+
+OutputSet::Route OutputSet::VideoRoute() const { return recording_ ? Route::kFollowing : Route::kAll; }
+
+absl::Status OutputSet::WriteRecording(const VideoFrame& frame, MediaTime pts) {
+  Recording& recording = *recording_;
+  const AVRational time_base = recording.encoder->time_base();
+  // Its own frame grid: a faster picture skips frames, a slower one leaves gaps (MP4 times each frame).
+  const int64_t index = av_rescale_q_rnd((pts - recording.origin).micros(), kPacketTimeBase, time_base,
+                                         static_cast<AVRounding>(AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX));
+  if (index <= recording.last_index) return absl::OkStatus();
+  const VideoFrame* picture = &frame;
+  if (frame.width != recording.options.width || frame.height != recording.options.height) {
+    if (!recording.scaler || recording.scaler_width != frame.width || recording.scaler_height != frame.height) {
+      recording.scaler.reset(sws_getContext(frame.width, frame.height, AV_PIX_FMT_RGBA, recording.options.width,
+                                            recording.options.height, AV_PIX_FMT_RGBA, SWS_BILINEAR, nullptr,
+                                            nullptr, nullptr));
+      if (!recording.scaler) return absl::ResourceExhaustedError("cannot scale frames for the MP4 recording");
+      recording.scaler_width = frame.width;
+      recording.scaler_height = frame.height;
+      recording.scaled.Allocate(recording.options.width, recording.options.height);
+    }
+    const uint8_t* source[1] = {frame.rgba.data()};
+    const int source_stride[1] = {frame.stride};
+    uint8_t* target[1] = {recording.scaled.rgba.data()};
+    const int target_stride[1] = {recording.scaled.stride};
+    sws_scale(recording.scaler.get(), source, source_stride, 0, frame.height, target, target_stride);
+    picture = &recording.scaled;
+  }
+  recording.last_index = index;
+  return recording.encoder->Encode(*picture, index, [this, &recording](AVPacket& p) {
+    return Distribute(kVideoStreamIndex, p, recording.encoder->time_base(), recording.origin, Route::kRecordings);
+  });
+}
+
+VideoEncoderOptions OutputSet::video_options() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return video_options_;
+}
+
+absl::Status OutputSet::SwitchVideo(const VideoEncoderOptions& video, MediaTime at) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (finished_) return absl::InternalError("OutputSet::SwitchVideo after Finish");
+  LC_RETURN_IF_ERROR(ValidateVideoOptions(video));
+  if (at <= last_video_pts_) {
+    return absl::InternalError(absl::StrCat("video switch at ", at.ToString(), " is not after the last frame (",
+                                            last_video_pts_.ToString(), ")"));
+  }
+  // Opened before anything changes: an encoder that cannot open leaves the picture as it was.
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<VideoEncoder> next, VideoEncoder::Create(video));
+  // B-frames put a new encoder's first decoding times before the old one's
+  // last, which no muxer takes; a live encode (tune zerolatency) has none.
+  if (video_encoder_->codec_context().has_b_frames > 0 || next->codec_context().has_b_frames > 0) {
+    return absl::FailedPreconditionError(
+        "the picture can only switch live in an encode without B-frames (x264 tune zerolatency, as live uses)");
+  }
+  bool recordings = false;
+  for (const auto& sink : sinks_) recordings |= !sink->failed() && !sink->follows_video_switch();
+  if (recordings && !recording_) {
+    // The MP4 files keep the encoder they started with; it goes on without a break.
+    recording_ = std::make_unique<Recording>();
+    recording_->encoder = std::move(video_encoder_);
+    recording_->options = video_options_;
+    recording_->origin = video_origin_;
+    recording_->last_index = recording_->encoder->frames_encoded() > 0
+                                 ? av_rescale_q_rnd((last_video_pts_ - video_origin_).micros(), kPacketTimeBase,
+                                                    recording_->encoder->time_base(),
+                                                    static_cast<AVRounding>(AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX))
+                                 : -1;
+  } else {
+    // The frames the old encoder still holds end its part of the stream.
+    const Route route = VideoRoute();
+    LC_RETURN_IF_ERROR(video_encoder_->Flush([this, route](AVPacket& p) {
+      return Distribute(kVideoStreamIndex, p, video_encoder_->time_base(), video_origin_, route);
+    }));
+  }
+  video_encoder_ = std::move(next);
+  video_options_ = video;
+  video_origin_ = at;
+  announce_extradata_ = true;
+  for (auto& sink : sinks_) {
+    if (!sink->failed() && sink->follows_video_switch()) {
+      sink->SwitchVideo(video_encoder_->codec_context(), audio_encoder_->codec_context());
+    }
+  }
+  ++stats_.video_switches;
   return AllFailedError();
 }
 
@@ -155,11 +277,24 @@ absl::Status OutputSet::WriteVideo(const VideoFrame& frame, int64_t frame_index)
     ++stats_.keyframes_forced;
   }
   const auto start = std::chrono::steady_clock::now();
-  absl::Status status = video_encoder_->Encode(frame, frame_index, [this](AVPacket& p) {
-    return Distribute(kVideoStreamIndex, p, video_encoder_->time_base());
-  });
+  const Route route = VideoRoute();
+  // After a switch with only MP4 files left alive, nothing takes the switched picture.
+  bool wanted = route == Route::kAll;
+  for (const auto& sink : sinks_) wanted |= !sink->failed() && sink->follows_video_switch();
+  absl::Status status = absl::OkStatus();
+  if (wanted) {
+    status = video_encoder_->Encode(frame, frame_index, [this, route](AVPacket& p) {
+      return Distribute(kVideoStreamIndex, p, video_encoder_->time_base(), video_origin_, route);
+    });
+  }
+  const MediaTime pts = video_origin_ + MediaTime::Micros(av_rescale_q(frame_index, video_encoder_->time_base(),
+                                                                       kPacketTimeBase));
+  if (status.ok() && recording_) status = WriteRecording(frame, pts);
   stats_.video_encode_seconds += SecondsSince(start);
-  stats_.video_frames = video_encoder_->frames_encoded();
+  if (status.ok()) {
+    ++stats_.video_frames;
+    last_video_pts_ = pts;
+  }
   return status;
 }
 
@@ -211,9 +346,16 @@ absl::Status OutputSet::Finish() {
         " audio samples); every output needs both"));
   }
   auto start = std::chrono::steady_clock::now();
-  absl::Status status = video_encoder_->Flush([this](AVPacket& p) {
-    return Distribute(kVideoStreamIndex, p, video_encoder_->time_base());
+  const Route route = VideoRoute();
+  absl::Status status = video_encoder_->Flush([this, route](AVPacket& p) {
+    return Distribute(kVideoStreamIndex, p, video_encoder_->time_base(), video_origin_, route);
   });
+  if (status.ok() && recording_) {
+    Recording& recording = *recording_;
+    status = recording.encoder->Flush([this, &recording](AVPacket& p) {
+      return Distribute(kVideoStreamIndex, p, recording.encoder->time_base(), recording.origin, Route::kRecordings);
+    });
+  }
   stats_.video_encode_seconds += SecondsSince(start);
   start = std::chrono::steady_clock::now();
   if (status.ok()) {

@@ -69,6 +69,7 @@ struct OutputSetStats {
   int64_t video_packets = 0;
   int64_t audio_packets = 0;
   int64_t keyframes_forced = 0;   // asked for by a network output after a reconnect
+  int64_t video_switches = 0;     // SwitchVideo calls that took effect
   MediaTime media_duration;       // audio sent to the encoder (the master clock)
   double video_encode_seconds = 0;
   double audio_encode_seconds = 0;
@@ -89,8 +90,23 @@ class OutputSet {
   OutputSet(const OutputSet&) = delete;
   OutputSet& operator=(const OutputSet&) = delete;
 
-  // RGBA8 frame at the configured size; frame_index increases; pts = index / fps.
+  // RGBA8 frame at the current size; frame_index increases, counted from the
+  // last SwitchVideo (or the start); pts = the switch's time + index / fps.
   absl::Status WriteVideo(const VideoFrame& frame, int64_t frame_index);
+  // Switches the picture live, at a frame boundary: frames from now on are
+  // `video`'s size at its frame rate, their pts `at` + index / fps on the same
+  // timeline (`at` not before the last frame written). A new H.264 encoder
+  // starts with a keyframe carrying the new SPS/PPS; every output continues
+  // (RTMP: a new AVC sequence header; SRT: the new parameters in band; HLS: a
+  // new segment after an EXT-X-DISCONTINUITY). An MP4 file keeps the size and
+  // frame rate it was opened with: from the first switch on it is fed from the
+  // encoder it started with, each frame scaled to its size (the recording stays
+  // one plain file any player reads). Audio is untouched. InvalidArgument for
+  // bad options, or the encoder's error; FailedPrecondition for an encode with
+  // B-frames (their decoding times would step back at the switch): live
+  // encodes use tune zerolatency. Nothing is changed then.
+  absl::Status SwitchVideo(const VideoEncoderOptions& video, MediaTime at);
+  VideoEncoderOptions video_options() const;
   // Float PCM at the configured input rate and channel count, in order.
   absl::Status WriteAudio(const AudioBuffer& pcm);
   // A subtitle cue on the media timeline (0-based, before the start offset):
@@ -108,17 +124,29 @@ class OutputSet {
  private:
   OutputSet(const VideoEncoderOptions& video, const AudioEncoderOptions& audio, const OutputSetOptions& options,
             std::unique_ptr<VideoEncoder> video_encoder, std::unique_ptr<AudioEncoder> audio_encoder);
-  absl::Status Distribute(int stream_index, AVPacket& packet, AVRational time_base)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Which sinks a packet goes to: all, those that follow a switch, or the MP4
+  // recordings that keep their picture (follows_video_switch() false).
+  enum class Route { kAll, kFollowing, kRecordings };
+  // The MP4 files' own encoder after a switch: the one the set opened with.
+  struct Recording;
+  absl::Status Distribute(int stream_index, AVPacket& packet, AVRational time_base, MediaTime origin = {},
+                          Route route = Route::kAll) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WriteRecording(const VideoFrame& frame, MediaTime pts) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Route VideoRoute() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AllFailedError() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const VideoEncoderOptions video_options_;
+  VideoEncoderOptions video_options_ ABSL_GUARDED_BY(mu_);
   const AudioEncoderOptions audio_options_;
   const OutputSetOptions options_;
   // Held by the writing calls and by stats(), so a progress thread can read
   // figures while the output thread writes.
   mutable std::mutex mu_;
   std::unique_ptr<VideoEncoder> video_encoder_ ABSL_GUARDED_BY(mu_);
+  MediaTime video_origin_ ABSL_GUARDED_BY(mu_);  // pts of frame index 0 of video_encoder_
+  MediaTime last_video_pts_ ABSL_GUARDED_BY(mu_) = MediaTime::Micros(-1);
+  // The first keyframe of a switched encoder carries its SPS/PPS as side data.
+  bool announce_extradata_ ABSL_GUARDED_BY(mu_) = false;
+  std::unique_ptr<Recording> recording_ ABSL_GUARDED_BY(mu_);  // null until a switch with MP4 outputs
   std::unique_ptr<AudioEncoder> audio_encoder_ ABSL_GUARDED_BY(mu_);
   std::vector<std::unique_ptr<OutputSink>> sinks_ ABSL_GUARDED_BY(mu_);
   PacketPtr scratch_ ABSL_GUARDED_BY(mu_);

@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "output/mp4_output.h"
 #include "output/read_back.h"
+#include "output/switch_checks.h"
 #include "output/test_util.h"
 
 namespace lingcast {
@@ -24,6 +25,9 @@ using testing_util::MakeFrame;
 using testing_util::MakeTone;
 using testing_util::ReadBackAll;
 using testing_util::ScratchDir;
+using testing_util::StatusIs;
+using testing_util::ExpectContinuousAudio;
+using testing_util::ExpectPictures;
 
 constexpr int kWidth = 160;
 constexpr int kHeight = 90;
@@ -196,6 +200,114 @@ TEST(OutputSetTest, NothingWrittenIsAnErrorAndLeavesNoFile) {
 TEST(Mp4OutputTest, SidecarPath) {
   EXPECT_EQ(SrtSidecarPath("a/b.c/talk.mp4"), "a/b.c/talk.srt");
   EXPECT_EQ(SrtSidecarPath("a.b/talk"), "a.b/talk.srt");
+}
+
+// ---- The picture switched live (SwitchVideo) ----
+
+constexpr int kSwitchAudioRate = 24000;  // a whole number of samples per frame at 30 and 60 fps
+
+VideoEncoderOptions LiveVideo(int width, int height, int fps) {
+  VideoEncoderOptions video;
+  video.width = width;
+  video.height = height;
+  video.fps_num = fps;
+  video.preset = "ultrafast";
+  video.tune = "zerolatency";  // as live encodes
+  video.keyframe_interval_s = 1.0;
+  video.threads = 1;
+  return video;
+}
+
+// `frames` frames at `video`'s size and rate, each after its audio, indexed
+// from `first` (counted from the last switch).
+absl::Status FeedLive(OutputSet& set, const VideoEncoderOptions& video, int64_t first, int64_t frames) {
+  const AudioBuffer audio = MakeTone(1.0 / video.fps_num, kSwitchAudioRate);
+  for (int64_t i = first; i < first + frames; ++i) {
+    LC_RETURN_IF_ERROR(set.WriteAudio(audio));
+    LC_RETURN_IF_ERROR(set.WriteVideo(MakeFrame(video.width, video.height, i), i));
+  }
+  return absl::OkStatus();
+}
+
+TEST(OutputSetVideoSwitchTest, HlsTakesTheNewPictureAtAKeyframeAndTheMp4KeepsItsOwn) {
+  ScratchDir dir;
+  OutputSetOptions options;
+  options.hls_segment_seconds = 1.0;
+  SimulatedClock clock;
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = kSwitchAudioRate;
+  const VideoEncoderOptions small = LiveVideo(160, 90, 30), big = LiveVideo(320, 180, 60);
+  auto set = OutputSet::Open(Specs({dir.File("show.mp4"), "hls:" + dir.File("hls")}), small, audio, options, clock);
+  ASSERT_OK(set);
+  ASSERT_OK(FeedLive(**set, small, 0, 30));               // 0 .. 1 s at 160x90, 30 fps
+  ASSERT_OK((*set)->SwitchVideo(big, MediaTime::Seconds(1)));
+  EXPECT_EQ((*set)->video_options().width, 320);
+  ASSERT_OK(FeedLive(**set, big, 0, 120));                // 1 .. 3 s at 320x180, 60 fps
+  ASSERT_OK((*set)->Finish());
+  const OutputSetStats stats = (*set)->stats();
+  EXPECT_EQ(stats.video_switches, 1);
+  EXPECT_EQ(stats.video_frames, 150);
+
+  // HLS: the new picture from the switch on, in a segment of its own after a discontinuity.
+  const std::string playlist = ReadFile(dir.File("hls/video.m3u8"));
+  EXPECT_THAT(playlist, HasSubstr("#EXT-X-DISCONTINUITY"));
+  EXPECT_THAT(playlist, HasSubstr("#EXT-X-ENDLIST"));
+  EXPECT_EQ(playlist.find("#EXT-X-ENDLIST"), playlist.rfind("#EXT-X-ENDLIST"));
+  auto hls = ReadBackAll(dir.File("hls/video.m3u8"), {}, INT64_MAX, nullptr, nullptr, /*decode=*/true);
+  ASSERT_OK(hls);
+  const testing_util::ReadStream* hls_video = hls->Find(AVMEDIA_TYPE_VIDEO);
+  const testing_util::ReadStream* hls_audio = hls->Find(AVMEDIA_TYPE_AUDIO);
+  ASSERT_NE(hls_video, nullptr);
+  ASSERT_NE(hls_audio, nullptr);
+  // The HLS timeline starts after AAC's priming (21 ms): the switch is at 1021 ms.
+  const int64_t hls_switch_ms = 1000 + 21;
+  ExpectPictures(*hls_video, hls_switch_ms, {160, 90}, {320, 180}, 30, 120, "hls");
+  ExpectContinuousAudio(*hls_audio, "hls");
+  // A/V in step at the end: the last frame starts within a frame of the audio's last packet.
+  EXPECT_NEAR(static_cast<double>(hls_audio->packets.back().pts_ms - hls_video->pictures.back().pts_ms), 0, 34);
+
+  // MP4: one track at the size it was opened with, on its own 30 fps grid throughout.
+  auto mp4 = ReadBackAll(dir.File("show.mp4"), {}, INT64_MAX, nullptr, nullptr, /*decode=*/true);
+  ASSERT_OK(mp4);
+  const testing_util::ReadStream* mp4_video = mp4->Find(AVMEDIA_TYPE_VIDEO);
+  const testing_util::ReadStream* mp4_audio = mp4->Find(AVMEDIA_TYPE_AUDIO);
+  ASSERT_NE(mp4_video, nullptr);
+  ASSERT_NE(mp4_audio, nullptr);
+  ExpectPictures(*mp4_video, 1000, {160, 90}, {160, 90}, 30, 60, "mp4");
+  ExpectContinuousAudio(*mp4_audio, "mp4");
+  EXPECT_NEAR(static_cast<double>(mp4_video->pictures.back().pts_ms), 2967, 1);  // frame 89 at 89/30 s
+}
+
+TEST(OutputSetVideoSwitchTest, ABadSwitchChangesNothing) {
+  ScratchDir dir;
+  SimulatedClock clock;
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = kSwitchAudioRate;
+  const VideoEncoderOptions small = LiveVideo(160, 90, 30);
+  auto set = OutputSet::Open(Specs({"hls:" + dir.File("hls")}), small, audio, OutputSetOptions{}, clock);
+  ASSERT_OK(set);
+  ASSERT_OK(FeedLive(**set, small, 0, 15));
+  EXPECT_THAT((*set)->SwitchVideo(LiveVideo(321, 180, 30), MediaTime::Millis(500)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be even")));
+  EXPECT_THAT((*set)->SwitchVideo(LiveVideo(320, 180, 0), MediaTime::Millis(500)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("frame rate must be positive")));
+  VideoEncoderOptions with_b_frames = LiveVideo(320, 180, 30);
+  with_b_frames.tune = "";
+  with_b_frames.preset = "veryfast";  // 3 B-frames
+  EXPECT_THAT((*set)->SwitchVideo(with_b_frames, MediaTime::Millis(500)),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("without B-frames")));
+  // Not after the last frame written (frame 14 at 467 ms).
+  EXPECT_THAT((*set)->SwitchVideo(LiveVideo(320, 180, 30), MediaTime::Millis(400)),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("not after the last frame")));
+  EXPECT_EQ((*set)->video_options().width, 160);
+  EXPECT_EQ((*set)->stats().video_switches, 0);
+  // The show goes on at its size: the frames that follow are numbered on.
+  ASSERT_OK(FeedLive(**set, small, 15, 15));
+  ASSERT_OK((*set)->Finish());
+  EXPECT_EQ(ReadFile(dir.File("hls/video.m3u8")).find("#EXT-X-DISCONTINUITY"), std::string::npos);
+  auto hls = ReadBackAll(dir.File("hls/video.m3u8"), {}, INT64_MAX, nullptr, nullptr, /*decode=*/true);
+  ASSERT_OK(hls);
+  ExpectPictures(*hls->Find(AVMEDIA_TYPE_VIDEO), INT64_MAX, {160, 90}, {160, 90}, 30, 0, "hls");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "output/output_spec.h"
 
 extern "C" {
+#include <libavcodec/avcodec.h>
 #include <libavcodec/packet.h>
 #include <libavutil/rational.h>
 }
@@ -99,6 +100,14 @@ class OutputSink {
   virtual absl::Status Finish() = 0;
   virtual OutputSinkStats stats() const = 0;
   virtual bool failed() const = 0;
+
+  // The picture switches (OutputSet::SwitchVideo): the next video packet is a
+  // keyframe of `video` (an opened encoder; read during the call), carrying its
+  // SPS/PPS as AV_PKT_DATA_NEW_EXTRADATA. A sink that keeps the picture it
+  // opened with (an MP4 file: one track, one size) says so below and is fed
+  // from an encoder at its own size instead.
+  virtual bool follows_video_switch() const { return true; }
+  virtual void SwitchVideo(const AVCodecContext& /*video*/, const AVCodecContext& /*audio*/) {}
 };
 
 }  // namespace lingcast

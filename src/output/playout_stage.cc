@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "lipsync/phonemes_to_visemes.h"
 
@@ -40,7 +41,8 @@ PlayoutStage::PlayoutStage(PlayoutOptions options, std::unique_ptr<compose::Comp
       avatar_(std::move(avatar)),
       picture_in_picture_(std::move(picture_in_picture)),
       outputs_(outputs),
-      monitor_(monitor) {}
+      monitor_(monitor),
+      fps_(options_.fps) {}
 
 absl::Status PlayoutStage::Open() {
   compositor_->SetAvatarRenderer(
@@ -282,7 +284,7 @@ absl::Status PlayoutStage::DrawFrame(MediaTime t) {
   if (caption_ && caption_->decided_at <= t && !playing_ && queue_.empty()) {
     // The trailing ellipsis marks the text as still being translated.
     provisional.start = t;
-    provisional.end = t + MediaTime::FromFrameIndex(1, options_.fps);
+    provisional.end = t + MediaTime::FromFrameIndex(1, fps_);
     provisional.primary = TextSegment{caption_->stable + caption_->provisional + "…", options_.target};
     provisional.secondary = TextSegment{caption_->source, options_.source};
     cue = &provisional;
@@ -303,7 +305,7 @@ absl::Status PlayoutStage::DrawFrame(MediaTime t) {
   }
   LC_RETURN_IF_ERROR(compositor_->Compose(t, cue, frame_));
   if (picture_in_picture_) LC_RETURN_IF_ERROR(picture_in_picture_->DrawOver(t, frame_));
-  return outputs_.WriteVideo(frame_, tick_);
+  return outputs_.WriteVideo(frame_, tick_ - segment_tick_);
 }
 
 bool PlayoutStage::Done() const { return voice_ended_ && queue_.empty() && !playing_; }
@@ -314,10 +316,59 @@ void PlayoutStage::Publish() {
   monitor_.UpdateCounters(counters_);
 }
 
+MediaTime PlayoutStage::FrameTime(int64_t tick) const {
+  return segment_start_ + MediaTime::FromFrameIndex(tick - segment_tick_, fps_);
+}
+
+void PlayoutStage::ApplyVideoChanges() {
+  if (!options_.take_video_changes) return;
+  const std::vector<VideoChange> changes = options_.take_video_changes();
+  if (changes.empty()) return;
+  VideoEncoderOptions video = outputs_.video_options();
+  const VideoFormat current{video.width, video.height, fps_};
+  VideoFormat wanted = current;
+  for (const VideoChange& change : changes) wanted = change.AppliedTo(wanted);
+  if (wanted == current) return;
+  const std::string what = VideoFormatText(wanted);
+  // Everything is made before anything changes: a failure leaves the picture as it was.
+  absl::StatusOr<PlayoutPicture> picture = absl::FailedPreconditionError("this show cannot change its picture");
+  if (options_.make_picture) picture = options_.make_picture(wanted.width, wanted.height);
+  if (!picture.ok()) {
+    Warn(absl::Status(picture.status().code(), absl::StrCat("video ", what, " not applied: ", picture.status().message())));
+    return;
+  }
+  const MediaTime at = FrameTime(tick_);
+  video.width = wanted.width;
+  video.height = wanted.height;
+  video.fps_num = wanted.fps;
+  video.fps_den = 1;
+  if (absl::Status switched = outputs_.SwitchVideo(video, at); !switched.ok()) {
+    Warn(absl::Status(switched.code(), absl::StrCat("video ", what, " not applied: ", switched.message())));
+    return;
+  }
+  compositor_ = std::move(picture->compositor);
+  picture_in_picture_ = std::move(picture->picture_in_picture);
+  compositor_->SetAvatarRenderer(
+      [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
+  frame_ = VideoFrame{};
+  segment_tick_ = tick_;
+  segment_start_ = at;
+  fps_ = wanted.fps;
+  ++counters_.video_switches;
+  if (monitor_.observed()) {
+    monitor_.Publish({{"type", "video"},
+                      {"width", wanted.width},
+                      {"height", wanted.height},
+                      {"fps", wanted.fps},
+                      {"at_ms", at.millis()}});
+  }
+}
+
 absl::StatusOr<Flow> PlayoutStage::Process() {
   if (options_.start_when_running != nullptr && tick_ == 0) session_start_ = options_.start_when_running->Get(clock());
-  const MediaTime t = MediaTime::FromFrameIndex(tick_, options_.fps);
-  const MediaTime t_next = MediaTime::FromFrameIndex(tick_ + 1, options_.fps);
+  ApplyVideoChanges();
+  const MediaTime t = FrameTime(tick_);
+  const MediaTime t_next = FrameTime(tick_ + 1);
   if (options_.simulated) {
     if (auto* simulated = dynamic_cast<SimulatedClock*>(&clock())) simulated->AdvanceTo(session_start_ + t);
   } else {
@@ -352,7 +403,7 @@ absl::StatusOr<Flow> PlayoutStage::Process() {
   counters_.output_time = t_next;
 
   const bool late = !options_.simulated &&
-                    clock().Now() > session_start_ + t + MediaTime::FromFrameIndex(kLateFrames, options_.fps);
+                    clock().Now() > session_start_ + t + MediaTime::FromFrameIndex(kLateFrames, fps_);
   if (late) {
     ++counters_.video_drops;
   } else {

@@ -31,11 +31,13 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
 
 #include "media/live_messages.h"
+#include "media/video_format.h"
 #include "output/live_report.h"
 #include "audio/resampler.h"
 #include "avatar/animator.h"
@@ -49,8 +51,16 @@
 
 namespace lingcast {
 
+// What draws a picture of one size: built at start-up, and again by a video
+// switch for the new size (layout, fonts and the avatar's scale follow it).
+struct PlayoutPicture {
+  std::unique_ptr<compose::Compositor> compositor;
+  std::unique_ptr<compose::PictureInPicture> picture_in_picture;  // null: none
+};
+using PlayoutPictureFactory = std::function<absl::StatusOr<PlayoutPicture>(int width, int height)>;
+
 struct PlayoutOptions {
-  int fps = 30;
+  int fps = 30;  // at the start; a video switch changes it
   int output_rate = 22050;   // the voice's rate; the outputs' audio input rate
   Language source = Language::kEn;  // the host's language (the subtitle's second line)
   Language target = Language::kZh;  // the avatar's (its first line)
@@ -67,6 +77,11 @@ struct PlayoutOptions {
   double duck_db = -20;
   AnimatorOptions animation;
   MediaTime tail = MediaTime::Millis(500);  // written after the last line before the end
+  // Live video switches (the `video` control command, the server's video
+  // endpoint): polled once per frame; each change applies at the next frame
+  // boundary. Both optional: without them the picture never changes.
+  std::function<std::vector<VideoChange>()> take_video_changes;
+  PlayoutPictureFactory make_picture;
 };
 
 class PlayoutStage : public Stage {
@@ -102,6 +117,12 @@ class PlayoutStage : public Stage {
   absl::Status DrawFrame(MediaTime t);
   bool Done() const;
   void Publish();
+  // The frame `tick`'s time: frames since the last switch at its frame rate.
+  MediaTime FrameTime(int64_t tick) const;
+  // Applies the video changes asked for since the last frame, at this frame's
+  // time. One that cannot apply (its encoder or picture fails to open) is a
+  // warning and changes nothing.
+  void ApplyVideoChanges();
 
   const PlayoutOptions options_;
   MediaTime session_start_;  // options_.session_start, or fixed at the first tick
@@ -112,6 +133,10 @@ class PlayoutStage : public Stage {
   LiveMonitor& monitor_;
 
   int64_t tick_ = 0;
+  // The picture's cadence since the last switch (at start: 0, 0, options_.fps).
+  int64_t segment_tick_ = 0;
+  MediaTime segment_start_;
+  int fps_;
   bool voice_ended_ = false;
   MediaTime watermark_ = MediaTime::Micros(-1);
   std::deque<SpokenLine> queue_;

@@ -14,6 +14,8 @@
 #include "core/status.h"
 #include "core/status_matchers.h"
 #include "graph/harness.h"
+#include "output/read_back.h"
+#include "output/switch_checks.h"
 
 namespace lingcast {
 namespace {
@@ -43,11 +45,13 @@ VoiceEvent Spoken(int64_t id, int64_t decided_ms, double seconds, const std::str
 
 class PlayoutStageTest : public ::testing::Test {
  protected:
-  std::unique_ptr<PlayoutStage> MakeStage(bool simulated = true, const std::string& path = "") {
+  std::unique_ptr<PlayoutStage> MakeStage(bool simulated = true, const std::string& path = "",
+                                          bool switchable = false) {
     VideoEncoderOptions video;
     video.width = 160;
     video.height = 90;
     video.fps_num = kFps;
+    if (switchable) video.tune = "zerolatency";  // as live encodes: the picture can switch
     AudioEncoderOptions audio;
     audio.input_sample_rate = kRate;
     OutputSetOptions output_options;
@@ -66,6 +70,18 @@ class PlayoutStageTest : public ::testing::Test {
     options.simulated = simulated;
     options.line_gap = MediaTime::Millis(250);
     options.tail = MediaTime::Millis(200);
+    if (switchable) {
+      // The test and the stage share one thread (the harness), so a plain vector will do.
+      options.take_video_changes = [this] { return std::exchange(video_changes_, {}); };
+      options.make_picture = [this](int width, int height) -> absl::StatusOr<PlayoutPicture> {
+        if (refuse_pictures_) return absl::UnavailableError("no picture today");
+        compose::CompositorOptions picture;
+        picture.width = width;
+        picture.height = height;
+        LC_ASSIGN_OR_RETURN(std::unique_ptr<compose::Compositor> compositor, compose::Compositor::Create(picture));
+        return PlayoutPicture{std::move(compositor), nullptr};
+      };
+    }
     return std::make_unique<PlayoutStage>(options, std::move(*compositor), std::make_unique<AvatarRenderer>(),
                                           *outputs_, monitor_);
   }
@@ -75,6 +91,8 @@ class PlayoutStageTest : public ::testing::Test {
   SystemClock clock_;  // the outputs' (for live pacing); the stage runs on the harness's simulated clock
   std::unique_ptr<OutputSet> outputs_;
   LiveMonitor monitor_;
+  std::vector<VideoChange> video_changes_;
+  bool refuse_pictures_ = false;
 };
 
 // `event`'s line cut into parts as the voice sends them: the first `first_seconds`
@@ -296,6 +314,84 @@ TEST_F(PlayoutStageTest, ADrainFinishesTheLineBeingSaidWithThePartsStillComing) 
   EXPECT_FALSE(records[1].speech_start.has_value());         // never started
   EXPECT_EQ(monitor_.counters().voice_underruns, 0);
   EXPECT_TRUE(std::filesystem::exists(path_));
+}
+
+std::vector<BusMessage> Warnings(Bus& bus) {
+  std::vector<BusMessage> warnings;
+  for (BusMessage& message : bus.Drain()) {
+    if (message.kind == BusMessage::Kind::kWarning) warnings.push_back(std::move(message));
+  }
+  return warnings;
+}
+
+// `video 320x180@20` half a second in, while the avatar speaks: from the next
+// frame the picture is the new size at the new cadence, its first frame a
+// keyframe, and the audio runs on sample for sample.
+TEST_F(PlayoutStageTest, AVideoSwitchTakesEffectAtTheNextFrameWithoutAnAudioGap) {
+  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, "hls:" + dir_.File("hls"), /*switchable=*/true));
+  auto feed = h.Feed(h.stage().in);
+  ASSERT_OK(h.Open());
+  feed.Push(Spoken(0, 0, 1.0), MediaTime::Zero());
+  feed.End();
+  for (int i = 0; i < 5; ++i) ASSERT_OK(h.Step());  // frames 0 .. 0.4 s at 10 fps
+  video_changes_.push_back(VideoChange{320, 180, 0});
+  video_changes_.push_back(VideoChange{0, 0, 20});  // applied together: one switch
+  ASSERT_OK(h.RunUntilFinished());
+  EXPECT_TRUE(Warnings(h.bus()).empty());
+  const LiveCounters counters = monitor_.counters();
+  EXPECT_EQ(counters.video_switches, 1);
+  // 0.5 s at 10 fps, then 1.2 s (the rest of the line and the tail) at 20 fps.
+  EXPECT_EQ(counters.output_time, MediaTime::Millis(1200));
+  EXPECT_EQ(counters.frames, 5 + 14);
+  EXPECT_EQ(outputs_->video_options().width, 320);
+  EXPECT_EQ(outputs_->video_options().fps_num, 20);
+  const std::vector<LiveLineRecord> records = monitor_.records();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].speech_end, MediaTime::Millis(1000));  // said through the switch, to the sample
+
+  auto read = testing_util::ReadBackAll(dir_.File("hls/video.m3u8"), {}, INT64_MAX, nullptr, nullptr,
+                                        /*decode=*/true);
+  ASSERT_OK(read);
+  const testing_util::ReadStream* video = read->Find(AVMEDIA_TYPE_VIDEO);
+  const testing_util::ReadStream* audio = read->Find(AVMEDIA_TYPE_AUDIO);
+  ASSERT_NE(video, nullptr);
+  ASSERT_NE(audio, nullptr);
+  // The live timeline starts after AAC's priming: 1024 samples at 48 kHz, 21 ms.
+  testing_util::ExpectPictures(*video, 500 + 21, {160, 90}, {320, 180}, 5, 14, "hls");
+  for (size_t i = 6; i < video->pictures.size(); ++i) {
+    EXPECT_EQ(video->pictures[i].pts_ms - video->pictures[i - 1].pts_ms, 50) << "picture " << i;
+  }
+  testing_util::ExpectContinuousAudio(*audio, "hls");
+  // A/V in step at the end: the audio's last packet within one frame of the last picture.
+  EXPECT_NEAR(static_cast<double>(audio->packets.back().pts_ms - video->pictures.back().pts_ms), 0, 50);
+}
+
+// A switch whose picture cannot be made is a warning: the picture, the cadence
+// and the outputs stay as they were. Asking for what is on air changes nothing.
+TEST_F(PlayoutStageTest, AVideoSwitchThatCannotApplyChangesNothing) {
+  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, "", /*switchable=*/true));
+  auto feed = h.Feed(h.stage().in);
+  ASSERT_OK(h.Open());
+  feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
+  feed.End();
+  ASSERT_OK(h.Step());
+  refuse_pictures_ = true;
+  video_changes_.push_back(VideoChange{320, 180, 20});
+  ASSERT_OK(h.Step());
+  const std::vector<BusMessage> warnings = Warnings(h.bus());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(std::string(warnings[0].status.message()),
+              ::testing::HasSubstr("video 320x180@20 not applied: no picture today"));
+  video_changes_.push_back(VideoChange{160, 90, kFps});  // what is on air already
+  ASSERT_OK(h.RunUntilFinished());
+  EXPECT_TRUE(Warnings(h.bus()).empty());
+  EXPECT_EQ(monitor_.counters().video_switches, 0);
+  EXPECT_EQ(monitor_.counters().output_time, MediaTime::FromFrameIndex(monitor_.counters().frames, kFps));
+  EXPECT_EQ(outputs_->video_options().width, 160);
+  auto read = testing_util::ReadBackAll(path_, {}, INT64_MAX, nullptr, nullptr, /*decode=*/true);
+  ASSERT_OK(read);
+  testing_util::ExpectPictures(*read->Find(AVMEDIA_TYPE_VIDEO), INT64_MAX, {160, 90}, {160, 90},
+                               static_cast<size_t>(monitor_.counters().frames), 0, "mp4");
 }
 
 }  // namespace

@@ -26,6 +26,16 @@ struct ReadPacket {
   int64_t dts_ms = 0;
   int64_t pts_ms = 0;
   bool key = false;
+  int64_t pts = 0;       // in the stream's time base
+  int64_t duration = 0;  // in the stream's time base (0: the container does not say)
+};
+
+// A video frame as a player decodes it (ReadBackAll with `decode`).
+struct DecodedPicture {
+  int64_t pts_ms = 0;
+  int width = 0;
+  int height = 0;
+  bool key = false;  // a keyframe (IDR)
 };
 
 struct ReadStream {
@@ -33,6 +43,10 @@ struct ReadStream {
   AVMediaType type = AVMEDIA_TYPE_UNKNOWN;
   std::vector<ReadPacket> packets;
   std::vector<std::string> texts;  // subtitle packets' payloads
+  AVRational time_base{1, 1000};
+  std::vector<DecodedPicture> pictures;  // video, with `decode`, in presentation order
+  int decode_errors = 0;
+  int corrupt_packets = 0;  // flagged by the demuxer (e.g. MPEG-TS packets lost)
 };
 
 struct ReadBackResult {
@@ -52,7 +66,8 @@ inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
                                                   const std::map<std::string, std::string>& options = {},
                                                   int64_t max_packets = INT64_MAX,
                                                   const AVIOInterruptCB* interrupt = nullptr,
-                                                  std::atomic<int64_t>* packets_read = nullptr) {
+                                                  std::atomic<int64_t>* packets_read = nullptr,
+                                                  bool decode = false) {
   AVFormatContext* raw = avformat_alloc_context();
   if (interrupt != nullptr) raw->interrupt_callback = *interrupt;
   AVDictionary* dict = nullptr;
@@ -65,12 +80,43 @@ inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
   if (err < 0) return AvError(err, absl::StrCat("probing ", url));
   ReadBackResult result;
   result.format = ctx->iformat->name;
+  std::vector<CodecContextPtr> decoders(ctx->nb_streams);
   for (unsigned i = 0; i < ctx->nb_streams; ++i) {
     ReadStream stream;
     stream.codec = avcodec_get_name(ctx->streams[i]->codecpar->codec_id);
     stream.type = ctx->streams[i]->codecpar->codec_type;
+    stream.time_base = ctx->streams[i]->time_base;
     result.streams.push_back(stream);
+    if (decode && stream.type == AVMEDIA_TYPE_VIDEO) {
+      const AVCodec* codec = avcodec_find_decoder(ctx->streams[i]->codecpar->codec_id);
+      if (codec == nullptr) return absl::NotFoundError(absl::StrCat("no decoder for ", stream.codec));
+      decoders[i].reset(avcodec_alloc_context3(codec));
+      if (!decoders[i] || avcodec_parameters_to_context(decoders[i].get(), ctx->streams[i]->codecpar) < 0 ||
+          avcodec_open2(decoders[i].get(), codec, nullptr) < 0) {
+        return absl::InternalError(absl::StrCat("cannot open the ", stream.codec, " decoder"));
+      }
+      decoders[i]->pkt_timebase = ctx->streams[i]->time_base;
+    }
   }
+  FramePtr picture(av_frame_alloc());
+  // Sends `packet` (null: the end) to stream i's decoder and collects what comes out.
+  auto decode_packet = [&](unsigned i, const AVPacket* packet) {
+    ReadStream& stream = result.streams[i];
+    if (avcodec_send_packet(decoders[i].get(), packet) < 0) ++stream.decode_errors;
+    while (true) {
+      const int err = avcodec_receive_frame(decoders[i].get(), picture.get());
+      if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
+      if (err < 0) {
+        ++stream.decode_errors;
+        break;
+      }
+      if (picture->decode_error_flags != 0) ++stream.decode_errors;
+      const int64_t pts = picture->best_effort_timestamp;
+      stream.pictures.push_back({pts == AV_NOPTS_VALUE ? INT64_MIN : av_rescale_q(pts, stream.time_base, {1, 1000}),
+                                 picture->width, picture->height, picture->key_frame != 0});
+      av_frame_unref(picture.get());
+    }
+  };
   PacketPtr packet(av_packet_alloc());
   int64_t count = 0;
   while (count < max_packets && av_read_frame(ctx.get(), packet.get()) >= 0) {
@@ -80,13 +126,20 @@ inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
     p.dts_ms = packet->dts == AV_NOPTS_VALUE ? INT64_MIN : av_rescale_q(packet->dts, tb, AVRational{1, 1000});
     p.pts_ms = packet->pts == AV_NOPTS_VALUE ? INT64_MIN : av_rescale_q(packet->pts, tb, AVRational{1, 1000});
     p.key = (packet->flags & AV_PKT_FLAG_KEY) != 0;
+    p.pts = packet->pts;
+    p.duration = packet->duration;
+    if (packet->flags & AV_PKT_FLAG_CORRUPT) ++stream.corrupt_packets;
     stream.packets.push_back(p);
+    if (decoders[packet->stream_index]) decode_packet(static_cast<unsigned>(packet->stream_index), packet.get());
     if (stream.type == AVMEDIA_TYPE_SUBTITLE) {
       stream.texts.emplace_back(reinterpret_cast<const char*>(packet->data), static_cast<size_t>(packet->size));
     }
     av_packet_unref(packet.get());
     ++count;
     if (packets_read != nullptr) ++*packets_read;
+  }
+  for (unsigned i = 0; i < decoders.size(); ++i) {
+    if (decoders[i]) decode_packet(i, nullptr);
   }
   return result;
 }
@@ -95,12 +148,12 @@ inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
 // stream ends or Stop() is called.
 class LiveReader {
  public:
-  explicit LiveReader(std::string url, std::map<std::string, std::string> options = {})
+  explicit LiveReader(std::string url, std::map<std::string, std::string> options = {}, bool decode = false)
       : url_(std::move(url)), options_(std::move(options)) {
-    thread_ = std::thread([this] {
+    thread_ = std::thread([this, decode] {
       AVIOInterruptCB interrupt{[](void* opaque) { return static_cast<LiveReader*>(opaque)->stop_.load() ? 1 : 0; },
                                 this};
-      result_ = ReadBackAll(url_, options_, INT64_MAX, &interrupt, &packets_read_);
+      result_ = ReadBackAll(url_, options_, INT64_MAX, &interrupt, &packets_read_, decode);
       done_ = true;
     });
   }

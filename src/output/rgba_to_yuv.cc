@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <thread>
-#include <vector>
+#include <utility>
 
 namespace lingcast {
 namespace {
@@ -70,22 +69,68 @@ void RgbaToYuv420Bt709(const uint8_t* rgba, int rgba_stride, int width, int heig
   ConvertRows(rgba, rgba_stride, width, 0, height, out);
 }
 
-void RgbaToYuv420Bt709(const uint8_t* rgba, int rgba_stride, int width, int height, const Yuv420Planes& out,
-                       int threads) {
+namespace {
+
+// Band `band` of `bands` starts on an even row, so each band writes its own chroma rows.
+int BandStart(int row_pairs, int band, int bands) {
+  return 2 * static_cast<int>(static_cast<int64_t>(row_pairs) * band / bands);
+}
+
+}  // namespace
+
+RowBandConverter::RowBandConverter(int bands) : bands_(std::max(1, bands)) {
+  helpers_.reserve(static_cast<size_t>(bands_ - 1));
+  for (int band = 1; band < bands_; ++band) helpers_.emplace_back([this, band] { HelperLoop(band); });
+}
+
+RowBandConverter::~RowBandConverter() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  for (std::thread& helper : helpers_) helper.join();
+}
+
+void RowBandConverter::HelperLoop(int band) {
+  int64_t seen = 0;
+  while (true) {
+    Job job;
+    {
+      absl::MutexLock lock(&mu_);
+      const auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || generation_ != seen; };
+      mu_.Await(absl::Condition(&woken));
+      if (stopping_) return;
+      seen = generation_;
+      job = job_;
+    }
+    if (band < job.bands) {
+      const int row_pairs = job.height / 2;
+      ConvertRows(job.rgba, job.rgba_stride, job.width, BandStart(row_pairs, band, job.bands),
+                  BandStart(row_pairs, band + 1, job.bands), job.out);
+    }
+    absl::MutexLock lock(&mu_);
+    --unfinished_;
+  }
+}
+
+void RowBandConverter::Convert(const uint8_t* rgba, int rgba_stride, int width, int height,
+                               const Yuv420Planes& out) {
   const int row_pairs = height / 2;
-  threads = std::clamp(threads, 1, std::max(1, row_pairs));
-  if (threads == 1) {
+  const int bands = std::clamp(bands_, 1, std::max(1, row_pairs));
+  if (bands_ == 1) {
     ConvertRows(rgba, rgba_stride, width, 0, height, out);
     return;
   }
-  // Bands start on even rows, so each writes its own chroma rows.
-  auto band_start = [&](int band) { return 2 * static_cast<int>(static_cast<int64_t>(row_pairs) * band / threads); };
-  std::vector<std::jthread> helpers;
-  helpers.reserve(threads - 1);
-  for (int band = 1; band < threads; ++band) {
-    helpers.emplace_back([&, band] { ConvertRows(rgba, rgba_stride, width, band_start(band), band_start(band + 1), out); });
+  {
+    absl::MutexLock lock(&mu_);
+    job_ = Job{rgba, rgba_stride, width, height, out, bands};
+    unfinished_ = bands_ - 1;  // every helper wakes and reports, with a band or without
+    ++generation_;
   }
-  ConvertRows(rgba, rgba_stride, width, 0, band_start(1), out);
+  ConvertRows(rgba, rgba_stride, width, 0, BandStart(row_pairs, 1, bands), out);
+  absl::MutexLock lock(&mu_);
+  const auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return unfinished_ == 0; };
+  mu_.Await(absl::Condition(&done));
 }
 
 int ConversionThreadsFor(int width, int height, int cores) {

@@ -102,22 +102,27 @@ TEST(RgbaToYuvTest, IgnoresAlpha) {
 }
 
 // Bands of rows on several threads give the very bytes one thread gives, for
-// any band count, also where the rows do not divide evenly.
+// any band count, also where the rows do not divide evenly; one converter (its
+// threads started once) takes frames of any size one after another.
 TEST(RgbaToYuvTest, BandsOnThreadsGiveTheSameBytes) {
-  for (const auto& [width, height] : {std::pair{3840, 2160}, std::pair{66, 38}, std::pair{8, 2}}) {
-    std::mt19937 random(7);
-    const int stride = width * 4 + 12;
-    std::vector<uint8_t> rgba(static_cast<size_t>(stride * height));
-    for (uint8_t& byte : rgba) byte = static_cast<uint8_t>(random());
-    const Converted one = Convert(rgba, stride, width, height);
-    for (int threads : {2, 3, 7, 64}) {
-      Converted many{std::vector<uint8_t>(one.y.size()), std::vector<uint8_t>(one.u.size()),
-                     std::vector<uint8_t>(one.v.size())};
-      RgbaToYuv420Bt709(rgba.data(), stride, width, height,
-                        {many.y.data(), width, many.u.data(), width / 2, many.v.data(), width / 2}, threads);
-      EXPECT_EQ(many.y, one.y) << width << "x" << height << " in " << threads;
-      EXPECT_EQ(many.u, one.u) << width << "x" << height << " in " << threads;
-      EXPECT_EQ(many.v, one.v) << width << "x" << height << " in " << threads;
+  for (int threads : {2, 3, 7, 64}) {
+    RowBandConverter converter(threads);
+    EXPECT_EQ(converter.bands(), threads);
+    for (const auto& [width, height] : {std::pair{3840, 2160}, std::pair{66, 38}, std::pair{8, 2}, std::pair{640, 360}}) {
+      std::mt19937 random(7);
+      const int stride = width * 4 + 12;
+      std::vector<uint8_t> rgba(static_cast<size_t>(stride * height));
+      for (uint8_t& byte : rgba) byte = static_cast<uint8_t>(random());
+      const Converted one = Convert(rgba, stride, width, height);
+      for (int frame = 0; frame < 2; ++frame) {
+        Converted many{std::vector<uint8_t>(one.y.size()), std::vector<uint8_t>(one.u.size()),
+                       std::vector<uint8_t>(one.v.size())};
+        converter.Convert(rgba.data(), stride, width, height,
+                          {many.y.data(), width, many.u.data(), width / 2, many.v.data(), width / 2});
+        EXPECT_EQ(many.y, one.y) << width << "x" << height << " in " << threads;
+        EXPECT_EQ(many.u, one.u) << width << "x" << height << " in " << threads;
+        EXPECT_EQ(many.v, one.v) << width << "x" << height << " in " << threads;
+      }
     }
   }
 }

@@ -19,6 +19,7 @@
 #include "output/output_set.h"
 #include "output/read_back.h"
 #include "output/rtmp_test_server.h"
+#include "output/switch_checks.h"
 #include "output/tcp_relay.h"
 #include "output/test_util.h"
 
@@ -201,6 +202,42 @@ TEST_F(RtmpOutputTest, APlayerReadsBackH264AndAacInSync) {
   EXPECT_GT(out.bytes, 0);
   EXPECT_GT(out.bitrate, 0);
   EXPECT_LT(std::abs(out.av_offset.millis()), 100);
+}
+
+// A live switch to 320x180 at 60 fps: the player gets a new AVC sequence
+// header and a keyframe, decodes the new size from the switch on, and the
+// audio runs on without a gap.
+TEST_F(RtmpOutputTest, AVideoSwitchSendsANewSequenceHeaderAndAKeyframe) {
+  auto player = std::make_unique<LiveReader>(server_.Url("live", "switch"),
+                                             std::map<std::string, std::string>{{"rw_timeout", "30000000"}},
+                                             /*decode=*/true);
+  ASSERT_TRUE(PollUntil([&] { return server_.HasPlayer("switch"); })) << server_.ErrorLog();
+  SystemClock clock;
+  auto set = OutputSet::Open({Spec(server_.Url("live", "switch"))}, SmallVideo(), SpeechAudio(), Unthrottled(), clock);
+  ASSERT_OK(set);
+  ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
+  Feeder before(**set, SmallVideo());
+  ASSERT_OK(before.Seconds(1.0));
+  VideoEncoderOptions big = SmallVideo(320, 180);
+  big.fps_num = 60;
+  ASSERT_OK((*set)->SwitchVideo(big, MediaTime::Seconds(1)));
+  Feeder after(**set, big);
+  ASSERT_OK(after.Seconds(1.0));
+  ASSERT_OK((*set)->Finish()) << OutputStats(**set).error;
+  const OutputSetStats stats = (*set)->stats();
+  const int64_t sent = stats.outputs[0].video_packets + stats.outputs[0].audio_packets;
+  ASSERT_TRUE(PollUntil([&] { return player->packets_read() >= sent || player->done(); }));
+  const auto& read = player->Stop();
+  ASSERT_OK(read);
+  const testing_util::ReadStream* video = read->Find(AVMEDIA_TYPE_VIDEO);
+  const testing_util::ReadStream* audio = read->Find(AVMEDIA_TYPE_AUDIO);
+  ASSERT_NE(video, nullptr);
+  ASSERT_NE(audio, nullptr);
+  // The live timeline starts after AAC's priming (21 ms).
+  testing_util::ExpectPictures(*video, 1021, {160, 90}, {320, 180}, 30, 60, "rtmp");
+  testing_util::ExpectContinuousAudioMs(*audio, "rtmp");
+  ExpectMonotonic(video->packets, "video");
+  EXPECT_NEAR(static_cast<double>(audio->packets.back().dts_ms - video->packets.back().dts_ms), 0, 34);
 }
 
 struct OffsetCase {

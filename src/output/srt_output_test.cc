@@ -9,6 +9,7 @@
 #include "output/output_set.h"
 #include "output/read_back.h"
 #include "output/rtmp_test_server.h"
+#include "output/switch_checks.h"
 #include "output/test_util.h"
 
 namespace lingcast {
@@ -71,6 +72,54 @@ TEST(SrtOutputTest, AListenerReadsBackMpegTsWithH264AndAac) {
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_AUDIO)->codec, "aac");
   EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), 60u);
   EXPECT_TRUE(read->Find(AVMEDIA_TYPE_VIDEO)->packets.front().key);
+}
+
+// A live switch to 320x180 at 60 fps: the MPEG-TS muxer puts the new SPS/PPS
+// before the switch's keyframe and every one after it.
+TEST(SrtOutputTest, AVideoSwitchCarriesTheNewParametersInBand) {
+  if (!HasSrtProtocol()) GTEST_SKIP() << "this libavformat was built without libsrt";
+  const int port = testing_util::FreeLoopbackPort();
+  LiveReader listener(absl::StrCat("srt://127.0.0.1:", port, "?mode=listener"), {{"timeout", "30000000"}},
+                      /*decode=*/true);
+  auto video_options = [](int width, int height, int fps) {
+    VideoEncoderOptions video;
+    video.width = width;
+    video.height = height;
+    video.fps_num = fps;
+    video.preset = "ultrafast";
+    video.tune = "zerolatency";
+    video.keyframe_interval_s = 0.5;  // keyframes after the switch's too
+    video.threads = 1;
+    return video;
+  };
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = 24000;
+  OutputSetOptions options;
+  options.network.congestion_threshold = MediaTime::Seconds(600);
+  SystemClock clock;
+  auto spec = ParseOutputSpec(absl::StrCat("srt://127.0.0.1:", port));
+  ASSERT_OK(spec);
+  auto set = OutputSet::Open({*spec}, video_options(160, 90, 30), audio, options, clock);
+  ASSERT_OK(set);
+  ASSERT_TRUE(PollUntil([&] { return (*set)->stats().outputs[0].state == OutputState::kConnected; }))
+      << (*set)->stats().outputs[0].error;
+  for (int64_t i = 0; i < 30; ++i) {
+    ASSERT_OK((*set)->WriteAudio(MakeTone(1.0 / 30, 24000)));
+    ASSERT_OK((*set)->WriteVideo(MakeFrame(160, 90, i), i));
+  }
+  ASSERT_OK((*set)->SwitchVideo(video_options(320, 180, 60), MediaTime::Seconds(1)));
+  for (int64_t i = 0; i < 90; ++i) {
+    ASSERT_OK((*set)->WriteAudio(MakeTone(1.0 / 60, 24000)));
+    ASSERT_OK((*set)->WriteVideo(MakeFrame(320, 180, i), i));
+  }
+  ASSERT_OK((*set)->Finish()) << (*set)->stats().outputs[0].error;
+  ASSERT_TRUE(PollUntil([&] { return listener.done(); }));
+  const auto& read = listener.Stop();
+  ASSERT_OK(read);
+  ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
+  ASSERT_NE(read->Find(AVMEDIA_TYPE_AUDIO), nullptr);
+  testing_util::ExpectPictures(*read->Find(AVMEDIA_TYPE_VIDEO), 1021, {160, 90}, {320, 180}, 30, 90, "srt");
+  testing_util::ExpectContinuousAudio(*read->Find(AVMEDIA_TYPE_AUDIO), "srt");
 }
 
 }  // namespace

@@ -104,8 +104,8 @@ VideoEncoder::VideoEncoder(const VideoEncoderOptions& options, CodecContextPtr c
       codec_(std::move(codec)),
       yuv_(std::move(yuv)),
       packet_(std::move(packet)),
-      convert_threads_(ConversionThreadsFor(options.width, options.height,
-                                            static_cast<int>(std::thread::hardware_concurrency()))) {}
+      converter_(ConversionThreadsFor(options.width, options.height,
+                                      static_cast<int>(std::thread::hardware_concurrency()))) {}
 
 absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, PacketSink sink) {
   if (flushed_) return absl::InternalError("VideoEncoder::Encode called after Flush");
@@ -130,10 +130,9 @@ absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, 
   // writable again at once; make_writable only copies if libavcodec kept a reference.
   int err = av_frame_make_writable(yuv_.get());
   if (err < 0) return AvError(err, "preparing a yuv420p frame");
-  RgbaToYuv420Bt709(frame.rgba.data(), frame.stride, frame.width, frame.height,
-                    {yuv_->data[0], yuv_->linesize[0], yuv_->data[1], yuv_->linesize[1], yuv_->data[2],
-                     yuv_->linesize[2]},
-                    convert_threads_);
+  converter_.Convert(frame.rgba.data(), frame.stride, frame.width, frame.height,
+                     {yuv_->data[0], yuv_->linesize[0], yuv_->data[1], yuv_->linesize[1], yuv_->data[2],
+                      yuv_->linesize[2]});
   convert_seconds_ += SecondsSince(convert_start);
 
   yuv_->pts = frame_index;

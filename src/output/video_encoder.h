@@ -15,6 +15,7 @@
 #include "audio/av_util.h"
 #include "output/encoder_options.h"
 #include "output/packet_sink.h"
+#include "output/rgba_to_yuv.h"
 
 namespace lingcast {
 
@@ -52,8 +53,9 @@ class VideoEncoder {
   int64_t last_frame_index_ = -1;
   int64_t frames_encoded_ = 0;
   double convert_seconds_ = 0;
-  // Bands the conversion runs in (ConversionThreadsFor): one up to 1080p.
-  int convert_threads_ = 1;
+  // The RGBA -> YUV conversion in bands (ConversionThreadsFor: one band up to
+  // 1080p); its threads live as long as the encoder, sized for its frames.
+  RowBandConverter converter_;
   bool flushed_ = false;
   bool keyframe_requested_ = false;
 };
