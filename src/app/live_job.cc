@@ -311,6 +311,7 @@ struct LiveParts {
   std::unique_ptr<TtsEngine> lighter_voice;
   std::unique_ptr<compose::Compositor> compositor;
   std::unique_ptr<OutputSet> outputs;
+  bool records_mp4 = false;  // an MP4 among the outputs
 };
 
 // Whether the avatar's voice in `language` is espeak-ng already (nothing lighter to fall back to).
@@ -349,6 +350,8 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
     LC_ASSIGN_OR_RETURN(parts.lighter_voice, MakeStudioVoice(options.voice.voice_zh, options.voice.voice_en));
   }
   LC_ASSIGN_OR_RETURN(parts.compositor, compose::Compositor::Create(parts.look.compositor));
+  parts.records_mp4 = std::any_of(specs.begin(), specs.end(),
+                                  [](const OutputSpec& spec) { return spec.kind == OutputSpec::kMp4; });
   LC_ASSIGN_OR_RETURN(parts.outputs,
                       OpenLiveOutputs(options.outputs, specs, options.look, parts.tts->sample_rate(), clock));
   return parts;
@@ -369,6 +372,9 @@ struct LiveGraph {
   TranslateStage* translate = nullptr;
   VoiceStage* voice = nullptr;
   std::unique_ptr<LiveWatchdog> watchdog;  // null with --watchdog off
+  // The watchdog's second rung; null where lowering the picture would cost
+  // more than it saves (an MP4 output: it would be fed a second encode).
+  std::unique_ptr<LowerVideoRung> lower_video;
 };
 
 // The voice stage's settings: the voice's, and the timing's pacing of lines.
@@ -432,9 +438,17 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   PlayoutOptions playout_options =
       PlayoutOptionsOf(options.look, options.timing, options.input, options.source, options.target);
   playout_options.output_rate = parts.tts->sample_rate();
-  // `video` commands (--control, the server's video endpoint) switch the picture live.
-  if (parts.control != nullptr) {
-    playout_options.take_video_changes = [control = parts.control.get()] { return control->TakeVideoChanges(); };
+  // `video` commands (--control, the server's video endpoint) and the
+  // watchdog's second rung switch the picture live.
+  if (options.watchdog.enabled && !parts.records_mp4) graph->lower_video = std::make_unique<LowerVideoRung>();
+  if (parts.control != nullptr || graph->lower_video != nullptr) {
+    playout_options.take_video_changes = [control = parts.control.get(), lower = graph->lower_video.get()] {
+      std::vector<VideoChange> changes = control != nullptr ? control->TakeVideoChanges() : std::vector<VideoChange>{};
+      if (lower != nullptr) {
+        for (VideoChange& change : lower->TakeChanges()) changes.push_back(change);
+      }
+      return changes;
+    };
   }
   playout_options.make_picture = LivePictureFactory(options.look, options.input);
   playout_options.session_start = session_start;
@@ -457,9 +471,16 @@ absl::StatusOr<std::unique_ptr<LiveWatchdog>> MakeLiveWatchdog(const WatchdogCon
   LC_ASSIGN_OR_RETURN(DegradationLadder ladder, DegradationLadder::Create(config.limits));
   LiveWatchdog::Rungs rungs;
   TranslateStage* translate = graph.translate;
-  rungs.drop_provisional_captions = [translate](bool taken) { translate->PauseProvisionalCaptions(taken); };
+  rungs.drop_provisional_captions = [translate](bool taken, const LiveCounters&) {
+    translate->PauseProvisionalCaptions(taken);
+  };
   VoiceStage* voice = graph.voice;
-  if (voice->has_lighter_voice()) rungs.lighter_voice = [voice](bool taken) { voice->UseLighterVoice(taken); };
+  if (voice->has_lighter_voice()) {
+    rungs.lighter_voice = [voice](bool taken, const LiveCounters&) { voice->UseLighterVoice(taken); };
+  }
+  if (LowerVideoRung* lower = graph.lower_video.get()) {
+    rungs.lower_video = [lower](bool taken, const LiveCounters& now) { lower->Act(taken, now); };
+  }
   // The lag of the latest line while the avatar still has lines to say; none
   // once it has caught up (the last line's lag is history then).
   auto reading = [voice](const LiveCounters& counters) {

@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "output/output_set.h"
+#include "output/read_back.h"
 #include "output/rtmp_test_server.h"
 #include "tts/test_engine.h"
 
@@ -339,6 +340,75 @@ TEST_F(LiveJobTest, UnderPressureTheShowStepsDownTheLadderAndBackUp) {
   EXPECT_EQ(floored_events[0]["reason"], "the server's level is 2");
   EXPECT_EQ(floored_events[0]["at_ms"], 66);
   EXPECT_EQ((*floored)["summary"]["provisional_captions"], 0);
+}
+
+// The second rung on a show without an MP4 (an HLS stream): the picture at
+// half its size from the look that takes the rung, and back to its size from
+// the look that gives it back, as a viewer decodes the playlist; audio whole.
+// (With an MP4 among the outputs the rung keeps the picture: the recording
+// would be fed a second encode, costing more than the smaller picture saves.)
+TEST_F(LiveJobTest, TheLowerVideoRungHalvesThePictureAndGivesItBack) {
+  LiveOptions options = Options();
+  options.outputs.destinations = {"hls:" + dir_.File("hls")};
+  options.watchdog.limits.step_interval = MediaTime::Seconds(1);
+  options.watchdog.limits.recover_after = MediaTime::Seconds(2);
+  options.watchdog.limits.max_level = 2;
+  std::istringstream in(HostPcm({{"Welcome to the live room everyone"}, {"This dress comes in red and in black"}}));
+  absl::StatusOr<std::unique_ptr<LiveJob>> job = LiveJob::Create(options, logger_, in);
+  ASSERT_OK(job);
+  std::vector<nlohmann::json> video_events;
+  (*job)->SetEventObserver([&video_events](const nlohmann::json& event) {
+    if (event["type"] == "video") video_events.push_back(event);
+  });
+  (*job)->SetPressureSource([](const LiveCounters& counters) {
+    return PressureReading{.lag = MediaTime::Seconds(counters.output_time < MediaTime::Seconds(2) ? 5 : 0)};
+  });
+  absl::StatusOr<nlohmann::json> report = (*job)->Run(nullptr, nullptr);
+  ASSERT_OK(report);
+  const nlohmann::json& summary = (*report)["summary"];
+  EXPECT_EQ(summary["degradation"]["taken"]["lower_video"], 1);
+  EXPECT_EQ(summary["degradation"]["given_back"]["lower_video"], 1);
+  EXPECT_EQ(summary["video_switches"], 2);
+  EXPECT_EQ(summary["audio_drops"], 0);
+  // Taken at the look of 1.07 s, given back at 4.07 s (calm from 2.07 s; each
+  // applied at the next frame).
+  ASSERT_EQ(video_events.size(), 2u);
+  EXPECT_EQ(video_events[0]["width"], 160);
+  EXPECT_EQ(video_events[0]["height"], 90);
+  EXPECT_EQ(video_events[0]["fps"], 15);
+  EXPECT_EQ(video_events[1]["width"], 320);
+  EXPECT_EQ(video_events[1]["height"], 180);
+  const int64_t lowered_ms = video_events[0]["at_ms"].get<int64_t>();
+  const int64_t restored_ms = video_events[1]["at_ms"].get<int64_t>();
+  EXPECT_GE(lowered_ms, 1066);
+  EXPECT_LE(lowered_ms, 1066 + 67);
+  EXPECT_GE(restored_ms, 4066);
+  EXPECT_LE(restored_ms, 4066 + 67);
+
+  absl::StatusOr<testing_util::ReadBackResult> read =
+      testing_util::ReadBackAll(dir_.File("hls") + "/index.m3u8", {}, INT64_MAX, nullptr, nullptr, /*decode=*/true);
+  ASSERT_OK(read);
+  const testing_util::ReadStream* video = read->Find(AVMEDIA_TYPE_VIDEO);
+  ASSERT_NE(video, nullptr);
+  ASSERT_FALSE(video->pictures.empty());
+  EXPECT_EQ(video->decode_errors, 0);
+  int before = 0, lowered = 0, after = 0;
+  for (const testing_util::DecodedPicture& picture : video->pictures) {
+    const bool small = picture.width == 160 && picture.height == 90;
+    if (picture.pts_ms < lowered_ms - 5) {
+      before += picture.width == 320 ? 1 : 0;
+      EXPECT_FALSE(small) << picture.pts_ms;
+    } else if (picture.pts_ms < restored_ms - 5) {
+      lowered += small ? 1 : 0;
+      EXPECT_TRUE(small) << picture.pts_ms;
+    } else {
+      after += picture.width == 320 ? 1 : 0;
+      EXPECT_FALSE(small) << picture.pts_ms;
+    }
+  }
+  EXPECT_GT(before, 0);
+  EXPECT_GE(lowered, 40);  // 2.9 s at 15 fps
+  EXPECT_GT(after, 0);
 }
 
 TEST_F(LiveJobTest, LongSilenceIsNotSpeech) {

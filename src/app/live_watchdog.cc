@@ -12,8 +12,8 @@ namespace {
 
 constexpr MediaTime kLookEvery = MediaTime::Seconds(1);
 
-const std::function<void(bool)>& RungAction(const LiveWatchdog::Rungs& rungs, int rung) {
-  static const std::function<void(bool)> kNothing;
+const LiveWatchdog::RungAction& ActionOf(const LiveWatchdog::Rungs& rungs, int rung) {
+  static const LiveWatchdog::RungAction kNothing;
   switch (rung) {
     case 1:
       return rungs.drop_provisional_captions;
@@ -54,7 +54,7 @@ void LiveWatchdog::OnOutputTick(const LiveCounters& counters) {
   const int level = std::max(ladder_.level(), floor_);
   if (level == applied_) return;
   const int from = applied_;
-  Apply(from, level);
+  Apply(from, level, counters);
   const std::string reason =
       change ? change->reason : absl::StrCat("the server's level is ", floor_);
   logger_.Warn("watchdog", level > from ? "degraded" : "recovered",
@@ -72,13 +72,13 @@ void LiveWatchdog::OnOutputTick(const LiveCounters& counters) {
   }
 }
 
-void LiveWatchdog::Apply(int from, int to) {
+void LiveWatchdog::Apply(int from, int to, const LiveCounters& now) {
   // One rung at a time in order, so the rungs are given back in reverse.
   for (int rung = from + 1; rung <= to; ++rung) {
-    if (const auto& action = RungAction(rungs_, rung)) action(true);
+    if (const RungAction& action = ActionOf(rungs_, rung)) action(true, now);
   }
   for (int rung = from; rung > to; --rung) {
-    if (const auto& action = RungAction(rungs_, rung)) action(false);
+    if (const RungAction& action = ActionOf(rungs_, rung)) action(false, now);
   }
   applied_ = to;
   deepest_ = std::max(deepest_, to);
@@ -116,6 +116,34 @@ nlohmann::json LiveWatchdog::Report() const {
           {"taken", std::move(taken)},
           {"given_back", std::move(given_back)},
           {"changes", std::move(changes)}};
+}
+
+VideoFormat LowerVideoRung::Lowered(const VideoFormat& now) {
+  VideoFormat lowered = now;
+  const int width = now.width / 2 / 2 * 2, height = now.height / 2 / 2 * 2;
+  if (CheckFrameSize(width, height).ok()) {
+    lowered.width = width;
+    lowered.height = height;
+  }
+  if (now.fps > 15) lowered.fps = std::max(15, now.fps / 2);
+  return lowered;
+}
+
+void LowerVideoRung::Act(bool taken, const LiveCounters& now) {
+  absl::MutexLock lock(&mu_);
+  if (taken) {
+    before_ = now.video;
+    const VideoFormat lowered = Lowered(now.video);
+    if (lowered != now.video) pending_.push_back({lowered.width, lowered.height, lowered.fps});
+  } else if (before_) {
+    pending_.push_back({before_->width, before_->height, before_->fps});
+    before_.reset();
+  }
+}
+
+std::vector<VideoChange> LowerVideoRung::TakeChanges() {
+  absl::MutexLock lock(&mu_);
+  return std::exchange(pending_, {});
 }
 
 }  // namespace lingcast

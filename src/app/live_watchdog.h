@@ -11,11 +11,13 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "core/degradation_ladder.h"
 #include "core/logger.h"
+#include "media/video_format.h"
 #include "nlohmann/json.hpp"
 #include "output/live_report.h"
 
@@ -23,12 +25,14 @@ namespace lingcast {
 
 class LiveWatchdog {
  public:
-  // What each rung does to the show, true when taken and false when given
-  // back; any may be empty (the show has nothing of that kind to give up).
+  // What each rung does to the show, `taken` true when taken and false when
+  // given back, with the show's counters at that look; any may be empty (the
+  // show has nothing of that kind to give up).
+  using RungAction = std::function<void(bool taken, const LiveCounters& now)>;
   struct Rungs {
-    std::function<void(bool)> drop_provisional_captions;
-    std::function<void(bool)> lower_video;
-    std::function<void(bool)> lighter_voice;
+    RungAction drop_provisional_captions;
+    RungAction lower_video;
+    RungAction lighter_voice;
   };
   // The reading at a look: the real one reads the process's memory and the
   // voice's lag; tests and the soak bench put in their own pressure.
@@ -52,7 +56,7 @@ class LiveWatchdog {
   nlohmann::json Report() const;
 
  private:
-  void Apply(int from, int to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Apply(int from, int to, const LiveCounters& now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Rungs rungs_;
 
@@ -65,6 +69,24 @@ class LiveWatchdog {
   int floor_ ABSL_GUARDED_BY(mu_) = 0;
   int applied_ ABSL_GUARDED_BY(mu_) = 0;  // the level the show is at (the ladder's or the floor)
   int deepest_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// The second rung's picture: half the size and frame rate while it is taken,
+// then the picture it had. The playout polls TakeChanges() once a frame with
+// the `video` command's changes (the switch itself: output/playout_stage.h).
+class LowerVideoRung {
+ public:
+  // Half the width and height (even; kept when that would go below 160x90) and
+  // half the frame rate (not below 15; kept at 15 or less).
+  static VideoFormat Lowered(const VideoFormat& now);
+  // The rung's action (LiveWatchdog::Rungs::lower_video); any thread.
+  void Act(bool taken, const LiveCounters& now);
+  std::vector<VideoChange> TakeChanges();
+
+ private:
+  absl::Mutex mu_;
+  std::vector<VideoChange> pending_ ABSL_GUARDED_BY(mu_);
+  std::optional<VideoFormat> before_ ABSL_GUARDED_BY(mu_);  // the picture when the rung was taken
 };
 
 }  // namespace lingcast

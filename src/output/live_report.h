@@ -25,6 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "media/live_messages.h"
+#include "media/video_format.h"
 #include "core/latency_tracker.h"
 #include "nlohmann/json.hpp"
 
@@ -64,6 +65,7 @@ struct LiveCounters {
   MediaTime host_time;            // end of the host audio taken in
   int queued_lines = 0;           // waiting for the avatar
   bool speaking = false;
+  VideoFormat video;              // the picture now (it changes with the `video` command)
 };
 
 // What a live show does as it happens, one JSON object per event, for the

@@ -313,6 +313,8 @@ bool PlayoutStage::Done() const { return voice_ended_ && queue_.empty() && !play
 void PlayoutStage::Publish() {
   counters_.queued_lines = static_cast<int>(queue_.size());
   counters_.speaking = playing_.has_value();
+  const VideoEncoderOptions& video = outputs_.video_options();
+  counters_.video = VideoFormat{video.width, video.height, fps_};
   monitor_.UpdateCounters(counters_);
 }
 
