@@ -184,6 +184,10 @@ class LiveOutput final : public OutputSink {
       stats = stats_;
     }
     stats.send_buffer = queue_.span();
+    stats.send_buffer_bytes = queue_.bytes();
+    stats.send_buffer_packets = queue_.packets();
+    stats.max_send_buffer_bytes = queue_.max_bytes();
+    stats.max_send_buffer_packets = queue_.max_packets();
     stats.dropped_video_frames = queue_.dropped_video();
     stats.discarded_packets = queue_.discarded() + late_discarded_;
     return stats;

@@ -83,7 +83,11 @@ struct OutputSinkStats {
   int64_t dropped_video_frames = 0;   // congestion drops (never audio)
   int64_t discarded_packets = 0;      // lost while disconnected
   int64_t reconnects = 0;             // successful connections after the first
-  MediaTime send_buffer;              // media queued for the server
+  MediaTime send_buffer;              // media queued for the server (its video span)
+  int64_t send_buffer_bytes = 0;      // queued now, and the most queued at once
+  int64_t send_buffer_packets = 0;
+  int64_t max_send_buffer_bytes = 0;
+  int64_t max_send_buffer_packets = 0;
   MediaTime av_offset;                // last audio written minus last video written
   MediaTime last_dts;                 // of the last packet written, on the output's timeline
   MediaTime last_connect_attempt;     // clock reading when the latest connection attempt began
