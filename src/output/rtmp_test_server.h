@@ -80,9 +80,13 @@ class RtmpTestServer {
 
   RtmpTestServer() : dir_(MakeTempDir()), rtmp_port_(FreeLoopbackPort()), http_port_(FreeLoopbackPort()) {
     std::filesystem::create_directories(dir_.File("tmp"));
+    // As root, nginx hands its temp paths to "nobody"; in a user namespace
+    // (the network fault tests) that user is not mapped and the chown fails, so
+    // a root nginx keeps them as root. The RTMP module's access log defaults to
+    // /var/log/nginx, which a namespace's root may not open: off.
     std::ofstream(dir_.File("nginx.conf")) << absl::StrCat(R"(
 load_module )", kRtmpModule, R"(;
-daemon off;
+)", geteuid() == 0 ? "user root root;\n" : "", R"(daemon off;
 master_process off;
 worker_processes 1;
 error_log )", dir_.File("error.log"), R"( info;
@@ -98,6 +102,7 @@ http {
   server { listen 127.0.0.1:)", http_port_, R"(; location /deny { return 403; } }
 }
 rtmp {
+  access_log off;
   server {
     listen 127.0.0.1:)", rtmp_port_, R"(;
     application live { live on; }
