@@ -233,6 +233,26 @@ class LiveOutput final : public OutputSink {
     return false;
   }
 
+  // Waits for the next connection attempt (WaitUntil), bringing it forward
+  // when a TCP probe finds an RTMP server back (ReconnectOptions::probe_interval).
+  bool WaitForAttempt() {
+    const MediaTime interval = network_.reconnect.probe_interval;
+    const std::optional<HostPort> target =
+        spec_.kind == OutputSpec::kRtmp ? ParseHostPort(spec_.target) : std::nullopt;
+    if (!target || interval <= MediaTime::Zero()) return WaitUntil(next_attempt_);
+    while (!abort_ && !finishing_) {
+      const MediaTime now = clock_.Now();
+      if (now >= next_attempt_) return true;
+      if (!WaitUntil(std::min(next_attempt_, now + interval))) return false;
+      if (clock_.Now() >= next_attempt_) return true;
+      if (ProbeTcp(*target, std::min(interval, kCloseTimeout)).ok()) {
+        next_attempt_ = std::min(next_attempt_, policy_.ServerBack(clock_.Now()));
+        return WaitUntil(next_attempt_);
+      }
+    }
+    return false;
+  }
+
   void Wake() {
     std::lock_guard<std::mutex> lock(wake_mu_);
     wake_.notify_all();
@@ -419,7 +439,7 @@ class LiveOutput final : public OutputSink {
                                                    stats().error.empty() ? "none" : stats().error)));
           return;
         }
-        if (!WaitUntil(next_attempt_)) continue;
+        if (!WaitForAttempt()) continue;
         bool permanent = false;
         const absl::Status status = Connect(connected_once, permanent);
         if (status.ok()) {

@@ -47,6 +47,13 @@ struct ReconnectOptions {
   MediaTime stable_after = MediaTime::Seconds(1);
   // Seed of the jitter; 0 seeds from std::random_device.
   uint64_t seed = 0;
+  // RTMP: while waiting for the next attempt, try a bare TCP connection to the
+  // server this often; once it answers, the attempt comes within a random
+  // `server_back_jitter` instead of at the end of a backoff that may have grown
+  // to max_delay. So a restarted server sees its senders back within about a
+  // second however long it was down, still spread out. 0: off.
+  MediaTime probe_interval = MediaTime::Millis(500);
+  MediaTime server_back_jitter = MediaTime::Millis(500);
 };
 
 struct NetworkOptions {

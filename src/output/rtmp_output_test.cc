@@ -332,6 +332,40 @@ TEST_F(RtmpOutputTest, LongTwentyReconnectCycles) {
   ReconnectCycles(server_, 20);
 }
 
+// A server down for 20 s: the backoff has grown to 10 s between attempts, but
+// the sender's TCP probe sees it back and reconnects within 2 s of its return.
+TEST_F(RtmpOutputTest, ReconnectsWithinTwoSecondsOfAServerBackFromALongOutage) {
+  SimulatedClock clock;
+  OutputSetOptions options = Unthrottled();
+  options.network.reconnect.seed = 5;
+  auto set = OutputSet::Open({Spec(server_.Url("live", "outage"))}, SmallVideo(), SpeechAudio(), options, clock);
+  ASSERT_OK(set);
+  ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
+  Feeder feeder(**set, SmallVideo());
+  auto step = [&] {
+    ASSERT_OK(feeder.Step());
+    clock.Advance(MediaTime::FromFrameIndex(1, 30));
+  };
+  for (int i = 0; i < 30; ++i) step();
+  server_.Kill();
+  const MediaTime down_at = clock.Now();
+  ASSERT_TRUE(PollUntil([&] {
+    step();
+    return clock.Now() - down_at >= MediaTime::Seconds(20);
+  }, std::chrono::seconds(120)));
+  EXPECT_EQ(OutputStats(**set).state, OutputState::kReconnecting);
+  ASSERT_TRUE(server_.Start()) << server_.ErrorLog();
+  const MediaTime back_at = clock.Now();
+  ASSERT_TRUE(PollUntil([&] {
+    step();
+    return OutputStats(**set).state == OutputState::kConnected;
+  })) << OutputStats(**set).error;
+  const MediaTime after_back = OutputStats(**set).last_connect_attempt - back_at;
+  EXPECT_LE(after_back, MediaTime::Seconds(2)) << after_back.ToString();
+  EXPECT_EQ(OutputStats(**set).reconnects, 1);
+  ASSERT_OK((*set)->Finish()) << OutputStats(**set).error;
+}
+
 // A render writes a spoken line's audio seconds ahead of its frames: none of
 // it may be lost, and the stream must still start at a keyframe.
 TEST_F(RtmpOutputTest, AudioWrittenSecondsAheadOfTheFramesIsAllSent) {
