@@ -235,17 +235,24 @@ class LiveOutput final : public OutputSink {
 
   // Waits for the next connection attempt (WaitUntil), bringing it forward
   // when a TCP probe finds an RTMP server back (ReconnectOptions::probe_interval).
+  // It may only after a connection was lost, or after an attempt (or a probe
+  // since) found no server listening: a server that takes TCP but fails the
+  // RTMP connect is not retried any faster than the backoff, or the retries
+  // would run out in seconds.
   bool WaitForAttempt() {
     const MediaTime interval = network_.reconnect.probe_interval;
     const std::optional<HostPort> target =
         spec_.kind == OutputSpec::kRtmp ? ParseHostPort(spec_.target) : std::nullopt;
     if (!target || interval <= MediaTime::Zero()) return WaitUntil(next_attempt_);
+    bool seen_down = probe_may_hasten_;
     while (!abort_ && !finishing_) {
       const MediaTime now = clock_.Now();
       if (now >= next_attempt_) return true;
       if (!WaitUntil(std::min(next_attempt_, now + interval))) return false;
       if (clock_.Now() >= next_attempt_) return true;
-      if (ProbeTcp(*target, std::min(interval, kCloseTimeout)).ok()) {
+      if (!ProbeTcp(*target, std::min(interval, kCloseTimeout)).ok()) {
+        seen_down = true;
+      } else if (seen_down) {
         next_attempt_ = std::min(next_attempt_, policy_.ServerBack(clock_.Now()));
         return WaitUntil(next_attempt_);
       }
@@ -274,7 +281,9 @@ class LiveOutput final : public OutputSink {
         permanent = true;
         return absl::InvalidArgumentError("the URL has no host");
       }
-      LC_RETURN_IF_ERROR(ProbeTcp(*target, network_.connect_timeout));
+      const absl::Status reachable = ProbeTcp(*target, network_.connect_timeout);
+      probe_may_hasten_ = !reachable.ok();
+      LC_RETURN_IF_ERROR(reachable);
       // libavformat's rtmp passes options it does not know on to its tcp connection.
       if (network_.socket_send_buffer_bytes > 0) {
         io_options["send_buffer_size"] = std::to_string(network_.socket_send_buffer_bytes);
@@ -460,6 +469,8 @@ class LiveOutput final : public OutputSink {
         return;
       }
       const absl::Status status = Send(std::move(packet));
+      // A lost connection: a probe that finds the server may bring the next attempt forward.
+      probe_may_hasten_ = true;
       if (status.code() == absl::StatusCode::kOutOfRange) {
         // The FLV timeline of this connection is full: start a new one now.
         CloseConnection(/*graceful=*/true);
@@ -498,6 +509,7 @@ class LiveOutput final : public OutputSink {
   ReconnectPolicy policy_;
   std::unique_ptr<AvMuxer> muxer_;
   MediaTime next_attempt_;
+  bool probe_may_hasten_ = false;  // see WaitForAttempt
   std::optional<int64_t> base_us_;
   std::optional<int64_t> connection_key_dts_;  // of this connection's first keyframe
   std::deque<PacketPtr> held_audio_;          // audio that came before it

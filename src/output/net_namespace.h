@@ -83,7 +83,8 @@ inline std::string WhyNoNetworkNamespace() {
          (probe.output.empty() ? std::string("exit ") + std::to_string(probe.exit_code) : probe.output);
 }
 
-// In a new namespace loopback starts down.
+// In a new namespace loopback starts down. Brought up with a 1500-byte MTU (SetLoopbackMtu).
+inline bool SetLoopbackMtu(int mtu);
 inline bool BringLoopbackUp() {
   const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
@@ -92,6 +93,21 @@ inline bool BringLoopbackUp() {
   bool ok = ioctl(fd, SIOCGIFFLAGS, &request) == 0;
   request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING);
   ok = ok && ioctl(fd, SIOCSIFFLAGS, &request) == 0;
+  close(fd);
+  return ok && SetLoopbackMtu(1500);
+}
+
+// Loopback's MTU is 64 KiB, and tbf drops every packet larger than its burst
+// that is not a GSO packet it could split: one keyframe sent as a single 16 KB
+// segment would be dropped on every retransmission until TCP gives up. A real
+// uplink carries 1500-byte packets; shape a loopback set to that.
+inline bool SetLoopbackMtu(int mtu) {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  request.ifr_mtu = mtu;
+  const bool ok = ioctl(fd, SIOCSIFMTU, &request) == 0;
   close(fd);
   return ok;
 }

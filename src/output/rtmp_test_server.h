@@ -3,6 +3,7 @@
 // config in a scratch directory. Applications:
 //   live    relays a published stream to players (timestamps untouched)
 //   auth    refuses every publish (on_publish answers 403)
+//   record  like live, and records each publish to its own FLV in RecordDir()
 // Tests kill -9 it and start it again on the same port. Also used by
 // bench/output_bench (so it does not depend on GoogleTest).
 #pragma once
@@ -80,6 +81,7 @@ class RtmpTestServer {
 
   RtmpTestServer() : dir_(MakeTempDir()), rtmp_port_(FreeLoopbackPort()), http_port_(FreeLoopbackPort()) {
     std::filesystem::create_directories(dir_.File("tmp"));
+    std::filesystem::create_directories(dir_.File("rec"));
     // As root, nginx hands its temp paths to "nobody"; in a user namespace
     // (the network fault tests) that user is not mapped and the chown fails, so
     // a root nginx keeps them as root. The RTMP module's access log defaults to
@@ -106,6 +108,7 @@ rtmp {
   server {
     listen 127.0.0.1:)", rtmp_port_, R"(;
     application live { live on; }
+    application record { live on; record all; record_path )", dir_.File("rec"), R"(; record_unique on; }
     application auth { live on; on_publish http://127.0.0.1:)", http_port_, R"(/deny; }
   }
 }
@@ -161,6 +164,7 @@ rtmp {
     return absl::StrCat("rtmp://127.0.0.1:", rtmp_port_, "/", app, "/", key);
   }
   int port() const { return rtmp_port_; }
+  std::string RecordDir() const { return dir_.File("rec"); }
   std::string ErrorLog() const {
     std::ifstream in(dir_.File("error.log"));
     std::stringstream s;
