@@ -195,11 +195,9 @@ class TcpFaultRelay {
                        {upstream, static_cast<short>(may_read_down ? POLLIN : 0), 0}};
       if (poll(fds, 2, 2) < 0 && errno != EINTR) return;
       if (may_read_up && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-        const size_t before = up.chunks.empty() ? 0 : up.chunks.back().bytes.size();
         const size_t count = up.chunks.size();
         if (!ReadInto(up, rate > 0 ? static_cast<size_t>(tokens) : 8192)) return;
         if (rate > 0 && up.chunks.size() > count) tokens -= static_cast<double>(up.chunks.back().bytes.size());
-        (void)before;
       }
       if (may_read_down && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
         if (!ReadInto(down, 8192)) return;

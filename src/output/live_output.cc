@@ -244,15 +244,15 @@ class LiveOutput final : public OutputSink {
     const std::optional<HostPort> target =
         spec_.kind == OutputSpec::kRtmp ? ParseHostPort(spec_.target) : std::nullopt;
     if (!target || interval <= MediaTime::Zero()) return WaitUntil(next_attempt_);
-    bool seen_down = probe_may_hasten_;
+    bool may_hasten = probe_may_hasten_;
     while (!abort_ && !finishing_) {
       const MediaTime now = clock_.Now();
       if (now >= next_attempt_) return true;
       if (!WaitUntil(std::min(next_attempt_, now + interval))) return false;
       if (clock_.Now() >= next_attempt_) return true;
       if (!ProbeTcp(*target, std::min(interval, kCloseTimeout)).ok()) {
-        seen_down = true;
-      } else if (seen_down) {
+        may_hasten = true;  // the server is down: when a probe finds it again, it is back
+      } else if (may_hasten) {
         next_attempt_ = std::min(next_attempt_, policy_.ServerBack(clock_.Now()));
         return WaitUntil(next_attempt_);
       }
@@ -469,8 +469,6 @@ class LiveOutput final : public OutputSink {
         return;
       }
       const absl::Status status = Send(std::move(packet));
-      // A lost connection: a probe that finds the server may bring the next attempt forward.
-      probe_may_hasten_ = true;
       if (status.code() == absl::StatusCode::kOutOfRange) {
         // The FLV timeline of this connection is full: start a new one now.
         CloseConnection(/*graceful=*/true);
@@ -484,6 +482,8 @@ class LiveOutput final : public OutputSink {
           return Fail(absl::DeadlineExceededError(absl::StrCat(
               "the queue did not drain within ", network_.drain_timeout.ToString(), " at the end")));
         }
+        // A lost connection: a probe that finds the server may bring the next attempt forward.
+        probe_may_hasten_ = true;
         if (!Disconnected(status)) return;
       }
     }
