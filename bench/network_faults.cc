@@ -4,7 +4,7 @@
 // needs none (the relays), skipping the bandwidth cap.
 //
 //   network_faults [--seconds 10] [--cycles 20] [--down-ms 3000] [--no-netns]
-//                  [--only delay|stall|srt|cap|kill] [--verbose]
+//                  [--only delay|stall|srt|cap|kill|srt-restart] [--verbose]
 //
 // Scenarios (real time, frames paced at 30 fps, 320x180 noise video, AAC):
 //   delay+jitter  RTMP, 40 ms +- 20 ms each way (netem where the kernel has it,
@@ -16,6 +16,7 @@
 //                 cap lifted halfway (needs the namespace)
 //   kill/restart  nginx kill -9'd and restarted `cycles` times, every other
 //                 outage `down-ms` long; the server records every publish
+//   srt restart   the SRT listener closed and opened again (at most 6 cycles)
 // and prints one table: reconnect time after the server is back (p50/max),
 // whether every connection (and every recorded file) starts at a keyframe,
 // audio lost, video dropped, the send queue's high water, bitrate steps,
@@ -456,6 +457,94 @@ void KillRestart(RtmpTestServer& server, int cycles, int down_ms) {
   g_rows.push_back(row);
 }
 
+// An SRT listener (the "server") closed and opened again on the same port.
+void SrtRestart(int cycles, int down_ms) {
+  const std::string name = absl::StrCat("SRT listener restart x", cycles);
+  if (!HasSrtProtocol()) {
+    g_rows.push_back(Row{name, "-", "-", "-", 0, 0, 0, 0, "-", "skipped: libavformat has no libsrt"});
+    return;
+  }
+  const int port = testing_util::FreeLoopbackPort();
+  const std::string listen_url = absl::StrCat("srt://127.0.0.1:", port, "?mode=listener&latency=500000");
+  auto listener = std::make_unique<testing_util::LiveReader>(listen_url, std::map<std::string, std::string>{
+                                                                             {"timeout", "60000000"}});
+  WireLog wire;
+  SystemClock clock;
+  OutputSetOptions options;
+  options.on_packet_written = wire.Observer();
+  const VideoEncoderOptions video = NoiseVideo(600'000);
+  auto set = OutputSet::Open({*ParseOutputSpec(absl::StrCat("srt://127.0.0.1:", port))}, video, Speech(), options,
+                             clock);
+  if (!set.ok()) {
+    g_rows.push_back(Row{name, "-", "-", "-", 0, 0, 0, 0, "-", std::string(set.status().message())});
+    return;
+  }
+  const AudioBuffer tone = testing_util::MakeTone(1.0 / kFps, kSpeechRate);
+  const MediaTime start = clock.Now();
+  int64_t next = 0;
+  auto frames = [&](double seconds) {
+    for (int64_t end = next + static_cast<int64_t>(seconds * kFps); next < end; ++next) {
+      clock.SleepUntil(start + MediaTime::FromFrameIndex(next, kFps));
+      (void)(*set)->WriteAudio(tone);
+      (void)(*set)->WriteVideo(testing_util::MakeNoiseFrame(video.width, video.height, next % 90), next);
+    }
+  };
+  auto state = [&] { return (*set)->stats().outputs[0]; };
+  frames(2.0);
+  std::vector<double> to_connected, noticed;
+  int failed_cycles = 0;
+  for (int cycle = 1; cycle <= cycles; ++cycle) {
+    const SteadyClock::time_point closed = SteadyClock::now();
+    listener.reset();  // closes the listening socket and the connection
+    bool lost = false;
+    for (int i = 0; i < 30 * kFps && !lost; ++i) {
+      frames(1.0 / kFps);
+      lost = state().state != OutputState::kConnected;
+      if (lost) noticed.push_back(Seconds(SteadyClock::now() - closed));
+    }
+    const int down = cycle % 2 == 0 ? down_ms : 0;
+    frames(down / 1000.0);
+    listener = std::make_unique<testing_util::LiveReader>(listen_url, std::map<std::string, std::string>{
+                                                                          {"timeout", "60000000"}});
+    const SteadyClock::time_point back = SteadyClock::now();
+    bool reconnected = false;
+    for (int i = 0; i < 60 * kFps && !reconnected; ++i) {
+      frames(1.0 / kFps);
+      reconnected = state().reconnects >= cycle && state().state == OutputState::kConnected;
+    }
+    if (!reconnected) {
+      ++failed_cycles;
+      if (g_verbose) std::fprintf(stderr, "srt cycle %d: no reconnect; %s\n", cycle, state().error.c_str());
+      continue;
+    }
+    to_connected.push_back(Seconds(SteadyClock::now() - back));
+    if (g_verbose) {
+      std::fprintf(stderr, "srt cycle %d: loss noticed %.2f s after close, down %d ms, connected %.2f s after back\n",
+                   cycle, noticed.empty() ? -1 : noticed.back(), down, to_connected.back());
+    }
+    frames(1.0);
+  }
+  const absl::Status finished = (*set)->Finish();
+  const OutputSetStats stats = (*set)->stats();
+  Row row;
+  row.name = name;
+  row.path = absl::StrCat("libsrt listener, down 0 / ", down_ms, " ms");
+  row.reconnect = absl::StrFormat("%.2f/%.2f", Percentile(to_connected, 0.5),
+                                  to_connected.empty() ? 0 : *std::max_element(to_connected.begin(), to_connected.end()));
+  const auto [good, all] = wire.KeyframeFirst();
+  row.keyframe_first = absl::StrCat(good == all ? "yes" : "no", " (", good, "/", all, ")");
+  row.video_dropped = stats.outputs[0].dropped_video_frames;
+  row.max_queue_bytes = stats.outputs[0].max_send_buffer_bytes;
+  row.max_queue_packets = stats.outputs[0].max_send_buffer_packets;
+  row.steps = absl::StrCat(stats.bitrate_steps_down, "/", stats.bitrate_steps_up);
+  row.notes = absl::StrFormat("loss noticed %.2f/%.2f s after the listener closed; reconnects %d, failed cycles %d%s",
+                              Percentile(noticed, 0.5),
+                              noticed.empty() ? 0 : *std::max_element(noticed.begin(), noticed.end()),
+                              static_cast<int>(stats.outputs[0].reconnects), failed_cycles,
+                              finished.ok() ? "" : absl::StrCat("; finish: ", finished.message()).c_str());
+  g_rows.push_back(row);
+}
+
 void PrintTable() {
   std::printf("\n| scenario | path | reconnect p50/max s | keyframe first | audio lost | video dropped | "
               "max queue bytes/packets | bitrate steps down/up, lowest kbit/s | notes |\n");
@@ -540,6 +629,7 @@ int Main(int argc, char** argv) {
   run("srt", [&] { SrtLoss(netem, options.seconds); });
   run("cap", [&] { BandwidthCap(server, options.seconds, no_namespace); });
   run("kill", [&] { KillRestart(server, options.cycles, options.down_ms); });
+  run("srt-restart", [&] { SrtRestart(std::min(options.cycles, 6), options.down_ms); });
   PrintTable();
   return 0;
 }
