@@ -279,7 +279,7 @@ absl::StatusOr<std::shared_ptr<TtsEngine>> LoadSharedLiveVoice(const LiveOptions
 
 absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const OutputsConfig& config,
                                                           const std::vector<OutputSpec>& specs, const LookConfig& look,
-                                                          int voice_rate, Clock& clock) {
+                                                          int voice_rate, Clock& clock, Logger& logger) {
   VideoEncoderOptions video = StudioVideoOptions(look, look.fps, config.preset, config.crf, 0);
   bool network = false;
   for (const OutputSpec& spec : specs) network |= spec.kind == OutputSpec::kRtmp || spec.kind == OutputSpec::kSrt;
@@ -294,6 +294,13 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const OutputsConfig& 
   OutputSetOptions output_options;
   output_options.live = true;
   output_options.on_packet_written = config.on_packet_written;
+  // Adaptive bitrate (docs/outputs.md): every step is logged; the report counts them.
+  output_options.on_bitrate_step = [&logger](const BitrateStep& step) {
+    logger.Info("outputs", step.down() ? "video bitrate stepped down (congestion)" : "video bitrate stepped up",
+                {{"from_kbps", std::to_string(step.from / 1000)},
+                 {"to_kbps", std::to_string(step.to / 1000)},
+                 {"at", step.at.ToString()}});
+  };
   return OutputSet::Open(specs, video, audio, output_options, clock);
 }
 
@@ -353,7 +360,7 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   parts.records_mp4 = std::any_of(specs.begin(), specs.end(),
                                   [](const OutputSpec& spec) { return spec.kind == OutputSpec::kMp4; });
   LC_ASSIGN_OR_RETURN(parts.outputs,
-                      OpenLiveOutputs(options.outputs, specs, options.look, parts.tts->sample_rate(), clock));
+                      OpenLiveOutputs(options.outputs, specs, options.look, parts.tts->sample_rate(), clock, logger));
   return parts;
 }
 
@@ -533,9 +540,15 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
                             {"bitrate", std::round(s.bitrate)},
                             {"dropped_video_frames", s.dropped_video_frames},
                             {"reconnects", s.reconnects},
+                            {"max_send_buffer_bytes", s.max_send_buffer_bytes},
+                            {"max_send_buffer_packets", s.max_send_buffer_packets},
                             {"error", s.error}});
   }
   extra["outputs"] = std::move(outputs_json);
+  extra["video_bitrate"] = {{"now", output_stats.video_bitrate},
+                            {"lowest", output_stats.min_video_bitrate},
+                            {"steps_down", output_stats.bitrate_steps_down},
+                            {"steps_up", output_stats.bitrate_steps_up}};
   nlohmann::json report = graph.monitor.Report(graph.latency.Summaries(), extra);
   report["summary"]["video_drops"] = report["summary"]["video_drops"].get<int64_t>() + congestion_drops;
   return report;
@@ -650,6 +663,12 @@ LiveProgress LiveJob::Progress() const {
   progress.report = graph.monitor.Report(graph.latency.Summaries(), nlohmann::json::object());
   progress.queues = graph.pipeline.Stats();
   if (graph.watchdog) progress.degradation = graph.watchdog->Report();
+  // The encode's bitrate as the adaptive bitrate has it now (the server's /metrics).
+  const OutputSetStats outputs = impl_->parts->outputs->stats();
+  nlohmann::json& summary = progress.report["summary"];
+  summary["video_bitrate"] = outputs.video_bitrate;
+  summary["bitrate_steps_down"] = outputs.bitrate_steps_down;
+  summary["bitrate_steps_up"] = outputs.bitrate_steps_up;
   return progress;
 }
 

@@ -528,6 +528,10 @@ TEST_F(LiveJobTest, TheStreamingServerDyingMidRunIsSurvivedAndReconnected) {
   EXPECT_TRUE(killed);
   EXPECT_GE(s["outputs"][1]["reconnects"].get<int>(), 1);
   EXPECT_EQ(s["outputs"][1]["error"], "");
+  EXPECT_GT(s["outputs"][1]["max_send_buffer_packets"].get<int64_t>(), 0);
+  EXPECT_EQ(s["outputs"][0]["max_send_buffer_packets"].get<int64_t>(), 0);  // the file has no send queue
+  // The network output gives the encode a target bitrate (which the adaptive bitrate may move).
+  EXPECT_GT(s["video_bitrate"]["now"].get<int64_t>(), 0);
   EXPECT_GE(last_connection, 1);
   EXPECT_GT(packets_after, 100);
 }

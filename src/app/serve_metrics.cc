@@ -89,6 +89,13 @@ std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capaci
                  SummaryNumber(s.progress, "audio_drops"), labels);
     text.Counter("lingcast_session_video_drops_total", "Video frames not rendered in time or dropped by congestion",
                  SummaryNumber(s.progress, "video_drops"), labels);
+    text.Gauge("lingcast_session_video_bitrate_bits", "The video encoder's target bitrate now (0: constant quality)",
+               SummaryNumber(s.progress, "video_bitrate"), labels);
+    for (const auto& [direction, key] : {std::pair{"down", "bitrate_steps_down"}, std::pair{"up", "bitrate_steps_up"}}) {
+      text.Counter("lingcast_session_bitrate_steps_total",
+                   "Adaptive bitrate steps of the video encoder (down under congestion, up after a clean period)",
+                   SummaryNumber(s.progress, key), {{"session", s.id}, {"direction", direction}});
+    }
     text.Gauge("lingcast_session_lag_seconds", "How far the avatar is behind the host",
                SummaryNumber(s.progress, "lag_seconds"), labels);
     text.Gauge("lingcast_session_queued_lines", "Lines waiting for the avatar (the voice-to-playout queue)",

@@ -302,6 +302,10 @@ TEST_F(ServeTest, ASessionRunsAShowAndLeavesItsReport) {
   EXPECT_THAT(metrics.body, HasSubstr("lingcast_sessions{state=\"finished\"} 1"));
   EXPECT_THAT(metrics.body, HasSubstr(absl::StrCat("lingcast_session_lines_total{session=\"", id, "\"} 2")));
   EXPECT_THAT(metrics.body, HasSubstr("lingcast_compute_latency_seconds_count 2"));
+  // An MP4-only show encodes at constant quality: no bitrate, no adaptive steps.
+  EXPECT_THAT(metrics.body, HasSubstr(absl::StrCat("lingcast_session_video_bitrate_bits{session=\"", id, "\"} 0")));
+  EXPECT_THAT(metrics.body, HasSubstr(absl::StrCat("lingcast_session_bitrate_steps_total{session=\"", id,
+                                                   "\",direction=\"down\"} 0")));
 }
 
 // Sessions share the voice (app/engine_cache.h): two shows at once on one

@@ -17,6 +17,8 @@ namespace lingcast {
 namespace {
 
 using testing_util::MakeFrame;
+using testing_util::MakeNoiseFrame;
+using testing_util::StatusIs;
 using testing_util::MakeTone;
 
 struct Recorded {
@@ -37,6 +39,59 @@ class EncodersTest : public ::testing::Test {
  protected:
   ScopedLibavLogLevel quiet_{AV_LOG_ERROR};
 };
+
+// Bytes of frames [from, to) of a noise encode that starts at 2 Mbit/s and is
+// retargeted to `lowered` bit/s at frame 60 (0: never).
+int64_t NoiseBytes(int64_t lowered, int from, int to, int* keyframes_after_change = nullptr) {
+  VideoEncoderOptions options = Small();
+  options.width = 320;
+  options.height = 180;
+  options.tune = "zerolatency";
+  options.bitrate = 2'000'000;
+  options.keyframe_interval_s = 10.0;
+  auto encoder = VideoEncoder::Create(options);
+  EXPECT_OK(encoder);
+  if (!encoder.ok()) return 0;
+  int64_t bytes = 0;
+  int keyframes = 0;
+  int frame = 0;
+  auto sink = [&](AVPacket& p) {
+    if (p.pts >= from && p.pts < to) bytes += p.size;
+    if (p.pts > 60 && (p.flags & AV_PKT_FLAG_KEY)) ++keyframes;
+    return absl::OkStatus();
+  };
+  for (frame = 0; frame < to; ++frame) {
+    if (frame == 60 && lowered > 0) {
+      EXPECT_OK((*encoder)->SetBitrate(lowered));
+    }
+    EXPECT_OK((*encoder)->Encode(MakeNoiseFrame(320, 180, frame), frame, sink));
+  }
+  EXPECT_OK((*encoder)->Flush(sink));
+  if (keyframes_after_change) *keyframes_after_change = keyframes;
+  return bytes;
+}
+
+TEST_F(EncodersTest, SetBitrateRetargetsTheEncodeMidStreamWithoutAKeyframe) {
+  const int64_t kept = NoiseBytes(0, 90, 150);
+  int keyframes = -1;
+  const int64_t lowered = NoiseBytes(400'000, 90, 150, &keyframes);
+  // 2 s at 2 Mbit/s is about 500 KB; at 400 kbit/s about 100 KB (VBV allows some slack).
+  EXPECT_GT(kept, 350'000);
+  EXPECT_LT(lowered, 160'000);
+  EXPECT_EQ(keyframes, 0);
+}
+
+TEST_F(EncodersTest, SetBitrateRefusesACrfEncodeAndANonsenseRate) {
+  auto crf = VideoEncoder::Create(Small());
+  ASSERT_OK(crf);
+  EXPECT_THAT((*crf)->SetBitrate(500'000), StatusIs(absl::StatusCode::kFailedPrecondition, ::testing::HasSubstr("CRF")));
+  VideoEncoderOptions options = Small();
+  options.bitrate = 500'000;
+  auto rate = VideoEncoder::Create(options);
+  ASSERT_OK(rate);
+  EXPECT_THAT((*rate)->SetBitrate(10), StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("10 bit/s")));
+  EXPECT_EQ((*rate)->bitrate(), 500'000);
+}
 
 TEST_F(EncodersTest, VideoKeyframesFollowTheIntervalInSeconds) {
   VideoEncoderOptions options = Small();

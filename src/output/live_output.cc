@@ -1,5 +1,6 @@
 #include "output/live_output.h"
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -118,6 +119,44 @@ absl::Status ProbeTcp(const HostPort& target, MediaTime timeout) {
   return absl::UnavailableError(absl::StrCat("cannot connect to ", target.host, ":", target.port, ": ", last_error));
 }
 
+// Does an SRT listener answer at `target`? SRT runs over UDP, so there is no
+// connection to try: send the caller's first handshake packet (an induction
+// request, 64 bytes: the control header and the handshake body of the SRT
+// protocol, version 4, extension 2 for a datagram socket, type 1 = induction)
+// and wait for any handshake back. No listener: silence, or the port refused.
+absl::Status ProbeSrt(const HostPort& target, MediaTime timeout) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* raw = nullptr;
+  const int gai = getaddrinfo(target.host.c_str(), target.port.c_str(), &hints, &raw);
+  if (gai != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot resolve host \"", target.host, "\": ", gai_strerror(gai)));
+  }
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(raw, &freeaddrinfo);
+  uint32_t words[16] = {};
+  words[0] = 0x80000000u;  // control packet, type 0: handshake
+  words[4] = 4;            // version
+  words[5] = 2;            // encryption 0, extension 2 (UDT_DGRAM)
+  words[6] = 0x1234567u;   // initial sequence number
+  words[7] = 1500;         // MTU
+  words[8] = 8192;         // flow window
+  words[9] = 1;            // handshake type: induction
+  words[10] = 0x5EED;      // our socket id (nonzero)
+  for (uint32_t& w : words) w = htonl(w);
+  for (addrinfo* a = addresses.get(); a != nullptr; a = a->ai_next) {
+    std::unique_ptr<int, FdCloser> fd(new int(socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)));
+    if (*fd < 0 || connect(*fd, a->ai_addr, a->ai_addrlen) != 0) continue;
+    if (send(*fd, words, sizeof(words), 0) != static_cast<ssize_t>(sizeof(words))) continue;
+    pollfd p{*fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(timeout.millis())) <= 0) continue;
+    uint32_t reply[16] = {};
+    const ssize_t n = recv(*fd, reply, sizeof(reply), 0);
+    if (n >= 16 && ntohl(reply[0]) == 0x80000000u) return absl::OkStatus();
+  }
+  return absl::UnavailableError(absl::StrCat("no SRT listener answers at ", target.host, ":", target.port));
+}
+
 class LiveOutput final : public OutputSink {
  public:
   explicit LiveOutput(const LiveOutputParams& params)
@@ -196,6 +235,10 @@ class LiveOutput final : public OutputSink {
       stats = stats_;
     }
     stats.send_buffer = queue_.span();
+    stats.send_buffer_bytes = queue_.bytes();
+    stats.send_buffer_packets = queue_.packets();
+    stats.max_send_buffer_bytes = queue_.max_bytes();
+    stats.max_send_buffer_packets = queue_.max_packets();
     stats.dropped_video_frames = queue_.dropped_video();
     stats.discarded_packets = queue_.discarded() + late_discarded_;
     return stats;
@@ -237,6 +280,38 @@ class LiveOutput final : public OutputSink {
     while (!abort_ && !finishing_) {
       if (clock_.Now() >= deadline) return true;
       wake_.wait_for(lock, std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
+  // Whether the server answers at all: a TCP connection (RTMP) or an SRT
+  // induction handshake (SRT).
+  absl::Status Probe(const HostPort& target, MediaTime timeout) const {
+    return spec_.kind == OutputSpec::kRtmp ? ProbeTcp(target, timeout) : ProbeSrt(target, timeout);
+  }
+
+  // Waits for the next connection attempt (WaitUntil), bringing it forward
+  // when a probe finds the server back (ReconnectOptions::probe_interval).
+  // It may only after a connection was lost, or after an attempt (or a probe
+  // since) found no server answering: a server that answers but fails the
+  // connect is not retried any faster than the backoff, or the retries would
+  // run out in seconds.
+  bool WaitForAttempt() {
+    const MediaTime interval = network_.reconnect.probe_interval;
+    const std::optional<HostPort> target = ParseHostPort(spec_.target);
+    if (!target || interval <= MediaTime::Zero()) return WaitUntil(next_attempt_);
+    bool may_hasten = probe_may_hasten_;
+    while (!abort_ && !finishing_) {
+      const MediaTime now = clock_.Now();
+      if (now >= next_attempt_) return true;
+      if (!WaitUntil(std::min(next_attempt_, now + interval))) return false;
+      if (clock_.Now() >= next_attempt_) return true;
+      if (!Probe(*target, std::min(interval, kCloseTimeout)).ok()) {
+        may_hasten = true;  // the server is down: when a probe finds it again, it is back
+      } else if (may_hasten) {
+        next_attempt_ = std::min(next_attempt_, policy_.ServerBack(clock_.Now()));
+        return WaitUntil(next_attempt_);
+      }
     }
     return false;
   }
@@ -283,7 +358,9 @@ class LiveOutput final : public OutputSink {
         permanent = true;
         return absl::InvalidArgumentError("the URL has no host");
       }
-      LC_RETURN_IF_ERROR(ProbeTcp(*target, network_.connect_timeout));
+      const absl::Status reachable = ProbeTcp(*target, network_.connect_timeout);
+      probe_may_hasten_ = !reachable.ok();
+      LC_RETURN_IF_ERROR(reachable);
       // libavformat's rtmp passes options it does not know on to its tcp connection.
       if (network_.socket_send_buffer_bytes > 0) {
         io_options["send_buffer_size"] = std::to_string(network_.socket_send_buffer_bytes);
@@ -451,7 +528,7 @@ class LiveOutput final : public OutputSink {
                                                    stats().error.empty() ? "none" : stats().error)));
           return;
         }
-        if (!WaitUntil(next_attempt_)) continue;
+        if (!WaitForAttempt()) continue;
         bool permanent = false;
         const absl::Status status = Connect(connected_once, permanent);
         if (status.ok()) {
@@ -459,6 +536,11 @@ class LiveOutput final : public OutputSink {
           continue;
         }
         if (permanent) return Fail(status);
+        if (spec_.kind == OutputSpec::kSrt) {
+          // As RTMP's connect does with its TCP probe: was anybody there?
+          const std::optional<HostPort> target = ParseHostPort(spec_.target);
+          probe_may_hasten_ = target && !ProbeSrt(*target, MediaTime::Millis(200)).ok();
+        }
         if (!Disconnected(status)) return;
         continue;
       }
@@ -485,6 +567,8 @@ class LiveOutput final : public OutputSink {
           return Fail(absl::DeadlineExceededError(absl::StrCat(
               "the queue did not drain within ", network_.drain_timeout.ToString(), " at the end")));
         }
+        // A lost connection: a probe that finds the server may bring the next attempt forward.
+        probe_may_hasten_ = true;
         if (!Disconnected(status)) return;
       }
     }
@@ -510,6 +594,7 @@ class LiveOutput final : public OutputSink {
   ReconnectPolicy policy_;
   std::unique_ptr<AvMuxer> muxer_;
   MediaTime next_attempt_;
+  bool probe_may_hasten_ = false;  // see WaitForAttempt
   std::optional<int64_t> base_us_;
   std::optional<int64_t> connection_key_dts_;  // of this connection's first keyframe
   std::deque<PacketPtr> held_audio_;          // audio that came before it

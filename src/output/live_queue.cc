@@ -30,12 +30,16 @@ PacketPtr LivePacketQueue::TakeFrontLocked() {
   PacketPtr packet = std::move(packets_.front());
   packets_.pop_front();
   if (IsVideo(*packet) && !video_dts_.empty()) video_dts_.pop_front();
+  bytes_ -= packet->size;
   return packet;
 }
 
 void LivePacketQueue::AppendLocked(PacketPtr packet) {
   if (IsVideo(*packet)) video_dts_.push_back(packet->dts);
+  bytes_ += packet->size;
   packets_.push_back(std::move(packet));
+  max_bytes_ = std::max(max_bytes_, bytes_);
+  max_packets_ = std::max(max_packets_, packets_.size());
 }
 
 void LivePacketQueue::Push(PacketPtr packet) {
@@ -91,6 +95,7 @@ void LivePacketQueue::SetConnected(bool connected, bool reconnect) {
   std::deque<PacketPtr> old = std::move(packets_);
   packets_.clear();
   video_dts_.clear();
+  bytes_ = 0;
   for (auto it = old.begin(); it != old.end(); ++it) {
     const bool before_key = !found_key || it < first_key;
     if (before_key && (reconnect || IsVideo(**it))) {
@@ -131,6 +136,26 @@ int64_t LivePacketQueue::dropped_video() const {
 int64_t LivePacketQueue::discarded() const {
   std::lock_guard<std::mutex> lock(mu_);
   return discarded_;
+}
+
+int64_t LivePacketQueue::bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_;
+}
+
+int64_t LivePacketQueue::packets() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(packets_.size());
+}
+
+int64_t LivePacketQueue::max_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return max_bytes_;
+}
+
+int64_t LivePacketQueue::max_packets() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(max_packets_);
 }
 
 }  // namespace lingcast

@@ -15,8 +15,11 @@
 // ahead of its frames), so it would make an idle queue look congested, while
 // video waiting behind a slow link grows steadily. B-frames reorder dts by a
 // few frames at most, which a threshold of hundreds of milliseconds absorbs.
-// The reconnect buffer counts every packet. Thread-safe: one producer, one
-// consumer.
+// The reconnect buffer counts every packet. The queue also counts its bytes
+// and packets, and the most it has held of each (the send buffer's high water:
+// bounded because congestion drops video, a stalled connection is declared dead
+// after the write timeout, and a disconnected queue keeps only the reconnect
+// buffer). Thread-safe: one producer, one consumer.
 #pragma once
 
 #include <condition_variable>
@@ -51,6 +54,10 @@ class LivePacketQueue {
   MediaTime span() const;  // of the queued video: the congestion measure
   int64_t dropped_video() const;  // congestion drops
   int64_t discarded() const;      // lost while disconnected or waiting for a keyframe
+  int64_t bytes() const;          // of the packets queued now
+  int64_t packets() const;
+  int64_t max_bytes() const;      // the most queued at once so far
+  int64_t max_packets() const;
 
  private:
   MediaTime SpanLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);     // queued video
@@ -71,6 +78,9 @@ class LivePacketQueue {
   bool aborted_ ABSL_GUARDED_BY(mu_) = false;
   int64_t dropped_video_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t discarded_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t max_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t max_packets_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace lingcast

@@ -92,6 +92,42 @@ TEST(LivePacketQueueTest, DisconnectedKeepsOnlyTheNewestMediaAndAReconnectStarts
   EXPECT_EQ(first->dts, 6'000'000);
 }
 
+PacketPtr MakeSizedPacket(int stream, int64_t dts_ms, int size, bool key = false) {
+  PacketPtr packet(av_packet_alloc());
+  EXPECT_EQ(av_new_packet(packet.get(), size), 0);
+  packet->stream_index = stream;
+  packet->dts = packet->pts = dts_ms * 1000;
+  if (key) packet->flags |= AV_PKT_FLAG_KEY;
+  return packet;
+}
+
+TEST(LivePacketQueueTest, CountsQueuedBytesAndPacketsAndTheirHighWater) {
+  LivePacketQueue queue(MediaTime::Millis(700), MediaTime::Seconds(2));
+  queue.SetConnected(true, false);
+  queue.Push(MakeSizedPacket(kVideoStreamIndex, 0, 5000, true));
+  queue.Push(MakeSizedPacket(kAudioStreamIndex, 0, 300));
+  queue.Push(MakeSizedPacket(kVideoStreamIndex, 33, 1000));
+  EXPECT_EQ(queue.bytes(), 6300);
+  EXPECT_EQ(queue.packets(), 3);
+  queue.Pop();
+  EXPECT_EQ(queue.bytes(), 1300);
+  EXPECT_EQ(queue.packets(), 2);
+  queue.Push(MakeSizedPacket(kAudioStreamIndex, 21, 200));
+  EXPECT_EQ(queue.bytes(), 1500);
+  EXPECT_EQ(queue.max_bytes(), 6300);
+  EXPECT_EQ(queue.max_packets(), 3);
+  // A congestion drop never enters the queue, so it is not counted.
+  for (int64_t ms = 66; ms <= 900; ms += 33) queue.Push(MakeSizedPacket(kVideoStreamIndex, ms, 100));
+  EXPECT_GT(queue.dropped_video(), 0);
+  EXPECT_EQ(queue.bytes(), 1500 + 100 * (queue.packets() - 3));
+  // A reconnect discards what precedes its keyframe: the count follows.
+  queue.SetConnected(false, false);
+  queue.SetConnected(true, /*reconnect=*/true);
+  EXPECT_EQ(queue.packets(), 0);
+  EXPECT_EQ(queue.bytes(), 0);
+  EXPECT_EQ(queue.max_bytes(), 6300);
+}
+
 TEST(LivePacketQueueTest, AbortWakesAWaitingPop) {
   LivePacketQueue queue(MediaTime::Millis(700), MediaTime::Seconds(1));
   queue.Abort();

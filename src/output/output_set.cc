@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -66,12 +67,18 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
   }
   LC_RETURN_IF_ERROR(ValidateVideoOptions(video));
   LC_RETURN_IF_ERROR(ValidateAudioOptions(audio));
+  const bool adaptive = options.adaptive_bitrate.enabled && video.bitrate > 0 &&
+                        std::any_of(specs.begin(), specs.end(), [](const OutputSpec& s) { return s.is_network(); });
+  if (adaptive) LC_RETURN_IF_ERROR(ValidateAdaptiveBitrate(options.adaptive_bitrate));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<VideoEncoder> video_encoder, VideoEncoder::Create(video));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<AudioEncoder> audio_encoder, AudioEncoder::Create(audio));
   std::unique_ptr<OutputSet> set(
       new OutputSet(video, audio, options, std::move(video_encoder), std::move(audio_encoder)));
   std::lock_guard<std::mutex> lock(set->mu_);
   if (!set->scratch_) return absl::ResourceExhaustedError("out of memory allocating a packet");
+  set->stats_.video_bitrate = video.bitrate;
+  set->stats_.min_video_bitrate = video.bitrate;
+  if (adaptive) set->bitrate_controller_ = std::make_unique<BitrateController>(video.bitrate, options.adaptive_bitrate);
 
   const AVCodecContext& video_codec = set->video_encoder_->codec_context();
   const AVCodecContext& audio_codec = set->audio_encoder_->codec_context();
@@ -272,6 +279,7 @@ absl::Status OutputSet::WriteVideo(const VideoFrame& frame, int64_t frame_index)
   std::lock_guard<std::mutex> lock(mu_);
   if (finished_) return absl::InternalError("OutputSet::WriteVideo after Finish");
   LC_RETURN_IF_ERROR(AllFailedError());
+  LC_RETURN_IF_ERROR(AdaptBitrate(frame_index));
   if (keyframe_requested_.exchange(false)) {
     video_encoder_->RequestKeyframe();
     ++stats_.keyframes_forced;
@@ -296,6 +304,28 @@ absl::Status OutputSet::WriteVideo(const VideoFrame& frame, int64_t frame_index)
     last_video_pts_ = pts;
   }
   return status;
+}
+
+absl::Status OutputSet::AdaptBitrate(int64_t frame_index) {
+  if (!bitrate_controller_) return absl::OkStatus();
+  CongestionSample sample;
+  for (const auto& sink : sinks_) {
+    const OutputSinkStats s = sink->stats();
+    if (s.kind != OutputSpec::kRtmp && s.kind != OutputSpec::kSrt) continue;
+    sample.dropped_video += s.dropped_video_frames;
+    // A reconnecting output's queue holds what waits for the server, not congestion.
+    if (s.state == OutputState::kConnected) sample.queued = std::max(sample.queued, s.send_buffer);
+  }
+  const MediaTime now = MediaTime::FromFrameIndex(frame_index, video_options_.fps_num, video_options_.fps_den);
+  const std::optional<BitrateStep> step = bitrate_controller_->Update(now, sample);
+  if (!step) return absl::OkStatus();
+  LC_RETURN_IF_ERROR(video_encoder_->SetBitrate(step->to));
+  stats_.video_bitrate = step->to;
+  stats_.min_video_bitrate = std::min(stats_.min_video_bitrate, step->to);
+  stats_.bitrate_steps_down = bitrate_controller_->steps_down();
+  stats_.bitrate_steps_up = bitrate_controller_->steps_up();
+  if (options_.on_bitrate_step) options_.on_bitrate_step(*step);
+  return absl::OkStatus();
 }
 
 absl::Status OutputSet::WriteAudio(const AudioBuffer& pcm) {

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,6 +32,7 @@
 #include "media/audio_buffer.h"
 #include "media/video_frame.h"
 #include "output/audio_encoder.h"
+#include "output/bitrate_controller.h"
 #include "output/encoder_options.h"
 #include "output/live_output.h"
 #include "output/output_sink.h"
@@ -60,6 +62,12 @@ struct OutputSetOptions {
   // Called on the network outputs' sender threads after each packet was sent
   // (the benchmark's rendered -> sent latency). Optional.
   PacketWrittenObserver on_packet_written;
+  // Steps the video bitrate down under sustained congestion of the network
+  // outputs and back up after a clean period (bitrate_controller.h). Applies
+  // when the video has a target bitrate and there is an RTMP or SRT output.
+  AdaptiveBitrateOptions adaptive_bitrate;
+  // Called on the writing thread for every step, before the frame it applies to. Optional.
+  std::function<void(const BitrateStep&)> on_bitrate_step;
 };
 
 // Per-output figures plus the shared encode's.
@@ -71,6 +79,10 @@ struct OutputSetStats {
   int64_t keyframes_forced = 0;   // asked for by a network output after a reconnect
   int64_t video_switches = 0;     // SwitchVideo calls that took effect
   MediaTime media_duration;       // audio sent to the encoder (the master clock)
+  int64_t video_bitrate = 0;      // the encoder's target now (0: constant quality)
+  int64_t bitrate_steps_down = 0; // adaptive bitrate steps (see OutputSetOptions)
+  int64_t bitrate_steps_up = 0;
+  int64_t min_video_bitrate = 0;  // the lowest target it stepped to
   double video_encode_seconds = 0;
   double audio_encode_seconds = 0;
 };
@@ -134,6 +146,8 @@ class OutputSet {
   absl::Status WriteRecording(const VideoFrame& frame, MediaTime pts) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Route VideoRoute() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AllFailedError() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Feeds the network outputs' queues to the bitrate controller before frame `frame_index`.
+  absl::Status AdaptBitrate(int64_t frame_index) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   VideoEncoderOptions video_options_ ABSL_GUARDED_BY(mu_);
   const AudioEncoderOptions audio_options_;
@@ -150,6 +164,7 @@ class OutputSet {
   std::unique_ptr<AudioEncoder> audio_encoder_ ABSL_GUARDED_BY(mu_);
   std::vector<std::unique_ptr<OutputSink>> sinks_ ABSL_GUARDED_BY(mu_);
   PacketPtr scratch_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<BitrateController> bitrate_controller_ ABSL_GUARDED_BY(mu_);  // null: not adaptive
   // Set by a network output's sender thread after a reconnect; the next
   // WriteVideo forces a keyframe so the new connection starts decodable soon.
   std::atomic<bool> keyframe_requested_{false};

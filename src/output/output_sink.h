@@ -48,6 +48,13 @@ struct ReconnectOptions {
   MediaTime stable_after = MediaTime::Seconds(1);
   // Seed of the jitter; 0 seeds from std::random_device.
   uint64_t seed = 0;
+  // RTMP: while waiting for the next attempt, try a bare TCP connection to the
+  // server this often; once it answers, the attempt comes within a random
+  // `server_back_jitter` instead of at the end of a backoff that may have grown
+  // to max_delay. So a restarted server sees its senders back within about a
+  // second however long it was down, still spread out. 0: off.
+  MediaTime probe_interval = MediaTime::Millis(500);
+  MediaTime server_back_jitter = MediaTime::Millis(500);
 };
 
 struct NetworkOptions {
@@ -84,7 +91,11 @@ struct OutputSinkStats {
   int64_t dropped_video_frames = 0;   // congestion drops (never audio)
   int64_t discarded_packets = 0;      // lost while disconnected
   int64_t reconnects = 0;             // successful connections after the first
-  MediaTime send_buffer;              // media queued for the server
+  MediaTime send_buffer;              // media queued for the server (its video span)
+  int64_t send_buffer_bytes = 0;      // queued now, and the most queued at once
+  int64_t send_buffer_packets = 0;
+  int64_t max_send_buffer_bytes = 0;
+  int64_t max_send_buffer_packets = 0;
   MediaTime av_offset;                // last audio written minus last video written
   MediaTime last_dts;                 // of the last packet written, on the output's timeline
   MediaTime last_connect_attempt;     // clock reading when the latest connection attempt began

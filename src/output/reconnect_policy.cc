@@ -35,4 +35,10 @@ std::optional<MediaTime> ReconnectPolicy::OnDisconnected(MediaTime now) {
   return now + MediaTime::Micros(static_cast<int64_t>(shortened));
 }
 
+MediaTime ReconnectPolicy::ServerBack(MediaTime now) {
+  const int64_t spread = std::max<int64_t>(0, options_.server_back_jitter.micros());
+  if (spread == 0) return now;
+  return now + MediaTime::Micros(std::uniform_int_distribution<int64_t>(0, spread)(random_));
+}
+
 }  // namespace lingcast

@@ -27,6 +27,10 @@ class ReconnectPolicy {
   // next, or nullopt once max_retries consecutive attempts have failed.
   std::optional<MediaTime> OnDisconnected(MediaTime now);
 
+  // When to attempt after a probe found the server back at `now`: within a
+  // random part of server_back_jitter.
+  MediaTime ServerBack(MediaTime now);
+
   // Failures since the last stable connection.
   int consecutive_failures() const { return failures_; }
   // The delay before jitter for attempt `n`.

@@ -81,5 +81,22 @@ TEST(ReconnectPolicyTest, JitterOnlyShortensAndVaries) {
   EXPECT_TRUE(varied);
 }
 
+TEST(ReconnectPolicyTest, AServerBackIsTriedWithinItsJitter) {
+  ReconnectOptions options = NoJitter();
+  options.server_back_jitter = MediaTime::Millis(500);
+  ReconnectPolicy policy(options);
+  const MediaTime now = MediaTime::Seconds(100);
+  bool spread = false;
+  for (int i = 0; i < 50; ++i) {
+    const MediaTime at = policy.ServerBack(now);
+    EXPECT_GE(at, now);
+    EXPECT_LE(at, now + MediaTime::Millis(500));
+    spread |= at != policy.ServerBack(now);
+  }
+  EXPECT_TRUE(spread);
+  options.server_back_jitter = MediaTime::Zero();
+  EXPECT_EQ(ReconnectPolicy(options).ServerBack(now), now);
+}
+
 }  // namespace
 }  // namespace lingcast

@@ -2,6 +2,9 @@
 // back as a player, survive kill -9, cross the FLV timestamp limits, drop only
 // non-key video under congestion, and fail clearly on bad targets.
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -367,6 +370,72 @@ TEST_F(RtmpOutputTest, ReconnectsAfterKill9StartingAtAKeyframeWithoutLeaks) { Re
 TEST_F(RtmpOutputTest, LongTwentyReconnectCycles) {
   if (std::getenv("LINGCAST_LONG_TESTS") == nullptr) GTEST_SKIP() << "long test: set LINGCAST_LONG_TESTS=1";
   ReconnectCycles(server_, 20);
+}
+
+// A server down for 20 s: the backoff has grown to 10 s between attempts, but
+// the sender's TCP probe sees it back and reconnects within 2 s of its return.
+TEST_F(RtmpOutputTest, ReconnectsWithinTwoSecondsOfAServerBackFromALongOutage) {
+  SimulatedClock clock;
+  OutputSetOptions options = Unthrottled();
+  options.network.reconnect.seed = 5;
+  auto set = OutputSet::Open({Spec(server_.Url("live", "outage"))}, SmallVideo(), SpeechAudio(), options, clock);
+  ASSERT_OK(set);
+  ASSERT_TRUE(WaitForState(**set, OutputState::kConnected)) << OutputStats(**set).error;
+  Feeder feeder(**set, SmallVideo());
+  auto step = [&] {
+    ASSERT_OK(feeder.Step());
+    clock.Advance(MediaTime::FromFrameIndex(1, 30));
+  };
+  for (int i = 0; i < 30; ++i) step();
+  server_.Kill();
+  const MediaTime down_at = clock.Now();
+  ASSERT_TRUE(PollUntil([&] {
+    step();
+    return clock.Now() - down_at >= MediaTime::Seconds(20);
+  }, std::chrono::seconds(120)));
+  EXPECT_EQ(OutputStats(**set).state, OutputState::kReconnecting);
+  ASSERT_TRUE(server_.Start()) << server_.ErrorLog();
+  const MediaTime back_at = clock.Now();
+  ASSERT_TRUE(PollUntil([&] {
+    step();
+    return OutputStats(**set).state == OutputState::kConnected;
+  })) << OutputStats(**set).error;
+  const MediaTime after_back = OutputStats(**set).last_connect_attempt - back_at;
+  EXPECT_LE(after_back, MediaTime::Seconds(2)) << after_back.ToString();
+  EXPECT_EQ(OutputStats(**set).reconnects, 1);
+  ASSERT_OK((*set)->Finish()) << OutputStats(**set).error;
+}
+
+// A server that takes TCP connections but never answers the RTMP handshake:
+// each attempt times out, and the next comes on the backoff. The TCP probe
+// must not hasten it (it answers, but the server is not "back"), or the
+// retries would be spent in seconds.
+TEST_F(RtmpOutputTest, AServerThatTakesTcpButNeverAnswersIsRetriedOnTheBackoffNotFaster) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(listener, 256), 0);  // the kernel completes handshakes; nobody accepts
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  SimulatedClock clock;
+  OutputSetOptions options;
+  options.network.reconnect.initial_delay = MediaTime::Seconds(10);
+  options.network.reconnect.multiplier = 1.0;
+  options.network.reconnect.jitter = 0;
+  options.network.reconnect.max_retries = 2;
+  const std::string url = absl::StrCat("rtmp://127.0.0.1:", ntohs(addr.sin_port), "/live/mute");
+  auto set = OutputSet::Open({Spec(url)}, SmallVideo(), SpeechAudio(), options, clock);
+  ASSERT_OK(set);
+  ASSERT_TRUE(PollUntil([&] {
+    clock.Advance(MediaTime::Millis(100));
+    return OutputStats(**set).state == OutputState::kFailed;
+  }, std::chrono::seconds(60)));
+  // Attempts at 0, 15 and 30 s (5 s connect timeout + 10 s backoff each).
+  EXPECT_GE(OutputStats(**set).last_connect_attempt, MediaTime::Seconds(30));
+  EXPECT_THAT(OutputStats(**set).error, HasSubstr("gave up after 2 failed attempts"));
+  close(listener);
 }
 
 // A render writes a spoken line's audio seconds ahead of its frames: none of

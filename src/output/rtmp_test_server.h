@@ -3,6 +3,7 @@
 // config in a scratch directory. Applications:
 //   live    relays a published stream to players (timestamps untouched)
 //   auth    refuses every publish (on_publish answers 403)
+//   record  like live, and records each publish to its own FLV in RecordDir()
 // Tests kill -9 it and start it again on the same port. Also used by
 // bench/output_bench (so it does not depend on GoogleTest).
 #pragma once
@@ -80,9 +81,14 @@ class RtmpTestServer {
 
   RtmpTestServer() : dir_(MakeTempDir()), rtmp_port_(FreeLoopbackPort()), http_port_(FreeLoopbackPort()) {
     std::filesystem::create_directories(dir_.File("tmp"));
+    std::filesystem::create_directories(dir_.File("rec"));
+    // As root, nginx hands its temp paths to "nobody"; in a user namespace
+    // (the network fault tests) that user is not mapped and the chown fails, so
+    // a root nginx keeps them as root. The RTMP module's access log defaults to
+    // /var/log/nginx, which a namespace's root may not open: off.
     std::ofstream(dir_.File("nginx.conf")) << absl::StrCat(R"(
 load_module )", kRtmpModule, R"(;
-daemon off;
+)", geteuid() == 0 ? "user root root;\n" : "", R"(daemon off;
 master_process off;
 worker_processes 1;
 error_log )", dir_.File("error.log"), R"( info;
@@ -98,9 +104,11 @@ http {
   server { listen 127.0.0.1:)", http_port_, R"(; location /deny { return 403; } }
 }
 rtmp {
+  access_log off;
   server {
     listen 127.0.0.1:)", rtmp_port_, R"(;
     application live { live on; }
+    application record { live on; record all; record_path )", dir_.File("rec"), R"(; record_unique on; }
     application auth { live on; on_publish http://127.0.0.1:)", http_port_, R"(/deny; }
   }
 }
@@ -156,6 +164,7 @@ rtmp {
     return absl::StrCat("rtmp://127.0.0.1:", rtmp_port_, "/", app, "/", key);
   }
   int port() const { return rtmp_port_; }
+  std::string RecordDir() const { return dir_.File("rec"); }
   std::string ErrorLog() const {
     std::ifstream in(dir_.File("error.log"));
     std::stringstream s;

@@ -1,5 +1,8 @@
 // The SRT push (caller mode, MPEG-TS inside) against a real SRT listener:
 // libavformat's srt protocol (libsrt) in listener mode, read back in the test.
+#include <chrono>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -120,6 +123,68 @@ TEST(SrtOutputTest, AVideoSwitchCarriesTheNewParametersInBand) {
   ASSERT_NE(read->Find(AVMEDIA_TYPE_AUDIO), nullptr);
   testing_util::ExpectPictures(*read->Find(AVMEDIA_TYPE_VIDEO), 1021, {160, 90}, {320, 180}, 30, 90, "srt");
   testing_util::ExpectContinuousAudio(*read->Find(AVMEDIA_TYPE_AUDIO), "srt");
+}
+
+// The listener gone for 20 s, then back on the same port: the sender's SRT
+// induction probe finds it, so the attempt comes within 2 s of its return
+// rather than at the end of a backoff grown to several seconds. The backoff
+// runs on a stepped clock; the probes and handshakes are real.
+TEST(SrtOutputTest, ReconnectsWithinTwoSecondsOfAListenerBackFromALongOutage) {
+  if (!HasSrtProtocol()) GTEST_SKIP() << "this libavformat was built without libsrt";
+  const int port = testing_util::FreeLoopbackPort();
+  const std::string listen_url = absl::StrCat("srt://127.0.0.1:", port, "?mode=listener");
+  auto listener = std::make_unique<LiveReader>(listen_url, std::map<std::string, std::string>{{"timeout", "60000000"}});
+  VideoEncoderOptions video;
+  video.width = 160;
+  video.height = 90;
+  video.preset = "ultrafast";
+  video.tune = "zerolatency";
+  video.threads = 1;
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = 22050;
+  OutputSetOptions options;
+  options.network.congestion_threshold = MediaTime::Seconds(600);
+  options.network.reconnect.seed = 9;
+  // Short attempts: a libsrt handshake waits its timeout in real time, which on
+  // the stepped clock would cover most of the backoff's gaps and hide them.
+  options.network.connect_timeout = MediaTime::Millis(500);
+  SimulatedClock clock;
+  auto spec = ParseOutputSpec(absl::StrCat("srt://127.0.0.1:", port));
+  ASSERT_OK(spec);
+  auto set = OutputSet::Open({*spec}, video, audio, options, clock);
+  ASSERT_OK(set);
+  auto stats = [&] { return (*set)->stats().outputs[0]; };
+  ASSERT_TRUE(PollUntil([&] { return stats().state == OutputState::kConnected; })) << stats().error;
+  const AudioBuffer tone = MakeTone(1.0 / 30, 22050);
+  int64_t frame = 0;
+  auto step = [&] {
+    ASSERT_OK((*set)->WriteAudio(tone));
+    ASSERT_OK((*set)->WriteVideo(MakeFrame(160, 90, frame), frame));
+    ++frame;
+    clock.Advance(MediaTime::FromFrameIndex(1, 30));
+  };
+  for (int i = 0; i < 30; ++i) step();
+  listener.reset();
+  ASSERT_TRUE(PollUntil([&] {
+    step();
+    return stats().state == OutputState::kReconnecting;
+  })) << stats().error;
+  const MediaTime down_at = clock.Now();
+  ASSERT_TRUE(PollUntil([&] {
+    step();
+    return clock.Now() - down_at >= MediaTime::Seconds(20);
+  }, std::chrono::seconds(120)));
+  EXPECT_NE(stats().state, OutputState::kConnected);
+  listener = std::make_unique<LiveReader>(listen_url, std::map<std::string, std::string>{{"timeout", "60000000"}});
+  const MediaTime back_at = clock.Now();
+  ASSERT_TRUE(PollUntil([&] {
+    step();
+    return stats().state == OutputState::kConnected;
+  })) << stats().error;
+  const MediaTime after_back = stats().last_connect_attempt - back_at;
+  EXPECT_LE(after_back, MediaTime::Seconds(2)) << after_back.ToString();
+  EXPECT_EQ(stats().reconnects, 1);
+  ASSERT_OK((*set)->Finish()) << stats().error;
 }
 
 }  // namespace

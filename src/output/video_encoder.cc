@@ -145,6 +145,19 @@ absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, 
   return Drain(sink);
 }
 
+absl::Status VideoEncoder::SetBitrate(int64_t bits_per_second) {
+  if (options_.bitrate <= 0) {
+    return absl::FailedPreconditionError("the H.264 encoder runs at constant quality (CRF): it has no bitrate to set");
+  }
+  if (bits_per_second < 1000) {
+    return absl::InvalidArgumentError(absl::StrCat("video bitrate ", bits_per_second, " bit/s is below 1 kbit/s"));
+  }
+  codec_->bit_rate = bits_per_second;
+  codec_->rc_max_rate = bits_per_second;
+  codec_->rc_buffer_size = static_cast<int>(std::min<int64_t>(bits_per_second * 2, INT32_MAX));
+  return absl::OkStatus();
+}
+
 absl::Status VideoEncoder::Flush(PacketSink sink) {
   if (flushed_) return absl::OkStatus();
   flushed_ = true;

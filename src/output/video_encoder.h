@@ -33,6 +33,13 @@ class VideoEncoder {
   // Makes the next encoded frame a keyframe (IDR), for a live output that
   // reconnected and must start its new connection decodable.
   void RequestKeyframe() { keyframe_requested_ = true; }
+  // Retargets a bitrate-mode encode (options.bitrate > 0) from the next frame
+  // on: average and VBV max rate `bits_per_second`, buffer 2 s worth, as at
+  // open. libavcodec's x264 wrapper sees the change and reconfigures x264
+  // between frames, with no new keyframe. FailedPrecondition for a CRF encode,
+  // InvalidArgument below 1 kbit/s (x264 counts in kbit/s).
+  absl::Status SetBitrate(int64_t bits_per_second);
+  int64_t bitrate() const { return codec_->bit_rate; }
   // Drains the frames x264 still holds (lookahead, B-frames). Call once, last.
   absl::Status Flush(PacketSink sink);
 
