@@ -236,6 +236,11 @@ absl::Status OutputSet::SwitchVideo(const VideoEncoderOptions& video, MediaTime 
   }
   // Opened before anything changes: an encoder that cannot open leaves the picture as it was.
   LC_ASSIGN_OR_RETURN(std::unique_ptr<VideoEncoder> next, VideoEncoder::Create(video));
+  // The adaptive bitrate's rate goes on: a switch under congestion must not
+  // send the stream back to the full rate the link could not carry.
+  if (bitrate_controller_ && bitrate_controller_->bitrate() != video.bitrate) {
+    LC_RETURN_IF_ERROR(next->SetBitrate(bitrate_controller_->bitrate()));
+  }
   // B-frames put a new encoder's first decoding times before the old one's
   // last, which no muxer takes; a live encode (tune zerolatency) has none.
   if (video_encoder_->codec_context().has_b_frames > 0 || next->codec_context().has_b_frames > 0) {
