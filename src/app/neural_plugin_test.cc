@@ -220,5 +220,67 @@ TEST(NeuralPluginTest, ThePlugInBuiltBesideThisLingcastOffersEveryEngine) {
   EXPECT_THAT(DescribePluginRuntime(*plugin).summary, HasSubstr("libtorch"));
 }
 
+// The real plug-in's Marian through the C ABI: a batch gives what each line
+// gives alone, the plug-in's errors keep their code and message, and a stop
+// requested on the host's std::stop_token reaches the plug-in's decode.
+class RealMarianTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("marian");
+    ASSERT_OK(plugin);
+    MarianPluginRequest request;
+    request.model_dir = std::string(NEURAL_TESTDATA_DIR) + "/marian_tiny";
+    request.device = "cpu";
+    request.placed_on = &placed_on_;
+    absl::StatusOr<std::unique_ptr<PluginTranslator>> translator = PluginTranslator::Create(*plugin, request);
+    ASSERT_OK(translator);
+    translator_ = *std::move(translator);
+  }
+
+  ScopedPluginPath path_{LINGCAST_NEURAL_PLUGIN_PATH};
+  std::string placed_on_;
+  std::unique_ptr<PluginTranslator> translator_;
+};
+
+TEST_F(RealMarianTest, ABatchGivesWhatEachLineGivesAlone) {
+  EXPECT_EQ(placed_on_, "cpu float32");
+  EXPECT_EQ(translator_->name(), "marian");
+  const std::vector<std::string> lines = {"你好，世界。", "今天所有订单都包邮。"};
+  std::vector<std::string> alone;
+  for (const std::string& line : lines) {
+    TranslationRequest request;
+    request.source = line;
+    std::vector<std::string> partials;
+    absl::StatusOr<Translation> translation =
+        translator_->Translate(request, {}, [&](std::string_view text) { partials.emplace_back(text); });
+    ASSERT_OK(translation);
+    EXPECT_EQ(translation->engine, "marian");
+    EXPECT_FALSE(translation->text.empty());
+    EXPECT_EQ(partials, std::vector<std::string>{translation->text});
+    alone.push_back(translation->text);
+  }
+  absl::StatusOr<std::vector<std::string>> batch = translator_->TranslateBatch(lines);
+  ASSERT_OK(batch);
+  EXPECT_EQ(*batch, alone);
+}
+
+TEST_F(RealMarianTest, AnotherDirectionIsNotFoundWithThePlugInsMessage) {
+  TranslationRequest request;
+  request.source = "hello";
+  request.from = Language::kEn;
+  request.to = Language::kZh;
+  EXPECT_THAT(translator_->Translate(request).status(),
+              StatusIs(absl::StatusCode::kNotFound, "the marian model translates zh -> en, not en -> zh"));
+}
+
+TEST_F(RealMarianTest, AStopRequestedOnTheHostCancelsTheDecode) {
+  std::stop_source stop;
+  stop.request_stop();
+  TranslationRequest request;
+  request.source = "你好，世界。";
+  EXPECT_THAT(translator_->Translate(request, stop.get_token()).status(),
+              StatusIs(absl::StatusCode::kCancelled, ::testing::_));
+}
+
 }  // namespace
 }  // namespace lingcast
