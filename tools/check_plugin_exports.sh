@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ctest neural_plugin_exports: the neural plug-in's dynamic symbol table defines
 # the C ABI's entry (src/neural/plugin/lingcast_plugin_abi.h) and nothing else
-# (src/neural/plugin/plugin.map), so no C++ symbol of the absl, lingcast or
-# standard library copies inside it can bind to the host's.
+# (src/neural/plugin/plugin.map), so no C++ symbol of the lingcast libraries
+# linked into it can bind to the host's.
 #   tools/check_plugin_exports.sh PLUGIN.so
 set -euo pipefail
 plugin="${1:?usage: check_plugin_exports.sh PLUGIN.so}"
