@@ -96,6 +96,9 @@ void ForwardLog(void* user, int32_t level, const char* component, const char* me
 struct RecognizerHandle {
   std::shared_ptr<const NeuralPluginLibrary> library;
   lc_recognizer* recognizer = nullptr;
+  RecognizerHandle() = default;
+  RecognizerHandle(const RecognizerHandle&) = delete;
+  RecognizerHandle& operator=(const RecognizerHandle&) = delete;
   ~RecognizerHandle() {
     if (recognizer != nullptr) library->table().recognizer_destroy(recognizer);
   }
@@ -105,6 +108,8 @@ class PluginAsrSession : public AsrSession {
  public:
   PluginAsrSession(std::shared_ptr<const RecognizerHandle> model, lc_recognizer_session* session)
       : model_(std::move(model)), session_(session) {}
+  PluginAsrSession(const PluginAsrSession&) = delete;
+  PluginAsrSession& operator=(const PluginAsrSession&) = delete;
   ~PluginAsrSession() override { table().recognizer_session_destroy(session_); }
 
   using AsrSession::AcceptAudio;
@@ -227,6 +232,9 @@ struct VoiceHandle {
   std::shared_ptr<const NeuralPluginLibrary> library;
   Phonemizer phonemize;  // lives at a fixed address: the plug-in's voice calls it
   lc_voice* voice = nullptr;
+  VoiceHandle() = default;
+  VoiceHandle(const VoiceHandle&) = delete;
+  VoiceHandle& operator=(const VoiceHandle&) = delete;
   ~VoiceHandle() {
     if (voice != nullptr) library->table().voice_destroy(voice);
   }
@@ -236,6 +244,8 @@ class PluginTtsSession : public TtsSession {
  public:
   PluginTtsSession(std::shared_ptr<const VoiceHandle> voice, lc_voice_session* session)
       : voice_(std::move(voice)), session_(session) {}
+  PluginTtsSession(const PluginTtsSession&) = delete;
+  PluginTtsSession& operator=(const PluginTtsSession&) = delete;
   ~PluginTtsSession() override { table().voice_session_destroy(session_); }
 
   absl::StatusOr<SynthesisResult> SynthesizeClause(std::string_view clause, Language language) override {

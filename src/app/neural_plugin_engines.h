@@ -102,6 +102,8 @@ class PluginTranslator : public Translator {
  public:
   static absl::StatusOr<std::unique_ptr<PluginTranslator>> Create(const NeuralPlugin& plugin,
                                                                    const MarianPluginRequest& request);
+  PluginTranslator(const PluginTranslator&) = delete;
+  PluginTranslator& operator=(const PluginTranslator&) = delete;
   ~PluginTranslator() override;
 
   std::string name() const override;
