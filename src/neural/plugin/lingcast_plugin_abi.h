@@ -305,8 +305,9 @@ typedef struct lc_plugin_table {
   uint32_t struct_size; /* sizeof(lc_plugin_table) of the plug-in's build */
   uint32_t reserved;
 
-  /* Every entry below is non-NULL in minor 0, except the create_* entry of an
-   * engine the plug-in was built without (NULL: the host says so). */
+  /* Every entry below is non-NULL in minor 0, except those of an engine the
+   * plug-in was built without: its create_* entry NULL tells the host, which
+   * then says so and calls none of that engine's entries. */
 
   void (*describe_runtime)(lc_runtime_report* report);
 
