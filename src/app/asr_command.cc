@@ -101,7 +101,7 @@ class AsrPrinter {
 
 // What each recognizer takes from the command's options: --engine whisper a
 // checkpoint on libtorch, from the neural plug-in (app/neural_plugin.h,
-// neural/plugin/whisper_plugin.h); pocketsphinx its embedded model.
+// app/neural_plugin_engines.h); pocketsphinx its embedded model.
 absl::StatusOr<RecognizerSettings> AsrRecognizerSettings(const AsrCommandOptions& options,
                                                          const RecognizerChoice& recognizer, Logger& logger) {
   RecognizerSettings settings;

@@ -10,12 +10,12 @@
 #include "app/engine_registry.h"
 #include "app/model_dirs.h"
 #include "app/neural_plugin.h"
+#include "app/neural_plugin_engines.h"
 #include "app/studio.h"
 #include "app/whisper_recognizer.h"
 #include "compose/font.h"
 #include "nlohmann/json.hpp"
 #include "audio/av_util.h"
-#include "neural/plugin/runtime_plugin.h"
 #include "text/data_files.h"
 #include "tts/espeak_engine.h"
 
@@ -77,16 +77,14 @@ DoctorCheck CheckEncoder(const char* codec, const char* package) {
 DoctorCheck CheckNeuralRuntime() {
   DoctorCheck c{"neural runtime"};
   absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("neural");
-  absl::StatusOr<DescribeNeuralRuntimeFn> describe =
-      plugin.ok() ? plugin->Entry(&NeuralPluginTable::describe_runtime, "runtime")
-                  : absl::StatusOr<DescribeNeuralRuntimeFn>(plugin.status());
-  if (!describe.ok()) {
-    c.detail = std::string(describe.status().message());
+  const absl::Status usable = plugin.ok() ? plugin->Require(plugin->table().describe_runtime, "runtime")
+                                          : plugin.status();
+  if (!usable.ok()) {
+    c.detail = std::string(usable.message());
     c.fix = "rebuild lingcast (the plug-in is built beside it), or point LINGCAST_NEURAL_PLUGIN at it";
     return c;
   }
-  NeuralRuntimeReport report;
-  (*describe)(report);
+  const NeuralRuntimeReport report = DescribePluginRuntime(*plugin);
   c.ok = !report.reference_blas && !report.summary.empty();
   c.detail = report.summary;
   if (report.reference_blas) c.fix = absl::StrCat(kInstallFix, "libopenblas0-openmp");

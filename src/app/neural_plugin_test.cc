@@ -1,15 +1,23 @@
-// The plug-in's table is checked when it is opened (neural/plugin/plugin_table.h):
-// real shared objects of another ABI version or table size, built beside this
-// test, are refused with one line, and closed again.
+// The neural plug-in's C ABI (neural/plugin/lingcast_plugin_abi.h) as the real
+// loader and adapters meet it: a plug-in written in C and built by another
+// toolchain (testdata/sine_voice_plugin.c, a test fixture: clang, C99) speaks
+// through lingcast's TtsEngine; plug-ins of another ABI major or too short a
+// table are refused with one line and closed again; a later minor's longer
+// table is taken; the plug-in built beside this lingcast offers every engine.
 #include "app/neural_plugin.h"
 
 #include <dlfcn.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "app/neural_plugin_engines.h"
+#include "app/studio.h"
+#include "app/tts_command.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -46,23 +54,51 @@ bool IsLoaded(const char* path) {
   return true;
 }
 
-TEST(NeuralPluginTest, APlugInOfAnotherAbiVersionIsRefusedAndNothingStaysLoaded) {
-  ScopedPluginPath path(ABI_V2_FIXTURE);
+// Sign changes per second of a mono signal: twice its frequency for a tone.
+double ZeroCrossingsPerSecond(const AudioBuffer& audio) {
+  int crossings = 0;
+  for (size_t i = 1; i < audio.samples.size(); ++i) {
+    if ((audio.samples[i - 1] < 0) != (audio.samples[i] < 0)) ++crossings;
+  }
+  return crossings / audio.duration().seconds();
+}
+
+absl::StatusOr<std::unique_ptr<TtsEngine>> SineVoice() {
+  VoiceEngineSettings settings;
+  settings.model_dir = "sine";
+  return MakeVitsVoice(settings);
+}
+
+TEST(NeuralPluginTest, APlugInOfAnotherAbiMajorIsRefusedAndNothingStaysLoaded) {
+  ScopedPluginPath path(OLD_MAJOR_FIXTURE);
   const absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("whisper");
   EXPECT_THAT(plugin.status(),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       absl::StrCat("neural plug-in ", ABI_V2_FIXTURE, " speaks ABI v2; this lingcast needs v1: rebuild it")));
-  EXPECT_FALSE(IsLoaded(ABI_V2_FIXTURE));
+                       absl::StrCat("neural plug-in ", OLD_MAJOR_FIXTURE, " speaks ABI v1; this lingcast needs v",
+                                    LC_PLUGIN_ABI_MAJOR, ": rebuild it")));
+  EXPECT_FALSE(IsLoaded(OLD_MAJOR_FIXTURE));
 }
 
-TEST(NeuralPluginTest, ATableOfAnotherSizeIsRefused) {
+TEST(NeuralPluginTest, ATableShorterThanThisMajorsIsRefusedAndNothingStaysLoaded) {
   ScopedPluginPath path(SHORT_TABLE_FIXTURE);
   const absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("vits");
-  EXPECT_THAT(plugin.status(), StatusIs(absl::StatusCode::kFailedPrecondition,
-                                        HasSubstr(absl::StrCat(SHORT_TABLE_FIXTURE, " has a table of 16 bytes for ABI v1; "
-                                                               "this lingcast needs ", sizeof(NeuralPluginTable),
-                                                               ": rebuild it"))));
+  EXPECT_THAT(plugin.status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       absl::StrCat("neural plug-in ", SHORT_TABLE_FIXTURE, " has a table of 16 bytes for ABI v",
+                                    LC_PLUGIN_ABI_MAJOR, "; this lingcast needs at least ", LC_PLUGIN_TABLE_V2_0_SIZE,
+                                    ": rebuild it")));
   EXPECT_FALSE(IsLoaded(SHORT_TABLE_FIXTURE));
+}
+
+TEST(NeuralPluginTest, ALaterMinorsLongerTableIsTaken) {
+  ScopedPluginPath path(NEWER_MINOR_FIXTURE);
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("vits");
+  ASSERT_OK(plugin);
+  EXPECT_EQ(plugin->table().abi_minor, LC_PLUGIN_ABI_MINOR + 1u);
+  EXPECT_GT(plugin->table().struct_size, LC_PLUGIN_TABLE_V2_0_SIZE);
+  absl::StatusOr<std::unique_ptr<TtsEngine>> voice = SineVoice();
+  ASSERT_OK(voice);
+  EXPECT_EQ((*voice)->name(), "sine");
 }
 
 TEST(NeuralPluginTest, APathWithoutAPlugInSaysSo) {
@@ -71,15 +107,179 @@ TEST(NeuralPluginTest, APathWithoutAPlugInSaysSo) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("cannot load the neural engines")));
 }
 
+TEST(NeuralPluginTest, ACPlugInFromAnotherCompilerSpeaksThroughTheTtsEngine) {
+  ScopedPluginPath path(SINE_FIXTURE);
+  absl::StatusOr<std::unique_ptr<TtsEngine>> voice = SineVoice();
+  ASSERT_OK(voice) << "built by " << LINGCAST_C_FIXTURE_COMPILER;
+  EXPECT_EQ((*voice)->name(), "sine");
+  EXPECT_EQ((*voice)->sample_rate(), 16000);
+
+  SynthesisRequest request;
+  request.language = Language::kEn;
+  request.text = "hi there";
+  absl::StatusOr<SynthesisResult> speech = (*voice)->Synthesize(request);
+  ASSERT_OK(speech);
+  EXPECT_EQ(speech->audio.sample_rate, 16000);
+  EXPECT_EQ(speech->audio.channels, 1);
+  EXPECT_EQ(speech->audio.duration(), MediaTime::Millis(800));  // 100 ms a byte
+  EXPECT_NEAR(ZeroCrossingsPerSecond(speech->audio), 2 * 440.0, 3.0);
+  ASSERT_EQ(speech->track.words.size(), 2u);
+  EXPECT_EQ(speech->track.words[1].start, MediaTime::Millis(300));
+  EXPECT_EQ(speech->track.words[1].text_offset, 3);
+  EXPECT_EQ(speech->track.words[1].text_length, 5);
+  ASSERT_EQ(speech->track.phonemes.size(), 2u);
+  EXPECT_EQ(speech->track.phonemes[0].phoneme, "a");
+  EXPECT_EQ(speech->track.phonemes[0].duration, MediaTime::Millis(200));
+}
+
+TEST(NeuralPluginTest, ACPlugInStreamsAClauseInPartsThatJoinIntoTheWholeClause) {
+  ScopedPluginPath path(SINE_FIXTURE);
+  absl::StatusOr<std::unique_ptr<TtsEngine>> voice = SineVoice();
+  ASSERT_OK(voice);
+  absl::StatusOr<std::unique_ptr<TtsSession>> session = (*voice)->OpenSession(VoiceSettings{});
+  ASSERT_OK(session);
+  std::vector<SynthesisResult> parts;
+  ASSERT_OK((*session)->StreamClause("one two three", Language::kEn, [&](SynthesisResult part) {
+    parts.push_back(std::move(part));
+    return absl::OkStatus();
+  }));
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[1].track.words.at(0).start, MediaTime::Millis(400));  // timed from the clause's start
+  EXPECT_EQ(parts[1].track.words.at(0).text_offset, 4);
+  SynthesisResult joined;
+  for (SynthesisResult& part : parts) AppendClausePart(joined, std::move(part));
+  absl::StatusOr<SynthesisResult> whole = (*session)->SynthesizeClause("one two three", Language::kEn);
+  ASSERT_OK(whole);
+  EXPECT_EQ(joined.audio.samples.size(), whole->audio.samples.size());
+  EXPECT_EQ(joined.track.words.size(), whole->track.words.size());
+}
+
+TEST(NeuralPluginTest, AnErrorFromTheHostsSinkStopsTheStreamAndComesBackWhole) {
+  ScopedPluginPath path(SINE_FIXTURE);
+  absl::StatusOr<std::unique_ptr<TtsEngine>> voice = SineVoice();
+  ASSERT_OK(voice);
+  absl::StatusOr<std::unique_ptr<TtsSession>> session = (*voice)->OpenSession(VoiceSettings{});
+  ASSERT_OK(session);
+  int parts = 0;
+  const absl::Status streamed = (*session)->StreamClause("one two three", Language::kEn, [&](SynthesisResult) {
+    ++parts;
+    return absl::ResourceExhaustedError("the player's queue is full");
+  });
+  EXPECT_THAT(streamed, StatusIs(absl::StatusCode::kResourceExhausted, "the player's queue is full"));
+  EXPECT_EQ(parts, 1);
+}
+
+TEST(NeuralPluginTest, ACancelledSessionSaysSoAndSpeaksNoMore) {
+  ScopedPluginPath path(SINE_FIXTURE);
+  absl::StatusOr<std::unique_ptr<TtsEngine>> voice = SineVoice();
+  ASSERT_OK(voice);
+  absl::StatusOr<std::unique_ptr<TtsSession>> session = (*voice)->OpenSession(VoiceSettings{});
+  ASSERT_OK(session);
+  EXPECT_FALSE((*session)->cancelled());
+  (*session)->Cancel();
+  EXPECT_TRUE((*session)->cancelled());
+  EXPECT_THAT((*session)->SynthesizeClause("one", Language::kEn).status(),
+              StatusIs(absl::StatusCode::kCancelled, "the sine session was cancelled"));
+}
+
+TEST(NeuralPluginTest, ThePlugInsErrorsKeepTheirCodeAndMessage) {
+  ScopedPluginPath path(SINE_FIXTURE);
+  VoiceEngineSettings settings;
+  settings.model_dir = "models/elsewhere";
+  EXPECT_THAT(MakeVitsVoice(settings).status(),
+              StatusIs(absl::StatusCode::kNotFound, "the sine fixture speaks only the model \"sine\""));
+  absl::StatusOr<std::unique_ptr<TtsEngine>> voice = SineVoice();
+  ASSERT_OK(voice);
+  VoiceSettings loud;
+  loud.volume = 9;
+  EXPECT_THAT((*voice)->OpenSession(loud).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "volume must be in [0, 4]"));
+}
+
+TEST(NeuralPluginTest, AnEngineThePlugInLacksIsNamed) {
+  ScopedPluginPath path(SINE_FIXTURE);
+  VoiceEngineSettings settings;
+  settings.model_dir = "sine";
+  EXPECT_THAT(MakeFastSpeech2Voice(settings).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       absl::StrCat("neural plug-in ", SINE_FIXTURE, " was built without the fastspeech2 engine: "
+                                    "rebuild it")));
+}
+
 TEST(NeuralPluginTest, ThePlugInBuiltBesideThisLingcastOffersEveryEngine) {
   ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
   absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("marian");
   ASSERT_OK(plugin);
-  EXPECT_OK(plugin->Entry(&NeuralPluginTable::create_marian_translator, "marian"));
-  EXPECT_OK(plugin->Entry(&NeuralPluginTable::create_whisper_asr, "whisper"));
-  EXPECT_OK(plugin->Entry(&NeuralPluginTable::create_vits_tts, "vits"));
-  EXPECT_OK(plugin->Entry(&NeuralPluginTable::create_fastspeech2_tts, "fastspeech2"));
-  EXPECT_OK(plugin->Entry(&NeuralPluginTable::describe_runtime, "runtime"));
+  EXPECT_EQ(plugin->table().abi_major, static_cast<std::uint32_t>(LC_PLUGIN_ABI_MAJOR));
+  EXPECT_EQ(plugin->table().struct_size, sizeof(lc_plugin_table));
+  EXPECT_OK(plugin->Require(plugin->table().create_marian_translator, "marian"));
+  EXPECT_OK(plugin->Require(plugin->table().create_whisper_recognizer, "whisper"));
+  EXPECT_OK(plugin->Require(plugin->table().create_vits_voice, "vits"));
+  EXPECT_OK(plugin->Require(plugin->table().create_fastspeech2_voice, "fastspeech2"));
+  EXPECT_OK(plugin->Require(plugin->table().describe_runtime, "runtime"));
+  EXPECT_THAT(DescribePluginRuntime(*plugin).summary, HasSubstr("libtorch"));
+}
+
+// The real plug-in's Marian through the C ABI: a batch gives what each line
+// gives alone, the plug-in's errors keep their code and message, and a stop
+// requested on the host's std::stop_token reaches the plug-in's decode.
+class RealMarianTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("marian");
+    ASSERT_OK(plugin);
+    MarianPluginRequest request;
+    request.model_dir = std::string(NEURAL_TESTDATA_DIR) + "/marian_tiny";
+    request.device = "cpu";
+    request.placed_on = &placed_on_;
+    absl::StatusOr<std::unique_ptr<PluginTranslator>> translator = PluginTranslator::Create(*plugin, request);
+    ASSERT_OK(translator);
+    translator_ = *std::move(translator);
+  }
+
+  ScopedPluginPath path_{LINGCAST_NEURAL_PLUGIN_PATH};
+  std::string placed_on_;
+  std::unique_ptr<PluginTranslator> translator_;
+};
+
+TEST_F(RealMarianTest, ABatchGivesWhatEachLineGivesAlone) {
+  EXPECT_EQ(placed_on_, "cpu float32");
+  EXPECT_EQ(translator_->name(), "marian");
+  const std::vector<std::string> lines = {"你好，世界。", "今天所有订单都包邮。"};
+  std::vector<std::string> alone;
+  for (const std::string& line : lines) {
+    TranslationRequest request;
+    request.source = line;
+    std::vector<std::string> partials;
+    absl::StatusOr<Translation> translation =
+        translator_->Translate(request, {}, [&](std::string_view text) { partials.emplace_back(text); });
+    ASSERT_OK(translation);
+    EXPECT_EQ(translation->engine, "marian");
+    EXPECT_FALSE(translation->text.empty());
+    EXPECT_EQ(partials, std::vector<std::string>{translation->text});
+    alone.push_back(translation->text);
+  }
+  absl::StatusOr<std::vector<std::string>> batch = translator_->TranslateBatch(lines);
+  ASSERT_OK(batch);
+  EXPECT_EQ(*batch, alone);
+}
+
+TEST_F(RealMarianTest, AnotherDirectionIsNotFoundWithThePlugInsMessage) {
+  TranslationRequest request;
+  request.source = "hello";
+  request.from = Language::kEn;
+  request.to = Language::kZh;
+  EXPECT_THAT(translator_->Translate(request).status(),
+              StatusIs(absl::StatusCode::kNotFound, "the marian model translates zh -> en, not en -> zh"));
+}
+
+TEST_F(RealMarianTest, AStopRequestedOnTheHostCancelsTheDecode) {
+  std::stop_source stop;
+  stop.request_stop();
+  TranslationRequest request;
+  request.source = "你好，世界。";
+  EXPECT_THAT(translator_->Translate(request, stop.get_token()).status(),
+              StatusIs(absl::StatusCode::kCancelled, ::testing::_));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "text/script.h"
 #include "app/engine_registry.h"
 #include "app/neural_plugin.h"
-#include "neural/plugin/marian_plugin.h"
+#include "app/neural_plugin_engines.h"
 
 namespace lingcast {
 namespace {
@@ -33,23 +33,6 @@ void LogWarnings(const std::vector<std::string>& warnings, Logger& logger) {
   }
 }
 
-// A translator whose code lives in a dlopen()ed plug-in: it keeps the plug-in
-// loaded for as long as the translator exists (the inner one goes first).
-class PluginTranslator : public Translator {
- public:
-  PluginTranslator(std::shared_ptr<void> library, std::unique_ptr<Translator> inner)
-      : library_(std::move(library)), inner_(std::move(inner)) {}
-  ~PluginTranslator() override { inner_.reset(); }
-  std::string name() const override { return inner_->name(); }
-  absl::StatusOr<Translation> Translate(const TranslationRequest& request, std::stop_token stop,
-                                        const PartialTranslation& on_partial) override {
-    return inner_->Translate(request, std::move(stop), on_partial);
-  }
-
- private:
-  std::shared_ptr<void> library_;
-  std::unique_ptr<Translator> inner_;
-};
 
 }  // namespace
 
@@ -156,7 +139,7 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeLlmTranslator(const TranslationO
 }
 
 // The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
-// (app/neural_plugin.h, neural/plugin/marian_plugin.h).
+// (app/neural_plugin_engines.h).
 absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options,
                                                                  const TranslationStack& /*stack*/, Clock& /*clock*/,
                                                                  Logger& logger) {
@@ -164,8 +147,6 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const Translati
     return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("marian"));
-  LC_ASSIGN_OR_RETURN(CreateMarianTranslatorFn create,
-                      plugin.Entry(&NeuralPluginTable::create_marian_translator, "marian"));
   MarianPluginRequest request;
   request.model_dir = options.marian_model_dir;
   request.from = options.from;
@@ -175,11 +156,9 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const Translati
   request.dtype = options.marian_device.dtype;
   std::string placed_on;
   request.placed_on = &placed_on;
-  absl::StatusOr<std::unique_ptr<Translator>> translator = absl::UnknownError("the plug-in did not answer");
-  create(request, translator);
-  if (!translator.ok()) return translator.status();
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<PluginTranslator> translator, PluginTranslator::Create(plugin, request));
   logger.Info("mt", "marian loaded", {{"model", options.marian_model_dir}, {"device", placed_on}});
-  return std::unique_ptr<Translator>(std::make_unique<PluginTranslator>(plugin.handle(), std::move(*translator)));
+  return std::unique_ptr<Translator>(std::move(translator));
 }
 
 }  // namespace lingcast

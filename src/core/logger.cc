@@ -50,7 +50,7 @@ absl::StatusOr<LogLevel> ParseLogLevel(std::string_view name) {
 }
 
 std::string Logger::Format(LogLevel level, std::string_view component, std::string_view message,
-                           std::initializer_list<Field> fields) {
+                           absl::Span<const Field> fields) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t secs = std::chrono::system_clock::to_time_t(now);
   const int millis = static_cast<int>(
@@ -67,7 +67,16 @@ std::string Logger::Format(LogLevel level, std::string_view component, std::stri
 
 void Logger::Log(LogLevel level, std::string_view component, std::string_view message,
                  std::initializer_list<Field> fields) {
+  LogFields(level, component, message, absl::Span<const Field>(fields.begin(), fields.size()));
+}
+
+void Logger::LogFields(LogLevel level, std::string_view component, std::string_view message,
+                       absl::Span<const Field> fields) {
   if (!Enabled(level)) return;
+  if (forward_) {
+    forward_(level, component, message, fields);
+    return;
+  }
   const std::string line = Format(level, component, message, fields);
   std::lock_guard lock(mu_);
   std::fprintf(out_, "%s\n", line.c_str());

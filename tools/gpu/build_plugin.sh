@@ -2,10 +2,10 @@
 # Builds the neural plug-in (liblingcast_neural_plugin.so) here, against the
 # PyTorch that the GPU machine has (docs/gpu.md): the torch wheel of that version
 # from PyPI gives the headers and libraries to link with; the machine's own
-# PyTorch provides them at run time. The plug-in is built with this machine's
-# compiler, absl and lingcast sources, so it and the `lingcast` binary built here
-# agree on every type across the plug-in table (plugin_table.h), and the binary
-# loads either plug-in: Debian's CPU libtorch one or this one.
+# PyTorch provides them at run time. The plug-in meets the `lingcast` binary
+# through the C ABI of src/neural/plugin/lingcast_plugin_abi.h, so only that
+# header's major version must match: the binary loads either plug-in, Debian's
+# CPU libtorch one or this one.
 #
 #   tools/gpu/build_plugin.sh [--torch 2.11.0] [--cuda-arch 9.0] BUILD_DIR
 #

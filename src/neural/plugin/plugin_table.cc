@@ -1,41 +1,70 @@
-// The plug-in's one exported symbol (plugin_table.h): the table of the entries
-// each <engine>_plugin.cc defines, hidden like everything else in the plug-in.
-#include "neural/plugin/plugin_table.h"
-
+// The plug-in's one exported symbol (lingcast_plugin_abi.h): the table of the C
+// entry points each <engine>_plugin.cc defines. Everything else in the plug-in
+// is hidden (plugin.map keeps the dynamic symbol table to this one name).
+#include <new>
 #include <type_traits>
 
-std::remove_pointer_t<lingcast::CreateMarianTranslatorFn> lingcast_create_marian_translator;
-std::remove_pointer_t<lingcast::DescribeNeuralRuntimeFn> lingcast_describe_neural_runtime;
-#ifdef LINGCAST_PLUGIN_HAS_WHISPER
-std::remove_pointer_t<lingcast::CreateWhisperAsrFn> lingcast_create_whisper_asr;
-#endif
-#ifdef LINGCAST_PLUGIN_HAS_VOICES
-std::remove_pointer_t<lingcast::CreateVitsTtsFn> lingcast_create_vits_tts;
-std::remove_pointer_t<lingcast::CreateFastSpeech2TtsFn> lingcast_create_fastspeech2_tts;
-#endif
+#include "neural/plugin/lingcast_plugin_abi.h"
+#include "neural/plugin/plugin_entries.h"
+#include "neural/plugin/plugin_glue.h"
 
+namespace lingcast::plugin {
 namespace {
 
-lingcast::NeuralPluginTable MakeTable() {
-  lingcast::NeuralPluginTable table;
-  table.create_marian_translator = &lingcast_create_marian_translator;
-  table.describe_runtime = &lingcast_describe_neural_runtime;
+lc_stop* StopCreate() { return new (std::nothrow) lc_stop(); }
+void StopRequest(lc_stop* stop) { stop->source.request_stop(); }
+void StopDestroy(lc_stop* stop) { delete stop; }
+
+lc_plugin_table MakeTable() {
+  lc_plugin_table table{};
+  table.abi_major = LC_PLUGIN_ABI_MAJOR;
+  table.abi_minor = LC_PLUGIN_ABI_MINOR;
+  table.struct_size = sizeof(lc_plugin_table);
+  table.describe_runtime = &DescribeRuntime;
+  table.stop_create = &StopCreate;
+  table.stop_request = &StopRequest;
+  table.stop_destroy = &StopDestroy;
+  table.create_marian_translator = &CreateMarianTranslator;
+  table.translator_destroy = &TranslatorDestroy;
+  table.translator_name = &TranslatorName;
+  table.translator_translate = &TranslatorTranslate;
+  table.translator_translate_batch = &TranslatorTranslateBatch;
 #ifdef LINGCAST_PLUGIN_HAS_WHISPER
-  table.create_whisper_asr = &lingcast_create_whisper_asr;
+  table.create_whisper_recognizer = &CreateWhisperRecognizer;
+  table.recognizer_destroy = &RecognizerDestroy;
+  table.recognizer_name = &RecognizerName;
+  table.recognizer_language = &RecognizerLanguage;
+  table.recognizer_new_session = &RecognizerNewSession;
+  table.recognizer_session_destroy = &RecognizerSessionDestroy;
+  table.recognizer_session_accept_audio = &RecognizerSessionAcceptAudio;
+  table.recognizer_session_partial = &RecognizerSessionPartial;
+  table.recognizer_session_finish = &RecognizerSessionFinish;
+  table.recognizer_session_position_us = &RecognizerSessionPositionUs;
 #endif
 #ifdef LINGCAST_PLUGIN_HAS_VOICES
-  table.create_vits_tts = &lingcast_create_vits_tts;
-  table.create_fastspeech2_tts = &lingcast_create_fastspeech2_tts;
+  table.create_vits_voice = &CreateVitsVoice;
+  table.create_fastspeech2_voice = &CreateFastSpeech2Voice;
+  table.voice_destroy = &VoiceDestroy;
+  table.voice_name = &VoiceName;
+  table.voice_sample_rate = &VoiceSampleRate;
+  table.voice_synthesize = &VoiceSynthesize;
+  table.voice_open_session = &VoiceOpenSession;
+  table.voice_session_destroy = &VoiceSessionDestroy;
+  table.voice_session_synthesize_clause = &VoiceSessionSynthesizeClause;
+  table.voice_session_stream_clause = &VoiceSessionStreamClause;
+  table.voice_session_cancel = &VoiceSessionCancel;
+  table.voice_session_cancelled = &VoiceSessionCancelled;
 #endif
   return table;
 }
 
 }  // namespace
+}  // namespace lingcast::plugin
 
-extern "C" __attribute__((visibility("default"))) const lingcast::NeuralPluginTable* lingcast_neural_plugin_table() {
-  static const lingcast::NeuralPluginTable kTable = MakeTable();
+extern "C" __attribute__((visibility("default"))) const lc_plugin_table* lingcast_neural_plugin_table() {
+  static const lc_plugin_table kTable = lingcast::plugin::MakeTable();
   return &kTable;
 }
 
-// The app checks the signature it calls against the one defined here.
-static_assert(std::is_same_v<decltype(&lingcast_neural_plugin_table), lingcast::NeuralPluginTableFn>);
+// The host calls it through lc_plugin_table_fn.
+static_assert(std::is_same_v<decltype(&lingcast_neural_plugin_table), lc_plugin_table_fn>);

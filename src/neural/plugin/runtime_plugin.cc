@@ -1,22 +1,25 @@
-// The entry point behind runtime_plugin.h.
-#include "neural/plugin/runtime_plugin.h"
-
+// What `lingcast doctor` asks the plug-in through the C ABI
+// (lingcast_plugin_abi.h): what the engines would run on in this process
+// (neural/core/runtime_info.h).
 #include <exception>
-#include <type_traits>
+#include <string>
 
 #include "neural/core/runtime_info.h"
+#include "neural/plugin/plugin_entries.h"
+#include "neural/plugin/plugin_glue.h"
 
-void lingcast_describe_neural_runtime(
-    lingcast::NeuralRuntimeReport& report) {
+namespace lingcast::plugin {
+
+void DescribeRuntime(lc_runtime_report* report) {
+  if (report == nullptr || report->struct_size < sizeof(lc_runtime_report)) return;
   try {
-    const lingcast::neural::RuntimeInfo info = lingcast::neural::DescribeRuntime();
-    report.summary = lingcast::neural::RuntimeSummary(info);
-    report.reference_blas = info.blas == lingcast::neural::BlasKind::kReference;
-    report.gpus = static_cast<int>(info.gpus.size());
+    const neural::RuntimeInfo info = neural::DescribeRuntime();
+    CopyOut(neural::RuntimeSummary(info), report->summary, sizeof(report->summary));
+    report->reference_blas = info.blas == neural::BlasKind::kReference ? 1 : 0;
+    report->gpus = static_cast<int32_t>(info.gpus.size());
   } catch (const std::exception& e) {  // libtorch failing to start (a broken CUDA install, ...)
-    report.summary = std::string("libtorch failed to describe itself: ") + e.what();
+    CopyOut(std::string("libtorch failed to describe itself: ") + e.what(), report->summary, sizeof(report->summary));
   }
 }
 
-// The app checks the signature it calls against the one defined here.
-static_assert(std::is_same_v<decltype(&lingcast_describe_neural_runtime), lingcast::DescribeNeuralRuntimeFn>);
+}  // namespace lingcast::plugin

@@ -1,33 +1,79 @@
-// The VITS entry point of the neural plug-in: VitsTts with libtorch inside.
-#include "neural/plugin/vits_plugin.h"
+// The VITS/Piper voice behind the C ABI (lingcast_plugin_abi.h): VitsTts with
+// libtorch inside, phonemizing through the host's espeak-ng when the host
+// gives its phonemizer (lc_vits_options::phonemize says why).
+#include <string>
+#include <vector>
 
 #include "neural/core/device_choice.h"
 #include "neural/core/status_adapter.h"
+#include "neural/plugin/plugin_entries.h"
+#include "neural/plugin/plugin_glue.h"
+#include "neural/plugin/voice_plugin.h"
 #include "neural/vits/vits_tts.h"
 
-void lingcast_create_vits_tts(
-    const lingcast::VitsPluginRequest& request, absl::StatusOr<std::unique_ptr<lingcast::TtsEngine>>& result) {
-  lingcast::neural::VitsTtsOptions options;
-  options.model_dir = request.model_dir;
-  options.seed = request.seed;
-  options.phonemize = request.phonemize;
-  const absl::StatusOr<lingcast::neural::DeviceChoice> placement = lingcast::neural::CallNeural("--device", [&] {
-    return lingcast::neural::ChooseDevice(request.device, request.dtype, lingcast::neural::EngineKind::kVits);
-  });
-  if (!placement.ok()) {
-    result = placement.status();
-    return;
-  }
-  options.model.device = placement->device;
-  options.model.dtype = placement->dtype;
-  absl::StatusOr<std::unique_ptr<lingcast::neural::VitsTts>> created = lingcast::neural::VitsTts::Create(options);
-  if (!created.ok()) {
-    result = created.status();
-    return;
-  }
-  if (request.placed_on != nullptr) *request.placed_on = lingcast::neural::DescribeDevice(*placement);
-  result = std::unique_ptr<lingcast::TtsEngine>(std::move(*created));
+namespace lingcast::plugin {
+namespace {
+
+// The host's lc_phonemize_fn as the IpaPhonemizer VitsTts takes.
+neural::IpaPhonemizer PhonemizerOf(lc_phonemize_fn phonemize, void* phonemize_user) {
+  return [phonemize, phonemize_user](std::string_view text,
+                                     const std::string& voice) -> absl::StatusOr<std::vector<IpaClause>> {
+    std::vector<IpaClause> clauses;
+    const lc_ipa_sink collect = [](void* user, const lc_ipa_clause* clause) {
+      IpaClause copy;
+      copy.terminator = clause->terminator;
+      for (size_t i = 0; i < clause->word_count; ++i) {
+        const lc_ipa_word& word = clause->words[i];
+        copy.words.push_back({std::string(word.ipa, word.ipa_size), word.text_offset, word.text_length});
+      }
+      static_cast<std::vector<IpaClause>*>(user)->push_back(std::move(copy));
+    };
+    lc_status status{};
+    const lc_status_code code =
+        phonemize(phonemize_user, text.data(), text.size(), voice.c_str(), collect, &clauses, &status);
+    if (code != LC_OK) return FromC(code, status);
+    return clauses;
+  };
 }
 
-// The app checks the signature it calls against the one defined here.
-static_assert(std::is_same_v<decltype(&lingcast_create_vits_tts), lingcast::CreateVitsTtsFn>);
+absl::StatusOr<std::unique_ptr<lc_voice>> Create(const lc_vits_options& request) {
+  neural::VitsTtsOptions options;
+  options.model_dir = StringOr(request.model_dir, "");
+  options.seed = request.seed;
+  if (request.phonemize != nullptr) options.phonemize = PhonemizerOf(request.phonemize, request.phonemize_user);
+  const absl::StatusOr<neural::DeviceChoice> placement = neural::CallNeural("--device", [&] {
+    return neural::ChooseDevice(StringOr(request.device, "auto"), StringOr(request.dtype, "auto"),
+                                neural::EngineKind::kVits);
+  });
+  if (!placement.ok()) return placement.status();
+  options.model.device = placement->device;
+  options.model.dtype = placement->dtype;
+  absl::StatusOr<std::unique_ptr<neural::VitsTts>> created = neural::VitsTts::Create(options);
+  if (!created.ok()) return created.status();
+  CopyOut(neural::DescribeDevice(*placement), request.placed_on, LC_PLACED_ON_CAPACITY);
+  auto voice = std::make_unique<lc_voice>();
+  voice->name = (*created)->name();
+  voice->engine = *std::move(created);
+  return voice;
+}
+
+}  // namespace
+
+lc_voice* CreateVitsVoice(const lc_vits_options* options, lc_status* status) {
+  std::unique_ptr<lc_voice> voice;
+  Report(Guard("loading vits", [&]() -> absl::Status {
+           if (absl::Status size = CheckStructSize(options, options ? options->struct_size : 0,
+                                                   sizeof(lc_vits_options), "lc_vits_options");
+               !size.ok()) {
+             return size;
+           }
+           absl::StatusOr<std::unique_ptr<lc_voice>> created = Create(*options);
+           if (!created.ok()) return created.status();
+           voice = *std::move(created);
+           return absl::OkStatus();
+         }),
+         status);
+  return voice.release();
+}
+
+}  // namespace lingcast::plugin

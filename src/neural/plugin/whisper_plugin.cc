@@ -1,53 +1,191 @@
-// The entry point behind whisper_plugin.h: WhisperAsrModel with libtorch inside.
-#include "neural/plugin/whisper_plugin.h"
+// The Whisper recognizer behind the C ABI (lingcast_plugin_abi.h):
+// WhisperAsrModel with libtorch inside, its streaming sessions, and its debug
+// records forwarded to the host's logger.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "core/logger.h"
 #include "neural/core/cpu_threads.h"
 #include "neural/core/device_choice.h"
 #include "neural/core/quantization.h"
 #include "neural/core/status_adapter.h"
+#include "neural/plugin/plugin_entries.h"
+#include "neural/plugin/plugin_glue.h"
 #include "neural/whisper/whisper_asr.h"
 
-void lingcast_create_whisper_asr(
-    const lingcast::WhisperPluginRequest& request, absl::StatusOr<std::shared_ptr<lingcast::AsrModel>>& result) {
-  // libtorch sized its pool from what OpenMP saw at start-up (one thread on the
-  // 2-core build VM); the model runs on the cores the process may use.
-  lingcast::neural::UseAvailableCpuThreads();
-  lingcast::neural::WhisperAsrOptions options;
-  options.model_dir = request.model_dir;
-  options.language = request.language;
-  options.task = request.translate ? lingcast::neural::WhisperTask::kTranslate : lingcast::neural::WhisperTask::kTranscribe;
-  options.also_translate = request.also_translate;
-  options.streaming.agreement = request.agreement;
-  options.streaming.min_partial_interval = lingcast::MediaTime::Millis(request.min_partial_interval_ms);
-  options.streaming.trim_after = lingcast::MediaTime::Millis(request.trim_after_ms);
-  options.logger = request.logger;
-  const absl::StatusOr<lingcast::neural::Quantization> quantization = lingcast::neural::CallNeural(
-      "--quantize", [&] { return lingcast::neural::ParseQuantization(request.quantize, "--quantize"); });
-  if (!quantization.ok()) {
-    result = quantization.status();
-    return;
-  }
-  options.model.quantization = *quantization;
-  const absl::StatusOr<lingcast::neural::DeviceChoice> placement = lingcast::neural::CallNeural("--device", [&] {
-    return lingcast::neural::ChooseDevice(request.device, request.dtype, lingcast::neural::EngineKind::kWhisper);
-  });
-  if (!placement.ok()) {
-    result = placement.status();
-    return;
-  }
-  options.model.device = placement->device;
-  options.model.dtype = placement->dtype;
-  if (request.int8_on_cpu && request.quantize == "none" && placement->device.is_cpu()) {
-    options.model.quantization = lingcast::neural::Quantization::kInt8;
-  }
-  absl::StatusOr<std::shared_ptr<lingcast::neural::WhisperAsrModel>> created = lingcast::neural::WhisperAsrModel::Load(options);
-  if (!created.ok()) {
-    result = created.status();
-    return;
-  }
-  if (request.placed_on != nullptr) *request.placed_on = lingcast::neural::DescribeDevice(*placement);
-  result = std::shared_ptr<lingcast::AsrModel>(*std::move(created));
+struct lc_recognizer {
+  // Declared first, destroyed last: the model logs through it.
+  std::unique_ptr<lingcast::Logger> logger;
+  std::shared_ptr<lingcast::neural::WhisperAsrModel> model;
+  std::string name;
+};
+
+struct lc_recognizer_session {
+  std::unique_ptr<lingcast::AsrSession> session;
+};
+
+namespace lingcast::plugin {
+namespace {
+
+// A logger whose records go to the host's lc_log_fn.
+std::unique_ptr<Logger> ForwardingLogger(const lc_whisper_options& request) {
+  if (request.log == nullptr) return nullptr;
+  const lc_log_fn log = request.log;
+  void* const user = request.log_user;
+  return std::make_unique<Logger>(
+      static_cast<LogLevel>(request.log_level),
+      [log, user](LogLevel level, std::string_view component, std::string_view message,
+                  absl::Span<const Logger::Field> fields) {
+        const std::string component_text(component);
+        const std::string message_text(message);
+        std::vector<std::string> keys;
+        keys.reserve(fields.size());
+        std::vector<lc_log_field> c_fields;
+        c_fields.reserve(fields.size());
+        for (const Logger::Field& field : fields) keys.emplace_back(field.first);
+        for (size_t i = 0; i < fields.size(); ++i) c_fields.push_back({keys[i].c_str(), fields[i].second.c_str()});
+        log(user, static_cast<int32_t>(level), component_text.c_str(), message_text.c_str(), c_fields.data(),
+            c_fields.size());
+      });
 }
 
-// The app checks the signature it calls against the one defined here.
-static_assert(std::is_same_v<decltype(&lingcast_create_whisper_asr), lingcast::CreateWhisperAsrFn>);
+absl::StatusOr<std::unique_ptr<lc_recognizer>> Create(const lc_whisper_options& request) {
+  // libtorch sized its pool from what OpenMP saw at start-up (one thread on the
+  // 2-core build VM); the model runs on the cores the process may use.
+  neural::UseAvailableCpuThreads();
+  auto recognizer = std::make_unique<lc_recognizer>();
+  recognizer->logger = ForwardingLogger(request);
+  neural::WhisperAsrOptions options;
+  options.model_dir = StringOr(request.model_dir, "");
+  options.language = StringOr(request.language, "");
+  options.task = request.translate ? neural::WhisperTask::kTranslate : neural::WhisperTask::kTranscribe;
+  options.also_translate = request.also_translate != 0;
+  options.streaming.agreement = request.agreement;
+  options.streaming.min_partial_interval = MediaTime::Micros(request.min_partial_interval_us);
+  options.streaming.trim_after = MediaTime::Micros(request.trim_after_us);
+  options.logger = recognizer->logger.get();
+  const std::string quantize = StringOr(request.quantize, "none");
+  const absl::StatusOr<neural::Quantization> quantization =
+      neural::CallNeural("--quantize", [&] { return neural::ParseQuantization(quantize, "--quantize"); });
+  if (!quantization.ok()) return quantization.status();
+  options.model.quantization = *quantization;
+  const absl::StatusOr<neural::DeviceChoice> placement = neural::CallNeural("--device", [&] {
+    return neural::ChooseDevice(StringOr(request.device, "auto"), StringOr(request.dtype, "auto"),
+                                neural::EngineKind::kWhisper);
+  });
+  if (!placement.ok()) return placement.status();
+  options.model.device = placement->device;
+  options.model.dtype = placement->dtype;
+  if (request.int8_on_cpu && quantize == "none" && placement->device.is_cpu()) {
+    options.model.quantization = neural::Quantization::kInt8;
+  }
+  absl::StatusOr<std::shared_ptr<neural::WhisperAsrModel>> created = neural::WhisperAsrModel::Load(options);
+  if (!created.ok()) return created.status();
+  CopyOut(neural::DescribeDevice(*placement), request.placed_on, LC_PLACED_ON_CAPACITY);
+  recognizer->name = (*created)->name();
+  recognizer->model = *std::move(created);
+  return recognizer;
+}
+
+void HandOver(const AsrHypothesis& hypothesis, lc_hypothesis_sink sink, void* user) {
+  std::vector<lc_word> words;
+  words.reserve(hypothesis.words.size());
+  for (const AsrWord& word : hypothesis.words) {
+    words.push_back({word.text.data(), word.text.size(), word.start.micros(), word.end.micros(), word.confidence});
+  }
+  lc_hypothesis out{};
+  out.struct_size = sizeof(out);
+  out.is_final = hypothesis.final ? 1 : 0;
+  out.text = hypothesis.text.data();
+  out.text_size = hypothesis.text.size();
+  out.start_us = hypothesis.start.micros();
+  out.end_us = hypothesis.end.micros();
+  out.words = words.data();
+  out.word_count = words.size();
+  out.language = ToC(hypothesis.language);
+  out.stable_prefix_chars = hypothesis.stable_prefix_chars;
+  out.translation = hypothesis.translation.data();
+  out.translation_size = hypothesis.translation.size();
+  sink(user, &out);
+}
+
+}  // namespace
+
+lc_recognizer* CreateWhisperRecognizer(const lc_whisper_options* options, lc_status* status) {
+  std::unique_ptr<lc_recognizer> recognizer;
+  Report(Guard("loading whisper", [&]() -> absl::Status {
+           if (absl::Status size = CheckStructSize(options, options ? options->struct_size : 0,
+                                                   sizeof(lc_whisper_options), "lc_whisper_options");
+               !size.ok()) {
+             return size;
+           }
+           absl::StatusOr<std::unique_ptr<lc_recognizer>> created = Create(*options);
+           if (!created.ok()) return created.status();
+           recognizer = *std::move(created);
+           return absl::OkStatus();
+         }),
+         status);
+  return recognizer.release();
+}
+
+void RecognizerDestroy(lc_recognizer* recognizer) { delete recognizer; }
+
+const char* RecognizerName(const lc_recognizer* recognizer) { return recognizer->name.c_str(); }
+
+lc_language RecognizerLanguage(const lc_recognizer* recognizer) { return ToC(recognizer->model->language()); }
+
+lc_recognizer_session* RecognizerNewSession(lc_recognizer* recognizer, lc_status* status) {
+  std::unique_ptr<lc_recognizer_session> session;
+  Report(Guard("opening a whisper session", [&]() -> absl::Status {
+           absl::StatusOr<std::unique_ptr<AsrSession>> opened = recognizer->model->NewSession();
+           if (!opened.ok()) return opened.status();
+           session = std::make_unique<lc_recognizer_session>();
+           session->session = *std::move(opened);
+           return absl::OkStatus();
+         }),
+         status);
+  return session.release();
+}
+
+void RecognizerSessionDestroy(lc_recognizer_session* session) { delete session; }
+
+lc_status_code RecognizerSessionAcceptAudio(lc_recognizer_session* session, const float* samples, size_t sample_count,
+                                            int32_t sample_rate, int32_t channels, int64_t pts_us, lc_status* status) {
+  return Report(Guard("recognizing with whisper", [&]() -> absl::Status {
+                  AudioBuffer audio;
+                  audio.sample_rate = sample_rate;
+                  audio.channels = channels;
+                  audio.samples.assign(samples, samples + sample_count);
+                  return session->session->AcceptAudio(audio, MediaTime::Micros(pts_us));
+                }),
+                status);
+}
+
+lc_status_code RecognizerSessionPartial(lc_recognizer_session* session, lc_hypothesis_sink sink, void* user,
+                                        lc_status* status) {
+  return Report(Guard("recognizing with whisper", [&]() -> absl::Status {
+                  const std::optional<AsrHypothesis> partial = session->session->Partial();
+                  if (partial) HandOver(*partial, sink, user);
+                  return absl::OkStatus();
+                }),
+                status);
+}
+
+lc_status_code RecognizerSessionFinish(lc_recognizer_session* session, lc_hypothesis_sink sink, void* user,
+                                       lc_status* status) {
+  return Report(Guard("recognizing with whisper", [&]() -> absl::Status {
+                  absl::StatusOr<AsrHypothesis> final = session->session->Finish();
+                  if (!final.ok()) return final.status();
+                  HandOver(*final, sink, user);
+                  return absl::OkStatus();
+                }),
+                status);
+}
+
+int64_t RecognizerSessionPositionUs(const lc_recognizer_session* session) {
+  return session->session->position().micros();
+}
+
+}  // namespace lingcast::plugin

@@ -35,7 +35,7 @@ using IpaPhonemizer =
 struct VitsTtsOptions {
   std::string model_dir;
   // A Piper voice's phonemizer; empty: EspeakEngine::PhonemizeIpa of this binary
-  // (in the plug-in, the host's is given: vits_plugin.h says why).
+  // (in the plug-in, the host's is given: lc_vits_options in plugin/lingcast_plugin_abi.h says why).
   IpaPhonemizer phonemize;
   std::uint64_t seed = 0;  // the noise of every synthesis: the same text gives the same audio
   VitsModelOptions model;

@@ -1,0 +1,58 @@
+// Inside the neural plug-in: what every entry point of the C ABI
+// (lingcast_plugin_abi.h) needs to turn lingcast's C++ engines into C calls:
+// statuses into lc_status, results into the C structs handed to a sink, and
+// every exception caught before it could cross. Never seen by the host.
+#pragma once
+
+#include <exception>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "media/language.h"
+#include "neural/plugin/lingcast_plugin_abi.h"
+#include "tts/tts_engine.h"
+
+// A stop flag of the C ABI: what the host requests, a std::stop_token to the engines.
+struct lc_stop {
+  std::stop_source source;
+};
+
+namespace lingcast::plugin {
+
+// Fills `out` (may be null) with `status` and returns its code.
+lc_status_code Report(const absl::Status& status, lc_status* out);
+
+// The status a host's sink or callback gave back through the C ABI.
+absl::Status FromC(lc_status_code code, const lc_status& status);
+
+// Copies `text` into a caller's buffer of `capacity` bytes, NUL-terminated, cut to fit.
+void CopyOut(std::string_view text, char* buffer, std::size_t capacity);
+
+Language FromC(lc_language language);
+lc_language ToC(Language language);
+std::string StringOr(const char* text, const char* fallback);
+
+// InvalidArgument naming `what` unless a caller's struct is at least as large
+// as the fields of this ABI's minor 0.
+absl::Status CheckStructSize(const void* request, std::uint32_t struct_size, std::size_t needed, const char* what);
+
+// Runs `f` (returning absl::Status) with every exception turned into Internal.
+template <typename F>
+absl::Status Guard(const char* what, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const std::exception& e) {
+    return absl::InternalError(std::string(what) + ": " + e.what());
+  } catch (...) {
+    return absl::InternalError(std::string(what) + ": unknown exception");
+  }
+}
+
+// Hands `result` to a host's sink as an lc_synthesis (valid during the call).
+absl::Status HandOver(const SynthesisResult& result, lc_synthesis_sink sink, void* user);
+
+}  // namespace lingcast::plugin
