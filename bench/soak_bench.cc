@@ -1,7 +1,7 @@
 // A long soak, compressed (issue 23): `live` on the simulated clock over HOURS
 // of host audio, and `serve` with sessions created and ended over and over.
 //
-//   build/bench/soak_bench [HOURS] [SERVE_CYCLES] [SIZE] [FPS] [OUT_DIR]
+//   build/bench/soak_bench [HOURS] [SERVE_CYCLES] [SIZE] [FPS] [OUT_DIR (default out/soak)] [mp4|no-mp4]
 //
 // HOURS (default 24; fractions allowed) of the bench show (bench/live_show.h:
 // the seven script lines with their two ad-libs, espeak-ng en-gb) looped. The
@@ -28,6 +28,8 @@
 //         on_packet_written): the end of the newest audio packet minus the end
 //         of the newest video frame, at the sample. What the server, and so a
 //         viewer, has received so far.
+// no-mp4 leaves the MP4 file out (to tell its muxer's index, which grows with
+// the recording until the file is closed, from the rest of the heap).
 // Drift: the least-squares slope of each offset over the hours (ms/h); RSS
 // growth: the slope of RSS from minute 10 on (MB/h).
 // Writes OUT_DIR/soak.csv (one row per sample), OUT_DIR/soak.png (RSS, offsets
@@ -42,8 +44,10 @@
 // stopped after its third line, the others run to their end. RSS, fds and
 // threads after each cycle, the growth after the first 10 cycles.
 //
+// SIGINT/SIGTERM end the live part early, with its figures so far.
 // Prints figures; never fails on them.
 #include <dirent.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +67,7 @@
 #include "absl/time/time.h"
 #include "app/live_job.h"
 #include "app/serve_sessions.h"
+#include "app/signals.h"
 #include "core/process_stats.h"
 #include "live_show.h"
 #include "output/live_report.h"
@@ -103,6 +108,14 @@ class LoopedShow : public std::streambuf {
   size_t offset_ = 0;
   int64_t left_;
 };
+
+// The heap in use, MB: every malloc arena's allocated blocks plus the large
+// blocks malloc maps on their own (x264's frames, a muxer's growing index):
+// what RSS holds apart from memory the allocator keeps free for reuse.
+double HeapInUseMb() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd) / (1 << 20);
+}
 
 int CountEntries(const char* dir) {
   int n = 0;
@@ -212,7 +225,7 @@ class OutputTime {
 
 struct Sample {
   int minute = 0;
-  double wall_s = 0, rss_mb = 0;
+  double wall_s = 0, rss_mb = 0, heap_mb = 0;
   int fds = 0, threads = 0;
   int64_t audio_drops = 0, video_drops = 0, frames = 0, lines = 0;
   double latency_p95_ms = NAN;  // lines that started since the sample before
@@ -242,14 +255,14 @@ double MaxAbs(const std::vector<Sample>& samples, double Sample::*field) {
 void WriteCsv(const std::filesystem::path& path, const std::vector<Sample>& samples) {
   std::ofstream out(path);
   out << "minute,hours,wall_s,rss_mb,fds,threads,audio_drops,video_drops,frames,lines,latency_p95_ms,"
-         "hls_av_start_ms,hls_av_end_ms,rtmp_av_ms,rtmp_connection,nginx_restarts,corrections,corrections_refused\n";
+         "hls_av_start_ms,hls_av_end_ms,rtmp_av_ms,rtmp_connection,nginx_restarts,corrections,corrections_refused,heap_mb\n";
   for (const Sample& s : samples) {
     char row[512];
-    std::snprintf(row, sizeof(row), "%d,%.4f,%.1f,%.2f,%d,%d,%lld,%lld,%lld,%lld,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d\n",
+    std::snprintf(row, sizeof(row), "%d,%.4f,%.1f,%.2f,%d,%d,%lld,%lld,%lld,%lld,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%.2f\n",
                   s.minute, s.minute / 60.0, s.wall_s, s.rss_mb, s.fds, s.threads,
                   static_cast<long long>(s.audio_drops), static_cast<long long>(s.video_drops),
                   static_cast<long long>(s.frames), static_cast<long long>(s.lines), s.latency_p95_ms, s.hls_start_ms,
-                  s.hls_end_ms, s.rtmp_ms, s.rtmp_connection, s.nginx_restarts, s.corrections, s.corrections_refused);
+                  s.hls_end_ms, s.rtmp_ms, s.rtmp_connection, s.nginx_restarts, s.corrections, s.corrections_refused, s.heap_mb);
     out << row;
   }
 }
@@ -270,7 +283,8 @@ void Plot(const std::filesystem::path& csv, const std::filesystem::path& png, co
                            "set xrange [0:*]\n"
                            "set multiplot layout 3,1 title '" << title << "'\n"
                            "set ylabel 'RSS (MB)'\n"
-                           "plot '" << csv.string() << "' using 2:4 with linespoints pt 7 ps 0.4 title 'RSS'\n"
+                           "plot '" << csv.string() << "' using 2:4 with linespoints pt 7 ps 0.4 title 'RSS', "
+                           "'' using 2:19 with linespoints pt 7 ps 0.4 title 'heap in use'\n"
                            "set ylabel 'A/V offset (ms, audio - video)'\n"
                            "plot '" << csv.string() << "' using 2:12 with linespoints pt 7 ps 0.4 title 'HLS segment start', "
                            "'' using 2:13 with linespoints pt 7 ps 0.4 title 'HLS segment end', "
@@ -291,7 +305,7 @@ std::vector<char> ShowPcm(const std::string& wav) {
   return bytes;
 }
 
-int RunLiveSoak(double hours, const std::string& size, int fps, const std::filesystem::path& work,
+int RunLiveSoak(double hours, const std::string& size, int fps, bool mp4, const std::filesystem::path& work,
                 const std::filesystem::path& out_dir, const std::string& script, const std::string& glossary,
                 const std::vector<char>& show_pcm, Logger& logger) {
   std::optional<testing_util::RtmpTestServer> nginx;
@@ -303,7 +317,8 @@ int RunLiveSoak(double hours, const std::string& size, int fps, const std::files
   WireWatch wire;
   LiveOptions options;
   options.input.path = "-";
-  options.outputs.destinations = {(work / "soak.mp4").string(), "hls:" + (work / "hls").string()};
+  options.outputs.destinations = {"hls:" + (work / "hls").string()};
+  if (mp4) options.outputs.destinations.push_back((work / "soak.mp4").string());
   if (nginx) options.outputs.destinations.push_back(nginx->Url("live", "soak"));
   options.outputs.on_packet_written = [&](const std::string& output, const PacketWritten& p) {
     if (output.rfind("rtmp", 0) == 0) wire.Written(p);
@@ -342,6 +357,7 @@ int RunLiveSoak(double hours, const std::string& size, int fps, const std::files
     s.wall_s = wall();
     LiveProgress progress = (*job)->Progress();
     s.rss_mb = CurrentRssMb();
+    s.heap_mb = HeapInUseMb();
     s.fds = CountEntries("/proc/self/fd");
     s.threads = CountEntries("/proc/self/task");
     s.audio_drops = progress.counters.audio_drops;
@@ -373,9 +389,9 @@ int RunLiveSoak(double hours, const std::string& size, int fps, const std::files
     s.corrections_refused = refused;
     samples.push_back(s);
     WriteCsv(out_dir / "soak.csv", samples);  // every sample: a run cut short keeps its figures
-    std::printf("  %6.2f h  wall %6.0f s  RSS %6.1f MB  fds %3d  threads %3d  drops a%lld v%lld  lines %5lld  "
+    std::printf("  %6.2f h  wall %6.0f s  RSS %6.1f MB  heap %6.1f MB  fds %3d  threads %3d  drops a%lld v%lld  lines %5lld  "
                 "p95 %5.0f ms  A/V hls %+5.0f/%+5.0f rtmp %+5.0f ms  conn %d\n",
-                minute / 60.0, s.wall_s, s.rss_mb, s.fds, s.threads, static_cast<long long>(s.audio_drops),
+                minute / 60.0, s.wall_s, s.rss_mb, s.heap_mb, s.fds, s.threads, static_cast<long long>(s.audio_drops),
                 static_cast<long long>(s.video_drops), static_cast<long long>(s.lines), s.latency_p95_ms,
                 s.hls_start_ms, s.hls_end_ms, s.rtmp_ms, s.rtmp_connection);
     std::fflush(stdout);
@@ -390,13 +406,17 @@ int RunLiveSoak(double hours, const std::string& size, int fps, const std::files
   };
 
   std::printf("live soak: %.2f h of host audio (the show looped, %.1f s a loop), %s at %d fps, simulated clock; "
-              "outputs MP4 + HLS%s; RSS %.1f MB before the job, %.1f MB after Create\n",
-              hours, static_cast<double>(show_pcm.size()) / 32000, size.c_str(), fps, nginx ? " + RTMP" : "",
+              "outputs %sHLS%s; RSS %.1f MB before the job, %.1f MB after Create\n",
+              hours, static_cast<double>(show_pcm.size()) / 32000, size.c_str(), fps, mp4 ? "MP4 + " : "",
+              nginx ? " + RTMP" : "",
               rss_before_create, CurrentRssMb());
   std::fflush(stdout);
   absl::StatusOr<nlohmann::json> report;
+  // SIGINT/SIGTERM end the show as `live` does (the outputs finished, nginx
+  // stopped): a run cut short still prints its table and draws its plot.
+  SignalWatcher signals;
   std::thread runner([&] {
-    report = (*job)->Run(nullptr, nullptr);
+    report = (*job)->Run(&signals, nullptr);
     output_time.End();
   });
   take_sample(0);
@@ -422,9 +442,12 @@ int RunLiveSoak(double hours, const std::string& size, int fps, const std::files
   }
   const nlohmann::json& summary = (*report)["summary"];
   const double show_hours = samples.empty() ? 0 : samples.back().minute / 60.0;
-  std::printf("done: %.1f s wall for %.2f h of host audio (%.1fx real time); lines %lld, audio drops %lld, video drops "
-              "%lld of %lld frames, corrections applied %d, refused %d, nginx restarts %d\n",
-              wall(), hours, hours * 3600 / std::max(1.0, wall()), static_cast<long long>(samples.back().lines),
+  // The output time the job reached (less than HOURS when a signal cut it short).
+  const double done_hours = static_cast<double>(summary["frames"].get<int64_t>()) / fps / 3600;
+  std::printf("done: %.1f s wall for %.2f h of show (%.1fx real time; %.2f h asked); lines %lld, audio drops %lld, "
+              "video drops %lld of %lld frames, corrections applied %d, refused %d, nginx restarts %d\n",
+              wall(), done_hours, done_hours * 3600 / std::max(1.0, wall()), hours,
+              static_cast<long long>(samples.back().lines),
               static_cast<long long>(summary["audio_drops"].get<int64_t>()),
               static_cast<long long>(summary["video_drops"].get<int64_t>()),
               static_cast<long long>(summary["frames"].get<int64_t>()), corrections, refused, restarts);
@@ -450,7 +473,7 @@ int RunLiveSoak(double hours, const std::string& size, int fps, const std::files
     if (s.minute % 60 != 0 && s.minute != samples.back().minute) continue;
     const int hour = s.minute / 60;
     const auto lat = latency_by_hour.find(hour - (s.minute % 60 == 0 && hour > 0 ? 1 : 0));
-    const double p95 = lat == latency_by_hour.end() ? NAN : ComputePercentiles(lat->second).p95;
+    const double p95 = s.minute == 0 || lat == latency_by_hour.end() ? NAN : ComputePercentiles(lat->second).p95;
     std::printf("  %5.2f %8.1f %4d %7d %6.0f / %5.0f %14.0f %11lld %11lld %9.0f ms\n", s.minute / 60.0, s.rss_mb, s.fds,
                 s.threads, s.hls_start_ms, s.hls_end_ms, s.rtmp_ms, static_cast<long long>(s.audio_drops),
                 static_cast<long long>(s.video_drops), p95);
@@ -481,8 +504,8 @@ int RunLiveSoak(double hours, const std::string& size, int fps, const std::files
               static_cast<long long>(summary["audio_drops"].get<int64_t>()),
               static_cast<long long>(summary["video_drops"].get<int64_t>()));
   char title[256];
-  std::snprintf(title, sizeof(title), "lingcast live soak: %.1f h of show, %s@%d, simulated clock, MP4 + HLS + RTMP",
-                show_hours, size.c_str(), fps);
+  std::snprintf(title, sizeof(title), "lingcast live soak: %.1f h of show, %s@%d, simulated clock, %sHLS + RTMP",
+                show_hours, size.c_str(), fps, mp4 ? "MP4 + " : "");
   Plot(out_dir / "soak.csv", out_dir / "soak.png", title);
   std::printf("  CSV %s, plot %s\n", (out_dir / "soak.csv").c_str(), (out_dir / "soak.png").c_str());
   std::fflush(stdout);
@@ -512,11 +535,11 @@ int RunServeCycles(int cycles, const std::string& size, int fps, const std::file
   std::printf("\nserve: %d sessions one after another (the show once each, %s at %d fps, simulated clock, HLS); "
               "every other one stopped after its third line\n",
               cycles, size.c_str(), fps);
-  std::printf("  %5s %7s %8s %4s %7s %s\n", "cycle", "wall s", "RSS MB", "fds", "threads", "session");
+  std::printf("  %5s %7s %8s %8s %4s %7s %s\n", "cycle", "wall s", "RSS MB", "heap MB", "fds", "threads", "session");
   std::ofstream csv(out_dir / "serve_soak.csv");
-  csv << "cycle,wall_s,rss_mb,fds,threads,state,lines,audio_drops\n";
+  csv << "cycle,wall_s,rss_mb,heap_mb,fds,threads,state,lines,audio_drops\n";
   const auto wall_start = std::chrono::steady_clock::now();
-  std::vector<double> cycle_x, cycle_rss;
+  std::vector<double> cycle_x, cycle_rss, cycle_heap;
   int fds_min = 1 << 30, fds_max = 0, threads_min = 1 << 30, threads_max = 0;
   std::map<int, std::string> fds_after_warm_up;
   for (int cycle = 1; cycle <= cycles; ++cycle) {
@@ -544,28 +567,30 @@ int RunServeCycles(int cycles, const std::string& size, int fps, const std::file
     absl::StatusOr<nlohmann::json> report = sessions.Report(*id);
     std::filesystem::remove_all(work / hls);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    const double rss = CurrentRssMb();
+    const double rss = CurrentRssMb(), heap = HeapInUseMb();
     const int fds = CountEntries("/proc/self/fd"), threads = CountEntries("/proc/self/task");
     const std::string state = ended.ok() ? SessionStateName(ended->state) : "?";
     const int64_t lines = report.ok() ? static_cast<int64_t>((*report)["utterances"].size()) : -1;
     const int64_t audio_drops = report.ok() ? (*report)["summary"]["audio_drops"].get<int64_t>() : -1;
-    csv << cycle << "," << wall_s << "," << rss << "," << fds << "," << threads << "," << state << "," << lines << ","
-        << audio_drops << "\n";
+    csv << cycle << "," << wall_s << "," << rss << "," << heap << "," << fds << "," << threads << "," << state << "," << lines << ","
+        << audio_drops << std::endl;  // flushed: a run cut short keeps its rows
     if (cycle <= 3 || cycle % 10 == 0 || cycle == cycles) {
-      std::printf("  %5d %7.0f %8.1f %4d %7d %s, %lld lines, audio drops %lld%s\n", cycle, wall_s, rss, fds, threads,
+      std::printf("  %5d %7.0f %8.1f %8.1f %4d %7d %s, %lld lines, audio drops %lld%s\n", cycle, wall_s, rss, heap, fds,
+                  threads,
                   state.c_str(), static_cast<long long>(lines), static_cast<long long>(audio_drops),
                   ended.ok() && !ended->error.empty() ? (" " + ended->error).c_str() : "");
       std::fflush(stdout);
     }
     if (cycle == 10) fds_after_warm_up = OpenFds();
     if (cycle > 10) {
-      cycle_x.push_back(cycle), cycle_rss.push_back(rss);
+      cycle_x.push_back(cycle), cycle_rss.push_back(rss), cycle_heap.push_back(heap);
       fds_min = std::min(fds_min, fds), fds_max = std::max(fds_max, fds);
       threads_min = std::min(threads_min, threads), threads_max = std::max(threads_max, threads);
     }
   }
-  std::printf("  after cycle 10: RSS %+.3f MB per cycle (least squares), fds %d..%d, threads %d..%d\n",
-              Slope(cycle_x, cycle_rss), fds_min, fds_max, threads_min, threads_max);
+  std::printf("  after cycle 10: RSS %+.3f MB per cycle, heap in use %+.3f MB per cycle (least squares), fds %d..%d, "
+              "threads %d..%d\n",
+              Slope(cycle_x, cycle_rss), Slope(cycle_x, cycle_heap), fds_min, fds_max, threads_min, threads_max);
   std::map<int, std::string> new_fds;
   for (const auto& [fd, target] : OpenFds()) {
     if (auto it = fds_after_warm_up.find(fd); it == fds_after_warm_up.end() || it->second != target) new_fds[fd] = target;
@@ -587,10 +612,12 @@ int Main(int argc, char** argv) {
   const int serve_cycles = argc > 2 ? std::atoi(argv[2]) : 80;
   const std::string size = argc > 3 ? argv[3] : "320x180";
   const int fps = argc > 4 ? std::atoi(argv[4]) : 15;
-  const std::filesystem::path out_dir = argc > 5 ? argv[5] : "soak_out";
+  const std::filesystem::path out_dir = argc > 5 ? argv[5] : "out/soak";
+  const std::string mp4 = argc > 6 ? argv[6] : "mp4";
   int width = 0, height = 0;
-  if (hours < 0 || serve_cycles < 0 || fps <= 0 || std::sscanf(size.c_str(), "%dx%d", &width, &height) != 2) {
-    std::fprintf(stderr, "usage: soak_bench [HOURS>=0] [SERVE_CYCLES>=0] [WIDTHxHEIGHT] [FPS>0] [OUT_DIR]\n");
+  if (hours < 0 || serve_cycles < 0 || fps <= 0 || std::sscanf(size.c_str(), "%dx%d", &width, &height) != 2 ||
+      (mp4 != "mp4" && mp4 != "no-mp4")) {
+    std::fprintf(stderr, "usage: soak_bench [HOURS>=0] [SERVE_CYCLES>=0] [WIDTHxHEIGHT] [FPS>0] [OUT_DIR] [mp4|no-mp4]\n");
     return 2;
   }
   setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
@@ -613,7 +640,7 @@ int Main(int argc, char** argv) {
   std::ofstream(glossary) << "裙子\tdress\n";
   Logger logger(LogLevel::kError);
   int rc = 0;
-  if (hours > 0) rc = RunLiveSoak(hours, size, fps, work, out_dir, script, glossary, ShowPcm(host), logger);
+  if (hours > 0) rc = RunLiveSoak(hours, size, fps, mp4 == "mp4", work, out_dir, script, glossary, ShowPcm(host), logger);
   if (rc == 0 && serve_cycles > 0) rc = RunServeCycles(serve_cycles, size, fps, work, out_dir, logger);
   std::filesystem::remove_all(work);
   return rc;
