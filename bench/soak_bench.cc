@@ -331,6 +331,10 @@ int RunLiveSoak(double hours, const std::string& size, int fps, bool mp4, const 
   options.look.fps = fps;
   options.quiet = true;
 
+  // SIGINT/SIGTERM end the show as `live` does (the outputs finished, nginx
+  // stopped): a run cut short still prints its table and draws its plot. Made
+  // before the job, so every thread it starts has the two signals blocked.
+  SignalWatcher signals;
   const int64_t total_bytes = static_cast<int64_t>(hours * 3600 * 16000) * 2;
   LoopedShow looped(show_pcm, total_bytes);
   std::istream host(&looped);
@@ -412,9 +416,6 @@ int RunLiveSoak(double hours, const std::string& size, int fps, bool mp4, const 
               rss_before_create, CurrentRssMb());
   std::fflush(stdout);
   absl::StatusOr<nlohmann::json> report;
-  // SIGINT/SIGTERM end the show as `live` does (the outputs finished, nginx
-  // stopped): a run cut short still prints its table and draws its plot.
-  SignalWatcher signals;
   std::thread runner([&] {
     report = (*job)->Run(&signals, nullptr);
     output_time.End();
