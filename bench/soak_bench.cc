@@ -44,7 +44,8 @@
 // stopped after its third line, the others run to their end. RSS, fds and
 // threads after each cycle, the growth after the first 10 cycles.
 //
-// SIGINT/SIGTERM end the live part early, with its figures so far.
+// SIGINT/SIGTERM end the live part early (and the serve part after its cycle),
+// with the figures so far.
 // Prints figures; never fails on them.
 #include <dirent.h>
 #include <malloc.h>
@@ -305,7 +306,8 @@ std::vector<char> ShowPcm(const std::string& wav) {
   return bytes;
 }
 
-int RunLiveSoak(double hours, const std::string& size, int fps, bool mp4, const std::filesystem::path& work,
+int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, int fps, bool mp4,
+                const std::filesystem::path& work,
                 const std::filesystem::path& out_dir, const std::string& script, const std::string& glossary,
                 const std::vector<char>& show_pcm, Logger& logger) {
   std::optional<testing_util::RtmpTestServer> nginx;
@@ -331,10 +333,6 @@ int RunLiveSoak(double hours, const std::string& size, int fps, bool mp4, const 
   options.look.fps = fps;
   options.quiet = true;
 
-  // SIGINT/SIGTERM end the show as `live` does (the outputs finished, nginx
-  // stopped): a run cut short still prints its table and draws its plot. Made
-  // before the job, so every thread it starts has the two signals blocked.
-  SignalWatcher signals;
   const int64_t total_bytes = static_cast<int64_t>(hours * 3600 * 16000) * 2;
   LoopedShow looped(show_pcm, total_bytes);
   std::istream host(&looped);
@@ -491,8 +489,10 @@ int RunLiveSoak(double hours, const std::string& size, int fps, bool mp4, const 
   std::printf("\nsummary over %.2f h of show:\n", show_hours);
   std::printf("  RSS growth after %d min   %+.2f MB/h (least squares; start %.1f MB, end %.1f MB)\n", kWarmUpMinutes,
               Slope(x_warm, rss_warm), rss_warm.empty() ? NAN : rss_warm.front(), rss.back());
-  std::printf("  fds after %d min          %d..%d\n", kWarmUpMinutes, fds_min, fds_max);
-  std::printf("  threads after %d min      %d..%d\n", kWarmUpMinutes, threads_min, threads_max);
+  if (fds_max > 0) {
+    std::printf("  fds after %d min          %d..%d\n", kWarmUpMinutes, fds_min, fds_max);
+    std::printf("  threads after %d min      %d..%d\n", kWarmUpMinutes, threads_min, threads_max);
+  }
   std::printf("  A/V offset HLS start    max |%.0f| ms, drift %+.2f ms/h\n", MaxAbs(samples, &Sample::hls_start_ms),
               Slope(x, hls_start));
   std::printf("  A/V offset HLS end      max |%.0f| ms, drift %+.2f ms/h\n", MaxAbs(samples, &Sample::hls_end_ms),
@@ -507,7 +507,7 @@ int RunLiveSoak(double hours, const std::string& size, int fps, bool mp4, const 
   char title[256];
   std::snprintf(title, sizeof(title), "lingcast live soak: %.1f h of show, %s@%d, simulated clock, %sHLS + RTMP",
                 show_hours, size.c_str(), fps, mp4 ? "MP4 + " : "");
-  Plot(out_dir / "soak.csv", out_dir / "soak.png", title);
+  if (samples.size() > 1) Plot(out_dir / "soak.csv", out_dir / "soak.png", title);
   std::printf("  CSV %s, plot %s\n", (out_dir / "soak.csv").c_str(), (out_dir / "soak.png").c_str());
   std::fflush(stdout);
   return 0;
@@ -524,7 +524,7 @@ std::map<int, std::string> OpenFds() {
   return fds;
 }
 
-int RunServeCycles(int cycles, const std::string& size, int fps, const std::filesystem::path& work,
+int RunServeCycles(const SignalWatcher& signals, int cycles, const std::string& size, int fps, const std::filesystem::path& work,
                    const std::filesystem::path& out_dir, Logger& logger) {
   ServeDirectories dirs;
   dirs.media = work.string();
@@ -543,7 +543,7 @@ int RunServeCycles(int cycles, const std::string& size, int fps, const std::file
   std::vector<double> cycle_x, cycle_rss, cycle_heap;
   int fds_min = 1 << 30, fds_max = 0, threads_min = 1 << 30, threads_max = 0;
   std::map<int, std::string> fds_after_warm_up;
-  for (int cycle = 1; cycle <= cycles; ++cycle) {
+  for (int cycle = 1; cycle <= cycles && signals.received() == 0; ++cycle) {
     const std::string hls = "hls" + std::to_string(cycle);
     const nlohmann::json settings = {{"in", "host.wav"}, {"out", {"hls:" + hls}}, {"script", "show.script"},
                                      {"size", size},     {"fps", fps},            {"clock", "simulated"}};
@@ -589,7 +589,7 @@ int RunServeCycles(int cycles, const std::string& size, int fps, const std::file
       threads_min = std::min(threads_min, threads), threads_max = std::max(threads_max, threads);
     }
   }
-  std::printf("  after cycle 10: RSS %+.3f MB per cycle, heap in use %+.3f MB per cycle (least squares), fds %d..%d, "
+  if (fds_max > 0) std::printf("  after cycle 10: RSS %+.3f MB per cycle, heap in use %+.3f MB per cycle (least squares), fds %d..%d, "
               "threads %d..%d\n",
               Slope(cycle_x, cycle_rss), Slope(cycle_x, cycle_heap), fds_min, fds_max, threads_min, threads_max);
   std::map<int, std::string> new_fds;
@@ -621,6 +621,11 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "usage: soak_bench [HOURS>=0] [SERVE_CYCLES>=0] [WIDTHxHEIGHT] [FPS>0] [OUT_DIR] [mp4|no-mp4]\n");
     return 2;
   }
+  // SIGINT/SIGTERM end the live show as `live` does (the outputs finished,
+  // nginx stopped), and the serve part after its cycle: a run cut short still
+  // prints its figures. Before any thread exists, so every thread inherits the
+  // blocked signals.
+  SignalWatcher signals;
   setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
   av_log_set_level(AV_LOG_ERROR);
   std::filesystem::create_directories(out_dir);
@@ -641,8 +646,8 @@ int Main(int argc, char** argv) {
   std::ofstream(glossary) << "裙子\tdress\n";
   Logger logger(LogLevel::kError);
   int rc = 0;
-  if (hours > 0) rc = RunLiveSoak(hours, size, fps, mp4 == "mp4", work, out_dir, script, glossary, ShowPcm(host), logger);
-  if (rc == 0 && serve_cycles > 0) rc = RunServeCycles(serve_cycles, size, fps, work, out_dir, logger);
+  if (hours > 0) rc = RunLiveSoak(signals, hours, size, fps, mp4 == "mp4", work, out_dir, script, glossary, ShowPcm(host), logger);
+  if (rc == 0 && serve_cycles > 0) rc = RunServeCycles(signals, serve_cycles, size, fps, work, out_dir, logger);
   std::filesystem::remove_all(work);
   return rc;
 }
