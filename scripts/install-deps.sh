@@ -62,6 +62,8 @@ apt_packages=(
   # which is netlib's reference BLAS unless another is installed (10-70x slower on the
   # CPU engines, src/neural/README.md); the OpenMP build shares libtorch's thread pool
   libopenblas0-openmp
+  # bench/soak_bench draws its PNG (RSS, A/V offset, latency over the soak) with gnuplot
+  gnuplot-nox
 )
 
 missing=()

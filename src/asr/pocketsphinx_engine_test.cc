@@ -601,6 +601,31 @@ TEST_F(PocketsphinxTest, DitherIsEachSessionsOwn) {
   EXPECT_NE(Recognize(FreeModel(), padded).text, first.text);
 }
 
+// Files this process has open.
+int OpenFileCount() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// A server loads a model for every session; each must leave no file open once
+// it is gone (sphinxbase opened its "-logfn" log once per decoder and never
+// closed it: four files a `serve` session, found by bench/soak_bench).
+TEST_F(PocketsphinxTest, ModelsLoadedAndDroppedLeaveNoFileOpen) {
+  const std::string script = WriteScript("fd_script.txt", "the price today is only ninety nine dollars\n");
+  auto load_and_drop = [&] {
+    for (const std::string& path : {std::string(), script}) {
+      absl::StatusOr<std::shared_ptr<PocketsphinxModel>> model = PocketsphinxModel::Load({.script_path = path});
+      ASSERT_OK(model);
+      Recognize(**model, AudioBuffer::Silence(MediaTime::Millis(500), kAsrSampleRate));
+    }
+  };
+  load_and_drop();  // whatever is opened once per process (the model's files are read and closed)
+  const int before = OpenFileCount();
+  for (int i = 0; i < 3; ++i) load_and_drop();
+  EXPECT_EQ(OpenFileCount(), before);
+}
+
 TEST_F(PocketsphinxTest, DecoderFlagsAreCheckedAndNamed) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"-lww", "8"}, "pocketsphinx has no decoder flag -lww"},

@@ -21,7 +21,10 @@ namespace {
 // sphinxbase sends its log to one process-wide FILE* (err_set_logfp), which
 // ps_init() also resets from "-logfn". This one object owns that setting and
 // serializes decoder construction, so two models loading at once cannot
-// interleave their log redirections.
+// interleave their log redirections. No decoder gets "-logfn": ps_init() would
+// open that file for each decoder and sphinxbase never closes it once logging
+// is switched off (a file per decoder, four per `serve` session), so the log is
+// switched with err_set_logfp alone.
 class SphinxRuntime {
  public:
   static SphinxRuntime& Get() {
@@ -44,10 +47,9 @@ constexpr const char* kOwnFlags[] = {"-hmm", "-dict", "-lm", "-remove_silence", 
 // The decoder's configuration: ours, then the caller's search settings
 // (already checked by CheckDecoderFlags). Null when pocketsphinx refuses it.
 cmd_ln_t* ParseDecoderConfig(const std::string& acoustic_model, const std::string& dictionary, bool second_pass,
-                             bool debug_log, const std::vector<std::string>& extra) {
+                             const std::vector<std::string>& extra) {
   std::vector<const char*> argv = {"lingcast", "-hmm", acoustic_model.c_str(), "-dict", dictionary.c_str(),
-                                   "-remove_silence", "no", "-fwdflat", second_pass ? "yes" : "no",
-                                   "-logfn", debug_log ? "/dev/stderr" : "/dev/null"};
+                                   "-remove_silence", "no", "-fwdflat", second_pass ? "yes" : "no"};
   for (const std::string& flag : extra) argv.push_back(flag.c_str());
   // cmd_ln_parse_r skips argv[0] and does not write to the strings.
   return cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), const_cast<char**>(argv.data()), TRUE);
@@ -171,8 +173,7 @@ absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildScorer() const {
   SphinxRuntime::Get().SetLogging(recipe_.debug_log);
   // An empty main dictionary (the filler words come from the model's noisedict).
   Config config(cmd_ln_init(nullptr, ps_args(), TRUE, "-hmm", recipe_.acoustic_model.c_str(), "-dict", "/dev/null",
-                            "-remove_silence", "no", "-logfn", recipe_.debug_log ? "/dev/stderr" : "/dev/null",
-                            nullptr));
+                            "-remove_silence", "no", nullptr));
   if (!config) return absl::InternalError("pocketsphinx rejected its configuration");
   Decoder decoder(ps_init(config.get()));
   if (!decoder) {
@@ -193,7 +194,7 @@ absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildBareLocked() const 
   // -remove_silence no: our VAD already cut the audio, and pocketsphinx's own
   // silence removal drops frames, which would shift every word time.
   Config config(ParseDecoderConfig(recipe_.acoustic_model, recipe_.dictionary, recipe_.second_pass,
-                                   recipe_.debug_log, recipe_.decoder_flags));
+                                   recipe_.decoder_flags));
   if (!config) return absl::InternalError("pocketsphinx rejected its configuration");
   Decoder decoder(ps_init(config.get()));
   if (!decoder) {
