@@ -1,7 +1,7 @@
 // A long soak, compressed (issue 23): `live` on the simulated clock over HOURS
 // of host audio, and `serve` with sessions created and ended over and over.
 //
-//   build/bench/soak_bench [HOURS] [SERVE_CYCLES] [SIZE] [FPS] [OUT_DIR (default out/soak)] [mp4|no-mp4]
+//   build/bench/soak_bench [HOURS] [SERVE_CYCLES] [SIZE] [FPS] [OUT_DIR (default out/soak)] [mp4|mp4:N|no-mp4]
 //
 // HOURS (default 24; fractions allowed) of the bench show (bench/live_show.h:
 // the seven script lines with their two ad-libs, espeak-ng en-gb) looped. The
@@ -29,7 +29,9 @@
 //         of the newest video frame, at the sample. What the server, and so a
 //         viewer, has received so far.
 // no-mp4 leaves the MP4 file out (to tell its muxer's index, which grows with
-// the recording until the file is closed, from the rest of the heap).
+// the recording until the file is closed, from the rest of the heap); mp4:N
+// rotates it every N minutes of show (--segment-minutes N), which bounds that
+// index to one file's.
 // Drift: the least-squares slope of each offset over the hours (ms/h); RSS
 // growth: the slope of RSS from minute 10 on (MB/h).
 // Writes OUT_DIR/soak.csv (one row per sample), OUT_DIR/soak.png (RSS, offsets
@@ -306,7 +308,7 @@ std::vector<char> ShowPcm(const std::string& wav) {
   return bytes;
 }
 
-int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, int fps, bool mp4,
+int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, int fps, bool mp4, int segment_minutes,
                 const std::filesystem::path& work,
                 const std::filesystem::path& out_dir, const std::string& script, const std::string& glossary,
                 const std::vector<char>& show_pcm, Logger& logger) {
@@ -321,6 +323,7 @@ int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, i
   options.input.path = "-";
   options.outputs.destinations = {"hls:" + (work / "hls").string()};
   if (mp4) options.outputs.destinations.push_back((work / "soak.mp4").string());
+  options.outputs.segment_minutes = segment_minutes;
   if (nginx) options.outputs.destinations.push_back(nginx->Url("live", "soak"));
   options.outputs.on_packet_written = [&](const std::string& output, const PacketWritten& p) {
     if (output.rfind("rtmp", 0) == 0) wire.Written(p);
@@ -615,10 +618,13 @@ int Main(int argc, char** argv) {
   const int fps = argc > 4 ? std::atoi(argv[4]) : 15;
   const std::filesystem::path out_dir = argc > 5 ? argv[5] : "out/soak";
   const std::string mp4 = argc > 6 ? argv[6] : "mp4";
-  int width = 0, height = 0;
+  int width = 0, height = 0, segment_minutes = 0;
+  char rest = 0;
+  const bool rotated = std::sscanf(mp4.c_str(), "mp4:%d%c", &segment_minutes, &rest) == 1 && segment_minutes > 0;
   if (hours < 0 || serve_cycles < 0 || fps <= 0 || std::sscanf(size.c_str(), "%dx%d", &width, &height) != 2 ||
-      (mp4 != "mp4" && mp4 != "no-mp4")) {
-    std::fprintf(stderr, "usage: soak_bench [HOURS>=0] [SERVE_CYCLES>=0] [WIDTHxHEIGHT] [FPS>0] [OUT_DIR] [mp4|no-mp4]\n");
+      (mp4 != "mp4" && mp4 != "no-mp4" && !rotated)) {
+    std::fprintf(stderr,
+                 "usage: soak_bench [HOURS>=0] [SERVE_CYCLES>=0] [WIDTHxHEIGHT] [FPS>0] [OUT_DIR] [mp4|mp4:N|no-mp4]\n");
     return 2;
   }
   // SIGINT/SIGTERM end the live show as `live` does (the outputs finished,
@@ -646,7 +652,7 @@ int Main(int argc, char** argv) {
   std::ofstream(glossary) << "裙子\tdress\n";
   Logger logger(LogLevel::kError);
   int rc = 0;
-  if (hours > 0) rc = RunLiveSoak(signals, hours, size, fps, mp4 == "mp4", work, out_dir, script, glossary, ShowPcm(host), logger);
+  if (hours > 0) rc = RunLiveSoak(signals, hours, size, fps, mp4 != "no-mp4", rotated ? segment_minutes : 0, work, out_dir, script, glossary, ShowPcm(host), logger);
   if (rc == 0 && serve_cycles > 0) rc = RunServeCycles(signals, serve_cycles, size, fps, work, out_dir, logger);
   std::filesystem::remove_all(work);
   return rc;

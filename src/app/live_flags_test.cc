@@ -109,6 +109,39 @@ TEST(LiveFlagsTest, BadValuesFailWithTheCommandLinesMessage) {
   EXPECT_THAT(LiveOptionsFromSettings(settings, {}), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--in")));
 }
 
+TEST(LiveFlagsTest, SegmentMinutesIsAWholeNumberOfMinutesUpToADay) {
+  const std::vector<std::string> base = {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx",
+                                         "--tts", "espeak"};
+  auto with = [&base](const std::string& value) {
+    std::vector<std::string> arguments = base;
+    arguments.insert(arguments.end(), {"--segment-minutes", value});
+    return FromCommandLine(arguments);
+  };
+  absl::StatusOr<LiveOptions> options = FromCommandLine(base);
+  ASSERT_OK(options);
+  EXPECT_EQ(options->outputs.segment_minutes, 0);  // one file unless asked
+  options = with("30");
+  ASSERT_OK(options);
+  EXPECT_EQ(options->outputs.segment_minutes, 30);
+  nlohmann::json settings = Base();
+  settings["segment_minutes"] = 60;
+  options = LiveOptionsFromSettings(settings, {});
+  ASSERT_OK(options);
+  EXPECT_EQ(options->outputs.segment_minutes, 60);
+
+  EXPECT_THAT(with("2000"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     HasSubstr("--segment-minutes 2000 is outside 1..1440 (0: one MP4 file)")));
+  EXPECT_THAT(with("-1"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--segment-minutes -1 is outside")));
+  for (const std::string bad : {"half", "1.5", "10m"}) {
+    EXPECT_THAT(with(bad), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--segment-minutes"))) << bad;
+  }
+  settings["segment_minutes"] = "hourly";
+  EXPECT_THAT(LiveOptionsFromSettings(settings, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--segment-minutes")));
+  settings["segment_minutes"] = 1441;
+  EXPECT_EQ(LiveOptionsFromSettings(settings, {}).status(), with("1441").status());
+}
+
 TEST(LiveFlagsTest, SettingsThatAreNotFlagsAreRefusedByName) {
   nlohmann::json settings = Base();
   settings["frames_per_second"] = 30;

@@ -294,6 +294,9 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const OutputsConfig& 
   OutputSetOptions output_options;
   output_options.live = true;
   output_options.on_packet_written = config.on_packet_written;
+  // Each rotated file closes at the first keyframe after its boundary:
+  // StudioVideoOptions' keyframe interval (2 s) is how far past it that can be.
+  output_options.mp4_segment_length = MediaTime::Seconds(config.segment_minutes * 60.0);
   // Adaptive bitrate (docs/outputs.md): every step is logged; the report counts them.
   output_options.on_bitrate_step = [&logger](const BitrateStep& step) {
     logger.Info("outputs", step.down() ? "video bitrate stepped down (congestion)" : "video bitrate stepped up",

@@ -113,10 +113,15 @@ struct OutputsConfig {
   std::string preset = "veryfast";        // --preset (x264)
   int crf = 23;                           // --crf (files); live outputs use --bitrate
   int bitrate_kbps = 2500;                // --bitrate (kbit/s, network outputs)
+  // --segment-minutes: MP4 outputs rotate to a new file every this many
+  // minutes (at the next keyframe); 0: one file for the whole show.
+  int segment_minutes = 0;
   // For programs that embed the job (and tests): called on the network outputs'
   // sender threads after each packet was sent. Optional; no CLI flag.
   PacketWrittenObserver on_packet_written;
 };
+// A day: a longer file is the one rotation is there to avoid.
+inline constexpr int kMaxSegmentMinutes = 24 * 60;
 absl::Status ValidateOutputsConfig(const OutputsConfig& outputs);
 
 // When lines are spoken, and on which clock.

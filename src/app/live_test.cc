@@ -92,6 +92,8 @@ TEST(LiveOptionsTest, BadValuesNameTheFlag) {
       {[](LiveOptions& o) { o.timing.max_lag = MediaTime::Millis(100); }, "--max-lag"},
       {[](LiveOptions& o) { o.timing.max_speedup = 3; }, "--max-speedup"},
       {[](LiveOptions& o) { o.voice.rate = 5; }, "--rate"},
+      {[](LiveOptions& o) { o.outputs.segment_minutes = -5; }, "--segment-minutes -5 is outside 1..1440 (0: one MP4 file)"},
+      {[](LiveOptions& o) { o.outputs.segment_minutes = 1441; }, "--segment-minutes 1441 is outside 1..1440"},
   };
   // No Whisper installed (the auto recognizer falls back to pocketsphinx).
   const char* old_models = std::getenv("LINGCAST_MODELS");

@@ -65,6 +65,10 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
     return absl::InvalidArgumentError(
         absl::StrCat("--start-offset ", options.start_offset.ToString(), " is negative"));
   }
+  if (options.mp4_segment_length < MediaTime::Zero()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MP4 segment length ", options.mp4_segment_length.ToString(), " is negative"));
+  }
   LC_RETURN_IF_ERROR(ValidateVideoOptions(video));
   LC_RETURN_IF_ERROR(ValidateAudioOptions(audio));
   const bool adaptive = options.adaptive_bitrate.enabled && video.bitrate > 0 &&
@@ -91,7 +95,7 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
   for (const OutputSpec& spec : specs) {
     switch (spec.kind) {
       case OutputSpec::kMp4:
-        set->sinks_.push_back(OpenMp4Output(spec, video_codec, audio_codec));
+        set->sinks_.push_back(OpenMp4Output(spec, video_codec, audio_codec, options.mp4_segment_length));
         break;
       case OutputSpec::kHls: {
         HlsOptions hls;

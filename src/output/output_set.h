@@ -59,6 +59,11 @@ struct OutputSetOptions {
   // Subtitles from AddSubtitle also go to an .srt beside each MP4 file. HLS
   // always gets them (its WebVTT rendition).
   bool srt_sidecars = true;
+  // MP4 rotation: above zero, each MP4 output is written as complete files
+  // FILE-0001.mp4, FILE-0002.mp4, ... cut at the first video keyframe at or
+  // after every multiple of this on the media timeline, each committed as it
+  // closes (mp4_output.h). Zero: one file, committed at Finish.
+  MediaTime mp4_segment_length = MediaTime::Zero();
   // Called on the network outputs' sender threads after each packet was sent
   // (the benchmark's rendered -> sent latency). Optional.
   PacketWrittenObserver on_packet_written;
