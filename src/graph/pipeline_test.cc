@@ -240,7 +240,10 @@ TEST(PipelineTest, DrainEndsTheSourcesAndDeliversEverythingInFlight) {
   pipeline.Connect(doubler.out, sink.in, {8, QueuePolicy::kBlock});
   ASSERT_OK(pipeline.Start());
   // Both queues fill behind the closed gate, so the source blocks on a push.
-  while (pipeline.Stats()[0].counters.size < 8 || pipeline.Stats()[1].counters.size < 8) std::this_thread::yield();
+  // Waiting on the source's own count, not on two queue readings: the doubler
+  // moves a packet between the readings, so both queues can read full while the
+  // source has pushed 15 and sits between Process() calls, where a drain ends it.
+  while (source.pushed.load() < 16) std::this_thread::yield();
   pipeline.Drain();
   sink.gate_open.Notify();
   ASSERT_OK(pipeline.Wait());
