@@ -413,6 +413,7 @@ absl::StatusOr<std::shared_ptr<AsrModel>> MakePluginRecognizer(const NeuralPlugi
   options.also_translate = request.also_translate ? 1 : 0;
   options.agreement = request.agreement;
   options.min_partial_interval_us = request.min_partial_interval_ms * 1000;
+  options.min_partial_interval_gpu_us = request.min_partial_interval_gpu_ms * 1000;
   options.trim_after_us = request.trim_after_ms * 1000;
   options.quantize = request.quantize.c_str();
   options.int8_on_cpu = request.int8_on_cpu ? 1 : 0;

@@ -53,6 +53,10 @@ struct WhisperPluginRequest {
   // once per this much new audio, and the window length that drops committed audio.
   int agreement = 2;
   std::int64_t min_partial_interval_ms = 500;
+  // ... and on a GPU, where a partial decode of Whisper base takes 20-50 ms: a
+  // script line is found sooner (the adaptive cadence, max_compute_share, still
+  // caps the decoding's share of real time).
+  std::int64_t min_partial_interval_gpu_ms = 150;
   std::int64_t trim_after_ms = 20000;
   // debug: each partial decode's time; may be null. Must outlive the recognizer:
   // the plug-in's records are forwarded to it.

@@ -220,6 +220,37 @@ TEST(NeuralPluginTest, ThePlugInBuiltBesideThisLingcastOffersEveryEngine) {
   EXPECT_THAT(DescribePluginRuntime(*plugin).summary, HasSubstr("libtorch"));
 }
 
+// A host of minor 0 fills lc_whisper_options up to log_level: the plug-in of
+// minor 1 still takes it (and reads no GPU interval), and refuses anything
+// shorter with one line.
+TEST(NeuralPluginTest, WhisperOptionsOfMinorZeroAreTakenAndShorterOnesRefused) {
+  ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("whisper");
+  ASSERT_OK(plugin);
+  const lc_plugin_table& table = plugin->table();
+  const std::string model_dir = std::string(NEURAL_TESTDATA_DIR) + "/whisper_tiny";
+  lc_whisper_options options{};
+  options.model_dir = model_dir.c_str();
+  options.language = "en";
+  options.agreement = 2;
+  options.min_partial_interval_us = 500000;
+  options.trim_after_us = 20000000;
+  options.quantize = "none";
+  options.device = "cpu";
+  options.dtype = "auto";
+  options.min_partial_interval_gpu_us = 123;  // beyond a minor-0 struct: never read
+  options.struct_size = LC_WHISPER_OPTIONS_V2_0_SIZE;
+  lc_status status{};
+  lc_recognizer* recognizer = table.create_whisper_recognizer(&options, &status);
+  ASSERT_NE(recognizer, nullptr) << status.message;
+  table.recognizer_destroy(recognizer);
+
+  options.struct_size = LC_WHISPER_OPTIONS_V2_0_SIZE - 4;
+  status = lc_status{};
+  EXPECT_EQ(table.create_whisper_recognizer(&options, &status), nullptr);
+  EXPECT_THAT(std::string(status.message), HasSubstr("lc_whisper_options of"));
+}
+
 // The real plug-in's Marian through the C ABI: a batch gives what each line
 // gives alone, the plug-in's errors keep their code and message, and a stop
 // requested on the host's std::stop_token reaches the plug-in's decode.

@@ -55,7 +55,8 @@ extern "C" {
 /* Major 1 was the C++ table of lingcast before this header (std::string, absl
  * and lingcast types across the boundary); its plug-ins are refused. */
 #define LC_PLUGIN_ABI_MAJOR 2
-#define LC_PLUGIN_ABI_MINOR 0
+/* Minor 1 appended lc_whisper_options.min_partial_interval_gpu_us. */
+#define LC_PLUGIN_ABI_MINOR 1
 #define LC_PLUGIN_ENTRY_SYMBOL "lingcast_neural_plugin_table"
 
 /* absl::StatusCode's numbers. */
@@ -183,7 +184,14 @@ typedef struct lc_whisper_options {
   lc_log_fn log;
   void* log_user;
   int32_t log_level;
+  /* Minor 1: the interval used instead of min_partial_interval_us when the
+   * model lands on a GPU, where a partial decode costs tens of milliseconds and
+   * more partials find a script line sooner. <= 0: min_partial_interval_us. */
+  int64_t min_partial_interval_gpu_us;
 } lc_whisper_options;
+
+/* What a host of minor 0 fills of lc_whisper_options. */
+#define LC_WHISPER_OPTIONS_V2_0_SIZE ((uint32_t)(offsetof(lc_whisper_options, log_level) + sizeof(int32_t)))
 
 typedef struct lc_word {
   const char* text;

@@ -78,6 +78,11 @@ absl::StatusOr<std::unique_ptr<lc_recognizer>> Create(const lc_whisper_options& 
   if (!placement.ok()) return placement.status();
   options.model.device = placement->device;
   options.model.dtype = placement->dtype;
+  const bool has_gpu_interval =
+      request.struct_size >= offsetof(lc_whisper_options, min_partial_interval_gpu_us) + sizeof(int64_t);
+  if (has_gpu_interval && request.min_partial_interval_gpu_us > 0 && placement->device.is_cuda()) {
+    options.streaming.min_partial_interval = MediaTime::Micros(request.min_partial_interval_gpu_us);
+  }
   if (request.int8_on_cpu && quantize == "none" && placement->device.is_cpu()) {
     options.model.quantization = neural::Quantization::kInt8;
   }
@@ -117,7 +122,7 @@ lc_recognizer* CreateWhisperRecognizer(const lc_whisper_options* options, lc_sta
   std::unique_ptr<lc_recognizer> recognizer;
   Report(Guard("loading whisper", [&]() -> absl::Status {
            if (absl::Status size = CheckStructSize(options, options ? options->struct_size : 0,
-                                                   sizeof(lc_whisper_options), "lc_whisper_options");
+                                                   LC_WHISPER_OPTIONS_V2_0_SIZE, "lc_whisper_options");
                !size.ok()) {
              return size;
            }
