@@ -123,7 +123,9 @@ cat >"$root/lingcast" <<'LAUNCHER'
 # libraries first, then PyTorch's when python3 has it (the neural plug-in needs
 # them), its own espeak-ng data, fonts, OpenCC tables and plug-in.
 here="$(cd "$(dirname "$0")" && pwd)"
-torch_lib="$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null || true)"
+# find_spec locates the package without importing it: `import torch` loads
+# libtorch and CUDA's libraries, about 2 s on every start.
+torch_lib="$(python3 -c 'import importlib.util, os; s = importlib.util.find_spec("torch"); print(os.path.join(s.submodule_search_locations[0], "lib"))' 2>/dev/null || true)"
 # The plug-in needs CUDA's runtime by name too: PyTorch's pip packages keep it
 # in site-packages/nvidia/*/lib.
 if [ -n "$torch_lib" ]; then
