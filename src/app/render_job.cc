@@ -216,7 +216,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   LC_ASSIGN_OR_RETURN(const StudioVoiceChoice voices,
                       ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> tts,
-                      MakeStudioVoice(voices, options.voice_zh, options.voice_en, NeuralDeviceFlags{}, &logger));
+                      MakeStudioVoice(voices, options.voice_zh, options.voice_en, options.neural, &logger));
   LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
   auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));

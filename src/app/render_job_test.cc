@@ -1,6 +1,7 @@
 // The whole render pipeline (script -> TTS -> visemes -> avatar -> subtitles ->
 // MP4) through RunRender, small and short. Also run under the TSan build.
 #include "app/render_job.h"
+#include "app/studio.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -60,6 +61,22 @@ TEST_F(RenderJobTest, BadScriptIsAUserErrorAndWritesNothing) {
   absl::StatusOr<RenderSummary> summary = RunRender(Options(), logger, signals);
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(fs::exists(Options().output_path));
+}
+
+// --device reaches the neural voice: a word it does not know stops the render
+// before any output exists, with one line naming the flag.
+TEST_F(RenderJobTest, BadDeviceForTheNeuralVoiceIsAUserErrorAndWritesNothing) {
+  absl::StatusOr<StudioVoiceChoice> voices = ChooseStudioVoice("auto", "", "");
+  ASSERT_OK(voices);
+  if (voices->english_dir.empty()) GTEST_SKIP() << "no English neural voice installed: " << voices->reason;
+  RenderOptions options = Options();
+  options.neural.device = "gpu9";
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  absl::StatusOr<RenderSummary> summary = RunRender(options, logger, signals);
+  EXPECT_THAT(summary.status(), testing_util::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                      ::testing::HasSubstr("--device \"gpu9\"")));
+  EXPECT_FALSE(fs::exists(options.output_path));
 }
 
 // A background file that is missing or not media stops the render before any

@@ -169,6 +169,8 @@ Command AddRenderCommand(CLI::App& app) {
   render_cmd->add_option("--tts", render.tts_engine,
                          "The avatar's voice: auto (the installed neural voices, espeak-ng for the rest) or espeak")
       ->capture_default_str();
+  render_cmd->add_option("--device", render.neural.device, kDeviceFlagHelp)->capture_default_str();
+  render_cmd->add_option("--dtype", render.neural.dtype, kDtypeFlagHelp)->capture_default_str();
   render_cmd->add_option("--rate", render.rate, "Relative speaking rate (0.25-4)")->capture_default_str();
   render_cmd->add_option("--speak", speak, "Which segment is spoken: first, zh, en or both")->capture_default_str();
   render_cmd->add_option("--subtitles", subtitles, "burn (into the video), srt (sidecar OUT.srt) or none")

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "app/command.h"
+#include "app/neural_plugin.h"
 #include "media/language.h"
 
 namespace lingcast {
@@ -30,6 +31,7 @@ struct RenderOptions {
   // --tts: auto (the installed neural voices, espeak-ng for a language without
   // one; app/studio.h ChooseStudioVoice) or espeak (espeak-ng only).
   std::string tts_engine = "auto";
+  NeuralDeviceFlags neural;          // --device, --dtype: where a neural voice runs (default auto)
   double rate = 1.0;                 // --rate (relative speaking rate)
   SpeakMode speak = SpeakMode::kFirst;        // --speak zh|en|both (default: first segment)
   SubtitleMode subtitles = SubtitleMode::kBurn;  // --subtitles burn|srt|none
