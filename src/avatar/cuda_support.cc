@@ -9,7 +9,7 @@ namespace lingcast {
 
 bool CudaRendererBuilt() { return true; }
 
-absl::Status CudaStatus(cudaError_t error, std::string_view what) {
+absl::Status CudaStatus(cudaError_t error, absl::string_view what) {
   if (error == cudaSuccess) return absl::OkStatus();
   return absl::InternalError(
       absl::StrCat(what, ": CUDA error ", cudaGetErrorName(error), ": ", cudaGetErrorString(error)));

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -37,7 +37,7 @@ absl::StatusOr<std::string> CudaDeviceDescription();
 #if LINGCAST_HAVE_CUDA_RENDERER
 
 // OK for cudaSuccess, else Internal "<what>: <CUDA error name>: <description>".
-absl::Status CudaStatus(cudaError_t error, std::string_view what);
+absl::Status CudaStatus(cudaError_t error, absl::string_view what);
 
 // Device memory, freed when the owner goes.
 class DeviceBuffer {
