@@ -103,7 +103,7 @@ bool CudaRendererBuilt() { return false; }
 absl::Status CudaDeviceUsable() {
   return absl::FailedPreconditionError(
       "this build has no CUDA renderer (no CUDA compiler was found when it was configured, or "
-      "-DLINGCAST_CUDA_RENDERER=OFF): use --renderer cpu");
+      "-DLINGCAST_CUDA_RENDERER=OFF)");
 }
 
 absl::StatusOr<std::string> CudaDeviceDescription() { return CudaDeviceUsable(); }

@@ -51,6 +51,9 @@ void GpuCanvas::Begin(int width, int height, const Rect& clip) {
   tables_.clear();
   commands_.clear();
   images_.clear();
+  cell_count_ = 0;
+  first_row_ = height;
+  end_row_ = 0;
 }
 
 Rect GpuCanvas::DrawableArea() const { return masks_.empty() ? clip_ : clip_.Intersect(masks_.back().rect); }
@@ -77,8 +80,10 @@ bool GpuCanvas::StartCommand(const std::vector<Polygon>& polygons, gpu::FillKind
   return true;
 }
 
-void GpuCanvas::AppendEdges(const std::vector<Polygon>& polygons, gpu::FillCommand* command) {
-  command->first_edge = static_cast<int32_t>(edges_.size());
+void GpuCanvas::AppendCommand(const std::vector<Polygon>& polygons, gpu::FillCommand& command) {
+  const int32_t index = static_cast<int32_t>(commands_.size());
+  command.cells = cell_count_;
+  cell_count_ += static_cast<int64_t>(command.area_width + 2) * command.area_height;
   for (const Polygon& poly : polygons) {
     const size_t n = poly.size();
     if (n < 2) continue;
@@ -89,10 +94,12 @@ void GpuCanvas::AppendEdges(const std::vector<Polygon>& polygons, gpu::FillComma
       edges_.push_back({static_cast<int32_t>(canvas_rules::SnapToSubpixel(a.x)),
                         static_cast<int32_t>(canvas_rules::SnapToSubpixel(a.y)),
                         static_cast<int32_t>(canvas_rules::SnapToSubpixel(b.x)),
-                        static_cast<int32_t>(canvas_rules::SnapToSubpixel(b.y))});
+                        static_cast<int32_t>(canvas_rules::SnapToSubpixel(b.y)), index});
     }
   }
-  command->edge_count = static_cast<int32_t>(edges_.size()) - command->first_edge;
+  first_row_ = std::min(first_row_, command.area_y);
+  end_row_ = std::max(end_row_, command.area_y + command.area_height);
+  commands_.push_back(command);
 }
 
 void GpuCanvas::Fill(const Path& path, const Paint& paint, const Affine& transform) {
@@ -137,8 +144,7 @@ void GpuCanvas::RecordFill(const std::vector<Polygon>& polygons, const Paint& pa
       break;
     }
   }
-  AppendEdges(polygons, &command);
-  commands_.push_back(command);
+  AppendCommand(polygons, command);
 }
 
 void GpuCanvas::PushClip(const Path& path, const Affine& transform) {
@@ -157,8 +163,7 @@ void GpuCanvas::PushClip(const Path& path, const Affine& transform) {
   mask.offset = mask_bytes_;
   mask_bytes_ += static_cast<int64_t>(mask.rect.width) * mask.rect.height;
   command.output_mask = mask.offset;
-  AppendEdges(polygons, &command);
-  commands_.push_back(command);
+  AppendCommand(polygons, command);
   masks_.push_back(mask);
 }
 
@@ -219,39 +224,47 @@ absl::Status GpuCanvas::Execute(DeviceFrame& target, cudaStream_t stream) {
   }
   if (commands_.empty()) return absl::OkStatus();
   if (absl::Status s = UploadImages(stream); !s.ok()) return s;
-  const size_t cell_bytes = static_cast<size_t>(width_ + 2) * height_ * sizeof(int32_t);
-  if (absl::Status s = Reserve(device_cells_, cell_bytes); !s.ok()) return s;
-  if (cells_clean_bytes_ < cell_bytes) {  // the kernels leave the cells zeroed: clear them once
+  const size_t cell_bytes = static_cast<size_t>(cell_count_) * sizeof(int32_t);
+  if (device_cells_.size() < cell_bytes) {
+    if (absl::Status s = Reserve(device_cells_, cell_bytes); !s.ok()) return s;
+    // The kernels leave every cell they use at zero: a new arena is cleared once.
     if (absl::Status s = device_cells_.Clear(stream); !s.ok()) return s;
-    cells_clean_bytes_ = device_cells_.size();
   }
   if (absl::Status s = Reserve(device_edges_, edges_.size() * sizeof(gpu::SnappedEdge)); !s.ok()) return s;
+  if (absl::Status s = Reserve(device_commands_, commands_.size() * sizeof(gpu::FillCommand)); !s.ok()) return s;
   if (absl::Status s = Reserve(device_tables_, tables_.size() * sizeof(Rgba8)); !s.ok()) return s;
   if (absl::Status s = Reserve(device_masks_, static_cast<size_t>(mask_bytes_)); !s.ok()) return s;
-  // From pageable memory: the copy has read the vectors when the call returns,
+  // From pageable memory: each copy has read its vector when the call returns,
   // so the next Begin may reuse them at once.
-  if (!edges_.empty()) {
-    if (absl::Status s = CudaStatus(cudaMemcpyAsync(device_edges_.data(), edges_.data(),
-                                                    edges_.size() * sizeof(gpu::SnappedEdge), cudaMemcpyHostToDevice,
-                                                    stream),
-                                    "uploading the display list's edges");
-        !s.ok()) {
-      return s;
-    }
+  auto upload = [&](void* device, const void* host, size_t bytes, const char* what) {
+    if (bytes == 0) return absl::OkStatus();
+    return CudaStatus(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream), what);
+  };
+  if (absl::Status s = upload(device_edges_.data(), edges_.data(), edges_.size() * sizeof(gpu::SnappedEdge),
+                              "uploading the display list's edges");
+      !s.ok()) {
+    return s;
   }
-  if (!tables_.empty()) {
-    if (absl::Status s = CudaStatus(cudaMemcpyAsync(device_tables_.data(), tables_.data(),
-                                                    tables_.size() * sizeof(Rgba8), cudaMemcpyHostToDevice, stream),
-                                    "uploading the gradient tables");
-        !s.ok()) {
-      return s;
-    }
+  if (absl::Status s = upload(device_commands_.data(), commands_.data(), commands_.size() * sizeof(gpu::FillCommand),
+                              "uploading the display list");
+      !s.ok()) {
+    return s;
   }
-  const gpu::FillResources resources{device_edges_.as<gpu::SnappedEdge>(), device_tables_.as<Rgba8>(),
-                                     device_masks_.as<uint8_t>(), device_cells_.as<int32_t>()};
-  return CudaStatus(
-      gpu::LaunchFills(commands_.data(), static_cast<int>(commands_.size()), resources, target.view(), stream),
-      "launching the canvas kernels");
+  if (absl::Status s = upload(device_tables_.data(), tables_.data(), tables_.size() * sizeof(Rgba8),
+                              "uploading the gradient tables");
+      !s.ok()) {
+    return s;
+  }
+  gpu::FillResources resources{};
+  resources.edges = device_edges_.as<gpu::SnappedEdge>();
+  resources.edge_count = static_cast<int32_t>(edges_.size());
+  resources.commands = device_commands_.as<gpu::FillCommand>();
+  resources.command_count = static_cast<int32_t>(commands_.size());
+  resources.tables = device_tables_.as<Rgba8>();
+  resources.masks = device_masks_.as<uint8_t>();
+  resources.cells = device_cells_.as<int32_t>();
+  return CudaStatus(gpu::LaunchFills(resources, first_row_, end_row_ - first_row_, target.view(), stream),
+                    "launching the canvas kernels");
 }
 
 }  // namespace lingcast

@@ -1,8 +1,9 @@
 // GpuCanvas: the CUDA twin of Canvas (canvas.h). It records what a rig draws
 // as a display list on the CPU (flattened, snapped polygon edges and a command
-// per shape: cheap) and runs it with CUDA kernels (gpu_canvas_kernels.cu) on a
-// frame in device memory, giving the bytes Canvas gives: the same integer
-// coverage, and the same shading.h functions compiled with --fmad=false.
+// per shape: cheap) and runs it with two CUDA kernels (gpu_canvas_kernels.cu)
+// on a frame in device memory, giving the bytes Canvas gives: the same integer
+// coverage, and the same shading.h functions compiled with --fmad=false. Each
+// shape has its own cell grid on the device (about 4 bytes a pixel of its box).
 //
 // Images of image paints are uploaded once and stay on the device while the
 // frames keep using them. One GpuCanvas per thread; built only with the CUDA
@@ -79,7 +80,8 @@ class GpuCanvas final : public VectorSurface {
   // A command over `polygons`' box within the drawable area, limited by the
   // active clip mask; false when that box is empty.
   bool StartCommand(const std::vector<Polygon>& polygons, gpu::FillKind kind, gpu::FillCommand* command) const;
-  void AppendEdges(const std::vector<Polygon>& polygons, gpu::FillCommand* command);
+  // Appends the command with its polygons' snapped edges and its cell grid.
+  void AppendCommand(const std::vector<Polygon>& polygons, gpu::FillCommand& command);
   void RecordFill(const std::vector<Polygon>& polygons, const Paint& paint, const Affine& transform);
   absl::Status UploadImages(cudaStream_t stream);
   static absl::Status Reserve(DeviceBuffer& buffer, size_t bytes);
@@ -91,12 +93,14 @@ class GpuCanvas final : public VectorSurface {
   std::vector<gpu::SnappedEdge> edges_;
   std::vector<Rgba8> tables_;
   std::vector<gpu::FillCommand> commands_;
+  int64_t cell_count_ = 0;           // the cell arena this list needs, in int32s
+  int first_row_ = 0, end_row_ = 0;  // the target rows the commands cover
   // (command index, image) for every image paint of the list.
   std::vector<std::pair<size_t, std::shared_ptr<const VideoFrame>>> images_;
 
   std::map<const VideoFrame*, CachedImage> image_cache_;
-  DeviceBuffer device_edges_, device_tables_, device_masks_, device_cells_;
-  size_t cells_clean_bytes_ = 0;  // the zeroed prefix of device_cells_
+  DeviceBuffer device_edges_, device_commands_, device_tables_, device_masks_;
+  DeviceBuffer device_cells_;  // all zero between lists
 };
 
 }  // namespace lingcast

@@ -1,12 +1,18 @@
 // The GPU half of the canvas: the very arithmetic of Canvas::Rasterize and
-// Canvas::FillPolygons (canvas.cc), split in two kernels per shape.
+// Canvas::FillPolygons (canvas.cc), in two kernels for a whole display list.
 //
 //  1. AccumulateEdges: a thread per edge walks it row by row and cell by cell,
-//     adding cover and area into the cell grid with integer atomics. Integer
-//     sums do not depend on order, so the grid holds exactly the CPU's values.
-//  2. ShadeRows: a block per row turns cells into coverage by a prefix sum
-//     (the CPU's running sum), clears them, and shades each pixel with the
-//     shading.h functions the CPU uses (compiled with --fmad=false).
+//     adding cover and area into its command's cell grid with integer atomics.
+//     Integer sums do not depend on order, so each grid holds exactly the
+//     CPU's values.
+//  2. ShadeRows: a block per target row runs the commands in drawing order.
+//     For each command covering the row it turns the cells into coverage by a
+//     prefix sum (the CPU's running sum), clears them, and shades each pixel
+//     with the shading.h functions the CPU uses (compiled with --fmad=false).
+//     A row belongs to one block, so the order of the layers on every pixel is
+//     the CPU's; a clip mask's row is written before the fills that read it.
+// Two launches a frame, however many shapes: a rig of 80 layers would
+// otherwise spend more time launching kernels than drawing.
 #include <cub/block/block_scan.cuh>
 
 #include "avatar/gpu_canvas_kernels.h"
@@ -82,12 +88,13 @@ __device__ void AddRowPiece(const Area& a, int64_t r, int64_t xa, int64_t xb, in
   }
 }
 
-__global__ void AccumulateEdges(FillCommand command, const SnappedEdge* edges, int32_t* cells) {
+__global__ void AccumulateEdges(FillResources res) {
   const int index = blockIdx.x * blockDim.x + threadIdx.x;
-  if (index >= command.edge_count) return;
-  const SnappedEdge e = edges[command.first_edge + index];
+  if (index >= res.edge_count) return;
+  const SnappedEdge e = res.edges[index];
+  const FillCommand& command = res.commands[e.command];
   const Area a{command.area_x, command.area_y, command.area_width, command.area_height, command.area_width + 2,
-               cells};
+               res.cells + command.cells};
   int64_t x0 = e.x0, y0 = e.y0, x1 = e.x1, y1 = e.y1;
   if (y0 == y1) return;
   int sign = 1;
@@ -163,47 +170,49 @@ __device__ void ShadePixel(const FillCommand& command, const FillResources& res,
   }
 }
 
-__global__ void __launch_bounds__(kRowThreads)
-    ShadeRows(FillCommand command, FillResources res, ImageView target) {
+__global__ void __launch_bounds__(kRowThreads) ShadeRows(FillResources res, int32_t first_row, ImageView target) {
   using Scan = cub::BlockScan<uint32_t, kRowThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
-  const int r = blockIdx.x;
-  const int n = command.area_width;
-  int32_t* cells = res.cells + static_cast<int64_t>(r) * (n + 2);
-  const int per_thread = (n + kRowThreads - 1) / kRowThreads;
-  const int begin = min(n, static_cast<int>(threadIdx.x) * per_thread);
-  const int end = min(n, begin + per_thread);
-  // Sums in uint32: the same bits as the CPU's int32 running sum.
-  uint32_t local = 0;
-  for (int i = begin; i < end; ++i) local += static_cast<uint32_t>(cells[i]);
-  uint32_t acc = 0;
-  Scan(scan_storage).ExclusiveSum(local, acc);
-  const int y = command.area_y + r;
-  for (int i = begin; i < end; ++i) {
-    acc += static_cast<uint32_t>(cells[i]);
-    cells[i] = 0;
-    const uint32_t c = CoverageToAlpha(static_cast<int32_t>(acc));
-    ShadePixel(command, res, target, command.area_x + i, y, c);
-  }
-  if (threadIdx.x == 0) {
-    cells[n] = 0;
-    cells[n + 1] = 0;
+  const int y = first_row + static_cast<int>(blockIdx.x);
+  for (int k = 0; k < res.command_count; ++k) {
+    const FillCommand& command = res.commands[k];
+    // The same for every thread of the block: the __syncthreads below are reached by all or none.
+    if (y < command.area_y || y >= command.area_y + command.area_height) continue;
+    const int n = command.area_width;
+    int32_t* cells = res.cells + command.cells + static_cast<int64_t>(y - command.area_y) * (n + 2);
+    const int per_thread = (n + kRowThreads - 1) / kRowThreads;
+    const int begin = min(n, static_cast<int>(threadIdx.x) * per_thread);
+    const int end = min(n, begin + per_thread);
+    // Sums in uint32: the same bits as the CPU's int32 running sum.
+    uint32_t local = 0;
+    for (int i = begin; i < end; ++i) local += static_cast<uint32_t>(cells[i]);
+    uint32_t acc = 0;
+    Scan(scan_storage).ExclusiveSum(local, acc);
+    for (int i = begin; i < end; ++i) {
+      acc += static_cast<uint32_t>(cells[i]);
+      cells[i] = 0;
+      ShadePixel(command, res, target, command.area_x + i, y, CoverageToAlpha(static_cast<int32_t>(acc)));
+    }
+    if (threadIdx.x == 0) {
+      cells[n] = 0;
+      cells[n + 1] = 0;
+    }
+    // The next command may shade these pixels from other threads, and reuses the scan's storage.
+    __syncthreads();
   }
 }
 
 }  // namespace
 
-cudaError_t LaunchFills(const FillCommand* commands, int count, const FillResources& resources,
-                        const ImageView& target, cudaStream_t stream) {
+cudaError_t LaunchFills(const FillResources& resources, int32_t first_row, int32_t rows, const ImageView& target,
+                        cudaStream_t stream) {
   constexpr int kEdgeThreads = 128;
-  for (int i = 0; i < count; ++i) {
-    const FillCommand& command = commands[i];
-    if (command.area_width <= 0 || command.area_height <= 0) continue;
-    if (command.edge_count > 0) {
-      AccumulateEdges<<<(command.edge_count + kEdgeThreads - 1) / kEdgeThreads, kEdgeThreads, 0, stream>>>(
-          command, resources.edges, resources.cells);
-    }
-    ShadeRows<<<command.area_height, kRowThreads, 0, stream>>>(command, resources, target);
+  if (resources.edge_count > 0) {
+    AccumulateEdges<<<(resources.edge_count + kEdgeThreads - 1) / kEdgeThreads, kEdgeThreads, 0, stream>>>(
+        resources);
+  }
+  if (rows > 0 && resources.command_count > 0) {
+    ShadeRows<<<rows, kRowThreads, 0, stream>>>(resources, first_row, target);
   }
   return cudaGetLastError();
 }

@@ -1,5 +1,5 @@
-// The CUDA side of GpuCanvas (gpu_canvas.h): one fill of a display list, as the
-// kernels see it, and the call that runs a list of them. Kept C++17 and free of
+// The CUDA side of GpuCanvas (gpu_canvas.h): the fills of a display list, as
+// the kernels see them, and the call that runs the list. Kept C++17 and free of
 // project types beyond shading.h, since nvcc compiles it (CMake 3.25 has no
 // CUDA20 flags for nvcc).
 #pragma once
@@ -14,9 +14,10 @@ namespace lingcast {
 namespace gpu {
 
 // A polygon edge in 1/256 pixel units (Canvas's snapped coordinates), from
-// (x0, y0) to (x1, y1) in the polygon's own order.
+// (x0, y0) to (x1, y1) in the polygon's own order, of fill `command`.
 struct SnappedEdge {
   int32_t x0, y0, x1, y1;
+  int32_t command;
 };
 
 // A premultiplied RGBA8 image in device memory.
@@ -32,7 +33,7 @@ enum class FillKind : int32_t { kSolid, kLinear, kRadial, kImage, kClipMask };
 struct FillCommand {
   FillKind kind;
   int32_t area_x, area_y, area_width, area_height;
-  int32_t first_edge, edge_count;  // in the frame's edge array
+  int64_t cells;                   // offset of its cell grid ((area_width + 2) x area_height) in the arena
   Rgba8 solid;                     // kSolid, opacity applied
   int32_t table;                   // kLinear/kRadial: index of its 256-entry colour table
   GradientMap map;                 // kLinear/kRadial
@@ -48,15 +49,20 @@ struct FillCommand {
 // Device memory a display list runs with.
 struct FillResources {
   const SnappedEdge* edges;
+  int32_t edge_count;
+  const FillCommand* commands;  // in drawing order
+  int32_t command_count;
   const Rgba8* tables;  // 256 per gradient
   uint8_t* masks;       // the clip-mask arena
-  int32_t* cells;       // coverage scratch: >= (area_width + 2) * area_height int32s for every
-                        // command, all zero on entry, left all zero
+  int32_t* cells;       // the cell arena: every command's grid, all zero on entry, left all zero
 };
 
-// Enqueues the commands, in order, on `stream`. Returns the launch error, if any.
-cudaError_t LaunchFills(const FillCommand* commands, int count, const FillResources& resources,
-                        const ImageView& target, cudaStream_t stream);
+// Enqueues the whole list on `stream` as two kernels: every edge of every
+// command into its own cell grid, then a block per target row [first_row,
+// first_row + rows) that runs the commands in order over its row. Returns the
+// launch error, if any.
+cudaError_t LaunchFills(const FillResources& resources, int32_t first_row, int32_t rows, const ImageView& target,
+                        cudaStream_t stream);
 
 }  // namespace gpu
 }  // namespace lingcast

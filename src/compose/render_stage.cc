@@ -16,10 +16,12 @@ constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);
 }  // namespace
 
 RenderStage::RenderStage(std::unique_ptr<compose::Compositor> compositor, std::unique_ptr<AvatarRenderer> avatar,
-                         AnimatorOptions animation, int fps, bool burn_subtitles, int frames_in_flight)
+                         AnimatorOptions animation, int fps, bool burn_subtitles, int frames_in_flight,
+                         std::unique_ptr<compose::GpuCompositor> gpu)
     : Stage("video"),
       compositor_(std::move(compositor)),
       avatar_(std::move(avatar)),
+      gpu_(std::move(gpu)),
       animation_(animation),
       fps_(fps),
       burn_subtitles_(burn_subtitles),
@@ -29,6 +31,7 @@ absl::Status RenderStage::Open() {
   pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, frames_in_flight_);
   compositor_->SetAvatarRenderer(
       [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
+  if (gpu_) gpu_->SetAvatarRenderer([this](VectorSurface& surface, const Rect& area) { avatar_->Draw(state_, area, surface); });
   return absl::OkStatus();
 }
 
@@ -68,7 +71,7 @@ absl::StatusOr<Flow> RenderStage::Process() {
     {
       WorkTime::Scope timer(render_time_);
       state_ = animator.StateAt(pts);
-      LC_RETURN_IF_ERROR(compositor_->Compose(pts, cue, *frame));
+      LC_RETURN_IF_ERROR(gpu_ ? gpu_->Compose(pts, cue, *frame) : compositor_->Compose(pts, cue, *frame));
     }
     const MediaTime next_pts = MediaTime::FromFrameIndex(next_frame_ + 1, fps_);
     LC_RETURN_IF_ERROR(out.Push(Packet<std::shared_ptr<VideoFrame>>{std::move(frame), pts, next_pts - pts,
