@@ -36,13 +36,27 @@ struct GpuCompositorOptions {
 
 class GpuCompositor {
  public:
+  // Frames drawn at once: the CPU records frame N+1 while the GPU draws,
+  // converts and downloads frame N (each with its own device buffers and stream).
+  static constexpr int kFramesInFlight = 2;
+
   virtual ~GpuCompositor() = default;
 
   virtual void SetAvatarRenderer(GpuAvatarDrawFn draw) = 0;
   // Draws the frame at `t` as Compositor::Compose would and sets out.yuv420 to
   // it; out's RGBA is written too when download_rgba is on. `out` is
   // allocated to the output size when empty; InvalidArgument for another size.
+  // Complete on return; FailedPrecondition while started frames are unfinished.
   virtual absl::Status Compose(MediaTime t, const SubtitleCue* cue, VideoFrame& out) = 0;
+
+  // The same, pipelined. Start() returns once the frame's work is queued on
+  // the GPU (the avatar's drawing calls and the layers are taken at once, so
+  // the caller may change the avatar's state); Finish() waits for the oldest
+  // started frame and returns it, complete. FailedPrecondition for a Start
+  // with kFramesInFlight unfinished, or a Finish with none.
+  virtual absl::Status Start(MediaTime t, const SubtitleCue* cue, std::shared_ptr<VideoFrame> out) = 0;
+  virtual absl::StatusOr<std::shared_ptr<VideoFrame>> Finish() = 0;
+  virtual int in_flight() const = 0;
 };
 
 // What draws the frames: `--renderer auto|cpu|cuda`.

@@ -216,6 +216,58 @@ TEST(GpuCompositorTest, A4kFrameMatchesTheCpu) {
   ExpectGpuMatchesCpu(options, &cue, {2500, 4900});
 }
 
+// Two frames in flight give the frames Compose gives, in the order started.
+TEST(GpuCompositorTest, PipelinedFramesEqualComposedOnes) {
+  SKIP_WITHOUT_GPU();
+  CompositorOptions options = Options(480, 270, SubtitleLook::kOutline);
+  options.highlight_words = true;
+  auto compositor = Compositor::Create(options);
+  ASSERT_OK(compositor);
+  AvatarRenderer avatar;
+  AvatarState state;
+  auto gpu = CreateGpuCompositor(**compositor, GpuCompositorOptions{.download_rgba = true});
+  ASSERT_OK(gpu);
+  (*gpu)->SetAvatarRenderer([&](VectorSurface& surface, const Rect& area) { avatar.Draw(state, area, surface); });
+  const SubtitleCue cue = TimedCue();
+  const std::vector<int> times = {1000, 1400, 1800, 2200, 2600};
+  std::vector<VideoFrame> composed;
+  for (int ms : times) {
+    state.mouth = MouthParamsOf(static_cast<Viseme>(ms / 400 % kVisemeCount));
+    VideoFrame frame;
+    ASSERT_OK((*gpu)->Compose(MediaTime::Millis(ms), &cue, frame));
+    composed.push_back(frame);
+  }
+  std::vector<std::shared_ptr<VideoFrame>> finished;
+  for (int ms : times) {
+    if ((*gpu)->in_flight() == GpuCompositor::kFramesInFlight) {
+      EXPECT_EQ((*gpu)->Start(MediaTime::Millis(ms), &cue, std::make_shared<VideoFrame>()).code(),
+                absl::StatusCode::kFailedPrecondition);
+      auto done = (*gpu)->Finish();
+      ASSERT_OK(done);
+      finished.push_back(*done);
+    }
+    state.mouth = MouthParamsOf(static_cast<Viseme>(ms / 400 % kVisemeCount));  // taken at Start
+    ASSERT_OK((*gpu)->Start(MediaTime::Millis(ms), &cue, std::make_shared<VideoFrame>()));
+  }
+  VideoFrame busy;
+  EXPECT_EQ((*gpu)->Compose(MediaTime::Zero(), nullptr, busy).code(), absl::StatusCode::kFailedPrecondition);
+  while ((*gpu)->in_flight() > 0) {
+    auto done = (*gpu)->Finish();
+    ASSERT_OK(done);
+    finished.push_back(*done);
+  }
+  EXPECT_EQ((*gpu)->Finish().status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_EQ(finished.size(), composed.size());
+  for (size_t i = 0; i < composed.size(); ++i) {
+    EXPECT_EQ(finished[i]->rgba, composed[i].rgba) << "frame at " << times[i] << " ms";
+    ASSERT_NE(finished[i]->yuv420, nullptr);
+    const Yuv420Picture& a = *finished[i]->yuv420;
+    const Yuv420Picture& b = *composed[i].yuv420;
+    ExpectSame(Compare(a.y, a.y_stride, b.y, b.y_stride, a.width, a.height), int64_t{a.width} * a.height,
+               "Y of frame " + std::to_string(i));
+  }
+}
+
 TEST(GpuCompositorTest, AFrameOfAnotherSizeIsRefused) {
   SKIP_WITHOUT_GPU();
   auto compositor = Compositor::Create(Options(320, 180, SubtitleLook::kOutline));

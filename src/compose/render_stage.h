@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 
 #include "avatar/animator.h"
@@ -29,7 +30,8 @@ class RenderStage : public Stage {
   // `frames_in_flight`: frames that exist at once (being drawn or queued
   // downstream); the stage waits for one to be released before drawing more.
   // `gpu` (optional): a GPU compositor over `compositor` that draws the frames
-  // instead (--renderer cuda); they then carry their yuv420p picture.
+  // instead (--renderer cuda), two in flight; they then carry their yuv420p
+  // picture. Needs frames_in_flight >= 3 (two on the GPU, one downstream).
   RenderStage(std::unique_ptr<compose::Compositor> compositor, std::unique_ptr<AvatarRenderer> avatar,
               AnimatorOptions animation, int fps, bool burn_subtitles,
               int frames_in_flight = kDefaultFramesInFlight, std::unique_ptr<compose::GpuCompositor> gpu = nullptr);
@@ -45,9 +47,17 @@ class RenderStage : public Stage {
   double render_seconds() const { return render_time_.seconds(); }  // computing, not waiting
 
  private:
+  // Waits for the oldest frame on the GPU and sends it downstream.
+  absl::Status PushOldestGpuFrame();
+
   std::unique_ptr<compose::Compositor> compositor_;
   std::unique_ptr<AvatarRenderer> avatar_;
   std::unique_ptr<compose::GpuCompositor> gpu_;  // after compositor_: goes first, it uses it
+  // Frames started on the GPU and not yet pushed, oldest first.
+  struct PendingFrame {
+    MediaTime pts, duration, origin;
+  };
+  std::deque<PendingFrame> pending_;
   AnimatorOptions animation_;  // grows by one ExpressionChange per `@emotion` change
   const int fps_;
   const bool burn_subtitles_;
