@@ -87,7 +87,7 @@ absl::StatusOr<Compositor::CachedSubtitle*> Compositor::CachedFor(const Subtitle
       LC_ASSIGN_OR_RETURN(entry.sprite, subtitles_->Draw(*entry.layout));
     }
     ++subtitle_layouts_built_;
-    ++sprite_changes_;  // a freed sprite's address may come back with other pixels
+    ++subtitle_changes_;  // a freed sprite's address may come back with other pixels
     subtitle_cache_.push_front(std::move(entry));
     while (subtitle_cache_.size() > std::max<size_t>(1, options_.subtitle_cache_size)) {
       const CachedSubtitle& evicted = subtitle_cache_.back();
@@ -150,7 +150,7 @@ absl::StatusOr<const LowerThirdSprite*> Compositor::TitleSprite(const LowerThird
   }
   LC_ASSIGN_OR_RETURN(auto sprite, RenderLowerThird(*subtitles_, title, options_.title_style));
   title_cache_.push_back({std::move(key), std::move(sprite)});
-  ++sprite_changes_;
+  ++title_changes_;
   // Titles are few (one per segment of a show); keep the last handful.
   if (title_cache_.size() > 8) title_cache_.erase(title_cache_.begin());
   return title_cache_.back().sprite.get();
@@ -183,14 +183,14 @@ absl::StatusOr<Compositor::Layers> Compositor::LayersAt(MediaTime t, const Subti
         LC_ASSIGN_OR_RETURN(cached->highlighted, subtitles_->Draw(*cached->layout, highlight_end));
         cached->highlight_end = highlight_end;
         ++highlight_redraws_;
-        ++sprite_changes_;
+        ++subtitle_changes_;
       } else if (cached->highlight_end != highlight_end) {
         SubtitleSprite& sprite = *cached->highlighted;
         LC_ASSIGN_OR_RETURN(const Rect changed, subtitles_->Rehighlight(*cached->layout, cached->highlight_end,
                                                                         highlight_end, sprite));
         cached->highlight_end = highlight_end;
         ++highlight_redraws_;
-        ++sprite_changes_;
+        ++subtitle_changes_;
         if (subtitled_for_ == &sprite && !changed.empty()) {
           const Rect in_frame = Rect{sprite.area.x + changed.x, sprite.area.y + changed.y, changed.width,
                                      changed.height}.Intersect(subtitled_rect_);
@@ -203,7 +203,6 @@ absl::StatusOr<Compositor::Layers> Compositor::LayersAt(MediaTime t, const Subti
     layers.subtitle_opacity = FadeOpacity(t, *cue);
     if (layers.subtitle == nullptr || layers.subtitle_opacity == 0) layers.subtitle = nullptr;
   }
-  layers.sprites_version = sprite_changes_;
   for (const LowerThird& title : options_.titles) {
     if (t < title.start || t >= title.end) continue;
     LC_ASSIGN_OR_RETURN(layers.title, TitleSprite(title));
@@ -211,6 +210,9 @@ absl::StatusOr<Compositor::Layers> Compositor::LayersAt(MediaTime t, const Subti
     if (layers.title_pose.opacity == 0) layers.title = nullptr;
     break;  // one title at a time: the first whose time it is
   }
+  // Last: making this frame's sprites counts.
+  layers.subtitle_version = subtitle_changes_;
+  layers.title_version = title_changes_;
   return layers;
 }
 

@@ -91,9 +91,9 @@ class Compositor {
     int subtitle_opacity = 0;                  // 1..255 when shown (the fade)
     const LowerThirdSprite* title = nullptr;  // null: none at t
     LowerThirdPose title_pose;
-    // Changes whenever a sprite is made or its pixels change in place (another
-    // word highlighted): a copy of the sprites keyed by address and this is current.
-    int64_t sprites_version = 0;
+    // Change whenever a sprite of the kind is made or its pixels change in
+    // place (another word highlighted): a copy keyed by address and this is current.
+    int64_t subtitle_version = 0, title_version = 0;
   };
   absl::StatusOr<Layers> LayersAt(MediaTime t, const SubtitleCue* cue);
 
@@ -166,7 +166,7 @@ class Compositor {
   std::deque<CachedSubtitle> subtitle_cache_;  // most recent first
   int subtitle_layouts_built_ = 0;
   int highlight_redraws_ = 0;
-  int64_t sprite_changes_ = 0;  // Layers::sprites_version
+  int64_t subtitle_changes_ = 0, title_changes_ = 0;  // Layers::subtitle_version, title_version
   std::vector<CachedTitle> title_cache_;
   const SubtitleSprite* subtitled_for_ = nullptr;  // the sprite subtitled_background_ holds
   Rect subtitled_rect_;                            // sprite rect within the frame

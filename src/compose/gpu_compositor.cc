@@ -20,7 +20,7 @@ namespace lingcast::compose {
 namespace {
 
 // A sprite's pixels on the device, copied again only when another sprite, or
-// the same one changed (Layers::sprites_version), is shown.
+// the same one changed (Layers::subtitle_version, title_version), is shown.
 class SpriteTexture {
  public:
   absl::Status Update(const VideoFrame& image, int64_t version, cudaStream_t stream) {
@@ -110,14 +110,14 @@ class CudaCompositor final : public GpuCompositor {
     }
     // (An empty sprite draws nothing, as BlitOver of it does.)
     if (layers.title != nullptr && !Empty(layers.title->image)) {
-      LC_RETURN_IF_ERROR(slot.title.Update(layers.title->image, layers.sprites_version, stream));
+      LC_RETURN_IF_ERROR(slot.title.Update(layers.title->image, layers.title_version, stream));
       LC_RETURN_IF_ERROR(CudaStatus(gpu::LaunchBlitOver(slot.frame.view(), slot.title.view(),
                                                         layers.title->area.x + layers.title_pose.dx,
                                                         layers.title->area.y, layers.title_pose.opacity, stream),
                                     "blending the lower third"));
     }
     if (layers.subtitle != nullptr && !Empty(layers.subtitle->image)) {
-      LC_RETURN_IF_ERROR(slot.subtitle.Update(layers.subtitle->image, layers.sprites_version, stream));
+      LC_RETURN_IF_ERROR(slot.subtitle.Update(layers.subtitle->image, layers.subtitle_version, stream));
       LC_RETURN_IF_ERROR(CudaStatus(gpu::LaunchBlitOver(slot.frame.view(), slot.subtitle.view(),
                                                         layers.subtitle->area.x, layers.subtitle->area.y,
                                                         layers.subtitle_opacity, stream),
