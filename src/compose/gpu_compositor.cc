@@ -61,6 +61,9 @@ class CudaCompositor final : public GpuCompositor {
                  std::array<FrameSlot, kFramesInFlight> slots)
       : compositor_(compositor), options_(options), background_(std::move(background)), slots_(std::move(slots)) {}
 
+  // Frames still in flight (a stopped render) finish before their memory goes.
+  ~CudaCompositor() override { WaitForAll().IgnoreError(); }
+
   void SetAvatarRenderer(GpuAvatarDrawFn draw) override { draw_avatar_ = std::move(draw); }
 
   absl::Status Compose(MediaTime t, const SubtitleCue* cue, VideoFrame& out) override {
