@@ -209,7 +209,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   const StudioLook look = StudioLookOf(options);
   LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
   LC_ASSIGN_OR_RETURN(const std::vector<OutputSpec> specs, CheckRenderOutputs(options));
-  LC_ASSIGN_OR_RETURN(const compose::RendererKind renderer, compose::ChooseRenderer(options.renderer));
+  LC_ASSIGN_OR_RETURN(compose::RendererKind renderer, compose::ChooseRenderer(options.renderer));
 
   std::vector<PlanItem> plan = PlanRender(script, options.speak);
   int lines = 0;
@@ -225,7 +225,16 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
   std::unique_ptr<compose::GpuCompositor> gpu;
   if (renderer == compose::RendererKind::kCuda) {
-    LC_ASSIGN_OR_RETURN(gpu, compose::CreateGpuCompositor(*compositor));
+    absl::StatusOr<std::unique_ptr<compose::GpuCompositor>> created = compose::CreateGpuCompositor(*compositor);
+    if (created.ok()) {
+      gpu = *std::move(created);
+    } else if (options.renderer == "auto") {  // a GPU was found but cannot take the job: the CPU can
+      logger.Warn("render", "the CUDA renderer could not start: drawing on the CPU",
+                  {{"error", std::string(created.status().message())}});
+      renderer = compose::RendererKind::kCpu;
+    } else {
+      return created.status();
+    }
   }
   auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));
   SystemClock clock;
