@@ -21,6 +21,7 @@
 #include "app/translate_command.h"
 #include "app/tts_command.h"
 #include "app/worker_command.h"
+#include "avatar/cuda_support.h"
 
 namespace lingcast {
 namespace {
@@ -29,6 +30,18 @@ namespace {
 void Parse(CLI::App& app, std::vector<std::string> args) {
   std::reverse(args.begin(), args.end());
   app.parse(args);
+}
+
+// doctor names what --renderer auto draws with here, and why; never a failure.
+TEST(DoctorTest, NamesTheRendererAutoWouldTake) {
+  const std::vector<DoctorCheck> checks = RunDoctorChecks();
+  const auto renderer =
+      std::find_if(checks.begin(), checks.end(), [](const DoctorCheck& c) { return c.name == "renderer"; });
+  ASSERT_NE(renderer, checks.end());
+  EXPECT_TRUE(renderer->ok);
+  EXPECT_EQ(renderer->detail.substr(0, 6), "auto: ") << renderer->detail;
+  EXPECT_NE(renderer->detail.find(CudaDeviceUsable().ok() ? "auto: cuda on " : "auto: cpu ("), std::string::npos)
+      << renderer->detail;
 }
 
 TEST(CommandTest, EveryCommandRegistersItsSubcommand) {

@@ -14,6 +14,7 @@
 #include "app/studio.h"
 #include "app/whisper_recognizer.h"
 #include "compose/font.h"
+#include "compose/gpu_compositor.h"
 #include "nlohmann/json.hpp"
 #include "audio/av_util.h"
 #include "text/data_files.h"
@@ -56,6 +57,15 @@ DoctorCheck CheckFont(compose::FontWeight weight, const char* name) {
   c.detail = font.ok() ? absl::StrCat(font->family, " ", font->style, " (", font->path, ")")
                        : std::string(font.status().message());
   if (!c.ok) c.fix = absl::StrCat(kInstallFix, "fonts-noto-cjk");
+  return c;
+}
+
+// What --renderer auto draws with here: informative, never a failure (the CPU
+// renderer always works).
+DoctorCheck CheckRenderer() {
+  DoctorCheck c{"renderer"};
+  c.ok = true;
+  c.detail = compose::DescribeRendererChoice();
   return c;
 }
 
@@ -141,6 +151,7 @@ std::vector<DoctorCheck> RunDoctorChecks() {
       CheckFont(compose::FontWeight::kBold, "subtitle font (bold)"),
       CheckEncoder("libx264", "libavcodec59 libx264-164"),
       CheckEncoder("aac", "libavcodec59"),
+      CheckRenderer(),
 #ifdef LINGCAST_HAVE_NEURAL
       CheckModelDirectories(ModelRoots(), /*neural_built=*/true),
       CheckSpeechRecognizer(/*neural_built=*/true),

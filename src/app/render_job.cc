@@ -15,6 +15,7 @@
 #include "core/process_stats.h"
 #include "core/status.h"
 #include "graph/pipeline.h"
+#include "compose/gpu_compositor.h"
 #include "nlohmann/json.hpp"
 #include "compose/render_stage.h"
 #include "core/atomic_file.h"
@@ -112,6 +113,7 @@ struct RenderGraph {
 
 std::unique_ptr<RenderGraph> BuildRenderGraph(const RenderOptions& options, std::vector<PlanItem> plan,
                                               TtsEngine& tts, std::unique_ptr<compose::Compositor> compositor,
+                                              std::unique_ptr<compose::GpuCompositor> gpu,
                                               std::unique_ptr<AvatarRenderer> avatar,
                                               std::unique_ptr<OutputSet> outputs, Clock& clock) {
   auto graph = std::make_unique<RenderGraph>(clock);
@@ -122,7 +124,8 @@ std::unique_ptr<RenderGraph> BuildRenderGraph(const RenderOptions& options, std:
   auto& speech = pipeline.Add(
       std::make_unique<SpeechStage>(tts, SpeechSettings{options.voice_zh, options.voice_en, options.rate}));
   auto& render = pipeline.Add(std::make_unique<RenderStage>(std::move(compositor), std::move(avatar), animation,
-                                                            options.fps, options.subtitles == SubtitleMode::kBurn));
+                                                            options.fps, options.subtitles == SubtitleMode::kBurn,
+                                                            RenderStage::kDefaultFramesInFlight, std::move(gpu)));
   // The cues reach the outputs (SRT sidecars, HLS WebVTT) once the speech is done.
   auto& encode = pipeline.Add(std::make_unique<EncodeStage>(std::move(outputs), options.fps,
                                                             options.realtime ? &clock : nullptr,
@@ -206,6 +209,7 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   const StudioLook look = StudioLookOf(options);
   LC_ASSIGN_OR_RETURN(std::shared_ptr<const rig::Rig> rig, LoadStudioAvatar(look));
   LC_ASSIGN_OR_RETURN(const std::vector<OutputSpec> specs, CheckRenderOutputs(options));
+  LC_ASSIGN_OR_RETURN(compose::RendererKind renderer, compose::ChooseRenderer(options.renderer));
 
   std::vector<PlanItem> plan = PlanRender(script, options.speak);
   int lines = 0;
@@ -219,11 +223,25 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
                       MakeStudioVoice(voices, options.voice_zh, options.voice_en, options.neural, &logger));
   LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
+  std::unique_ptr<compose::GpuCompositor> gpu;
+  if (renderer == compose::RendererKind::kCuda) {
+    absl::StatusOr<std::unique_ptr<compose::GpuCompositor>> created = compose::CreateGpuCompositor(*compositor);
+    if (created.ok()) {
+      gpu = *std::move(created);
+    } else if (options.renderer == "auto") {  // a GPU was found but cannot take the job: the CPU can
+      logger.Warn("render", "the CUDA renderer could not start: drawing on the CPU",
+                  {{"error", std::string(created.status().message())}});
+      renderer = compose::RendererKind::kCpu;
+    } else {
+      return created.status();
+    }
+  }
   auto avatar = std::make_unique<AvatarRenderer>(std::move(rig));
   SystemClock clock;
   LC_ASSIGN_OR_RETURN(auto outputs, OpenRenderOutputs(options, specs, look, tts->sample_rate(), clock));
-  const std::unique_ptr<RenderGraph> graph = BuildRenderGraph(options, std::move(plan), *tts, std::move(compositor),
-                                                              std::move(avatar), std::move(outputs), clock);
+  const std::unique_ptr<RenderGraph> graph =
+      BuildRenderGraph(options, std::move(plan), *tts, std::move(compositor), std::move(gpu), std::move(avatar),
+                       std::move(outputs), clock);
 
   // SIGINT/SIGTERM stop the pipeline; the writer then removes its temp file.
   JobRunnerOptions run_options;
@@ -255,7 +273,9 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   }
   LC_RETURN_IF_ERROR(result);
   if (!finished) return absl::InternalError("render ended before the output was complete");
-  return SummaryOf(options, specs, *graph, lines, *tts, seconds_since_start());
+  RenderSummary summary = SummaryOf(options, specs, *graph, lines, *tts, seconds_since_start());
+  summary.renderer = compose::RendererName(renderer);
+  return summary;
 }
 
 std::string RenderSummaryJson(const RenderSummary& s) {
@@ -268,6 +288,7 @@ std::string RenderSummaryJson(const RenderSummary& s) {
       {"fps", s.fps},
       {"lines", s.lines},
       {"voice", s.voice},
+      {"renderer", s.renderer},
       {"wall_s", s.wall_s},
       {"x_realtime", s.x_realtime},
       {"peak_rss_mb", s.peak_rss_mb},
@@ -281,9 +302,10 @@ std::string RenderSummaryJson(const RenderSummary& s) {
 }
 
 std::string RenderSummaryLine(const RenderSummary& s) {
-  std::string line = absl::StrFormat("wrote %s: %.1f s, %d frames at %dx%d %d fps, %.1f MB, voice %s; rendered in %.1f s (%.1fx realtime), peak RSS %.0f MB",
+  std::string line = absl::StrFormat("wrote %s: %.1f s, %d frames at %dx%d %d fps, %.1f MB, voice %s; rendered in %.1f s (%.1fx realtime, %s renderer), peak RSS %.0f MB",
                                      s.output, s.duration_s, s.frames, s.width, s.height, s.fps, s.bytes / 1e6,
-                                     s.voice.empty() ? "-" : s.voice, s.wall_s, s.x_realtime, s.peak_rss_mb);
+                                     s.voice.empty() ? "-" : s.voice, s.wall_s, s.x_realtime,
+                                     s.renderer.empty() ? "cpu" : s.renderer, s.peak_rss_mb);
   // With several outputs (or a live one), a line for each.
   if (s.outputs.size() > 1 || (s.outputs.size() == 1 && s.outputs[0].kind != OutputSpec::kMp4)) {
     for (const OutputSinkStats& o : s.outputs) {

@@ -20,6 +20,7 @@ struct RenderSummary {
   int width = 0, height = 0, fps = 0;
   int lines = 0;                 // spoken utterances
   std::string voice;             // who spoke: the TtsEngine's name ("piper+espeak-ng", "espeak-ng")
+  std::string renderer;          // what drew the frames: "cpu" or "cuda" (--renderer)
   double wall_s = 0;
   double x_realtime = 0;         // duration_s / wall_s
   double peak_rss_mb = 0;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "avatar/cuda_support.h"
 #include "core/status.h"
 #include "core/status_matchers.h"
 
@@ -52,6 +53,22 @@ TEST_F(RenderJobTest, RendersATinyScriptEndToEnd) {
   EXPECT_GT(summary->bytes, 0);
   const std::string json = RenderSummaryJson(*summary);
   EXPECT_NE(json.find("\"x_realtime\""), std::string::npos);
+  // --renderer auto: the GPU where this build has the CUDA renderer and finds one.
+  EXPECT_EQ(summary->renderer, CudaDeviceUsable().ok() ? "cuda" : "cpu");
+  EXPECT_NE(json.find("\"renderer\": \"" + summary->renderer + "\""), std::string::npos) << json;
+}
+
+// --renderer cuda where it cannot run stops before any output exists, saying why.
+TEST_F(RenderJobTest, CudaWithoutAGpuIsAUserErrorAndWritesNothing) {
+  if (CudaDeviceUsable().ok()) GTEST_SKIP() << "this machine has a CUDA GPU";
+  RenderOptions o = Options();
+  o.renderer = "cuda";
+  Logger logger(LogLevel::kOff);
+  SignalWatcher signals;
+  absl::StatusOr<RenderSummary> summary = RunRender(o, logger, signals);
+  EXPECT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().message().substr(0, 16), "--renderer cuda:") << summary.status();
+  EXPECT_FALSE(fs::exists(o.output_path));
 }
 
 TEST_F(RenderJobTest, BadScriptIsAUserErrorAndWritesNothing) {

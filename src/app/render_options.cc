@@ -89,6 +89,9 @@ absl::Status ValidateRenderOptions(const RenderOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("--encoder-threads ", o.encoder_threads, ": must be between 0 (automatic) and 64"));
   }
+  if (o.renderer != "auto" && o.renderer != "cpu" && o.renderer != "cuda") {
+    return absl::InvalidArgumentError(absl::StrCat("--renderer ", o.renderer, ": must be auto, cpu or cuda"));
+  }
   if (o.output_path.empty() && o.outputs.empty()) {
     return absl::InvalidArgumentError("no output: give -o OUT.mp4 or --out (FILE.mp4, hls:DIR, rtmp://…, srt://…)");
   }
@@ -178,6 +181,9 @@ Command AddRenderCommand(CLI::App& app) {
   render_cmd->add_option("--preset", render.preset, "x264 preset")->capture_default_str();
   render_cmd->add_option("--crf", render.crf, "x264 constant quality, 0-51 (lower is better)")->capture_default_str();
   render_cmd->add_option("--encoder-threads", render.encoder_threads, "x264 threads (0: automatic)")
+      ->capture_default_str();
+  render_cmd->add_option("--renderer", render.renderer,
+                         "What draws the frames: auto (cuda when this build has it and a GPU is found), cpu or cuda")
       ->capture_default_str();
   render_cmd->add_option("--seed", render.seed, "Seed for blinks and idle motion")->capture_default_str();
   render_cmd->add_option("--avatar", render.avatar_path, "Avatar rig JSON (docs/avatar-format.md); default: built-in");

@@ -38,6 +38,7 @@ struct RenderOptions {
   std::string preset = "veryfast";   // --preset (x264)
   int crf = 23;                      // --crf (x264 quality, 0..51)
   int encoder_threads = 0;           // --encoder-threads (x264 threads; 0 = auto)
+  std::string renderer = "auto";     // --renderer auto|cpu|cuda (docs/gpu.md)
   uint32_t seed = 1;                 // --seed (blinks and idle motion)
   std::string avatar_path;           // --avatar RIG.json (empty: the built-in presenter)
   bool quiet = false;                // --quiet: no progress bar

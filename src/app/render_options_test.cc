@@ -42,6 +42,20 @@ TEST(RenderOptionsTest, ValidatesFpsRateAndCrf) {
   EXPECT_NE(ValidateRenderOptions(o).message().find("--crf"), absl::string_view::npos);
 }
 
+TEST(RenderOptionsTest, ValidatesTheRenderer) {
+  RenderOptions o;
+  o.output_path = "out.mp4";
+  EXPECT_EQ(o.renderer, "auto");
+  for (const char* renderer : {"auto", "cpu", "cuda"}) {
+    o.renderer = renderer;
+    EXPECT_OK(ValidateRenderOptions(o)) << renderer;  // whether cuda can run is the job's question
+  }
+  o.renderer = "metal";
+  const absl::Status status = ValidateRenderOptions(o);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "--renderer metal: must be auto, cpu or cuda");
+}
+
 TEST(RenderOptionsTest, ParsesModes) {
   EXPECT_EQ(*ParseSpeakMode("both"), SpeakMode::kBoth);
   EXPECT_EQ(*ParseSubtitleMode("srt"), SubtitleMode::kSrt);

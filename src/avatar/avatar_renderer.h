@@ -37,6 +37,11 @@ class AvatarRenderer {
     renderer_.Render(state, target, area, clip);
   }
 
+  // The same drawing on any surface: the CUDA renderer records it as a display list.
+  void Draw(const AvatarState& state, const Rect& area, VectorSurface& surface) const {
+    renderer_.Draw(state, area, surface);
+  }
+
   // The built-in presenter's mouth and eye regions in target pixels for a given
   // area (the neutral pose), for tests and for tools that crop.
   static Rect MouthRegion(const Rect& area);

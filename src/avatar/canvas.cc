@@ -42,12 +42,23 @@ void FillRun(uint8_t* dst, uint32_t pixel, int n) {
 constexpr int64_t kSub = 256;
 constexpr int64_t kLimit = int64_t{1} << 28;  // keeps every product within int64
 
-int64_t ToFixed(float v) {
+}  // namespace
+
+namespace canvas_rules {
+
+int64_t SnapToSubpixel(float v) {
   const double d = std::floor(static_cast<double>(v) * kSub + 0.5);
   if (!(d > -static_cast<double>(kLimit))) return -kLimit;  // also NaN
   if (d > static_cast<double>(kLimit)) return kLimit;
   return static_cast<int64_t>(d);
 }
+
+}  // namespace canvas_rules
+
+namespace {
+
+using canvas_rules::SnapToSubpixel;
+using canvas_rules::UnitToByte;
 
 int64_t FloorDiv(int64_t a, int64_t b) {  // b > 0
   int64_t q = a / b;
@@ -66,7 +77,11 @@ int64_t RoundDiv(int64_t num, int64_t den) {
   return q;
 }
 
-uint8_t ToByte(float v) { return static_cast<uint8_t>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); }
+}  // namespace
+
+namespace canvas_rules {
+
+uint8_t UnitToByte(float v) { return static_cast<uint8_t>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); }
 
 // 256 premultiplied colours along a gradient, interpolated in premultiplied space
 // (so fading to a transparent stop does not darken).
@@ -91,13 +106,13 @@ std::array<Rgba8, 256> GradientTable(const Paint& paint) {
     const float a0 = s0.color.a, a1 = s1.color.a;
     const float a = (a0 + (a1 - a0) * f);
     auto channel = [&](float c0, float c1) { return (c0 * a0 + (c1 * a1 - c0 * a0) * f) * paint.opacity; };
-    lut[i] = {ToByte(channel(s0.color.r, s1.color.r)), ToByte(channel(s0.color.g, s1.color.g)),
-              ToByte(channel(s0.color.b, s1.color.b)), ToByte(a * paint.opacity)};
+    lut[i] = {UnitToByte(channel(s0.color.r, s1.color.r)), UnitToByte(channel(s0.color.g, s1.color.g)),
+              UnitToByte(channel(s0.color.b, s1.color.b)), UnitToByte(a * paint.opacity)};
   }
   return lut;
 }
 
-GradientMap MapOf(const Paint& paint, const Affine& transform) {
+GradientMap GradientMapOf(const Paint& paint, const Affine& transform) {
   const Affine inv = transform.Inverse();  // device -> path coordinates
   GradientMap m;
   if (paint.kind == Paint::Kind::kLinear) {
@@ -119,7 +134,7 @@ GradientMap MapOf(const Paint& paint, const Affine& transform) {
   return m;
 }
 
-Rect BoundsOf(const std::vector<Polygon>& polygons) {
+Rect PolygonBounds(const std::vector<Polygon>& polygons) {
   float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
   for (const Polygon& poly : polygons) {
     for (const Vec2& p : poly) {
@@ -136,10 +151,61 @@ Rect BoundsOf(const std::vector<Polygon>& polygons) {
   return {l, t, r - l, b - t};
 }
 
-}  // namespace
+Rgba8 SolidColor(const Paint& paint) {
+  Rgba8 src = paint.color.Premultiplied();
+  if (paint.opacity < 1) {
+    const uint32_t o = UnitToByte(paint.opacity);
+    src = {static_cast<uint8_t>(MulDiv255(src.r, o)), static_cast<uint8_t>(MulDiv255(src.g, o)),
+           static_cast<uint8_t>(MulDiv255(src.b, o)), static_cast<uint8_t>(MulDiv255(src.a, o))};
+  }
+  return src;
+}
+
+bool ImageSampling(const Paint& paint, const Affine& transform, Affine* to_image) {
+  if (!paint.image || paint.image->width <= 0 || paint.image->height <= 0) return false;
+  if (paint.image_size.x == 0 || paint.image_size.y == 0) return false;
+  const VideoFrame& image = *paint.image;
+  *to_image = Affine::Scale(static_cast<float>(image.width) / paint.image_size.x,
+                            static_cast<float>(image.height) / paint.image_size.y) *
+              Affine::Translate(-paint.image_origin.x, -paint.image_origin.y) * transform.Inverse();
+  return true;
+}
+
+float StrokeMargin(float width, const Affine& transform) {
+  return 0.5f * width * transform.MeanScale() + Canvas::kTolerance;
+}
+
+std::vector<Polygon> StrokePolygons(const Path& path, float width, const Affine& transform) {
+  std::vector<bool> closed;
+  const std::vector<Polygon> lines = path.Flatten(transform, Canvas::kTolerance, &closed);
+  const float half = 0.5f * width * transform.MeanScale();
+  std::vector<Polygon> outline;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    for (Polygon& p : StrokeOutline(lines[i], closed[i], half, Canvas::kTolerance)) outline.push_back(std::move(p));
+  }
+  return outline;
+}
+
+bool OutsideArea(const Rect& area, const Path& path, const Affine& transform, float margin) {
+  if (area.empty()) return true;
+  const Path::Box box = path.ControlBounds(transform);
+  if (!(box.x1 >= box.x0) || !(box.y1 >= box.y0)) return false;  // empty or NaN: let the rasterizer decide
+  // Two pixels of slack on top of the margin cover float rounding in flattening
+  // and PolygonBounds' own one-pixel growth.
+  const float slack = margin + 2.0f;
+  return box.x1 + slack < static_cast<float>(area.x) || box.x0 - slack > static_cast<float>(area.right()) ||
+         box.y1 + slack < static_cast<float>(area.y) || box.y0 - slack > static_cast<float>(area.bottom());
+}
+
+}  // namespace canvas_rules
+
+using canvas_rules::GradientMapOf;
+using canvas_rules::GradientTable;
+using canvas_rules::PolygonBounds;
+
 
 Rgba8 Color::Premultiplied() const {
-  return {ToByte(r * a), ToByte(g * a), ToByte(b * a), ToByte(a)};
+  return {UnitToByte(r * a), UnitToByte(g * a), UnitToByte(b * a), UnitToByte(a)};
 }
 
 Paint Paint::Linear(Vec2 from, Vec2 to, std::vector<GradientStop> stops) {
@@ -240,8 +306,8 @@ void Canvas::Rasterize(const std::vector<Polygon>& polygons, const Rect& area, R
     const size_t n = poly.size();
     if (n < 2) continue;
     for (size_t i = 0; i < n; ++i) {
-      int64_t x0 = ToFixed(poly[i].x), y0 = ToFixed(poly[i].y);
-      int64_t x1 = ToFixed(poly[(i + 1) % n].x), y1 = ToFixed(poly[(i + 1) % n].y);
+      int64_t x0 = SnapToSubpixel(poly[i].x), y0 = SnapToSubpixel(poly[i].y);
+      int64_t x1 = SnapToSubpixel(poly[(i + 1) % n].x), y1 = SnapToSubpixel(poly[(i + 1) % n].y);
       if (y0 == y1) continue;
       int sign = 1;
       if (y0 > y1) {
@@ -307,37 +373,19 @@ void Canvas::Rasterize(const std::vector<Polygon>& polygons, const Rect& area, R
   }
 }
 
-bool Canvas::OutsideDrawableArea(const Path& path, const Affine& transform, float margin) const {
-  const Rect area = DrawableArea();
-  if (area.empty()) return true;
-  const Path::Box box = path.ControlBounds(transform);
-  if (!(box.x1 >= box.x0) || !(box.y1 >= box.y0)) return false;  // empty or NaN: let the rasterizer decide
-  // Two pixels of slack on top of the margin cover float rounding in flattening
-  // and BoundsOf's own one-pixel growth.
-  const float slack = margin + 2.0f;
-  return box.x1 + slack < static_cast<float>(area.x) || box.x0 - slack > static_cast<float>(area.right()) ||
-         box.y1 + slack < static_cast<float>(area.y) || box.y0 - slack > static_cast<float>(area.bottom());
-}
 
 void Canvas::Fill(const Path& path, const Paint& paint, const Affine& transform) {
-  if (OutsideDrawableArea(path, transform, 0)) return;
+  if (canvas_rules::OutsideArea(DrawableArea(), path, transform, 0)) return;
   FillPolygons(path.Flatten(transform, kTolerance), paint, transform);
 }
 
 void Canvas::Stroke(const Path& path, float width, const Paint& paint, const Affine& transform) {
-  if (OutsideDrawableArea(path, transform, 0.5f * width * transform.MeanScale() + kTolerance)) return;
-  std::vector<bool> closed;
-  const std::vector<Polygon> lines = path.Flatten(transform, kTolerance, &closed);
-  const float half = 0.5f * width * transform.MeanScale();
-  std::vector<Polygon> outline;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    for (Polygon& p : StrokeOutline(lines[i], closed[i], half, kTolerance)) outline.push_back(std::move(p));
-  }
-  FillPolygons(outline, paint, transform);
+  if (canvas_rules::OutsideArea(DrawableArea(), path, transform, canvas_rules::StrokeMargin(width, transform))) return;
+  FillPolygons(canvas_rules::StrokePolygons(path, width, transform), paint, transform);
 }
 
 void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& paint, const Affine& transform) {
-  const Rect area = BoundsOf(polygons).Intersect(DrawableArea());
+  const Rect area = PolygonBounds(polygons).Intersect(DrawableArea());
   if (area.empty()) return;
   const Mask* mask = masks_.empty() ? nullptr : &masks_.back();
   auto mask_row = [&](int y, int x) -> const uint8_t* {
@@ -347,12 +395,7 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
   VideoFrame& frame = *target_;
 
   if (paint.kind == Paint::Kind::kSolid) {
-    Rgba8 src = paint.color.Premultiplied();
-    if (paint.opacity < 1) {
-      const uint32_t o = ToByte(paint.opacity);
-      src = {static_cast<uint8_t>(MulDiv255(src.r, o)), static_cast<uint8_t>(MulDiv255(src.g, o)),
-             static_cast<uint8_t>(MulDiv255(src.b, o)), static_cast<uint8_t>(MulDiv255(src.a, o))};
-    }
+    const Rgba8 src = canvas_rules::SolidColor(paint);
     if (src.a == 0) return;
     const uint32_t opaque = PackPixel(src);
     Rasterize(polygons, area, [&, src, opaque](int y, int x, int count, const uint8_t* coverage) {
@@ -381,7 +424,7 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
   }
 
   const std::array<Rgba8, 256> lut = GradientTable(paint);
-  const GradientMap map = MapOf(paint, transform);
+  const GradientMap map = GradientMapOf(paint, transform);
   // A gradient that does not vary along x (vertical, unrotated) has one colour per
   // row: evaluating it once gives bit-identical results (0 * x is exactly 0).
   const bool constant_per_row = paint.kind == Paint::Kind::kLinear && map.ux == 0.0f;
@@ -432,14 +475,11 @@ void Canvas::FillPolygons(const std::vector<Polygon>& polygons, const Paint& pai
 
 void Canvas::FillImage(const std::vector<Polygon>& polygons, const Paint& paint, const Affine& transform,
                        const Rect& area) {
-  if (!paint.image || paint.image->width <= 0 || paint.image->height <= 0) return;
-  if (paint.image_size.x == 0 || paint.image_size.y == 0) return;
-  const VideoFrame& image = *paint.image;
   // Device pixel centre -> path coordinates -> image pixels.
-  const Affine to_image = Affine::Scale(static_cast<float>(image.width) / paint.image_size.x,
-                                        static_cast<float>(image.height) / paint.image_size.y) *
-                          Affine::Translate(-paint.image_origin.x, -paint.image_origin.y) * transform.Inverse();
-  const uint32_t opacity = ToByte(paint.opacity);
+  Affine to_image;
+  if (!canvas_rules::ImageSampling(paint, transform, &to_image)) return;
+  const VideoFrame& image = *paint.image;
+  const uint32_t opacity = UnitToByte(paint.opacity);
   const Mask* mask = masks_.empty() ? nullptr : &masks_.back();
   VideoFrame& frame = *target_;
   Rasterize(polygons, area, [&](int y, int x, int count, const uint8_t* coverage) {
@@ -464,13 +504,13 @@ void Canvas::FillImage(const std::vector<Polygon>& polygons, const Paint& paint,
 }
 
 void Canvas::PushClip(const Path& path, const Affine& transform) {
-  if (OutsideDrawableArea(path, transform, 0)) {
+  if (canvas_rules::OutsideArea(DrawableArea(), path, transform, 0)) {
     masks_.push_back(Mask{});  // an empty clip: nothing is drawn until PopClip()
     return;
   }
   const std::vector<Polygon> polygons = path.Flatten(transform, kTolerance);
   Mask mask;
-  mask.rect = BoundsOf(polygons).Intersect(DrawableArea());
+  mask.rect = PolygonBounds(polygons).Intersect(DrawableArea());
   mask.alpha.assign(static_cast<size_t>(std::max(0, mask.rect.width)) * std::max(0, mask.rect.height), 0);
   if (!mask.rect.empty()) {
     const Mask* outer = masks_.empty() ? nullptr : &masks_.back();

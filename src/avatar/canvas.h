@@ -13,6 +13,7 @@
 // shape's bounding box. It holds scratch buffers: one Canvas per thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -68,7 +69,21 @@ struct Paint {
   }
 };
 
-class Canvas {
+// What a rig is drawn on: the CPU Canvas below, or the CUDA renderer's display
+// list (GpuCanvas, gpu_canvas.h), which must give the same pixels.
+class VectorSurface {
+ public:
+  virtual ~VectorSurface() = default;
+  virtual void Fill(const Path& path, const Paint& paint, const Affine& transform) = 0;
+  // A stroke of `width` path units (scaled by the transform), round joins and caps.
+  virtual void Stroke(const Path& path, float width, const Paint& paint, const Affine& transform) = 0;
+  // Limits drawing to the inside of `path` (antialiased) until PopClip().
+  // Nested clips intersect.
+  virtual void PushClip(const Path& path, const Affine& transform) = 0;
+  virtual void PopClip() = 0;
+};
+
+class Canvas final : public VectorSurface {
  public:
   // No target yet: draws nothing until Reset().
   Canvas() = default;
@@ -79,14 +94,10 @@ class Canvas {
   // Retargets the canvas, keeping its scratch memory.
   void Reset(VideoFrame& target, const Rect& clip);
 
-  void Fill(const Path& path, const Paint& paint, const Affine& transform = {});
-  // A stroke of `width` path units (scaled by the transform), round joins and caps.
-  void Stroke(const Path& path, float width, const Paint& paint, const Affine& transform = {});
-
-  // Limits drawing to the inside of `path` (antialiased) until PopClip().
-  // Nested clips intersect.
-  void PushClip(const Path& path, const Affine& transform = {});
-  void PopClip();
+  void Fill(const Path& path, const Paint& paint, const Affine& transform = {}) override;
+  void Stroke(const Path& path, float width, const Paint& paint, const Affine& transform = {}) override;
+  void PushClip(const Path& path, const Affine& transform = {}) override;
+  void PopClip() override;
 
   const Rect& clip() const { return clip_; }
   // Pixels blended since construction: what the bounding-box culling saves.
@@ -109,9 +120,6 @@ class Canvas {
   template <typename RowFn>
   void Rasterize(const std::vector<Polygon>& polygons, const Rect& area, RowFn&& row);
   Rect DrawableArea() const;
-  // True when no part of `path` under `transform`, grown by `margin` device
-  // pixels, can reach the drawable area: the shape would change no pixel here.
-  bool OutsideDrawableArea(const Path& path, const Affine& transform, float margin) const;
 
   VideoFrame* target_ = nullptr;  // not owned
   Rect clip_;
@@ -121,5 +129,34 @@ class Canvas {
   std::vector<uint8_t> row_coverage_;
   int64_t pixels_shaded_ = 0;
 };
+
+// The decisions Canvas makes around its rasterizer, shared with GpuCanvas so
+// that both draw the same pixels from the same inputs.
+namespace canvas_rules {
+
+// Coordinates snap to 1/256 pixel: floor(v * 256 + 0.5), clamped to +-2^28.
+int64_t SnapToSubpixel(float v);
+// The pixel box of `polygons` grown by one pixel right and down; empty for none.
+Rect PolygonBounds(const std::vector<Polygon>& polygons);
+// A [0, 1] value as a byte, rounded to nearest.
+uint8_t UnitToByte(float v);
+// A solid paint's premultiplied colour with its opacity applied.
+Rgba8 SolidColor(const Paint& paint);
+// 256 premultiplied colours along a gradient paint (opacity applied).
+std::array<Rgba8, 256> GradientTable(const Paint& paint);
+// The gradient parameter as affine functions of device pixel centres.
+GradientMap GradientMapOf(const Paint& paint, const Affine& transform);
+// Device pixel centre -> image pixels for an image paint; false when the paint
+// draws nothing (no image, or an empty rectangle).
+bool ImageSampling(const Paint& paint, const Affine& transform, Affine* to_image);
+// The outline polygons of a stroke in device pixels.
+std::vector<Polygon> StrokePolygons(const Path& path, float width, const Affine& transform);
+// How far a stroke reaches beyond its path, in device pixels.
+float StrokeMargin(float width, const Affine& transform);
+// True when no part of `path` under `transform`, grown by `margin` device
+// pixels, can reach `area`: the shape would change no pixel there.
+bool OutsideArea(const Rect& area, const Path& path, const Affine& transform, float margin);
+
+}  // namespace canvas_rules
 
 }  // namespace lingcast

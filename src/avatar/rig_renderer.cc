@@ -59,6 +59,15 @@ void RigRenderer::ReturnCanvas(std::unique_ptr<Canvas> canvas) {
 }
 
 void RigRenderer::Render(const AvatarState& state, VideoFrame& target, const Rect& area, const Rect& clip) {
+  std::unique_ptr<Canvas> canvas = BorrowCanvas();
+  canvas->Reset(target, area.Intersect(clip));
+  const int64_t before = canvas->pixels_shaded();
+  Draw(state, area, *canvas);
+  last_pixels_shaded_.store(canvas->pixels_shaded() - before, std::memory_order_relaxed);
+  ReturnCanvas(std::move(canvas));
+}
+
+void RigRenderer::Draw(const AvatarState& state, const Rect& area, VectorSurface& c) const {
   const rig::Rig& r = *rig_;
   const rig::ParamValues params = rig::ParamValuesOf(state);
   const Affine place = Placement(area);
@@ -123,10 +132,6 @@ void RigRenderer::Render(const AvatarState& state, VideoFrame& target, const Rec
     }
   }
 
-  std::unique_ptr<Canvas> canvas = BorrowCanvas();
-  Canvas& c = *canvas;
-  c.Reset(target, area.Intersect(clip));
-  const int64_t before = c.pixels_shaded();
   // Layers drawn one after another inside the same clip share one clip mask
   // (the clip layer's pose is fixed for the whole call).
   int active_clip = -1;
@@ -149,8 +154,6 @@ void RigRenderer::Render(const AvatarState& state, VideoFrame& target, const Rec
     }
   }
   if (active_clip >= 0) c.PopClip();
-  last_pixels_shaded_.store(c.pixels_shaded() - before, std::memory_order_relaxed);
-  ReturnCanvas(std::move(canvas));
 }
 
 }  // namespace lingcast

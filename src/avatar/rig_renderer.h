@@ -29,6 +29,9 @@ class RigRenderer {
 
   void Render(const AvatarState& state, VideoFrame& target, const Rect& area, const Rect& clip);
   void Render(const AvatarState& state, VideoFrame& target, const Rect& area) { Render(state, target, area, area); }
+  // The same drawing calls on any surface (the CUDA renderer's display list);
+  // the surface's own clip limits what is drawn.
+  void Draw(const AvatarState& state, const Rect& area, VectorSurface& surface) const;
 
   // Rig units -> target pixels for `area`.
   Affine Placement(const Rect& area) const;

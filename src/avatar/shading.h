@@ -14,11 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define LC_HOST_DEVICE __host__ __device__
-#else
-#define LC_HOST_DEVICE
-#endif
+#include "media/host_device.h"
 
 namespace lingcast {
 

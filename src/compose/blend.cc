@@ -1,10 +1,11 @@
 #include "compose/blend.h"
 
-#include <bit>
-
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
+
+#include "compose/blend_pixel.h"
 
 static_assert(std::endian::native == std::endian::little, "packed RGBA math assumes little-endian");
 
@@ -74,26 +75,6 @@ void FillRoundedRect(VideoFrame& dst, float x, float y, float width, float heigh
       Over(d, Div255(color.r * a), Div255(color.g * a), Div255(color.b * a), a);
     }
   }
-}
-
-// Two channels at once: `pair` holds 8-bit values in bits 0-7 and 16-23.
-// Returns pair * scale / 255 for both, rounded (the classic packed-lane trick).
-inline uint32_t ScalePair(uint32_t pair, uint32_t scale) {
-  uint32_t x = pair * scale + 0x00800080u;
-  x += (x >> 8) & 0x00FF00FFu;
-  return (x >> 8) & 0x00FF00FFu;
-}
-
-// Premultiplied source-over of one packed RGBA pixel (little-endian bytes R, G, B, A).
-inline uint32_t OverPacked(uint32_t src, uint32_t dst) {
-  const uint32_t inv = 255 - (src >> 24);
-  const uint32_t rb = ScalePair(dst & 0x00FF00FFu, inv);
-  const uint32_t ga = ScalePair((dst >> 8) & 0x00FF00FFu, inv);
-  return src + (rb | (ga << 8));
-}
-
-inline uint32_t ScalePacked(uint32_t pixel, uint32_t scale) {
-  return ScalePair(pixel & 0x00FF00FFu, scale) | (ScalePair((pixel >> 8) & 0x00FF00FFu, scale) << 8);
 }
 
 void BlitOver(VideoFrame& dst, const VideoFrame& src, int x, int y, int opacity) {

@@ -87,6 +87,7 @@ absl::StatusOr<Compositor::CachedSubtitle*> Compositor::CachedFor(const Subtitle
       LC_ASSIGN_OR_RETURN(entry.sprite, subtitles_->Draw(*entry.layout));
     }
     ++subtitle_layouts_built_;
+    ++subtitle_changes_;  // a freed sprite's address may come back with other pixels
     subtitle_cache_.push_front(std::move(entry));
     while (subtitle_cache_.size() > std::max<size_t>(1, options_.subtitle_cache_size)) {
       const CachedSubtitle& evicted = subtitle_cache_.back();
@@ -149,6 +150,7 @@ absl::StatusOr<const LowerThirdSprite*> Compositor::TitleSprite(const LowerThird
   }
   LC_ASSIGN_OR_RETURN(auto sprite, RenderLowerThird(*subtitles_, title, options_.title_style));
   title_cache_.push_back({std::move(key), std::move(sprite)});
+  ++title_changes_;
   // Titles are few (one per segment of a show); keep the last handful.
   if (title_cache_.size() > 8) title_cache_.erase(title_cache_.begin());
   return title_cache_.back().sprite.get();
@@ -164,21 +166,16 @@ int Compositor::FadeOpacity(MediaTime t, const SubtitleCue& cue) const {
   return static_cast<int>(std::lround(255 * level));
 }
 
-absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame& out) {
-  if (out.width == 0 && out.height == 0) out.Allocate(options_.width, options_.height);
-  if (out.width != options_.width || out.height != options_.height || out.stride < out.width * 4) {
-    return absl::InvalidArgumentError(absl::StrCat("output frame is ", out.width, "x", out.height,
-                                                   ", the compositor draws ", options_.width, "x",
-                                                   options_.height));
-  }
-  FrameLayers layers;
+absl::StatusOr<Compositor::Layers> Compositor::LayersAt(MediaTime t, const SubtitleCue* cue) {
+  Layers layers;
   layers.background = &background_;
   if (video_) {
     LC_ASSIGN_OR_RETURN(layers.background, video_->FrameAt(t));
+    layers.background_is_video = true;
   }
   if (cue != nullptr && cue->start <= t && t < cue->end) {
     LC_ASSIGN_OR_RETURN(CachedSubtitle * cached, CachedFor(*cue));
-    layers.sprite = cached->sprite.get();
+    layers.subtitle = cached->sprite.get();
     if (const int highlight_end = HighlightEnd(*cue, t); highlight_end > 0 && cached->layout != nullptr) {
       // The layout is kept: a new word re-colours its own glyphs in the sprite
       // (no shaping, no full redraw), and the cached composite is patched there.
@@ -186,12 +183,14 @@ absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame
         LC_ASSIGN_OR_RETURN(cached->highlighted, subtitles_->Draw(*cached->layout, highlight_end));
         cached->highlight_end = highlight_end;
         ++highlight_redraws_;
+        ++subtitle_changes_;
       } else if (cached->highlight_end != highlight_end) {
         SubtitleSprite& sprite = *cached->highlighted;
         LC_ASSIGN_OR_RETURN(const Rect changed, subtitles_->Rehighlight(*cached->layout, cached->highlight_end,
                                                                         highlight_end, sprite));
         cached->highlight_end = highlight_end;
         ++highlight_redraws_;
+        ++subtitle_changes_;
         if (subtitled_for_ == &sprite && !changed.empty()) {
           const Rect in_frame = Rect{sprite.area.x + changed.x, sprite.area.y + changed.y, changed.width,
                                      changed.height}.Intersect(subtitled_rect_);
@@ -199,10 +198,10 @@ absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame
           BlitOver(subtitled_background_, sprite.image, sprite.area.x, sprite.area.y, 255, in_frame);
         }
       }
-      layers.sprite = cached->highlighted.get();
+      layers.subtitle = cached->highlighted.get();
     }
-    layers.opacity = FadeOpacity(t, *cue);
-    if (layers.sprite == nullptr || layers.opacity == 0) layers.sprite = nullptr;
+    layers.subtitle_opacity = FadeOpacity(t, *cue);
+    if (layers.subtitle == nullptr || layers.subtitle_opacity == 0) layers.subtitle = nullptr;
   }
   for (const LowerThird& title : options_.titles) {
     if (t < title.start || t >= title.end) continue;
@@ -211,6 +210,27 @@ absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame
     if (layers.title_pose.opacity == 0) layers.title = nullptr;
     break;  // one title at a time: the first whose time it is
   }
+  // Last: making this frame's sprites counts.
+  layers.subtitle_version = subtitle_changes_;
+  layers.title_version = title_changes_;
+  return layers;
+}
+
+absl::Status Compositor::Compose(MediaTime t, const SubtitleCue* cue, VideoFrame& out) {
+  if (out.width == 0 && out.height == 0) out.Allocate(options_.width, options_.height);
+  if (out.width != options_.width || out.height != options_.height || out.stride < out.width * 4) {
+    return absl::InvalidArgumentError(absl::StrCat("output frame is ", out.width, "x", out.height,
+                                                   ", the compositor draws ", options_.width, "x",
+                                                   options_.height));
+  }
+  LC_ASSIGN_OR_RETURN(const Layers at, LayersAt(t, cue));
+  FrameLayers layers;
+  layers.background = at.background;
+  layers.sprite = at.subtitle;
+  layers.opacity = at.subtitle_opacity;
+  layers.title = at.title;
+  layers.title_pose = at.title_pose;
+  out.yuv420.reset();  // drawn here: only the RGBA is this frame's picture
   // The cached background + subtitle composite needs a still background.
   layers.use_subtitled_background = layers.sprite != nullptr && layers.opacity == 255 && !video_;
   if (layers.use_subtitled_background) PrepareSubtitledBackground(*layers.sprite);

@@ -81,6 +81,22 @@ class Compositor {
   // shown while cue->start <= t < cue->end.
   absl::Status Compose(MediaTime t, const SubtitleCue* cue, VideoFrame& out);
 
+  // What the frame at `t` shows over its background, as Compose draws it:
+  // background, avatar, title, subtitle, in this order. For the CUDA
+  // compositor (gpu_compositor.h), which draws the same layers on the GPU.
+  struct Layers {
+    const VideoFrame* background = nullptr;  // the still background, or the video's frame at t
+    bool background_is_video = false;
+    const SubtitleSprite* subtitle = nullptr;  // null: none at t
+    int subtitle_opacity = 0;                  // 1..255 when shown (the fade)
+    const LowerThirdSprite* title = nullptr;  // null: none at t
+    LowerThirdPose title_pose;
+    // Change whenever a sprite of the kind is made or its pixels change in
+    // place (another word highlighted): a copy keyed by address and this is current.
+    int64_t subtitle_version = 0, title_version = 0;
+  };
+  absl::StatusOr<Layers> LayersAt(MediaTime t, const SubtitleCue* cue);
+
   // The subtitle sprite for `cue` (from the cache, or laid out now); null
   // when the cue has no text. For tests and tools.
   absl::StatusOr<const SubtitleSprite*> SubtitleFor(const SubtitleCue& cue);
@@ -150,6 +166,7 @@ class Compositor {
   std::deque<CachedSubtitle> subtitle_cache_;  // most recent first
   int subtitle_layouts_built_ = 0;
   int highlight_redraws_ = 0;
+  int64_t subtitle_changes_ = 0, title_changes_ = 0;  // Layers::subtitle_version, title_version
   std::vector<CachedTitle> title_cache_;
   const SubtitleSprite* subtitled_for_ = nullptr;  // the sprite subtitled_background_ holds
   Rect subtitled_rect_;                            // sprite rect within the frame

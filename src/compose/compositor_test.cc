@@ -270,5 +270,53 @@ TEST_F(CompositorTest, BackgroundIsOpaqueAndFrameSizeIsChecked) {
   EXPECT_NE(status.message().find("320x180"), std::string::npos);
 }
 
+// What the CUDA compositor draws from: the layers at t, and versions that
+// move exactly when a sprite's pixels may have changed.
+TEST(CompositorLayersTest, NamesWhatTheFrameShowsAndWhenSpritesChange) {
+  CompositorOptions options;
+  options.width = 320;
+  options.height = 180;
+  options.highlight_words = true;
+  options.titles = {{"Li Na", "Host", MediaTime::Zero(), MediaTime::Seconds(10)}};
+  auto compositor = Compositor::Create(options);
+  ASSERT_OK(compositor);
+  SubtitleCue cue = MakeCue(kEn, kZh);
+  cue.primary.language = Language::kEn;
+  cue.secondary.language = Language::kZh;
+  cue.words = {{0, 5, MediaTime::Seconds(1), MediaTime::Millis(1500)},
+               {6, 9, MediaTime::Millis(1500), MediaTime::Seconds(2)}};  // "Hello", "everyone,"
+
+  auto before = (*compositor)->LayersAt(MediaTime::Millis(500), &cue);
+  ASSERT_OK(before);
+  EXPECT_EQ(before->subtitle, nullptr);
+  EXPECT_NE(before->title, nullptr);
+  EXPECT_EQ(before->background, &(*compositor)->background());
+  EXPECT_FALSE(before->background_is_video);
+
+  auto fading_in = (*compositor)->LayersAt(MediaTime::Millis(1050), &cue);
+  ASSERT_OK(fading_in);
+  ASSERT_NE(fading_in->subtitle, nullptr);
+  EXPECT_GT(fading_in->subtitle_opacity, 0);
+  EXPECT_LT(fading_in->subtitle_opacity, 255);
+  EXPECT_NE(fading_in->subtitle_version, before->subtitle_version);  // a sprite was made
+
+  auto first_word = (*compositor)->LayersAt(MediaTime::Millis(1300), &cue);
+  ASSERT_OK(first_word);
+  auto same_word = (*compositor)->LayersAt(MediaTime::Millis(1400), &cue);
+  ASSERT_OK(same_word);
+  EXPECT_EQ(same_word->subtitle_opacity, 255);
+  EXPECT_EQ(same_word->subtitle, first_word->subtitle);
+  EXPECT_EQ(same_word->subtitle_version, first_word->subtitle_version);
+  auto second_word = (*compositor)->LayersAt(MediaTime::Millis(1600), &cue);
+  ASSERT_OK(second_word);
+  EXPECT_NE(second_word->subtitle_version, same_word->subtitle_version);  // re-highlighted in place
+  EXPECT_EQ(second_word->title_version, before->title_version);          // the title did not change
+  EXPECT_EQ(second_word->title, before->title);
+
+  auto after = (*compositor)->LayersAt(MediaTime::Millis(4000), &cue);
+  ASSERT_OK(after);
+  EXPECT_EQ(after->subtitle, nullptr);
+}
+
 }  // namespace
 }  // namespace lingcast::compose

@@ -1,5 +1,6 @@
 #include "compose/render_stage.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "compose/lower_third.h"
@@ -16,25 +17,47 @@ constexpr MediaTime kVisemeHistory = MediaTime::Seconds(2);
 }  // namespace
 
 RenderStage::RenderStage(std::unique_ptr<compose::Compositor> compositor, std::unique_ptr<AvatarRenderer> avatar,
-                         AnimatorOptions animation, int fps, bool burn_subtitles, int frames_in_flight)
+                         AnimatorOptions animation, int fps, bool burn_subtitles, int frames_in_flight,
+                         std::unique_ptr<compose::GpuCompositor> gpu)
     : Stage("video"),
       compositor_(std::move(compositor)),
       avatar_(std::move(avatar)),
+      gpu_(std::move(gpu)),
       animation_(animation),
       fps_(fps),
       burn_subtitles_(burn_subtitles),
       frames_in_flight_(frames_in_flight) {}
 
 absl::Status RenderStage::Open() {
-  pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, frames_in_flight_);
+  // The GPU keeps two frames while a third may wait downstream.
+  const int frames = gpu_ ? std::max(frames_in_flight_, compose::GpuCompositor::kFramesInFlight + 1) : frames_in_flight_;
+  pool_ = VideoFramePool::Create(compositor_->options().width, compositor_->options().height, frames);
   compositor_->SetAvatarRenderer(
       [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
+  if (gpu_) gpu_->SetAvatarRenderer([this](VectorSurface& surface, const Rect& area) { avatar_->Draw(state_, area, surface); });
+  return absl::OkStatus();
+}
+
+absl::Status RenderStage::PushOldestGpuFrame() {
+  const PendingFrame pending = pending_.front();
+  pending_.pop_front();
+  std::shared_ptr<VideoFrame> frame;
+  {
+    WorkTime::Scope timer(render_time_);
+    LC_ASSIGN_OR_RETURN(frame, gpu_->Finish());
+  }
+  LC_RETURN_IF_ERROR(out.Push(Packet<std::shared_ptr<VideoFrame>>{std::move(frame), pending.pts, pending.duration,
+                                                                  pending.origin}));
+  frames_rendered_.fetch_add(1);
   return absl::OkStatus();
 }
 
 absl::StatusOr<Flow> RenderStage::Process() {
   auto packet = in.Pop();
-  if (!packet) return Flow::kFinished;
+  if (!packet) {
+    while (!pending_.empty()) LC_RETURN_IF_ERROR(PushOldestGpuFrame());
+    return Flow::kFinished;
+  }
 
   // Extend the mouth track with this stretch of speech (absolute times).
   const MediaTime frame_time = MediaTime::FromFrameIndex(next_frame_, fps_);
@@ -64,13 +87,27 @@ absl::StatusOr<Flow> RenderStage::Process() {
   for (;;) {
     const MediaTime pts = MediaTime::FromFrameIndex(next_frame_, fps_);
     if (pts >= packet->end()) break;
+    const MediaTime next_pts = MediaTime::FromFrameIndex(next_frame_ + 1, fps_);
+    if (gpu_) {
+      // Pipelined: this frame is recorded while the GPU finishes the one before,
+      // which goes downstream once this one is started.
+      if (gpu_->in_flight() == compose::GpuCompositor::kFramesInFlight) LC_RETURN_IF_ERROR(PushOldestGpuFrame());
+      std::shared_ptr<VideoFrame> frame = pool_->Acquire();
+      {
+        WorkTime::Scope timer(render_time_);
+        state_ = animator.StateAt(pts);
+        LC_RETURN_IF_ERROR(gpu_->Start(pts, cue, std::move(frame)));
+      }
+      pending_.push_back(PendingFrame{pts, next_pts - pts, packet->origin});
+      ++next_frame_;
+      continue;
+    }
     std::shared_ptr<VideoFrame> frame = pool_->Acquire();
     {
       WorkTime::Scope timer(render_time_);
       state_ = animator.StateAt(pts);
       LC_RETURN_IF_ERROR(compositor_->Compose(pts, cue, *frame));
     }
-    const MediaTime next_pts = MediaTime::FromFrameIndex(next_frame_ + 1, fps_);
     LC_RETURN_IF_ERROR(out.Push(Packet<std::shared_ptr<VideoFrame>>{std::move(frame), pts, next_pts - pts,
                                                                     packet->origin}));
     ++next_frame_;

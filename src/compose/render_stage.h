@@ -9,11 +9,13 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 
 #include "avatar/animator.h"
 #include "avatar/avatar_renderer.h"
 #include "compose/compositor.h"
+#include "compose/gpu_compositor.h"
 #include "core/work_time.h"
 #include "graph/stage.h"
 #include "media/speech_timing.h"
@@ -27,9 +29,12 @@ class RenderStage : public Stage {
   // `burn_subtitles` false: subtitles are not drawn (srt sidecar or none).
   // `frames_in_flight`: frames that exist at once (being drawn or queued
   // downstream); the stage waits for one to be released before drawing more.
+  // `gpu` (optional): a GPU compositor over `compositor` that draws the frames
+  // instead (--renderer cuda), two in flight; they then carry their yuv420p
+  // picture. Needs frames_in_flight >= 3 (two on the GPU, one downstream).
   RenderStage(std::unique_ptr<compose::Compositor> compositor, std::unique_ptr<AvatarRenderer> avatar,
               AnimatorOptions animation, int fps, bool burn_subtitles,
-              int frames_in_flight = kDefaultFramesInFlight);
+              int frames_in_flight = kDefaultFramesInFlight, std::unique_ptr<compose::GpuCompositor> gpu = nullptr);
   // One being drawn, a few queued for the encoder: 4 x 3.7 MB at 720p.
   static constexpr int kDefaultFramesInFlight = 4;
   In<SpeechTiming> in{this, "in"};
@@ -42,8 +47,17 @@ class RenderStage : public Stage {
   double render_seconds() const { return render_time_.seconds(); }  // computing, not waiting
 
  private:
+  // Waits for the oldest frame on the GPU and sends it downstream.
+  absl::Status PushOldestGpuFrame();
+
   std::unique_ptr<compose::Compositor> compositor_;
   std::unique_ptr<AvatarRenderer> avatar_;
+  std::unique_ptr<compose::GpuCompositor> gpu_;  // after compositor_: goes first, it uses it
+  // Frames started on the GPU and not yet pushed, oldest first.
+  struct PendingFrame {
+    MediaTime pts, duration, origin;
+  };
+  std::deque<PendingFrame> pending_;
   AnimatorOptions animation_;  // grows by one ExpressionChange per `@emotion` change
   const int fps_;
   const bool burn_subtitles_;

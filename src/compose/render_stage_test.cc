@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "avatar/cuda_support.h"
 #include "core/status_matchers.h"
 #include "graph/harness.h"
 
@@ -81,6 +82,48 @@ TEST_F(RenderStageTest, TheMouthFollowsThePhonemesAndSubtitlesFollowTheCue) {
     for (int x = 0; x < 320; ++x) subtitle_differences += std::memcmp(open.Row(y) + 4 * x, rest.Row(y) + 4 * x, 4) != 0;
   }
   EXPECT_GT(subtitle_differences, 200);
+}
+
+// --renderer cuda: the stage runs two frames in flight on the GPU and sends
+// the frames the CPU stage sends, in order, each with its yuv420p picture.
+TEST_F(RenderStageTest, TheCudaRendererSendsTheFramesOfTheCpuRenderer) {
+  if (const absl::Status usable = CudaDeviceUsable(); !usable.ok()) GTEST_SKIP() << usable.message();
+  auto run = [&](bool cuda) {
+    compose::CompositorOptions options;
+    options.width = 320;
+    options.height = 180;
+    auto compositor = compose::Compositor::Create(options);
+    EXPECT_OK(compositor);
+    std::unique_ptr<compose::GpuCompositor> gpu;
+    if (cuda) {
+      auto created = compose::CreateGpuCompositor(**compositor, compose::GpuCompositorOptions{.download_rgba = true});
+      EXPECT_OK(created);
+      if (created.ok()) gpu = std::move(*created);
+    }
+    StageHarness<RenderStage> h(std::make_unique<RenderStage>(std::move(*compositor), std::make_unique<AvatarRenderer>(),
+                                                              AnimatorOptions{}, /*fps=*/10, true,
+                                                              /*frames_in_flight=*/64, std::move(gpu)));
+    auto feed = h.Feed(h.stage().in);
+    auto sink = h.Collect(h.stage().out);
+    EXPECT_OK(h.Open());
+    feed.Push(Speech(MediaTime::Zero(), MediaTime::Millis(1000), true, true));
+    feed.Push(Speech(MediaTime::Millis(1000), MediaTime::Millis(450), false, false));
+    feed.End();
+    EXPECT_OK(h.RunUntilFinished());
+    EXPECT_EQ(h.stage().frames_rendered(), 15);
+    return sink.Packets();
+  };
+  const auto cpu = run(false);
+  const auto cuda = run(true);
+  ASSERT_EQ(cpu.size(), 15u);
+  ASSERT_EQ(cuda.size(), cpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    EXPECT_EQ(cuda[i].pts, cpu[i].pts);
+    EXPECT_EQ(cuda[i].duration, cpu[i].duration);
+    EXPECT_EQ(cuda[i].value->rgba, cpu[i].value->rgba) << "frame " << i;
+    EXPECT_NE(cuda[i].value->yuv420, nullptr) << "frame " << i;
+    EXPECT_EQ(cpu[i].value->yuv420, nullptr) << "frame " << i;
+  }
 }
 
 TEST_F(RenderStageTest, AnEmotionChangesTheFaceFromItsLineOn) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <thread>
 
 #include "media/audio_buffer.h"
@@ -56,6 +57,26 @@ TEST(VideoFramePoolTest, RecyclesAndBoundsFrames) {
   auto c = pool->Acquire();  // reuses the released frame instead of allocating
   EXPECT_EQ(c.get(), first);
   EXPECT_EQ(pool->allocated(), 2);
+}
+
+// A frame drawn on the GPU carries its yuv420p picture (and the pinned
+// memory under it); back in the pool it carries none, so a frame drawn on the
+// CPU next is not encoded from a stale picture.
+TEST(VideoFramePoolTest, ARecycledFrameCarriesNoPicture) {
+  auto pool = VideoFramePool::Create(8, 4, 1);
+  auto owner = std::make_shared<int>(0);
+  auto frame = pool->Acquire();
+  auto picture = std::make_shared<Yuv420Picture>();
+  picture->owner = owner;
+  frame->yuv420 = picture;
+  picture.reset();
+  frame.reset();
+  EXPECT_EQ(owner.use_count(), 1) << "the pool still holds the picture's memory";
+  EXPECT_EQ(pool->Acquire()->yuv420, nullptr);
+  VideoFrame allocated;
+  allocated.yuv420 = std::make_shared<Yuv420Picture>();
+  allocated.Allocate(4, 2);
+  EXPECT_EQ(allocated.yuv420, nullptr);
 }
 
 TEST(VideoFramePoolTest, AcquireWaitsForARelease) {

@@ -9,6 +9,7 @@ void VideoFrame::Allocate(int w, int h) {
   height = h;
   stride = w * 4;
   rgba.assign(static_cast<size_t>(stride) * h, 0);
+  yuv420.reset();
 }
 
 std::shared_ptr<VideoFramePool> VideoFramePool::Create(int width, int height, int max_frames) {
@@ -43,6 +44,7 @@ std::shared_ptr<VideoFrame> VideoFramePool::Acquire() {
 }
 
 void VideoFramePool::Release(VideoFrame* frame) {
+  frame->yuv420.reset();  // a recycled frame carries no stale picture (and holds no GPU download buffer)
   std::lock_guard lock(mu_);
   free_.emplace_back(frame);
   cv_.notify_one();

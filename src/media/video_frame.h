@@ -13,11 +13,27 @@
 
 namespace lingcast {
 
+// A picture already converted to yuv420p, BT.709 limited range (the CUDA
+// renderer converts on the GPU), in memory that `owner` keeps alive.
+struct Yuv420Picture {
+  int width = 0, height = 0;
+  const uint8_t* y = nullptr;
+  int y_stride = 0;
+  const uint8_t* u = nullptr;  // Cb, (width / 2) x (height / 2)
+  int u_stride = 0;
+  const uint8_t* v = nullptr;  // Cr
+  int v_stride = 0;
+  std::shared_ptr<const void> owner;
+};
+
 struct VideoFrame {
   int width = 0;
   int height = 0;
   int stride = 0;              // bytes per row (>= width * 4)
   std::vector<uint8_t> rgba;   // premultiplied R, G, B, A per pixel
+  // When set, the same picture as yuv420p: the encoder copies these planes
+  // instead of converting `rgba` (which may then be left unfilled).
+  std::shared_ptr<const Yuv420Picture> yuv420;
 
   uint8_t* Row(int y) { return rgba.data() + static_cast<size_t>(y) * stride; }
   const uint8_t* Row(int y) const { return rgba.data() + static_cast<size_t>(y) * stride; }

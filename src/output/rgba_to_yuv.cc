@@ -5,27 +5,26 @@
 #include <cstdint>
 #include <utility>
 
+#include "media/bt709.h"
+
 namespace lingcast {
 namespace {
 
-// BT.709: Kr = 0.2126, Kb = 0.0722. Limited range scales luma by 219/255 and
-// chroma by 224/255. Coefficients in 1/2^15 units.
-constexpr int kShift = 15;
-constexpr double kKr = 0.2126, kKb = 0.0722, kKg = 1 - kKr - kKb;
-constexpr double kYScale = 219.0 / 255.0, kCScale = 224.0 / 255.0;
-constexpr int Fixed(double c) { return static_cast<int>(c * (1 << kShift) + (c >= 0 ? 0.5 : -0.5)); }
-
-// Luma in 1/256 units: 47 + 157 + 16 = 220, so white maps to 235 and black to 16.
-constexpr int kYR8 = 47, kYG8 = 157, kYB8 = 16;
-constexpr int kYOffset8 = (16 << 8) + 128;
-static_assert(kYR8 * 255 + kYG8 * 255 + kYB8 * 255 + kYOffset8 < 65536, "luma must fit 16 bits");
-// Cb = (B - Y') / (2 (1 - Kb)),  Cr = (R - Y') / (2 (1 - Kr)),  Y' = Kr R + Kg G + Kb B
-constexpr int kUR = Fixed(-kKr / (2 * (1 - kKb)) * kCScale), kUG = Fixed(-kKg / (2 * (1 - kKb)) * kCScale);
-constexpr int kUB = Fixed(0.5 * kCScale);
-constexpr int kVR = Fixed(0.5 * kCScale), kVG = Fixed(-kKg / (2 * (1 - kKr)) * kCScale);
-constexpr int kVB = Fixed(-kKb / (2 * (1 - kKr)) * kCScale);
-// Chroma (a quarter of the samples) in 32-bit math, from 2x2 sums (4x the value), hence the two extra bits of shift.
-constexpr int kCOffset = (128 << (kShift + 2)) + (1 << (kShift + 1));
+// The coefficients, shared with the CUDA converter (media/bt709.h). The loops
+// below spell the arithmetic out rather than call bt709::Luma() so that GCC's
+// vectoriser sees plain 16-bit lanes; the parity test holds both to the same bytes.
+using bt709::kCOffset;
+using bt709::kShift;
+using bt709::kUB;
+using bt709::kUG;
+using bt709::kUR;
+using bt709::kVB;
+using bt709::kVG;
+using bt709::kVR;
+using bt709::kYB8;
+using bt709::kYG8;
+using bt709::kYOffset8;
+using bt709::kYR8;
 
 // Two source rows -> two luma rows and one chroma row. Kept free of aliasing
 // doubts (__restrict) and branches so GCC vectorises both loops.

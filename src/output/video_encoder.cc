@@ -13,6 +13,7 @@
 #include "output/rgba_to_yuv.h"
 
 extern "C" {
+#include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 }
 
@@ -114,8 +115,14 @@ absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, 
                                                frame.width, frame.height, options_.width,
                                                options_.height));
   }
-  if (frame.stride < frame.width * 4 ||
-      frame.rgba.size() < static_cast<size_t>(frame.stride) * static_cast<size_t>(frame.height)) {
+  const Yuv420Picture* planes = frame.yuv420.get();
+  if (planes != nullptr && (planes->width != frame.width || planes->height != frame.height)) {
+    return absl::InternalError(absl::StrFormat("video frame %dx%d carries a %dx%d yuv420p picture", frame.width,
+                                               frame.height, planes->width, planes->height));
+  }
+  if (planes == nullptr &&
+      (frame.stride < frame.width * 4 ||
+       frame.rgba.size() < static_cast<size_t>(frame.stride) * static_cast<size_t>(frame.height))) {
     return absl::InternalError(absl::StrFormat(
         "video frame %dx%d has stride %d and %d bytes: too small for RGBA", frame.width, frame.height,
         frame.stride, frame.rgba.size()));
@@ -130,9 +137,17 @@ absl::Status VideoEncoder::Encode(const VideoFrame& frame, int64_t frame_index, 
   // writable again at once; make_writable only copies if libavcodec kept a reference.
   int err = av_frame_make_writable(yuv_.get());
   if (err < 0) return AvError(err, "preparing a yuv420p frame");
-  converter_.Convert(frame.rgba.data(), frame.stride, frame.width, frame.height,
-                     {yuv_->data[0], yuv_->linesize[0], yuv_->data[1], yuv_->linesize[1], yuv_->data[2],
-                      yuv_->linesize[2]});
+  if (planes != nullptr) {  // converted already (the CUDA renderer): copy the planes
+    av_image_copy_plane(yuv_->data[0], yuv_->linesize[0], planes->y, planes->y_stride, frame.width, frame.height);
+    av_image_copy_plane(yuv_->data[1], yuv_->linesize[1], planes->u, planes->u_stride, frame.width / 2,
+                        frame.height / 2);
+    av_image_copy_plane(yuv_->data[2], yuv_->linesize[2], planes->v, planes->v_stride, frame.width / 2,
+                        frame.height / 2);
+  } else {
+    converter_.Convert(frame.rgba.data(), frame.stride, frame.width, frame.height,
+                       {yuv_->data[0], yuv_->linesize[0], yuv_->data[1], yuv_->linesize[1], yuv_->data[2],
+                        yuv_->linesize[2]});
+  }
   convert_seconds_ += SecondsSince(convert_start);
 
   yuv_->pts = frame_index;

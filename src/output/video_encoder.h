@@ -28,7 +28,9 @@ class VideoEncoder {
 
   // Converts `frame` (RGBA8 premultiplied; alpha is ignored, so non-opaque
   // pixels come out as if composited over black) to yuv420p BT.709 limited
-  // range and encodes it with pts = frame_index. Indices must increase.
+  // range and encodes it with pts = frame_index. Indices must increase. A frame
+  // that carries its yuv420p picture (frame.yuv420, made on the GPU) is not
+  // converted: its planes are copied.
   absl::Status Encode(const VideoFrame& frame, int64_t frame_index, PacketSink sink);
   // Makes the next encoded frame a keyframe (IDR), for a live output that
   // reconnected and must start its new connection decodable.
