@@ -2,8 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -11,20 +14,24 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "output/audio_encoder.h"
 #include "output/output_set.h"
 #include "output/read_back.h"
 #include "output/test_util.h"
+#include "output/video_encoder.h"
 
 namespace lingcast {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 using testing_util::MakeFrame;
 using testing_util::MakeTone;
 using testing_util::ReadBackAll;
 using testing_util::ReadPacket;
 using testing_util::ScratchDir;
+using testing_util::StatusIs;
 
 constexpr int kInputRate = 22050;
 
@@ -292,12 +299,54 @@ TEST(HlsOutputTest, AContinuedPlaylistNamingAFileOutsideIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir.File("hls/video_00000.ts")));
 }
 
-TEST(HlsOutputTest, BadSegmentLengthIsNamed) {
-  ScratchDir dir;
-  OutputSetOptions options;
-  options.hls_segment_seconds = 0;
-  const absl::Status status = WriteStream({"hls:" + dir.File("hls")}, options, 1.0);
-  EXPECT_THAT(status.message(), HasSubstr("--hls-segment 0"));
+// Lengths that are no number, no length, or would overflow the microsecond
+// timeline: each is refused by name before anything is converted or written.
+const std::vector<std::pair<double, std::string>> kBadSegmentLengths = {
+    {std::nan(""), "nan"},   {std::numeric_limits<double>::infinity(), "inf"},
+    {0, "0"},                {-2, "-2"},
+    {1e30, "1e+30"},         {-std::numeric_limits<double>::infinity(), "-inf"},
+    {0.001, "0.001"},        {kMaxHlsSegmentSeconds + 1, "3601"},
+};
+
+TEST(HlsOutputTest, BadSegmentLengthIsNamedAndNothingIsWritten) {
+  for (const auto& [seconds, shown] : kBadSegmentLengths) {
+    SCOPED_TRACE(shown);
+    ScratchDir dir;
+    OutputSetOptions options;
+    options.hls_segment_seconds = seconds;
+    // With an MP4 beside it: the whole set is refused, not only its HLS output.
+    const absl::Status status =
+        WriteStream({"hls:" + dir.File("hls"), dir.File("beside.mp4")}, options, 1.0);
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("HLS segment length " + shown + " s")));
+    EXPECT_THAT(status.message(), HasSubstr("from 0.1 to 3600"));
+    EXPECT_THAT(dir.Entries(), IsEmpty()) << "nothing is written";
+  }
+}
+
+TEST(HlsOutputTest, OutputAloneRefusesABadSegmentLength) {
+  auto video = VideoEncoder::Create(SmallVideo());
+  ASSERT_OK(video);
+  auto audio = AudioEncoder::Create(SpeechAudio());
+  ASSERT_OK(audio);
+  for (const auto& [seconds, shown] : kBadSegmentLengths) {
+    SCOPED_TRACE(shown);
+    ScratchDir dir;
+    HlsOptions options;
+    options.segment_seconds = seconds;
+    std::unique_ptr<OutputSink> sink = OpenHlsOutput(*ParseOutputSpec("hls:" + dir.File("hls")),
+                                                     (*video)->codec_context(), (*audio)->codec_context(), options);
+    ASSERT_TRUE(sink->failed());
+    EXPECT_EQ(sink->stats().error_code, absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(sink->stats().error, HasSubstr("HLS segment length " + shown + " s"));
+    EXPECT_THAT(dir.Entries(), IsEmpty()) << "nothing is written";
+  }
+}
+
+TEST(HlsOutputTest, SegmentLengthBoundsAreAccepted) {
+  EXPECT_OK(CheckHlsSegmentSeconds(kMinHlsSegmentSeconds));
+  EXPECT_OK(CheckHlsSegmentSeconds(kMaxHlsSegmentSeconds));
+  EXPECT_OK(CheckHlsSegmentSeconds(2.0));
 }
 
 TEST(HlsOutputTest, Formats) {
