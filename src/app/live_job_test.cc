@@ -460,7 +460,8 @@ TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   LiveOptions options = Options();
   options.translation.control_path = dir_.File("control.txt");
   options.translation.corrections_path = dir_.File("corrections.tsv");
-  std::ofstream(options.translation.control_path) << "line 4 = 点击下面的链接马上买\nline 2 = 不是这一行\nline 99 = 没有\nterm x = y\n";
+  std::ofstream(options.translation.control_path)
+      << "line 4 = 点击下面的链接马上买\nline 2 = 不是这一行\nline 99 = 没有\nterm x = y\nvideo 1281x720\n";
   const std::string pcm =
       HostPcm({{"Click the link below to buy it now."}, {"Thank you all for watching the show tonight."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
@@ -472,6 +473,9 @@ TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   // Line 99 does not exist and a term needs a glossary: counted, the show goes on.
   EXPECT_EQ((*report)["summary"]["corrections_applied"], 2);
   EXPECT_EQ((*report)["summary"]["corrections_rejected"], 2);
+  // A bad `video` line is no correction: the playout's warning, the picture unchanged.
+  EXPECT_EQ((*report)["summary"]["warnings"]["playout"], 1);
+  EXPECT_EQ((*report)["summary"]["video_switches"], 0);
   std::ifstream kept(options.translation.corrections_path);
   std::stringstream kept_text;
   kept_text << kept.rdbuf();

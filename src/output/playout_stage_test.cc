@@ -91,7 +91,7 @@ class PlayoutStageTest : public ::testing::Test {
   SystemClock clock_;  // the outputs' (for live pacing); the stage runs on the harness's simulated clock
   std::unique_ptr<OutputSet> outputs_;
   LiveMonitor monitor_;
-  std::vector<VideoChange> video_changes_;
+  std::vector<absl::StatusOr<VideoChange>> video_changes_;
   bool refuse_pictures_ = false;
 };
 
@@ -392,6 +392,32 @@ TEST_F(PlayoutStageTest, AVideoSwitchThatCannotApplyChangesNothing) {
   ASSERT_OK(read);
   testing_util::ExpectPictures(*read->Find(AVMEDIA_TYPE_VIDEO), INT64_MAX, {160, 90}, {160, 90},
                                static_cast<size_t>(monitor_.counters().frames), 0, "mp4");
+}
+
+// A `video` control line that was no valid command reaches the playout as
+// its reason: a warning naming it, while a good change beside it applies.
+TEST_F(PlayoutStageTest, ABadVideoCommandIsAWarningAndTheChangesBesideItApply) {
+  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, "", /*switchable=*/true));
+  auto feed = h.Feed(h.stage().in);
+  ASSERT_OK(h.Open());
+  feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
+  feed.End();
+  ASSERT_OK(h.Step());
+  video_changes_.push_back(absl::InvalidArgumentError("bad video command at ctl:3: \"video 1281x720\": odd"));
+  video_changes_.push_back(VideoChange{320, 180, 0});
+  ASSERT_OK(h.Step());
+  const std::vector<BusMessage> warnings = Warnings(h.bus());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(warnings[0].status.message(), "bad video command at ctl:3: \"video 1281x720\": odd");
+  EXPECT_EQ(monitor_.counters().video_switches, 1);
+  EXPECT_EQ(outputs_->video_options().width, 320);
+
+  video_changes_.push_back(absl::InvalidArgumentError("bad video command at ctl:4: \"video @0\": no"));
+  ASSERT_OK(h.RunUntilFinished());
+  ASSERT_EQ(Warnings(h.bus()).size(), 1u);
+  EXPECT_EQ(monitor_.counters().video_switches, 1) << "a bad command alone changes nothing";
+  EXPECT_EQ(outputs_->video_options().width, 320);
 }
 
 }  // namespace
