@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "app/degradation_report.h"
 
 namespace lingcast {
 
@@ -96,12 +97,8 @@ int LiveWatchdog::level() const {
 
 nlohmann::json LiveWatchdog::Report() const {
   absl::MutexLock lock(&mu_);
-  nlohmann::json taken = nlohmann::json::object();
-  nlohmann::json given_back = nlohmann::json::object();
-  for (int rung = 1; rung < kDegradationRungs; ++rung) {
-    taken[std::string(DegradationRungName(rung))] = ladder_.taken()[rung - 1];
-    given_back[std::string(DegradationRungName(rung))] = ladder_.given_back()[rung - 1];
-  }
+  // A session's rungs end at the voice; the fourth is the server's.
+  nlohmann::json report = RungCounts(ladder_, static_cast<int>(DegradationRung::kLighterVoice));
   nlohmann::json changes = nlohmann::json::array();
   for (const DegradationChange& c : ladder_.recent_changes()) {
     changes.push_back({{"at_ms", c.at.micros() / 1000},
@@ -109,13 +106,12 @@ nlohmann::json LiveWatchdog::Report() const {
                        {"to", DegradationRungName(c.to)},
                        {"reason", c.reason}});
   }
-  return {{"level", applied_},
-          {"rung", DegradationRungName(applied_)},
-          {"deepest", DegradationRungName(deepest_)},
-          {"floor", floor_},
-          {"taken", std::move(taken)},
-          {"given_back", std::move(given_back)},
-          {"changes", std::move(changes)}};
+  report["level"] = applied_;
+  report["rung"] = DegradationRungName(applied_);
+  report["deepest"] = DegradationRungName(deepest_);
+  report["floor"] = floor_;
+  report["changes"] = std::move(changes);
+  return report;
 }
 
 VideoFormat LowerVideoRung::Lowered(const VideoFormat& now) {
