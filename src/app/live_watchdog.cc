@@ -48,9 +48,11 @@ void LiveWatchdog::Watch() {
 
 void LiveWatchdog::OnOutputTick(const LiveCounters& counters) {
   const MediaTime now = counters.output_time;
+  // Every frame comes here, a look is due once a second: no lock until then.
+  if (now.micros() < next_look_us_.load(std::memory_order_relaxed)) return;
   absl::MutexLock lock(&mu_);
-  if (next_look_ && now < *next_look_) return;
-  next_look_ = now + kLookEvery;
+  if (now.micros() < next_look_us_.load(std::memory_order_relaxed)) return;  // another tick looked
+  next_look_us_.store((now + kLookEvery).micros(), std::memory_order_relaxed);
   const std::optional<DegradationChange> change = ladder_.Observe(now, source_(counters));
   const int level = std::max(ladder_.level(), floor_);
   if (level == applied_) return;
