@@ -26,38 +26,18 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using testing_util::ReadFile;
 using testing_util::MakeFrame;
 using testing_util::MakeTone;
+using testing_util::OpenOutputs;
+using testing_util::QuickVideo;
 using testing_util::ReadBackAll;
 using testing_util::ReadPacket;
 using testing_util::ScratchDir;
+using testing_util::SpeechAudio;
 using testing_util::StatusIs;
 
-constexpr int kInputRate = 22050;
-
-VideoEncoderOptions SmallVideo() {
-  VideoEncoderOptions video;
-  video.width = 160;
-  video.height = 90;
-  video.fps_num = 30;
-  video.preset = "ultrafast";
-  video.keyframe_interval_s = 1.0;
-  video.threads = 1;
-  return video;
-}
-
-AudioEncoderOptions SpeechAudio() {
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = kInputRate;
-  return audio;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+constexpr int kInputRate = 22050;  // SpeechAudio()'s
 
 int CountOf(const std::string& text, const std::string& needle) {
   int count = 0;
@@ -78,10 +58,8 @@ absl::Status Feed(OutputSet& set, double seconds, int64_t first_frame = 0) {
 
 // Writes `seconds` with two cues into hls:DIR (plus any other outputs).
 absl::Status WriteStream(const std::vector<std::string>& outs, const OutputSetOptions& options, double seconds) {
-  std::vector<OutputSpec> specs;
-  for (const std::string& out : outs) specs.push_back(*ParseOutputSpec(out));
   SystemClock clock;
-  auto set = OutputSet::Open(specs, SmallVideo(), SpeechAudio(), options, clock);
+  auto set = OpenOutputs(outs, QuickVideo(), SpeechAudio(), options, clock);
   if (!set.ok()) return set.status();
   absl::Status status = (*set)->AddSubtitle(MediaTime::Millis(500), MediaTime::Millis(2500), {"你好，世界", "Hello, world"});
   if (status.ok()) status = (*set)->AddSubtitle(MediaTime::Millis(3000), MediaTime::Millis(3900), {"再见"});
@@ -267,7 +245,7 @@ TEST(HlsOutputTest, ADirectorySwappedForALinkMidShowIsNotFollowed) {
   options.hls_segment_seconds = 1.0;
   options.hls_window_segments = 2;
   SystemClock clock;
-  auto set = OutputSet::Open({*ParseOutputSpec("hls:" + dir.File("hls"))}, SmallVideo(), SpeechAudio(), options, clock);
+  auto set = OpenOutputs({"hls:" + dir.File("hls")}, QuickVideo(), SpeechAudio(), options, clock);
   ASSERT_OK(set);
   ASSERT_OK(Feed(**set, 1.5));
   std::filesystem::rename(dir.File("hls"), dir.File("moved"));
@@ -325,7 +303,7 @@ TEST(HlsOutputTest, BadSegmentLengthIsNamedAndNothingIsWritten) {
 }
 
 TEST(HlsOutputTest, OutputAloneRefusesABadSegmentLength) {
-  auto video = VideoEncoder::Create(SmallVideo());
+  auto video = VideoEncoder::Create(QuickVideo());
   ASSERT_OK(video);
   auto audio = AudioEncoder::Create(SpeechAudio());
   ASSERT_OK(audio);
