@@ -86,6 +86,17 @@ class PlayoutStageTest : public ::testing::Test {
                                           *outputs_, monitor_);
   }
 
+  // A switchable stage into path_ saying one line of 0.5 s, after its first frame.
+  std::unique_ptr<StageHarness<PlayoutStage>> SwitchableShowAfterOneFrame() {
+    auto h = std::make_unique<StageHarness<PlayoutStage>>(MakeStage(/*simulated=*/true, "", /*switchable=*/true));
+    auto feed = h->Feed(h->stage().in);
+    EXPECT_OK(h->Open());
+    feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
+    feed.End();
+    EXPECT_OK(h->Step());
+    return h;
+  }
+
   ScratchDir dir_;
   const std::string path_ = dir_.File("show.mp4");
   SystemClock clock_;  // the outputs' (for live pacing); the stage runs on the harness's simulated clock
@@ -369,12 +380,8 @@ TEST_F(PlayoutStageTest, AVideoSwitchTakesEffectAtTheNextFrameWithoutAnAudioGap)
 // A switch whose picture cannot be made is a warning: the picture, the cadence
 // and the outputs stay as they were. Asking for what is on air changes nothing.
 TEST_F(PlayoutStageTest, AVideoSwitchThatCannotApplyChangesNothing) {
-  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, "", /*switchable=*/true));
-  auto feed = h.Feed(h.stage().in);
-  ASSERT_OK(h.Open());
-  feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
-  feed.End();
-  ASSERT_OK(h.Step());
+  std::unique_ptr<StageHarness<PlayoutStage>> show = SwitchableShowAfterOneFrame();
+  StageHarness<PlayoutStage>& h = *show;
   refuse_pictures_ = true;
   video_changes_.push_back(VideoChange{320, 180, 20});
   ASSERT_OK(h.Step());
@@ -397,12 +404,8 @@ TEST_F(PlayoutStageTest, AVideoSwitchThatCannotApplyChangesNothing) {
 // A `video` control line that was no valid command reaches the playout as
 // its reason: a warning naming it, while a good change beside it applies.
 TEST_F(PlayoutStageTest, ABadVideoCommandIsAWarningAndTheChangesBesideItApply) {
-  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, "", /*switchable=*/true));
-  auto feed = h.Feed(h.stage().in);
-  ASSERT_OK(h.Open());
-  feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
-  feed.End();
-  ASSERT_OK(h.Step());
+  std::unique_ptr<StageHarness<PlayoutStage>> show = SwitchableShowAfterOneFrame();
+  StageHarness<PlayoutStage>& h = *show;
   video_changes_.push_back(absl::InvalidArgumentError("bad video command at ctl:3: \"video 1281x720\": odd"));
   video_changes_.push_back(VideoChange{320, 180, 0});
   ASSERT_OK(h.Step());
