@@ -22,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "audio/audio_decoder.h"
 #include "audio/resampler.h"
+#include "audio/test_audio.h"
 #include "audio/vad.h"
 
 namespace lingcast {
@@ -48,23 +49,7 @@ void WriteWavS16(const std::string& path, int rate, int channels, const std::vec
       data.push_back(static_cast<char>((v >> 8) & 0xff));
     }
   }
-  auto le = [](std::string& out, uint32_t value, int bytes) {
-    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  };
-  std::string header = "RIFF";
-  le(header, static_cast<uint32_t>(36 + data.size()), 4);
-  header += "WAVEfmt ";
-  le(header, 16, 4);
-  le(header, 1, 2);
-  le(header, static_cast<uint32_t>(channels), 2);
-  le(header, static_cast<uint32_t>(rate), 4);
-  le(header, static_cast<uint32_t>(rate * channels * 2), 4);
-  le(header, static_cast<uint32_t>(channels * 2), 2);
-  le(header, 16, 2);
-  header += "data";
-  le(header, static_cast<uint32_t>(data.size()), 4);
-  std::ofstream out(path, std::ios::binary);
-  out << header << data;
+  std::ofstream(path, std::ios::binary) << lingcast::testing::RawWavBytes(1, rate, channels, 16, data);
 }
 
 struct Result {

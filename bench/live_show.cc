@@ -8,6 +8,7 @@
 
 #include "app/studio.h"
 #include "audio/resampler.h"
+#include "audio/test_audio.h"
 #include "core/status.h"
 #include "tts/espeak_engine.h"
 
@@ -102,23 +103,10 @@ absl::Status WriteHost(const std::string& path, int repeats, const ShowSpec& spe
   std::vector<int16_t> all;
   for (int i = 0; i < repeats; ++i) all.insert(all.end(), once.begin(), once.end());
   // A canonical 16-bit mono WAV.
+  const std::string wav = lingcast::testing::RawWavBytes(
+      1, 16000, 1, 16, std::string_view(reinterpret_cast<const char*>(all.data()), all.size() * sizeof(int16_t)));
   std::ofstream out(path, std::ios::binary);
-  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
-  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
-  const uint32_t bytes = static_cast<uint32_t>(all.size() * 2);
-  out.write("RIFF", 4);
-  u32(36 + bytes);
-  out.write("WAVEfmt ", 8);
-  u32(16);
-  u16(1);
-  u16(1);
-  u32(16000);
-  u32(32000);
-  u16(2);
-  u16(16);
-  out.write("data", 4);
-  u32(bytes);
-  out.write(reinterpret_cast<const char*>(all.data()), bytes);
+  out.write(wav.data(), static_cast<std::streamsize>(wav.size()));
   return out ? absl::OkStatus() : absl::InternalError("cannot write " + path);
 }
 

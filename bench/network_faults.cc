@@ -50,6 +50,7 @@ namespace lingcast {
 namespace {
 
 using testing_util::LinkFaults;
+using testing_util::NoiseVideo;
 using testing_util::RtmpTestServer;
 using SteadyClock = std::chrono::steady_clock;
 
@@ -65,7 +66,7 @@ struct Options {
 bool g_verbose = false;
 
 constexpr int kSpeechRate = 22050;
-constexpr int kFps = 30;
+constexpr int kFps = 30;  // NoiseVideo()'s
 
 struct Row {
   std::string name, path;
@@ -98,24 +99,7 @@ double RssMb() {
   return 0;
 }
 
-VideoEncoderOptions NoiseVideo(int64_t bitrate) {
-  VideoEncoderOptions video;
-  video.width = 320;
-  video.height = 180;
-  video.fps_num = kFps;
-  video.preset = "ultrafast";
-  video.tune = "zerolatency";
-  video.keyframe_interval_s = 1.0;
-  video.threads = 1;
-  video.bitrate = bitrate;
-  return video;
-}
-
-AudioEncoderOptions Speech() {
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = kSpeechRate;
-  return audio;
-}
+AudioEncoderOptions Speech() { return testing_util::SpeechAudio(kSpeechRate); }
 
 struct WireLog {
   std::mutex mu;
@@ -195,6 +179,30 @@ PushResult Push(const std::string& url, const VideoEncoderOptions& video, double
   result.stats = (*set)->stats();
   return result;
 }
+
+// Noise frames and their audio into `set` at real time from the first call
+// on; a write that fails (the output is down) is counted by the set, not here.
+class PacedFrames {
+ public:
+  PacedFrames(OutputSet& set, const VideoEncoderOptions& video, Clock& clock)
+      : set_(set), video_(video), clock_(clock), tone_(testing_util::MakeTone(1.0 / kFps, kSpeechRate)),
+        start_(clock.Now()) {}
+  void operator()(double seconds) {
+    for (int64_t end = next_ + static_cast<int64_t>(seconds * kFps); next_ < end; ++next_) {
+      clock_.SleepUntil(start_ + MediaTime::FromFrameIndex(next_, kFps));
+      (void)set_.WriteAudio(tone_);
+      (void)set_.WriteVideo(testing_util::MakeNoiseFrame(video_.width, video_.height, next_ % 90), next_);
+    }
+  }
+
+ private:
+  OutputSet& set_;
+  const VideoEncoderOptions video_;
+  Clock& clock_;
+  const AudioBuffer tone_;
+  const MediaTime start_;
+  int64_t next_ = 0;
+};
 
 Row RowFrom(const std::string& name, const std::string& path, const PushResult& push, WireLog& wire) {
   Row row;
@@ -340,6 +348,26 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
+double Max(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+// The row of a restart scenario: how soon the output was back after its
+// server, whether each connection started at a keyframe (`keyframe_detail`
+// adds to the count), and what the set dropped, queued and stepped.
+Row RestartRow(const std::string& name, const std::string& path, const std::vector<double>& to_connected,
+               WireLog& wire, const OutputSetStats& stats, const std::string& keyframe_detail) {
+  Row row;
+  row.name = name;
+  row.path = path;
+  row.reconnect = absl::StrFormat("%.2f/%.2f", Percentile(to_connected, 0.5), Max(to_connected));
+  const auto [good, all] = wire.KeyframeFirst();
+  row.keyframe_first = absl::StrCat(good == all ? "yes" : "no", " (", good, "/", all, keyframe_detail, ")");
+  row.video_dropped = stats.outputs[0].dropped_video_frames;
+  row.max_queue_bytes = stats.outputs[0].max_send_buffer_bytes;
+  row.max_queue_packets = stats.outputs[0].max_send_buffer_packets;
+  row.steps = absl::StrCat(stats.bitrate_steps_down, "/", stats.bitrate_steps_up);
+  return row;
+}
+
 void KillRestart(RtmpTestServer& server, int cycles, int down_ms) {
   WireLog wire;
   SystemClock clock;
@@ -354,16 +382,7 @@ void KillRestart(RtmpTestServer& server, int cycles, int down_ms) {
                          std::string(set.status().message())});
     return;
   }
-  const AudioBuffer tone = testing_util::MakeTone(1.0 / kFps, kSpeechRate);
-  const MediaTime start = clock.Now();
-  int64_t next = 0;
-  auto frames = [&](double seconds) {
-    for (int64_t end = next + static_cast<int64_t>(seconds * kFps); next < end; ++next) {
-      clock.SleepUntil(start + MediaTime::FromFrameIndex(next, kFps));
-      (void)(*set)->WriteAudio(tone);
-      (void)(*set)->WriteVideo(testing_util::MakeNoiseFrame(video.width, video.height, next % 90), next);
-    }
-  };
+  PacedFrames frames(**set, video, clock);
   auto state = [&] { return (*set)->stats().outputs[0]; };
   frames(2.0);
   const int fds_before = CountEntries("/proc/self/fd");
@@ -433,24 +452,13 @@ void KillRestart(RtmpTestServer& server, int cycles, int down_ms) {
     }
   }
 
-  Row row;
-  row.name = absl::StrCat("RTMP kill -9 x", cycles);
-  row.path = absl::StrCat("nginx, down 0 / ", down_ms, " ms");
-  row.reconnect = absl::StrFormat("%.2f/%.2f", Percentile(to_connected, 0.5),
-                                  to_connected.empty() ? 0 : *std::max_element(to_connected.begin(), to_connected.end()));
-  const auto [good, all] = wire.KeyframeFirst();
-  row.keyframe_first = absl::StrCat(good == all ? "yes" : "no", " (", good, "/", all, "; files ", files_key_first, "/",
-                                    files, ")");
+  Row row = RestartRow(absl::StrCat("RTMP kill -9 x", cycles), absl::StrCat("nginx, down 0 / ", down_ms, " ms"),
+                       to_connected, wire, stats, absl::StrCat("; files ", files_key_first, "/", files));
   row.audio_lost = audio_gaps;  // gaps inside a connection's recording
-  row.video_dropped = stats.outputs[0].dropped_video_frames;
-  row.max_queue_bytes = stats.outputs[0].max_send_buffer_bytes;
-  row.max_queue_packets = stats.outputs[0].max_send_buffer_packets;
-  row.steps = absl::StrCat(stats.bitrate_steps_down, "/", stats.bitrate_steps_up);
   row.notes = absl::StrFormat(
       "first packet %.2f/%.2f s after back; reconnects %d, failed cycles %d; fds %d->%d (closed %d, open %d), "
       "threads %d->%d (closed %d, open %d), RSS %.1f->%.1f MB%s",
-      Percentile(to_first_packet, 0.5),
-      to_first_packet.empty() ? 0 : *std::max_element(to_first_packet.begin(), to_first_packet.end()),
+      Percentile(to_first_packet, 0.5), Max(to_first_packet),
       static_cast<int>(stats.outputs[0].reconnects), failed_cycles, fds_before, fds_after, fds_closed, fds_open,
       threads_before, threads_after, threads_closed, threads_open, rss_before, rss_after,
       finished.ok() ? "" : absl::StrCat("; finish: ", finished.message()).c_str());
@@ -479,16 +487,7 @@ void SrtRestart(int cycles, int down_ms) {
     g_rows.push_back(Row{name, "-", "-", "-", 0, 0, 0, 0, "-", std::string(set.status().message())});
     return;
   }
-  const AudioBuffer tone = testing_util::MakeTone(1.0 / kFps, kSpeechRate);
-  const MediaTime start = clock.Now();
-  int64_t next = 0;
-  auto frames = [&](double seconds) {
-    for (int64_t end = next + static_cast<int64_t>(seconds * kFps); next < end; ++next) {
-      clock.SleepUntil(start + MediaTime::FromFrameIndex(next, kFps));
-      (void)(*set)->WriteAudio(tone);
-      (void)(*set)->WriteVideo(testing_util::MakeNoiseFrame(video.width, video.height, next % 90), next);
-    }
-  };
+  PacedFrames frames(**set, video, clock);
   auto state = [&] { return (*set)->stats().outputs[0]; };
   frames(2.0);
   std::vector<double> to_connected, noticed;
@@ -526,20 +525,10 @@ void SrtRestart(int cycles, int down_ms) {
   }
   const absl::Status finished = (*set)->Finish();
   const OutputSetStats stats = (*set)->stats();
-  Row row;
-  row.name = name;
-  row.path = absl::StrCat("libsrt listener, down 0 / ", down_ms, " ms");
-  row.reconnect = absl::StrFormat("%.2f/%.2f", Percentile(to_connected, 0.5),
-                                  to_connected.empty() ? 0 : *std::max_element(to_connected.begin(), to_connected.end()));
-  const auto [good, all] = wire.KeyframeFirst();
-  row.keyframe_first = absl::StrCat(good == all ? "yes" : "no", " (", good, "/", all, ")");
-  row.video_dropped = stats.outputs[0].dropped_video_frames;
-  row.max_queue_bytes = stats.outputs[0].max_send_buffer_bytes;
-  row.max_queue_packets = stats.outputs[0].max_send_buffer_packets;
-  row.steps = absl::StrCat(stats.bitrate_steps_down, "/", stats.bitrate_steps_up);
+  Row row = RestartRow(name, absl::StrCat("libsrt listener, down 0 / ", down_ms, " ms"), to_connected, wire, stats,
+                       "");
   row.notes = absl::StrFormat("loss noticed %.2f/%.2f s after the listener closed; reconnects %d, failed cycles %d%s",
-                              Percentile(noticed, 0.5),
-                              noticed.empty() ? 0 : *std::max_element(noticed.begin(), noticed.end()),
+                              Percentile(noticed, 0.5), Max(noticed),
                               static_cast<int>(stats.outputs[0].reconnects), failed_cycles,
                               finished.ok() ? "" : absl::StrCat("; finish: ", finished.message()).c_str());
   g_rows.push_back(row);

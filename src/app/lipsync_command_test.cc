@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
+#include "audio/test_audio.h"
 #include "core/scratch_dir.h"
 #include "core/status_matchers.h"
 #include "nlohmann/json.hpp"
@@ -70,30 +71,9 @@ TEST(LipsyncFormatTest, JsonLayout) {
   EXPECT_EQ(parsed["mouthCues"].size(), 3u);
 }
 
-// A WAV of 16-bit mono samples, written by hand.
+// A WAV of 16-bit mono samples.
 void WriteWav(const std::string& path, const std::vector<float>& samples, int rate = 16000) {
-  std::string data;
-  for (float s : samples) {
-    const auto v = static_cast<int16_t>(s * 32767.0f);
-    data.push_back(static_cast<char>(v & 0xff));
-    data.push_back(static_cast<char>((v >> 8) & 0xff));
-  }
-  auto le = [](std::string& out, uint32_t value, int bytes) {
-    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  };
-  std::string wav = "RIFF";
-  le(wav, static_cast<uint32_t>(36 + data.size()), 4);
-  wav += "WAVEfmt ";
-  le(wav, 16, 4);
-  le(wav, 1, 2);
-  le(wav, 1, 2);
-  le(wav, static_cast<uint32_t>(rate), 4);
-  le(wav, static_cast<uint32_t>(rate * 2), 4);
-  le(wav, 2, 2);
-  le(wav, 16, 2);
-  wav += "data";
-  le(wav, static_cast<uint32_t>(data.size()), 4);
-  std::ofstream(path, std::ios::binary) << wav << data;
+  lingcast::testing::WriteFile(path, lingcast::testing::WavBytes(lingcast::testing::WavEncoding::kS16, rate, 1, samples));
 }
 
 // A vowel-like buzz: a 120 Hz pulse train through two resonances, with

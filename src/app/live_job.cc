@@ -453,7 +453,8 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
   if (options.watchdog.enabled && !parts.records_mp4) graph->lower_video = std::make_unique<LowerVideoRung>();
   if (parts.control != nullptr || graph->lower_video != nullptr) {
     playout_options.take_video_changes = [control = parts.control.get(), lower = graph->lower_video.get()] {
-      std::vector<VideoChange> changes = control != nullptr ? control->TakeVideoChanges() : std::vector<VideoChange>{};
+      std::vector<absl::StatusOr<VideoChange>> changes =
+          control != nullptr ? control->TakeVideoChanges() : std::vector<absl::StatusOr<VideoChange>>{};
       if (lower != nullptr) {
         for (VideoChange& change : lower->TakeChanges()) changes.push_back(change);
       }

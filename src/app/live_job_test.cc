@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "audio/audio_decoder.h"
 #include "audio/resampler.h"
+#include "audio/test_audio.h"
 #include "compose/geometry.h"
 #include "compose/media_background.h"
 #include "core/scratch_dir.h"
@@ -460,7 +461,8 @@ TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   LiveOptions options = Options();
   options.translation.control_path = dir_.File("control.txt");
   options.translation.corrections_path = dir_.File("corrections.tsv");
-  std::ofstream(options.translation.control_path) << "line 4 = 点击下面的链接马上买\nline 2 = 不是这一行\nline 99 = 没有\nterm x = y\n";
+  std::ofstream(options.translation.control_path)
+      << "line 4 = 点击下面的链接马上买\nline 2 = 不是这一行\nline 99 = 没有\nterm x = y\nvideo 1281x720\n";
   const std::string pcm =
       HostPcm({{"Click the link below to buy it now."}, {"Thank you all for watching the show tonight."}});
   absl::StatusOr<nlohmann::json> report = Run(options, pcm);
@@ -472,6 +474,9 @@ TEST_F(LiveJobTest, OperatorCorrectionsApplyAndAreKeptForTheNextShow) {
   // Line 99 does not exist and a term needs a glossary: counted, the show goes on.
   EXPECT_EQ((*report)["summary"]["corrections_applied"], 2);
   EXPECT_EQ((*report)["summary"]["corrections_rejected"], 2);
+  // A bad `video` line is no correction: the playout's warning, the picture unchanged.
+  EXPECT_EQ((*report)["summary"]["warnings"]["playout"], 1);
+  EXPECT_EQ((*report)["summary"]["video_switches"], 0);
   std::ifstream kept(options.translation.corrections_path);
   std::stringstream kept_text;
   kept_text << kept.rdbuf();
@@ -643,24 +648,9 @@ TEST_F(LiveJobTest, TheLookTakesTheSameFlagsAsRender) {
   }
 }
 
-// A WAV file: `format` 1 (integer PCM) or 3 (float), any rate, channels and width.
+// A WAV file: `format` 1 (integer PCM), 3 (float) or a tag no decoder knows; any rate, channels and width.
 void WriteWav(const std::string& path, int format, int rate, int channels, int bits, const std::string& data) {
-  std::ofstream out(path, std::ios::binary);
-  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
-  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
-  out.write("RIFF", 4);
-  u32(static_cast<uint32_t>(36 + data.size()));
-  out.write("WAVEfmt ", 8);
-  u32(16);
-  u16(static_cast<uint16_t>(format));
-  u16(static_cast<uint16_t>(channels));
-  u32(static_cast<uint32_t>(rate));
-  u32(static_cast<uint32_t>(rate * channels * bits / 8));
-  u16(static_cast<uint16_t>(channels * bits / 8));
-  u16(static_cast<uint16_t>(bits));
-  out.write("data", 4);
-  u32(static_cast<uint32_t>(data.size()));
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  lingcast::testing::WriteFile(path, lingcast::testing::RawWavBytes(format, rate, channels, bits, data));
 }
 
 TEST_F(LiveJobTest, AnotherSampleFormatIsConvertedAndAnUnknownCodecIsNamed) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "app/live_options.h"
+#include "app/live_watchdog.h"
 #include "app/translation_setup.h"
 #include "core/scratch_dir.h"
 #include "core/status.h"
@@ -33,6 +34,27 @@ LiveOptions Valid() {
   options.input.path = "host.wav";
   options.outputs.destinations = {"out.mp4"};
   return options;
+}
+
+// The watchdog sees every output frame and reads the pressure once a second
+// of output: the frames between two looks read nothing.
+TEST(LiveWatchdogTest, LooksOnceASecondOfOutput) {
+  absl::StatusOr<DegradationLadder> ladder = DegradationLadder::Create(PressureLimits{});
+  ASSERT_OK(ladder);
+  std::vector<MediaTime> looks;
+  Logger logger(LogLevel::kOff);
+  LiveMonitor monitor;
+  LiveWatchdog watchdog(*std::move(ladder), {}, [&](const LiveCounters& counters) {
+    looks.push_back(counters.output_time);
+    return PressureReading{};
+  }, logger, monitor);
+  for (int64_t frame = 0; frame < 90; ++frame) {  // 3 s at 30 fps
+    LiveCounters counters;
+    counters.output_time = MediaTime::FromFrameIndex(frame, 30);
+    watchdog.OnOutputTick(counters);
+  }
+  EXPECT_EQ(looks, (std::vector<MediaTime>{MediaTime::Zero(), MediaTime::Seconds(1), MediaTime::Seconds(2)}));
+  EXPECT_EQ(watchdog.level(), 0);
 }
 
 TEST(LiveOptionsTest, DefaultsWithAnInputAndAnOutputAreValid) { EXPECT_OK(ValidateLiveOptions(Valid())); }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "app/degradation_report.h"
 
 namespace lingcast {
 
@@ -47,9 +48,11 @@ void LiveWatchdog::Watch() {
 
 void LiveWatchdog::OnOutputTick(const LiveCounters& counters) {
   const MediaTime now = counters.output_time;
+  // Every frame comes here, a look is due once a second: no lock until then.
+  if (now.micros() < next_look_us_.load(std::memory_order_relaxed)) return;
   absl::MutexLock lock(&mu_);
-  if (next_look_ && now < *next_look_) return;
-  next_look_ = now + kLookEvery;
+  if (now.micros() < next_look_us_.load(std::memory_order_relaxed)) return;  // another tick looked
+  next_look_us_.store((now + kLookEvery).micros(), std::memory_order_relaxed);
   const std::optional<DegradationChange> change = ladder_.Observe(now, source_(counters));
   const int level = std::max(ladder_.level(), floor_);
   if (level == applied_) return;
@@ -96,12 +99,8 @@ int LiveWatchdog::level() const {
 
 nlohmann::json LiveWatchdog::Report() const {
   absl::MutexLock lock(&mu_);
-  nlohmann::json taken = nlohmann::json::object();
-  nlohmann::json given_back = nlohmann::json::object();
-  for (int rung = 1; rung < kDegradationRungs; ++rung) {
-    taken[std::string(DegradationRungName(rung))] = ladder_.taken()[rung - 1];
-    given_back[std::string(DegradationRungName(rung))] = ladder_.given_back()[rung - 1];
-  }
+  // A session's rungs end at the voice; the fourth is the server's.
+  nlohmann::json report = RungCounts(ladder_, static_cast<int>(DegradationRung::kLighterVoice));
   nlohmann::json changes = nlohmann::json::array();
   for (const DegradationChange& c : ladder_.recent_changes()) {
     changes.push_back({{"at_ms", c.at.micros() / 1000},
@@ -109,13 +108,12 @@ nlohmann::json LiveWatchdog::Report() const {
                        {"to", DegradationRungName(c.to)},
                        {"reason", c.reason}});
   }
-  return {{"level", applied_},
-          {"rung", DegradationRungName(applied_)},
-          {"deepest", DegradationRungName(deepest_)},
-          {"floor", floor_},
-          {"taken", std::move(taken)},
-          {"given_back", std::move(given_back)},
-          {"changes", std::move(changes)}};
+  report["level"] = applied_;
+  report["rung"] = DegradationRungName(applied_);
+  report["deepest"] = DegradationRungName(deepest_);
+  report["floor"] = floor_;
+  report["changes"] = std::move(changes);
+  return report;
 }
 
 VideoFormat LowerVideoRung::Lowered(const VideoFormat& now) {

@@ -9,7 +9,10 @@
 // (memory of all sessions together) puts every session at least that low.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -44,7 +47,8 @@ class LiveWatchdog {
   // Looks at every output tick of `monitor` from now on (before the show starts).
   void Watch();
 
-  // At every output tick (the monitor's tick observer); looks once a second.
+  // At every output tick (the monitor's tick observer); looks once a second,
+  // and takes no lock between looks.
   void OnOutputTick(const LiveCounters& counters);
   // Readings from `source` from the next look on (app/live_job.h SetPressureSource).
   void SetReadingSource(ReadingSource source);
@@ -65,7 +69,11 @@ class LiveWatchdog {
   mutable absl::Mutex mu_;
   DegradationLadder ladder_ ABSL_GUARDED_BY(mu_);
   ReadingSource source_ ABSL_GUARDED_BY(mu_);
-  std::optional<MediaTime> next_look_ ABSL_GUARDED_BY(mu_);
+  // When the next look is due, in microseconds of output time (the minimum:
+  // the first tick looks). Read at every output frame without the lock, so a
+  // frame between two looks costs one atomic load; written under mu_, and read
+  // again under it before a look, so ticks from two threads look once.
+  std::atomic<int64_t> next_look_us_{std::numeric_limits<int64_t>::min()};
   int floor_ ABSL_GUARDED_BY(mu_) = 0;
   int applied_ ABSL_GUARDED_BY(mu_) = 0;  // the level the show is at (the ladder's or the floor)
   int deepest_ ABSL_GUARDED_BY(mu_) = 0;

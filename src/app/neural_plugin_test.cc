@@ -220,6 +220,7 @@ TEST(NeuralPluginTest, ThePlugInBuiltBesideThisLingcastOffersEveryEngine) {
   EXPECT_THAT(DescribePluginRuntime(*plugin).summary, HasSubstr("libtorch"));
 }
 
+<<<<<<< HEAD
 // A host of minor 0 fills lc_whisper_options up to log_level: the plug-in of
 // minor 1 still takes it (and reads no GPU interval), and refuses anything
 // shorter with one line.
@@ -249,6 +250,31 @@ TEST(NeuralPluginTest, WhisperOptionsOfMinorZeroAreTakenAndShorterOnesRefused) {
   status = lc_status{};
   EXPECT_EQ(table.create_whisper_recognizer(&options, &status), nullptr);
   EXPECT_THAT(std::string(status.message), HasSubstr("lc_whisper_options of"));
+=======
+// Every engine's create entry point of the real plug-in refuses options it
+// cannot read (none, or a struct shorter than its own) with one line naming
+// the struct, and hands back no handle.
+TEST(NeuralPluginTest, ACreateCallWithoutItsOptionsOrWithAShortStructIsRefusedByName) {
+  ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("marian");
+  ASSERT_OK(plugin);
+  const lc_plugin_table& table = plugin->table();
+  // `options` of 4 bytes, then none.
+  auto expect_refused = [](auto create, auto options, const std::string& name) {
+    options.struct_size = 4;
+    for (const auto* given : {&options, static_cast<decltype(&options)>(nullptr)}) {
+      lc_status status{};
+      const std::string message = given != nullptr ? name + " of 4 bytes" : "no " + name + " given";
+      EXPECT_EQ(create(given, &status), nullptr) << message;
+      EXPECT_EQ(status.code, LC_INVALID_ARGUMENT) << message;
+      EXPECT_THAT(std::string(status.message), HasSubstr(message));
+    }
+  };
+  expect_refused(table.create_vits_voice, lc_vits_options{}, "lc_vits_options");
+  expect_refused(table.create_fastspeech2_voice, lc_fastspeech2_options{}, "lc_fastspeech2_options");
+  expect_refused(table.create_marian_translator, lc_marian_options{}, "lc_marian_options");
+  expect_refused(table.create_whisper_recognizer, lc_whisper_options{}, "lc_whisper_options");
+>>>>>>> mends
 }
 
 // The real plug-in's Marian through the C ABI: a batch gives what each line

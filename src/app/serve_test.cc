@@ -30,6 +30,7 @@
 #include "app/serve_sessions.h"
 #include "app/serve_watchdog.h"
 #include "app/studio.h"
+#include "audio/test_audio.h"
 #include "core/scratch_dir.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
@@ -77,23 +78,8 @@ void WriteHostWav(const std::string& path, const std::vector<std::string>& lines
     }
     samples.resize(samples.size() + 16000 * 6 / 5, 0);
   }
-  std::ofstream out(path, std::ios::binary);
-  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
-  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
-  const auto bytes = static_cast<uint32_t>(samples.size() * 2);
-  out.write("RIFF", 4);
-  u32(36 + bytes);
-  out.write("WAVEfmt ", 8);
-  u32(16);
-  u16(1);
-  u16(1);
-  u32(16000);
-  u32(32000);
-  u16(2);
-  u16(16);
-  out.write("data", 4);
-  u32(bytes);
-  out.write(reinterpret_cast<const char*>(samples.data()), bytes);
+  const std::string_view data(reinterpret_cast<const char*>(samples.data()), samples.size() * sizeof(int16_t));
+  lingcast::testing::WriteFile(path, lingcast::testing::RawWavBytes(1, 16000, 1, 16, data));
 }
 
 struct Reply {
@@ -102,34 +88,19 @@ struct Reply {
   nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 
-// One HTTP/1.1 request on its own connection, read to the close.
+// One HTTP/1.1 request on its own connection (server/test_client.h); status 0
+// when there is no answer.
 Reply Http(int port, const std::string& method, const std::string& target, const std::string& body = "",
            const std::string& token = kToken) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    close(fd);
-    return {};
-  }
-  std::string request = absl::StrCat(method, " ", target, " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
-  if (!token.empty()) absl::StrAppend(&request, "Authorization: Bearer ", token, "\r\n");
-  absl::StrAppend(&request, "Content-Type: application/json\r\nContent-Length: ", body.size(), "\r\n\r\n", body);
-  for (size_t sent = 0; sent < request.size();) {
-    const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<size_t>(n);
-  }
-  std::string response;
-  char buffer[4096];
-  for (ssize_t n; (n = recv(fd, buffer, sizeof(buffer), 0)) > 0;) response.append(buffer, static_cast<size_t>(n));
-  close(fd);
-  Reply reply;
-  if (response.size() > 12) reply.status = std::stoi(response.substr(9, 3));
-  if (const size_t end = response.find("\r\n\r\n"); end != std::string::npos) reply.body = response.substr(end + 4);
-  return reply;
+  absl::StatusOr<testing_util::TestConnection> connection = testing_util::TestConnection::Connect(port);
+  if (!connection.ok()) return {};
+  std::string headers = "Connection: close\r\nContent-Type: application/json\r\n";
+  if (!token.empty()) absl::StrAppend(&headers, "Authorization: Bearer ", token, "\r\n");
+  if (body.empty()) absl::StrAppend(&headers, "Content-Length: 0\r\n");  // the text adds it for a body
+  if (!connection->Send(testing_util::HttpRequestText(method, target, headers, body)).ok()) return {};
+  absl::StatusOr<testing_util::RawResponse> response = connection->ReadResponse();
+  if (!response.ok()) return {};
+  return {response->status, response->body};
 }
 
 // Keeps every event a session sends.

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "app/degradation_report.h"
 
 namespace lingcast {
 namespace {
@@ -77,13 +78,9 @@ int ServeWatchdog::level() const {
 
 nlohmann::json ServeWatchdog::Report() const {
   absl::MutexLock lock(&mu_);
-  nlohmann::json taken = nlohmann::json::object();
-  nlohmann::json given_back = nlohmann::json::object();
-  for (int rung = 1; rung <= kDegradationRungs; ++rung) {
-    taken[std::string(DegradationRungName(rung))] = ladder_.taken()[rung - 1];
-    given_back[std::string(DegradationRungName(rung))] = ladder_.given_back()[rung - 1];
-  }
-  return {{"level", ladder_.level()}, {"taken", std::move(taken)}, {"given_back", std::move(given_back)}};
+  nlohmann::json report = RungCounts(ladder_, kDegradationRungs);
+  report["level"] = ladder_.level();
+  return report;
 }
 
 }  // namespace lingcast

@@ -150,19 +150,24 @@ std::string WavBytes(WavEncoding encoding, int sample_rate, int channels,
       default: PutLe(data, static_cast<uint64_t>(ToInt(v, bits)), bytes_per_sample); break;
     }
   }
+  return RawWavBytes(encoding == WavEncoding::kF32 ? 3 : 1, sample_rate, channels, bits, data);  // IEEE float : PCM
+}
+
+std::string RawWavBytes(int format_tag, int sample_rate, int channels, int bits_per_sample, std::string_view data) {
+  const int bytes_per_sample = bits_per_sample / 8;
   std::string out = "RIFF";
   PutLe(out, 36 + data.size(), 4);
   out += "WAVEfmt ";
   PutLe(out, 16, 4);
-  PutLe(out, encoding == WavEncoding::kF32 ? 3 : 1, 2);  // IEEE float : PCM
+  PutLe(out, static_cast<uint64_t>(format_tag), 2);
   PutLe(out, static_cast<uint64_t>(channels), 2);
   PutLe(out, static_cast<uint64_t>(sample_rate), 4);
   PutLe(out, static_cast<uint64_t>(sample_rate) * channels * bytes_per_sample, 4);
   PutLe(out, static_cast<uint64_t>(channels * bytes_per_sample), 2);
-  PutLe(out, static_cast<uint64_t>(bits), 2);
+  PutLe(out, static_cast<uint64_t>(bits_per_sample), 2);
   out += "data";
   PutLe(out, data.size(), 4);
-  return out + data;
+  return out.append(data);
 }
 
 void WriteFile(const std::string& path, const std::string& bytes) {

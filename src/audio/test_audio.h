@@ -1,4 +1,5 @@
-// Test helpers for the audio module: signals, hand-written WAV files, files
+// Test helpers for the audio module and the modules above it (the
+// lingcast_audio_testing library): signals, hand-written WAV files, files
 // encoded with libavcodec, and signal measurements. Test-only code.
 #pragma once
 
@@ -7,6 +8,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -44,6 +46,9 @@ enum class WavEncoding { kU8, kS16, kS24, kS32, kF32 };
 // WAVE_FORMAT_IEEE_FLOAT for kF32) from interleaved float samples.
 std::string WavBytes(WavEncoding encoding, int sample_rate, int channels,
                      std::span<const float> interleaved);
+// The same 44-byte header around `data` as it is: any format tag (1 PCM,
+// 3 IEEE float, or one no decoder knows), rate, channels and sample width.
+std::string RawWavBytes(int format_tag, int sample_rate, int channels, int bits_per_sample, std::string_view data);
 void WriteFile(const std::string& path, const std::string& bytes);
 std::string ReadFile(const std::string& path);
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "audio/av_util.h"
+#include "audio/test_audio.h"
 #include "core/status.h"
 
 namespace lingcast::compose::testing_media {
@@ -121,16 +122,10 @@ absl::Status WriteToneWav(const std::string& path) {
   const int rate = 16000, samples = 1600;
   std::vector<int16_t> pcm(samples);
   for (int i = 0; i < samples; ++i) pcm[i] = static_cast<int16_t>(8000 * std::sin(i * 0.1));
+  const std::string wav = lingcast::testing::RawWavBytes(
+      1, rate, 1, 16, std::string_view(reinterpret_cast<const char*>(pcm.data()), pcm.size() * sizeof(int16_t)));
   std::ofstream out(path, std::ios::binary);
-  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
-  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
-  out.write("RIFF", 4);
-  u32(36 + samples * 2);
-  out.write("WAVEfmt ", 8);
-  u32(16), u16(1), u16(1), u32(rate), u32(rate * 2), u16(2), u16(16);
-  out.write("data", 4);
-  u32(samples * 2);
-  out.write(reinterpret_cast<const char*>(pcm.data()), samples * 2);
+  out.write(wav.data(), static_cast<std::streamsize>(wav.size()));
   return out ? absl::OkStatus() : absl::InternalError("test media: cannot write " + path);
 }
 

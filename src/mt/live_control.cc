@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -22,6 +23,11 @@ constexpr auto kPollInterval = std::chrono::milliseconds(100);
 constexpr auto kFollowInterval = std::chrono::milliseconds(200);  // a file that has not grown
 
 std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
+
+// The command's first word, lower case ("video" for "VIDEO 1280x720").
+std::string VerbOf(const std::string& trimmed_line) {
+  return absl::AsciiStrToLower(trimmed_line.substr(0, trimmed_line.find_first_of(" \t")));
+}
 
 bool ParsePositive(absl::string_view text, int* out) {
   return !text.empty() && text.find_first_not_of("0123456789") == absl::string_view::npos &&
@@ -65,7 +71,7 @@ absl::StatusOr<ControlCommand> ParseVideoCommand(const std::string& line, const 
 absl::StatusOr<ControlCommand> ParseControlCommand(const std::string& text) {
   const std::string line = Trim(text);
   const size_t space = line.find_first_of(" \t");
-  const std::string verb = absl::AsciiStrToLower(line.substr(0, space));
+  const std::string verb = VerbOf(line);
   const size_t equals = line.find('=');
   if (verb == "video") return ParseVideoCommand(line, space == std::string::npos ? "" : Trim(line.substr(space)));
   if (verb != "line" && verb != "term" && verb != "tm") {
@@ -131,19 +137,25 @@ absl::Status LiveControl::Submit(const std::string& text, const std::string& whe
   absl::StatusOr<ControlCommand> command = ParseControlCommand(text);
   if (!command.ok()) return command.status();
   std::lock_guard<std::mutex> lock(mu_);
-  Queue(ControlInput{std::move(command), where});
+  const bool video_line = command->kind == ControlCommand::Kind::kVideo;
+  Queue(ControlInput{std::move(command), where}, video_line);
   return absl::OkStatus();
 }
 
-void LiveControl::Queue(ControlInput input) {
-  if (input.command.ok() && input.command->kind == ControlCommand::Kind::kVideo) {
+void LiveControl::Queue(ControlInput input, bool video_line) {
+  if (!video_line) {
+    pending_.push_back(std::move(input));
+  } else if (input.command.ok()) {
     pending_video_.push_back(input.command->video);
   } else {
-    pending_.push_back(std::move(input));
+    // Not a correction that failed: the playout reports it with the video switches.
+    const absl::Status& why = input.command.status();
+    pending_video_.push_back(
+        absl::Status(why.code(), absl::StrCat("bad video command at ", input.where, ": ", why.message())));
   }
 }
 
-std::vector<VideoChange> LiveControl::TakeVideoChanges() {
+std::vector<absl::StatusOr<VideoChange>> LiveControl::TakeVideoChanges() {
   std::lock_guard<std::mutex> lock(mu_);
   return std::exchange(pending_video_, {});
 }
@@ -165,18 +177,18 @@ std::vector<ControlInput> LiveControl::Take() {
 
 void LiveControl::AddLines(const char* data, size_t size) {
   partial_.append(data, size);
-  std::vector<ControlInput> lines;
+  std::vector<std::pair<ControlInput, bool>> lines;  // and whether it is a `video` line
   for (size_t newline; (newline = partial_.find('\n')) != std::string::npos;) {
     std::string line = partial_.substr(0, newline);
     partial_.erase(0, newline + 1);
     ++line_number_;
     const std::string trimmed = Trim(line);
     if (trimmed.empty() || trimmed[0] == '#') continue;
-    lines.push_back({ParseControlCommand(trimmed), absl::StrCat(path_, ":", line_number_)});
+    lines.push_back({{ParseControlCommand(trimmed), absl::StrCat(path_, ":", line_number_)}, VerbOf(trimmed) == "video"});
   }
   if (lines.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  for (ControlInput& line : lines) Queue(std::move(line));
+  for (auto& [line, video_line] : lines) Queue(std::move(line), video_line);
 }
 
 void LiveControl::ReadAvailable() {

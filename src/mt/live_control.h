@@ -15,7 +15,9 @@
 // applied command is also kept there (mt/corrections.h), for the next show.
 // A command that cannot apply (a typo, an unknown line) is logged and counted;
 // it never stops the show. `video` commands are not corrections: the playout
-// takes them (TakeVideoChanges) and switches the picture at a frame boundary.
+// takes them (TakeVideoChanges) and switches the picture at a frame boundary;
+// a `video` line that is not a valid command goes there too, as its reason
+// (the playout warns "bad video command at PATH:LINE: ...").
 #pragma once
 
 #include <condition_variable>
@@ -63,10 +65,12 @@ class LiveControl {
   LiveControl& operator=(const LiveControl&) = delete;
 
   // Everything read (or submitted) since the last call, in order, but the
-  // `video` commands (and the lines that failed to parse, `video` ones too).
+  // `video` lines: the corrections, and the lines that are no command at all.
   std::vector<ControlInput> Take();
-  // The `video` commands read (or submitted) since the last call, in order.
-  std::vector<VideoChange> TakeVideoChanges();
+  // The `video` lines read (or submitted) since the last call, in order: each
+  // a change, or InvalidArgument "bad video command at PATH:LINE: " and the
+  // parser's reason for a line that is not a valid one.
+  std::vector<absl::StatusOr<VideoChange>> TakeVideoChanges();
   // Parses `text` (one command) and queues it like a line read from the file,
   // to apply to the next line decided; a line that is not a command fails here
   // with the parser's one-line reason, and nothing is queued.
@@ -77,7 +81,8 @@ class LiveControl {
   void ReadAvailable();  // reads what is there now, without blocking
   void ReadLoop();
   void AddLines(const char* data, size_t size);
-  void Queue(ControlInput input) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `video_line`: the line's verb is `video`, whether or not it parsed.
+  void Queue(ControlInput input, bool video_line) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   const int fd_;
@@ -90,7 +95,7 @@ class LiveControl {
   std::condition_variable wake_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<ControlInput> pending_ ABSL_GUARDED_BY(mu_);
-  std::vector<VideoChange> pending_video_ ABSL_GUARDED_BY(mu_);
+  std::vector<absl::StatusOr<VideoChange>> pending_video_ ABSL_GUARDED_BY(mu_);
 
   std::thread reader_;  // last: started when everything above exists
 };

@@ -93,11 +93,40 @@ TEST(LiveControlTest, VideoCommandsGoToThePlayoutNotToTheCorrections) {
   const std::vector<ControlInput> corrections = control->Take();
   ASSERT_EQ(corrections.size(), 1u);
   EXPECT_EQ(corrections[0].command->kind, ControlCommand::Kind::kLine);
-  const std::vector<VideoChange> changes = control->TakeVideoChanges();
+  const std::vector<absl::StatusOr<VideoChange>> changes = control->TakeVideoChanges();
   ASSERT_EQ(changes.size(), 2u);
-  EXPECT_EQ(changes[0].width, 1920);
-  EXPECT_EQ(changes[1].fps, 60);
+  ASSERT_OK(changes[0]);
+  EXPECT_EQ(changes[0]->width, 1920);
+  ASSERT_OK(changes[1]);
+  EXPECT_EQ(changes[1]->fps, 60);
   EXPECT_TRUE(control->TakeVideoChanges().empty());
+}
+
+// A `video` line of a control file that is no valid command is not a
+// correction that failed: it goes to the playout, as a bad video command
+// with the parser's reason, in order with the good ones.
+TEST(LiveControlTest, ABadVideoLineIsABadVideoCommandNotACorrection) {
+  ScratchDir dir;
+  std::ofstream(dir.File("control.txt")) << "video 1281x720\nline 2 = 第二行\nVIDEO big\nvideo @60\nvideos 1280x720\n";
+  absl::StatusOr<std::unique_ptr<LiveControl>> control = LiveControl::Open(dir.File("control.txt"));
+  ASSERT_OK(control);
+  const std::vector<ControlInput> corrections = (*control)->Take();
+  ASSERT_EQ(corrections.size(), 2u);
+  ASSERT_OK(corrections[0].command);
+  EXPECT_EQ(corrections[0].command->kind, ControlCommand::Kind::kLine);
+  // Not `video`: an unknown command stays with the corrections, as before.
+  EXPECT_THAT(corrections[1].command, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown command \"videos\"")));
+
+  const std::vector<absl::StatusOr<VideoChange>> changes = (*control)->TakeVideoChanges();
+  ASSERT_EQ(changes.size(), 3u);
+  EXPECT_THAT(changes[0], StatusIs(absl::StatusCode::kInvalidArgument,
+                                   HasSubstr("bad video command at " + dir.File("control.txt") +
+                                             ":1: \"video 1281x720\": size 1281x720 width and height must be even")));
+  EXPECT_THAT(changes[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                   HasSubstr("bad video command at " + dir.File("control.txt") +
+                                             ":3: \"VIDEO big\": expected video WIDTHxHEIGHT[@FPS]")));
+  ASSERT_OK(changes[2]);
+  EXPECT_EQ(changes[2]->fps, 60);
 }
 
 TEST(LiveControlTest, WhatAFileHoldsAtTheStartIsReadyAtOnce) {

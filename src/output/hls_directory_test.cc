@@ -9,19 +9,14 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "output/test_util.h"
 
 namespace lingcast {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_util::ReadFile;
 using testing_util::ScratchDir;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(HlsDirectoryTest, WritesReadsAndReplacesRegularFiles) {
   ScratchDir scratch;

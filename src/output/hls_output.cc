@@ -56,14 +56,11 @@ class HlsOutput final : public OutputSink {
     stats_.name = spec.DisplayName();
     stats_.kind = spec.kind;
     dir_ = spec.target;
-    segment_ = MediaTime::Seconds(options.segment_seconds);
   }
 
   absl::Status Open(const AVCodecContext& video, const AVCodecContext& audio) {
-    if (options_.segment_seconds <= 0 || !std::isfinite(options_.segment_seconds)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--hls-segment ", options_.segment_seconds, " must be a positive number of seconds"));
-    }
+    LC_RETURN_IF_ERROR(CheckHlsSegmentSeconds(options_.segment_seconds));
+    segment_ = MediaTime::Seconds(options_.segment_seconds);
     LC_ASSIGN_OR_RETURN(directory_, HlsDirectory::Open(dir_));
     for (const char* name : {kMaster, kSubtitlePlaylist}) {
       LC_RETURN_IF_ERROR(directory_->RegularFileExists(name).status());  // a link there is refused now
@@ -325,6 +322,13 @@ std::string AvcCodecString(const AVCodecContext& video) {
     }
   }
   return "avc1.42e01e";
+}
+
+absl::Status CheckHlsSegmentSeconds(double seconds) {
+  // Written so that NaN fails too (every comparison with it is false).
+  if (seconds >= kMinHlsSegmentSeconds && seconds <= kMaxHlsSegmentSeconds) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("HLS segment length ", seconds, " s: give a number of seconds from ",
+                                                 kMinHlsSegmentSeconds, " to ", kMaxHlsSegmentSeconds));
 }
 
 std::unique_ptr<OutputSink> OpenHlsOutput(const OutputSpec& spec, const AVCodecContext& video,

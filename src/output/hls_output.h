@@ -22,6 +22,8 @@
 
 #include <memory>
 
+#include "absl/status/status.h"
+
 #include "output/output_sink.h"
 
 extern "C" {
@@ -31,10 +33,21 @@ extern "C" {
 namespace lingcast {
 
 struct HlsOptions {
-  double segment_seconds = 2.0;
+  double segment_seconds = 2.0;  // in [kMinHlsSegmentSeconds, kMaxHlsSegmentSeconds]
   int window_segments = 0;  // 0: VOD, keep all
   MediaTime start_offset;
 };
+
+// The segment lengths a stream may ask for. Below the minimum a segment
+// rounds to (almost) nothing on the microsecond timeline; above the maximum
+// a player waits that long for each segment.
+inline constexpr double kMinHlsSegmentSeconds = 0.1;
+inline constexpr double kMaxHlsSegmentSeconds = 3600;
+
+// InvalidArgument naming `seconds` unless it is a finite number in the range
+// above. Checked before the value is converted to anything: NaN, an infinity
+// or 1e30 would overflow an integer.
+absl::Status CheckHlsSegmentSeconds(double seconds);
 
 // Never null: a directory that cannot be created or written gives a failed
 // sink whose error names it.

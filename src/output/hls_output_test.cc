@@ -2,8 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -11,46 +14,30 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "output/audio_encoder.h"
 #include "output/output_set.h"
 #include "output/read_back.h"
 #include "output/test_util.h"
+#include "output/video_encoder.h"
 
 namespace lingcast {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
+using testing_util::ReadFile;
 using testing_util::MakeFrame;
 using testing_util::MakeTone;
+using testing_util::OpenOutputs;
+using testing_util::QuickVideo;
 using testing_util::ReadBackAll;
 using testing_util::ReadPacket;
 using testing_util::ScratchDir;
+using testing_util::SpeechAudio;
+using testing_util::StatusIs;
 
-constexpr int kInputRate = 22050;
-
-VideoEncoderOptions SmallVideo() {
-  VideoEncoderOptions video;
-  video.width = 160;
-  video.height = 90;
-  video.fps_num = 30;
-  video.preset = "ultrafast";
-  video.keyframe_interval_s = 1.0;
-  video.threads = 1;
-  return video;
-}
-
-AudioEncoderOptions SpeechAudio() {
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = kInputRate;
-  return audio;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+constexpr int kInputRate = 22050;  // SpeechAudio()'s
 
 int CountOf(const std::string& text, const std::string& needle) {
   int count = 0;
@@ -71,10 +58,8 @@ absl::Status Feed(OutputSet& set, double seconds, int64_t first_frame = 0) {
 
 // Writes `seconds` with two cues into hls:DIR (plus any other outputs).
 absl::Status WriteStream(const std::vector<std::string>& outs, const OutputSetOptions& options, double seconds) {
-  std::vector<OutputSpec> specs;
-  for (const std::string& out : outs) specs.push_back(*ParseOutputSpec(out));
   SystemClock clock;
-  auto set = OutputSet::Open(specs, SmallVideo(), SpeechAudio(), options, clock);
+  auto set = OpenOutputs(outs, QuickVideo(), SpeechAudio(), options, clock);
   if (!set.ok()) return set.status();
   absl::Status status = (*set)->AddSubtitle(MediaTime::Millis(500), MediaTime::Millis(2500), {"你好，世界", "Hello, world"});
   if (status.ok()) status = (*set)->AddSubtitle(MediaTime::Millis(3000), MediaTime::Millis(3900), {"再见"});
@@ -260,7 +245,7 @@ TEST(HlsOutputTest, ADirectorySwappedForALinkMidShowIsNotFollowed) {
   options.hls_segment_seconds = 1.0;
   options.hls_window_segments = 2;
   SystemClock clock;
-  auto set = OutputSet::Open({*ParseOutputSpec("hls:" + dir.File("hls"))}, SmallVideo(), SpeechAudio(), options, clock);
+  auto set = OpenOutputs({"hls:" + dir.File("hls")}, QuickVideo(), SpeechAudio(), options, clock);
   ASSERT_OK(set);
   ASSERT_OK(Feed(**set, 1.5));
   std::filesystem::rename(dir.File("hls"), dir.File("moved"));
@@ -292,12 +277,54 @@ TEST(HlsOutputTest, AContinuedPlaylistNamingAFileOutsideIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir.File("hls/video_00000.ts")));
 }
 
-TEST(HlsOutputTest, BadSegmentLengthIsNamed) {
-  ScratchDir dir;
-  OutputSetOptions options;
-  options.hls_segment_seconds = 0;
-  const absl::Status status = WriteStream({"hls:" + dir.File("hls")}, options, 1.0);
-  EXPECT_THAT(status.message(), HasSubstr("--hls-segment 0"));
+// Lengths that are no number, no length, or would overflow the microsecond
+// timeline: each is refused by name before anything is converted or written.
+const std::vector<std::pair<double, std::string>> kBadSegmentLengths = {
+    {std::nan(""), "nan"},   {std::numeric_limits<double>::infinity(), "inf"},
+    {0, "0"},                {-2, "-2"},
+    {1e30, "1e+30"},         {-std::numeric_limits<double>::infinity(), "-inf"},
+    {0.001, "0.001"},        {kMaxHlsSegmentSeconds + 1, "3601"},
+};
+
+TEST(HlsOutputTest, BadSegmentLengthIsNamedAndNothingIsWritten) {
+  for (const auto& [seconds, shown] : kBadSegmentLengths) {
+    SCOPED_TRACE(shown);
+    ScratchDir dir;
+    OutputSetOptions options;
+    options.hls_segment_seconds = seconds;
+    // With an MP4 beside it: the whole set is refused, not only its HLS output.
+    const absl::Status status =
+        WriteStream({"hls:" + dir.File("hls"), dir.File("beside.mp4")}, options, 1.0);
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("HLS segment length " + shown + " s")));
+    EXPECT_THAT(status.message(), HasSubstr("from 0.1 to 3600"));
+    EXPECT_THAT(dir.Entries(), IsEmpty()) << "nothing is written";
+  }
+}
+
+TEST(HlsOutputTest, OutputAloneRefusesABadSegmentLength) {
+  auto video = VideoEncoder::Create(QuickVideo());
+  ASSERT_OK(video);
+  auto audio = AudioEncoder::Create(SpeechAudio());
+  ASSERT_OK(audio);
+  for (const auto& [seconds, shown] : kBadSegmentLengths) {
+    SCOPED_TRACE(shown);
+    ScratchDir dir;
+    HlsOptions options;
+    options.segment_seconds = seconds;
+    std::unique_ptr<OutputSink> sink = OpenHlsOutput(*ParseOutputSpec("hls:" + dir.File("hls")),
+                                                     (*video)->codec_context(), (*audio)->codec_context(), options);
+    ASSERT_TRUE(sink->failed());
+    EXPECT_EQ(sink->stats().error_code, absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(sink->stats().error, HasSubstr("HLS segment length " + shown + " s"));
+    EXPECT_THAT(dir.Entries(), IsEmpty()) << "nothing is written";
+  }
+}
+
+TEST(HlsOutputTest, SegmentLengthBoundsAreAccepted) {
+  EXPECT_OK(CheckHlsSegmentSeconds(kMinHlsSegmentSeconds));
+  EXPECT_OK(CheckHlsSegmentSeconds(kMaxHlsSegmentSeconds));
+  EXPECT_OK(CheckHlsSegmentSeconds(2.0));
 }
 
 TEST(HlsOutputTest, Formats) {

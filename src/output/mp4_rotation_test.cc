@@ -22,8 +22,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAreArray;
+using testing_util::ReadFile;
 using testing_util::MakeFrame;
 using testing_util::MakeTone;
+using testing_util::OpenOutputs;
 using testing_util::ReadBackAll;
 using testing_util::ReadBackResult;
 using testing_util::ReadStream;
@@ -34,34 +36,19 @@ constexpr int kFps = 30;
 constexpr int kAudioRate = 24000;  // 800 samples a frame
 
 VideoEncoderOptions Video(int width = 160, int height = 90) {
-  VideoEncoderOptions video;
-  video.width = width;
-  video.height = height;
-  video.fps_num = kFps;
-  video.preset = "ultrafast";
+  VideoEncoderOptions video = testing_util::QuickVideo(width, height, kFps);
   video.tune = "zerolatency";  // as live encodes
   video.keyframe_interval_s = 0.4;  // keyframes at 0, 0.4, 0.8, 1.2, ... s: not on the 1 s boundaries
-  video.threads = 1;
   return video;
 }
 
-AudioEncoderOptions Audio() {
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = kAudioRate;
-  return audio;
-}
+AudioEncoderOptions Audio() { return testing_util::SpeechAudio(kAudioRate); }
 
 OutputSetOptions Rotation(MediaTime length) {
   OutputSetOptions options;
   options.live = true;
   options.mp4_segment_length = length;
   return options;
-}
-
-std::vector<OutputSpec> Mp4(const std::string& path) {
-  absl::StatusOr<OutputSpec> spec = ParseOutputSpec(path);
-  EXPECT_OK(spec);
-  return {*spec};
 }
 
 // Frames [first, first + count) of `video` into every set, each with its
@@ -78,13 +65,6 @@ absl::Status Feed(const std::vector<OutputSet*>& sets, const VideoEncoderOptions
     }
   }
   return absl::OkStatus();
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 TEST(Mp4RotationTest, SegmentPaths) {
@@ -104,8 +84,8 @@ TEST_P(Mp4RotationOrderTest, FilesAreCompleteAndAddUpToTheWhole) {
   ScratchDir dir;
   SimulatedClock clock;
   std::filesystem::create_directory(dir.File("whole"));
-  auto rotated = OutputSet::Open(Mp4(dir.File("show.mp4")), Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
-  auto whole = OutputSet::Open(Mp4(dir.File("whole/whole.mp4")), Video(), Audio(), Rotation(MediaTime::Zero()), clock);
+  auto rotated = OpenOutputs({dir.File("show.mp4")}, Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
+  auto whole = OpenOutputs({dir.File("whole/whole.mp4")}, Video(), Audio(), Rotation(MediaTime::Zero()), clock);
   ASSERT_OK(rotated);
   ASSERT_OK(whole);
   for (OutputSet* set : {rotated->get(), whole->get()}) {
@@ -193,7 +173,7 @@ INSTANTIATE_TEST_SUITE_P(AudioBeforeOrAfterEachFrame, Mp4RotationOrderTest, ::te
 TEST(Mp4RotationTest, KeepsRotatingAfterALiveVideoSwitch) {
   ScratchDir dir;
   SimulatedClock clock;
-  auto set = OutputSet::Open(Mp4(dir.File("show.mp4")), Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
+  auto set = OpenOutputs({dir.File("show.mp4")}, Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
   ASSERT_OK(set);
   ASSERT_OK(Feed({set->get()}, Video(), 0, 45));  // 0 .. 1.5 s at 160x90
   const VideoEncoderOptions big = Video(320, 180);
@@ -225,7 +205,7 @@ TEST(Mp4RotationTest, KeepsRotatingAfterALiveVideoSwitch) {
 TEST(Mp4RotationTest, ACancelledShowLeavesTheCommittedFilesAndNoTempFile) {
   ScratchDir dir;
   SimulatedClock clock;
-  auto set = OutputSet::Open(Mp4(dir.File("show.mp4")), Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
+  auto set = OpenOutputs({dir.File("show.mp4")}, Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
   ASSERT_OK(set);
   ASSERT_OK((*set)->AddSubtitle(MediaTime::Millis(100), MediaTime::Millis(400), {"a"}));
   ASSERT_OK((*set)->AddSubtitle(MediaTime::Millis(2100), MediaTime::Millis(2400), {"c"}));
@@ -242,7 +222,7 @@ TEST(Mp4RotationTest, AFileThatCannotBeCommittedFailsTheOutputAndLeavesTheEarlie
   SimulatedClock clock;
   // A directory where the second file goes: its rename fails when it closes at 2.0 s.
   std::filesystem::create_directory(dir.File("show-0002.mp4"));
-  auto set = OutputSet::Open(Mp4(dir.File("show.mp4")), Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
+  auto set = OpenOutputs({dir.File("show.mp4")}, Video(), Audio(), Rotation(MediaTime::Seconds(1)), clock);
   ASSERT_OK(set);
   const absl::Status status = Feed({set->get()}, Video(), 0, 90);
   EXPECT_FALSE(status.ok());
@@ -259,7 +239,7 @@ TEST(Mp4RotationTest, AFileThatCannotBeCommittedFailsTheOutputAndLeavesTheEarlie
 TEST(Mp4RotationTest, ANegativeLengthIsRefusedAndNothingIsWritten) {
   ScratchDir dir;
   SimulatedClock clock;
-  EXPECT_THAT(OutputSet::Open(Mp4(dir.File("show.mp4")), Video(), Audio(), Rotation(MediaTime::Seconds(-60)), clock),
+  EXPECT_THAT(OpenOutputs({dir.File("show.mp4")}, Video(), Audio(), Rotation(MediaTime::Seconds(-60)), clock),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("MP4 segment length -60")));
   EXPECT_TRUE(dir.Entries().empty());
 }

@@ -30,29 +30,12 @@ using testing_util::LinkFaults;
 using testing_util::LiveReader;
 using testing_util::MakeNoiseFrame;
 using testing_util::MakeTone;
+using testing_util::NoiseVideo;
 using testing_util::PollUntil;
 using testing_util::RtmpTestServer;
+using testing_util::SpeechAudio;
 
-constexpr int kInputRate = 22050;
-
-VideoEncoderOptions NoiseVideo(int64_t bitrate) {
-  VideoEncoderOptions video;
-  video.width = 320;
-  video.height = 180;
-  video.fps_num = 30;
-  video.preset = "ultrafast";
-  video.tune = "zerolatency";
-  video.keyframe_interval_s = 1.0;
-  video.threads = 1;
-  video.bitrate = bitrate;
-  return video;
-}
-
-AudioEncoderOptions SpeechAudio() {
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = kInputRate;
-  return audio;
-}
+constexpr int kInputRate = 22050;  // SpeechAudio()'s
 
 OutputSpec Spec(const std::string& text) {
   auto spec = ParseOutputSpec(text);

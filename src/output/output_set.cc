@@ -69,6 +69,10 @@ absl::StatusOr<std::unique_ptr<OutputSet>> OutputSet::Open(const std::vector<Out
     return absl::InvalidArgumentError(
         absl::StrCat("MP4 segment length ", options.mp4_segment_length.ToString(), " is negative"));
   }
+  if (std::any_of(specs.begin(), specs.end(), [](const OutputSpec& s) { return s.kind == OutputSpec::kHls; })) {
+    // Before any encoder or file: one bad length fails the set, not just its HLS output.
+    LC_RETURN_IF_ERROR(CheckHlsSegmentSeconds(options.hls_segment_seconds));
+  }
   LC_RETURN_IF_ERROR(ValidateVideoOptions(video));
   LC_RETURN_IF_ERROR(ValidateAudioOptions(audio));
   const bool adaptive = options.adaptive_bitrate.enabled && video.bitrate > 0 &&

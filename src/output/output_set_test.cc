@@ -21,44 +21,23 @@ namespace lingcast {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_util::ReadFile;
 using testing_util::MakeFrame;
 using testing_util::MakeTone;
+using testing_util::OpenOutputs;
+using testing_util::QuickVideo;
 using testing_util::ReadBackAll;
 using testing_util::ScratchDir;
+using testing_util::SpeechAudio;
 using testing_util::StatusIs;
 using testing_util::ExpectContinuousAudio;
 using testing_util::ExpectPictures;
 
 constexpr int kWidth = 160;
 constexpr int kHeight = 90;
-constexpr int kInputRate = 22050;
+constexpr int kInputRate = 22050;  // SpeechAudio()'s
 
-VideoEncoderOptions SmallVideo() {
-  VideoEncoderOptions video;
-  video.width = kWidth;
-  video.height = kHeight;
-  video.fps_num = 30;
-  video.preset = "ultrafast";
-  video.keyframe_interval_s = 1.0;
-  video.threads = 1;
-  return video;
-}
-
-AudioEncoderOptions SpeechAudio() {
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = kInputRate;
-  return audio;
-}
-
-std::vector<OutputSpec> Specs(const std::vector<std::string>& texts) {
-  std::vector<OutputSpec> specs;
-  for (const std::string& text : texts) {
-    auto spec = ParseOutputSpec(text);
-    EXPECT_OK(spec);
-    if (spec.ok()) specs.push_back(*spec);
-  }
-  return specs;
-}
+VideoEncoderOptions SmallVideo() { return QuickVideo(kWidth, kHeight); }
 
 // Feeds `seconds` of media in step: the audio up to each frame's end, then the frame.
 absl::Status Feed(OutputSet& set, double seconds, int64_t first_frame = 0) {
@@ -74,17 +53,10 @@ absl::Status Feed(OutputSet& set, double seconds, int64_t first_frame = 0) {
   return absl::OkStatus();
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(OutputSetTest, OneEncodeFeedsTwoMp4FilesAndSrtSidecars) {
   ScratchDir dir;
   SystemClock clock;
-  auto set = OutputSet::Open(Specs({dir.File("a.mp4"), dir.File("b.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
+  auto set = OpenOutputs({dir.File("a.mp4"), dir.File("b.mp4")}, SmallVideo(), SpeechAudio(), {}, clock);
   ASSERT_OK(set);
   ASSERT_OK(Feed(**set, 1.0));
   ASSERT_OK((*set)->AddSubtitle(MediaTime::Millis(100), MediaTime::Millis(900), {"你好", "Hello"}));
@@ -117,7 +89,7 @@ TEST(OutputSetTest, StartOffsetDoesNotShiftFiles) {
   SystemClock clock;
   OutputSetOptions options;
   options.start_offset = MediaTime::Millis((int64_t{1} << 31) - 500);
-  auto set = OutputSet::Open(Specs({dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), options, clock);
+  auto set = OpenOutputs({dir.File("a.mp4")}, SmallVideo(), SpeechAudio(), options, clock);
   ASSERT_OK(set);
   ASSERT_OK(Feed(**set, 0.5));
   ASSERT_OK((*set)->Finish());
@@ -130,7 +102,7 @@ TEST(OutputSetTest, UnwritableOutputFailsAloneAndTheOtherKeepsGoing) {
   ScratchDir dir;
   SystemClock clock;
   const std::string bad = dir.File("no_such_dir/a.mp4");
-  auto set = OutputSet::Open(Specs({bad, dir.File("good.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
+  auto set = OpenOutputs({bad, dir.File("good.mp4")}, SmallVideo(), SpeechAudio(), {}, clock);
   ASSERT_OK(set);
   ASSERT_OK(Feed(**set, 0.5));
   const absl::Status finished = (*set)->Finish();
@@ -146,7 +118,7 @@ TEST(OutputSetTest, UnwritableOutputFailsAloneAndTheOtherKeepsGoing) {
 TEST(OutputSetTest, EveryOutputFailedIsAnErrorAtOpen) {
   ScratchDir dir;
   SystemClock clock;
-  auto set = OutputSet::Open(Specs({dir.File("missing/a.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
+  auto set = OpenOutputs({dir.File("missing/a.mp4")}, SmallVideo(), SpeechAudio(), {}, clock);
   ASSERT_FALSE(set.ok());
   EXPECT_THAT(set.status().message(), HasSubstr("missing"));
   EXPECT_EQ(ExitCodeFor(set.status()), 2) << set.status();
@@ -158,13 +130,13 @@ TEST(OutputSetTest, BadArgumentsAreNamed) {
   SystemClock clock;
   EXPECT_THAT(OutputSet::Open({}, SmallVideo(), SpeechAudio(), {}, clock).status().message(),
               HasSubstr("no outputs"));
-  EXPECT_THAT(OutputSet::Open(Specs({dir.File("a.mp4"), dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), {}, clock)
+  EXPECT_THAT(OpenOutputs({dir.File("a.mp4"), dir.File("a.mp4")}, SmallVideo(), SpeechAudio(), {}, clock)
                   .status()
                   .message(),
               HasSubstr("given twice"));
   OutputSetOptions negative;
   negative.start_offset = MediaTime::Seconds(-1);
-  EXPECT_THAT(OutputSet::Open(Specs({dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), negative, clock)
+  EXPECT_THAT(OpenOutputs({dir.File("a.mp4")}, SmallVideo(), SpeechAudio(), negative, clock)
                   .status()
                   .message(),
               HasSubstr("--start-offset"));
@@ -174,7 +146,7 @@ TEST(OutputSetTest, BadArgumentsAreNamed) {
 TEST(OutputSetTest, BadSubtitlesAreNamedAndNothingIsWrittenForThem) {
   ScratchDir dir;
   SystemClock clock;
-  auto set = OutputSet::Open(Specs({dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
+  auto set = OpenOutputs({dir.File("a.mp4")}, SmallVideo(), SpeechAudio(), {}, clock);
   ASSERT_OK(set);
   EXPECT_THAT((*set)->AddSubtitle(MediaTime::Seconds(1), MediaTime::Seconds(1), {"x"}).message(),
               HasSubstr("not after its start"));
@@ -190,7 +162,7 @@ TEST(OutputSetTest, BadSubtitlesAreNamedAndNothingIsWrittenForThem) {
 TEST(OutputSetTest, NothingWrittenIsAnErrorAndLeavesNoFile) {
   ScratchDir dir;
   SystemClock clock;
-  auto set = OutputSet::Open(Specs({dir.File("a.mp4")}), SmallVideo(), SpeechAudio(), {}, clock);
+  auto set = OpenOutputs({dir.File("a.mp4")}, SmallVideo(), SpeechAudio(), {}, clock);
   ASSERT_OK(set);
   EXPECT_THAT((*set)->Finish().message(), HasSubstr("nothing to write"));
   set->reset();
@@ -237,7 +209,7 @@ TEST(OutputSetVideoSwitchTest, HlsTakesTheNewPictureAtAKeyframeAndTheMp4KeepsIts
   AudioEncoderOptions audio;
   audio.input_sample_rate = kSwitchAudioRate;
   const VideoEncoderOptions small = LiveVideo(160, 90, 30), big = LiveVideo(320, 180, 60);
-  auto set = OutputSet::Open(Specs({dir.File("show.mp4"), "hls:" + dir.File("hls")}), small, audio, options, clock);
+  auto set = OpenOutputs({dir.File("show.mp4"), "hls:" + dir.File("hls")}, small, audio, options, clock);
   ASSERT_OK(set);
   ASSERT_OK(FeedLive(**set, small, 0, 30));               // 0 .. 1 s at 160x90, 30 fps
   ASSERT_OK((*set)->SwitchVideo(big, MediaTime::Seconds(1)));
@@ -284,7 +256,7 @@ TEST(OutputSetVideoSwitchTest, ABadSwitchChangesNothing) {
   AudioEncoderOptions audio;
   audio.input_sample_rate = kSwitchAudioRate;
   const VideoEncoderOptions small = LiveVideo(160, 90, 30);
-  auto set = OutputSet::Open(Specs({"hls:" + dir.File("hls")}), small, audio, OutputSetOptions{}, clock);
+  auto set = OpenOutputs({"hls:" + dir.File("hls")}, small, audio, OutputSetOptions{}, clock);
   ASSERT_OK(set);
   ASSERT_OK(FeedLive(**set, small, 0, 15));
   EXPECT_THAT((*set)->SwitchVideo(LiveVideo(321, 180, 30), MediaTime::Millis(500)),

@@ -324,12 +324,18 @@ MediaTime PlayoutStage::FrameTime(int64_t tick) const {
 
 void PlayoutStage::ApplyVideoChanges() {
   if (!options_.take_video_changes) return;
-  const std::vector<VideoChange> changes = options_.take_video_changes();
+  const std::vector<absl::StatusOr<VideoChange>> changes = options_.take_video_changes();
   if (changes.empty()) return;
   VideoEncoderOptions video = outputs_.video_options();
   const VideoFormat current{video.width, video.height, fps_};
   VideoFormat wanted = current;
-  for (const VideoChange& change : changes) wanted = change.AppliedTo(wanted);
+  for (const absl::StatusOr<VideoChange>& change : changes) {
+    if (change.ok()) {
+      wanted = change->AppliedTo(wanted);
+    } else {
+      Warn(change.status());  // the good ones beside it still apply
+    }
+  }
   if (wanted == current) return;
   const std::string what = VideoFormatText(wanted);
   // Everything is made before anything changes: a failure leaves the picture as it was.

@@ -36,6 +36,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/status/statusor.h"
 #include "media/live_messages.h"
 #include "media/video_format.h"
 #include "output/live_report.h"
@@ -79,8 +80,10 @@ struct PlayoutOptions {
   MediaTime tail = MediaTime::Millis(500);  // written after the last line before the end
   // Live video switches (the `video` control command, the server's video
   // endpoint): polled once per frame; each change applies at the next frame
-  // boundary. Both optional: without them the picture never changes.
-  std::function<std::vector<VideoChange>()> take_video_changes;
+  // boundary, and each error (a `video` line that was no valid command) is
+  // a warning, changing nothing. Both optional: without them the picture
+  // never changes.
+  std::function<std::vector<absl::StatusOr<VideoChange>>()> take_video_changes;
   PlayoutPictureFactory make_picture;
 };
 

@@ -86,12 +86,23 @@ class PlayoutStageTest : public ::testing::Test {
                                           *outputs_, monitor_);
   }
 
+  // A switchable stage into path_ saying one line of 0.5 s, after its first frame.
+  std::unique_ptr<StageHarness<PlayoutStage>> SwitchableShowAfterOneFrame() {
+    auto h = std::make_unique<StageHarness<PlayoutStage>>(MakeStage(/*simulated=*/true, "", /*switchable=*/true));
+    auto feed = h->Feed(h->stage().in);
+    EXPECT_OK(h->Open());
+    feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
+    feed.End();
+    EXPECT_OK(h->Step());
+    return h;
+  }
+
   ScratchDir dir_;
   const std::string path_ = dir_.File("show.mp4");
   SystemClock clock_;  // the outputs' (for live pacing); the stage runs on the harness's simulated clock
   std::unique_ptr<OutputSet> outputs_;
   LiveMonitor monitor_;
-  std::vector<VideoChange> video_changes_;
+  std::vector<absl::StatusOr<VideoChange>> video_changes_;
   bool refuse_pictures_ = false;
 };
 
@@ -369,12 +380,8 @@ TEST_F(PlayoutStageTest, AVideoSwitchTakesEffectAtTheNextFrameWithoutAnAudioGap)
 // A switch whose picture cannot be made is a warning: the picture, the cadence
 // and the outputs stay as they were. Asking for what is on air changes nothing.
 TEST_F(PlayoutStageTest, AVideoSwitchThatCannotApplyChangesNothing) {
-  StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, "", /*switchable=*/true));
-  auto feed = h.Feed(h.stage().in);
-  ASSERT_OK(h.Open());
-  feed.Push(Spoken(0, 0, 0.5), MediaTime::Zero());
-  feed.End();
-  ASSERT_OK(h.Step());
+  std::unique_ptr<StageHarness<PlayoutStage>> show = SwitchableShowAfterOneFrame();
+  StageHarness<PlayoutStage>& h = *show;
   refuse_pictures_ = true;
   video_changes_.push_back(VideoChange{320, 180, 20});
   ASSERT_OK(h.Step());
@@ -392,6 +399,28 @@ TEST_F(PlayoutStageTest, AVideoSwitchThatCannotApplyChangesNothing) {
   ASSERT_OK(read);
   testing_util::ExpectPictures(*read->Find(AVMEDIA_TYPE_VIDEO), INT64_MAX, {160, 90}, {160, 90},
                                static_cast<size_t>(monitor_.counters().frames), 0, "mp4");
+}
+
+// A `video` control line that was no valid command reaches the playout as
+// its reason: a warning naming it, while a good change beside it applies.
+TEST_F(PlayoutStageTest, ABadVideoCommandIsAWarningAndTheChangesBesideItApply) {
+  std::unique_ptr<StageHarness<PlayoutStage>> show = SwitchableShowAfterOneFrame();
+  StageHarness<PlayoutStage>& h = *show;
+  video_changes_.push_back(absl::InvalidArgumentError("bad video command at ctl:3: \"video 1281x720\": odd"));
+  video_changes_.push_back(VideoChange{320, 180, 0});
+  ASSERT_OK(h.Step());
+  const std::vector<BusMessage> warnings = Warnings(h.bus());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(warnings[0].status.message(), "bad video command at ctl:3: \"video 1281x720\": odd");
+  EXPECT_EQ(monitor_.counters().video_switches, 1);
+  EXPECT_EQ(outputs_->video_options().width, 320);
+
+  video_changes_.push_back(absl::InvalidArgumentError("bad video command at ctl:4: \"video @0\": no"));
+  ASSERT_OK(h.RunUntilFinished());
+  ASSERT_EQ(Warnings(h.bus()).size(), 1u);
+  EXPECT_EQ(monitor_.counters().video_switches, 1) << "a bad command alone changes nothing";
+  EXPECT_EQ(outputs_->video_options().width, 320);
 }
 
 }  // namespace

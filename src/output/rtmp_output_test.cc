@@ -39,25 +39,14 @@ using testing_util::ReadBackResult;
 using testing_util::ReadPacket;
 using testing_util::RtmpTestServer;
 using testing_util::ScratchDir;
+using testing_util::SpeechAudio;
 
-constexpr int kInputRate = 22050;
+constexpr int kInputRate = 22050;  // SpeechAudio()'s
 
 VideoEncoderOptions SmallVideo(int width = 160, int height = 90) {
-  VideoEncoderOptions video;
-  video.width = width;
-  video.height = height;
-  video.fps_num = 30;
-  video.preset = "ultrafast";
-  video.tune = "zerolatency";
-  video.keyframe_interval_s = 1.0;
-  video.threads = 1;
+  VideoEncoderOptions video = testing_util::QuickVideo(width, height);
+  video.tune = "zerolatency";  // as live encodes
   return video;
-}
-
-AudioEncoderOptions SpeechAudio() {
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = kInputRate;
-  return audio;
 }
 
 // Options for tests that push faster than real time on an idle loopback:

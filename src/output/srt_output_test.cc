@@ -22,7 +22,9 @@ using ::testing::HasSubstr;
 using testing_util::LiveReader;
 using testing_util::MakeFrame;
 using testing_util::MakeTone;
+using testing_util::OpenOutputs;
 using testing_util::PollUntil;
+using testing_util::SpeechAudio;
 
 bool HasSrtProtocol() {
   void* opaque = nullptr;
@@ -32,25 +34,27 @@ bool HasSrtProtocol() {
   return false;
 }
 
+// As live encodes (zerolatency), quick to run.
+VideoEncoderOptions LiveVideo(int width = 160, int height = 90, int fps = 30) {
+  VideoEncoderOptions video = testing_util::QuickVideo(width, height, fps);
+  video.tune = "zerolatency";
+  return video;
+}
+
+// A loopback listener never congests: the tests push faster than real time.
+OutputSetOptions Uncongested() {
+  OutputSetOptions options;
+  options.network.congestion_threshold = MediaTime::Seconds(600);
+  return options;
+}
+
 TEST(SrtOutputTest, AListenerReadsBackMpegTsWithH264AndAac) {
   if (!HasSrtProtocol()) GTEST_SKIP() << "this libavformat was built without libsrt";
   const int port = testing_util::FreeLoopbackPort();
   LiveReader listener(absl::StrCat("srt://127.0.0.1:", port, "?mode=listener"), {{"timeout", "30000000"}});
 
-  VideoEncoderOptions video;
-  video.width = 160;
-  video.height = 90;
-  video.preset = "ultrafast";
-  video.tune = "zerolatency";
-  video.threads = 1;
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = 22050;
-  OutputSetOptions options;
-  options.network.congestion_threshold = MediaTime::Seconds(600);
   SystemClock clock;
-  auto spec = ParseOutputSpec(absl::StrCat("srt://127.0.0.1:", port));
-  ASSERT_OK(spec);
-  auto set = OutputSet::Open({*spec}, video, audio, options, clock);
+  auto set = OpenOutputs({absl::StrCat("srt://127.0.0.1:", port)}, LiveVideo(), SpeechAudio(), Uncongested(), clock);
   ASSERT_OK(set);
   // The listener may still be starting: the caller retries until it answers.
   ASSERT_TRUE(PollUntil([&] { return (*set)->stats().outputs[0].state == OutputState::kConnected; }))
@@ -85,24 +89,13 @@ TEST(SrtOutputTest, AVideoSwitchCarriesTheNewParametersInBand) {
   LiveReader listener(absl::StrCat("srt://127.0.0.1:", port, "?mode=listener"), {{"timeout", "30000000"}},
                       /*decode=*/true);
   auto video_options = [](int width, int height, int fps) {
-    VideoEncoderOptions video;
-    video.width = width;
-    video.height = height;
-    video.fps_num = fps;
-    video.preset = "ultrafast";
-    video.tune = "zerolatency";
+    VideoEncoderOptions video = LiveVideo(width, height, fps);
     video.keyframe_interval_s = 0.5;  // keyframes after the switch's too
-    video.threads = 1;
     return video;
   };
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = 24000;
-  OutputSetOptions options;
-  options.network.congestion_threshold = MediaTime::Seconds(600);
   SystemClock clock;
-  auto spec = ParseOutputSpec(absl::StrCat("srt://127.0.0.1:", port));
-  ASSERT_OK(spec);
-  auto set = OutputSet::Open({*spec}, video_options(160, 90, 30), audio, options, clock);
+  auto set = OpenOutputs({absl::StrCat("srt://127.0.0.1:", port)}, video_options(160, 90, 30), SpeechAudio(24000),
+                         Uncongested(), clock);
   ASSERT_OK(set);
   ASSERT_TRUE(PollUntil([&] { return (*set)->stats().outputs[0].state == OutputState::kConnected; }))
       << (*set)->stats().outputs[0].error;
@@ -134,24 +127,13 @@ TEST(SrtOutputTest, ReconnectsWithinTwoSecondsOfAListenerBackFromALongOutage) {
   const int port = testing_util::FreeLoopbackPort();
   const std::string listen_url = absl::StrCat("srt://127.0.0.1:", port, "?mode=listener");
   auto listener = std::make_unique<LiveReader>(listen_url, std::map<std::string, std::string>{{"timeout", "60000000"}});
-  VideoEncoderOptions video;
-  video.width = 160;
-  video.height = 90;
-  video.preset = "ultrafast";
-  video.tune = "zerolatency";
-  video.threads = 1;
-  AudioEncoderOptions audio;
-  audio.input_sample_rate = 22050;
-  OutputSetOptions options;
-  options.network.congestion_threshold = MediaTime::Seconds(600);
+  OutputSetOptions options = Uncongested();
   options.network.reconnect.seed = 9;
   // Short attempts: a libsrt handshake waits its timeout in real time, which on
   // the stepped clock would cover most of the backoff's gaps and hide them.
   options.network.connect_timeout = MediaTime::Millis(500);
   SimulatedClock clock;
-  auto spec = ParseOutputSpec(absl::StrCat("srt://127.0.0.1:", port));
-  ASSERT_OK(spec);
-  auto set = OutputSet::Open({*spec}, video, audio, options, clock);
+  auto set = OpenOutputs({absl::StrCat("srt://127.0.0.1:", port)}, LiveVideo(), SpeechAudio(), options, clock);
   ASSERT_OK(set);
   auto stats = [&] { return (*set)->stats().outputs[0]; };
   ASSERT_TRUE(PollUntil([&] { return stats().state == OutputState::kConnected; })) << stats().error;

@@ -1,4 +1,6 @@
-// Helpers shared by this module's tests: a scratch directory and synthetic media.
+// Helpers shared by this module's tests (and bench/network_faults): a scratch
+// directory, synthetic media, encoder settings quick to run, and output sets
+// opened from --out texts.
 #pragma once
 
 #include <stdlib.h>
@@ -6,15 +8,76 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "core/clock.h"
 #include "core/scratch_dir.h"
 #include "gtest/gtest.h"
 #include "media/audio_buffer.h"
 #include "media/video_frame.h"
+#include "output/encoder_options.h"
+#include "output/output_set.h"
+#include "output/output_spec.h"
 
 namespace lingcast::testing_util {
+
+// The whole file (empty when it cannot be read).
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// H.264 settings quick to encode: x264 ultrafast on one thread, a keyframe
+// each second. A test changes what it is about (the tune, the GOP, a bitrate).
+inline VideoEncoderOptions QuickVideo(int width = 160, int height = 90, int fps = 30) {
+  VideoEncoderOptions video;
+  video.width = width;
+  video.height = height;
+  video.fps_num = fps;
+  video.preset = "ultrafast";
+  video.keyframe_interval_s = 1.0;
+  video.threads = 1;
+  return video;
+}
+
+// The live network tests' picture: 320x180, as a live show encodes it
+// (zerolatency), at `bitrate` bit/s; fed noise frames, it costs what it says.
+inline VideoEncoderOptions NoiseVideo(int64_t bitrate) {
+  VideoEncoderOptions video = QuickVideo(320, 180);
+  video.tune = "zerolatency";
+  video.bitrate = bitrate;
+  return video;
+}
+
+// AAC from mono speech at `input_rate` (espeak-ng's 22050 Hz by default: the
+// resampler runs).
+inline AudioEncoderOptions SpeechAudio(int input_rate = 22050) {
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = input_rate;
+  return audio;
+}
+
+// One encode into the outputs `outs` (--out texts: FILE.mp4, hls:DIR,
+// rtmp://..., srt://...); a text that does not parse is the error.
+inline absl::StatusOr<std::unique_ptr<OutputSet>> OpenOutputs(const std::vector<std::string>& outs,
+                                                              const VideoEncoderOptions& video,
+                                                              const AudioEncoderOptions& audio,
+                                                              const OutputSetOptions& options, Clock& clock) {
+  std::vector<OutputSpec> specs;
+  for (const std::string& out : outs) {
+    absl::StatusOr<OutputSpec> spec = ParseOutputSpec(out);
+    if (!spec.ok()) return spec.status();
+    specs.push_back(*std::move(spec));
+  }
+  return OutputSet::Open(specs, video, audio, options, clock);
+}
 
 
 // An opaque frame of one colour with a square that moves with `index`.

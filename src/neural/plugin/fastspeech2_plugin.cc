@@ -43,20 +43,7 @@ absl::StatusOr<std::unique_ptr<lc_voice>> Create(const lc_fastspeech2_options& r
 }  // namespace
 
 lc_voice* CreateFastSpeech2Voice(const lc_fastspeech2_options* options, lc_status* status) {
-  std::unique_ptr<lc_voice> voice;
-  Report(Guard("loading fastspeech2", [&]() -> absl::Status {
-           if (absl::Status size = CheckStructSize(options, options ? options->struct_size : 0,
-                                                   sizeof(lc_fastspeech2_options), "lc_fastspeech2_options");
-               !size.ok()) {
-             return size;
-           }
-           absl::StatusOr<std::unique_ptr<lc_voice>> created = Create(*options);
-           if (!created.ok()) return created.status();
-           voice = *std::move(created);
-           return absl::OkStatus();
-         }),
-         status);
-  return voice.release();
+  return CreateHandle<lc_voice>("loading fastspeech2", "lc_fastspeech2_options", options, status, Create);
 }
 
 }  // namespace lingcast::plugin

@@ -55,20 +55,7 @@ absl::StatusOr<std::unique_ptr<lc_translator>> Create(const lc_marian_options& r
 }  // namespace
 
 lc_translator* CreateMarianTranslator(const lc_marian_options* options, lc_status* status) {
-  std::unique_ptr<lc_translator> translator;
-  const absl::Status result = Guard("loading marian", [&]() -> absl::Status {
-    if (absl::Status size = CheckStructSize(options, options ? options->struct_size : 0,
-                                            sizeof(lc_marian_options), "lc_marian_options");
-        !size.ok()) {
-      return size;
-    }
-    absl::StatusOr<std::unique_ptr<lc_translator>> created = Create(*options);
-    if (!created.ok()) return created.status();
-    translator = *std::move(created);
-    return absl::OkStatus();
-  });
-  Report(result, status);
-  return translator.release();
+  return CreateHandle<lc_translator>("loading marian", "lc_marian_options", options, status, Create);
 }
 
 void TranslatorDestroy(lc_translator* translator) { delete translator; }

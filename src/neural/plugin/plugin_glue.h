@@ -4,7 +4,9 @@
 // every exception caught before it could cross. Never seen by the host.
 #pragma once
 
+#include <cstddef>
 #include <exception>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -50,6 +52,32 @@ absl::Status Guard(const char* what, F&& f) {
   } catch (...) {
     return absl::InternalError(std::string(what) + ": unknown exception");
   }
+}
+
+// The body of an entry point that makes an engine (CreateVitsVoice, ...):
+// checks the caller's `options` struct against this ABI's (`options_name`
+// names it), calls `create(*options)` (a StatusOr<std::unique_ptr<Handle>>)
+// with every exception caught as `what` failing, reports into `status`, and
+// hands the host the handle: null on any failure. `min_size`: what the oldest
+// minor of this major fills of Options (appended fields are read only when
+// options->struct_size covers them).
+template <typename Handle, typename Options, typename Create>
+Handle* CreateHandle(const char* what, const char* options_name, const Options* options, lc_status* status,
+                     Create&& create, std::size_t min_size = sizeof(Options)) {
+  std::unique_ptr<Handle> handle;
+  Report(Guard(what, [&]() -> absl::Status {
+           if (absl::Status size =
+                   CheckStructSize(options, options ? options->struct_size : 0, min_size, options_name);
+               !size.ok()) {
+             return size;
+           }
+           absl::StatusOr<std::unique_ptr<Handle>> created = std::forward<Create>(create)(*options);
+           if (!created.ok()) return created.status();
+           handle = *std::move(created);
+           return absl::OkStatus();
+         }),
+         status);
+  return handle.release();
 }
 
 // Hands `result` to a host's sink as an lc_synthesis (valid during the call).

@@ -60,20 +60,7 @@ absl::StatusOr<std::unique_ptr<lc_voice>> Create(const lc_vits_options& request)
 }  // namespace
 
 lc_voice* CreateVitsVoice(const lc_vits_options* options, lc_status* status) {
-  std::unique_ptr<lc_voice> voice;
-  Report(Guard("loading vits", [&]() -> absl::Status {
-           if (absl::Status size = CheckStructSize(options, options ? options->struct_size : 0,
-                                                   sizeof(lc_vits_options), "lc_vits_options");
-               !size.ok()) {
-             return size;
-           }
-           absl::StatusOr<std::unique_ptr<lc_voice>> created = Create(*options);
-           if (!created.ok()) return created.status();
-           voice = *std::move(created);
-           return absl::OkStatus();
-         }),
-         status);
-  return voice.release();
+  return CreateHandle<lc_voice>("loading vits", "lc_vits_options", options, status, Create);
 }
 
 }  // namespace lingcast::plugin

@@ -119,20 +119,9 @@ void HandOver(const AsrHypothesis& hypothesis, lc_hypothesis_sink sink, void* us
 }  // namespace
 
 lc_recognizer* CreateWhisperRecognizer(const lc_whisper_options* options, lc_status* status) {
-  std::unique_ptr<lc_recognizer> recognizer;
-  Report(Guard("loading whisper", [&]() -> absl::Status {
-           if (absl::Status size = CheckStructSize(options, options ? options->struct_size : 0,
-                                                   LC_WHISPER_OPTIONS_V2_0_SIZE, "lc_whisper_options");
-               !size.ok()) {
-             return size;
-           }
-           absl::StatusOr<std::unique_ptr<lc_recognizer>> created = Create(*options);
-           if (!created.ok()) return created.status();
-           recognizer = *std::move(created);
-           return absl::OkStatus();
-         }),
-         status);
-  return recognizer.release();
+  // A host of minor 0 fills the options up to log_level (lingcast_plugin_abi.h).
+  return CreateHandle<lc_recognizer>("loading whisper", "lc_whisper_options", options, status, Create,
+                                     LC_WHISPER_OPTIONS_V2_0_SIZE);
 }
 
 void RecognizerDestroy(lc_recognizer* recognizer) { delete recognizer; }
