@@ -220,7 +220,6 @@ TEST(NeuralPluginTest, ThePlugInBuiltBesideThisLingcastOffersEveryEngine) {
   EXPECT_THAT(DescribePluginRuntime(*plugin).summary, HasSubstr("libtorch"));
 }
 
-<<<<<<< HEAD
 // A host of minor 0 fills lc_whisper_options up to log_level: the plug-in of
 // minor 1 still takes it (and reads no GPU interval), and refuses anything
 // shorter with one line.
@@ -250,7 +249,8 @@ TEST(NeuralPluginTest, WhisperOptionsOfMinorZeroAreTakenAndShorterOnesRefused) {
   status = lc_status{};
   EXPECT_EQ(table.create_whisper_recognizer(&options, &status), nullptr);
   EXPECT_THAT(std::string(status.message), HasSubstr("lc_whisper_options of"));
-=======
+}
+
 // Every engine's create entry point of the real plug-in refuses options it
 // cannot read (none, or a struct shorter than its own) with one line naming
 // the struct, and hands back no handle.
@@ -274,7 +274,6 @@ TEST(NeuralPluginTest, ACreateCallWithoutItsOptionsOrWithAShortStructIsRefusedBy
   expect_refused(table.create_fastspeech2_voice, lc_fastspeech2_options{}, "lc_fastspeech2_options");
   expect_refused(table.create_marian_translator, lc_marian_options{}, "lc_marian_options");
   expect_refused(table.create_whisper_recognizer, lc_whisper_options{}, "lc_whisper_options");
->>>>>>> mends
 }
 
 // The real plug-in's Marian through the C ABI: a batch gives what each line
