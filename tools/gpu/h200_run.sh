@@ -16,9 +16,11 @@
 #      the GPU memory the whole process held (nvidia-smi, sampled every 100 ms)
 #      and its CPU time.
 #   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
-# H200_PRESETS, H200_ASR_DEVICES, H200_LIVE_MODES (space-separated; empty skips
-# that part) and H200_SLOW=0 (no slow-preset reference) narrow a run to what is
-# being checked; the 1080p60 render always runs.
+# H200_RENDERERS, H200_PRESETS, H200_ASR_DEVICES, H200_LIVE_MODES
+# (space-separated; empty skips that part) and H200_SLOW=0 (no slow-preset
+# reference) narrow a run to what is being checked; the 1080p60 render always
+# runs. With make_bundle.sh --with-gpu-tests it first runs the CUDA renderer's
+# parity tests and benchmark.
 set -uo pipefail
 parts="${1:?usage: h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR}"
 inputs="${2:?}"
@@ -67,9 +69,38 @@ note "doctor: exit $?"
 gpu_sampled start_doctor "$lc" doctor
 grep -E "neural|GPU|cuda|FAIL|missing|not found" "$logs/doctor.txt" | head -20 | tee -a "$out/summary.txt"
 
-# 1. Video at the sizes others claim.
+# 0. The CUDA renderer against the CPU one, when the bundle has its tests
+#    (make_bundle.sh --with-gpu-tests): pixel parity on the golden scenes, YUV
+#    bit-exactness, and the per-frame benchmark (CPU draw + conversion beside
+#    the GPU's, in one process).
+if [[ -d "$dest/lingcast/tests" ]]; then
+  (
+    export LD_LIBRARY_PATH="$dest/lingcast/lib" LINGCAST_SHARE_DIR="$dest/lingcast/share"
+    # The tests read the repo and build/data at the paths they were built with.
+    src_dir="$(strings "$dest/lingcast/tests/avatar_test" | grep -m1 -oE '^/[^ ]*/examples' | sed 's|/examples$||')"
+    if [[ -n "$src_dir" && ! -e "$src_dir" ]]; then mkdir -p "$(dirname "$src_dir")" && ln -s "$repo" "$src_dir"; fi
+    [[ -e "$repo/build/data" ]] || { mkdir -p "$repo/build" && ln -s "$dest/lingcast/bin/data" "$repo/build/data"; }
+    t="$dest/lingcast/tests"
+    "$t/avatar_test" --gtest_filter='GpuCanvas*:CudaSupport*' >"$logs/gpu_avatar_test.txt" 2>&1
+    note "GPU canvas parity (avatar_test): exit $?, $(tail -1 "$logs/gpu_avatar_test.txt")"
+    "$t/compose_test" --gtest_filter='GpuCompositor*:ChooseRenderer*:RenderStageTest.*' >"$logs/gpu_compose_test.txt" 2>&1
+    note "GPU compositor parity (compose_test): exit $?, $(tail -1 "$logs/gpu_compose_test.txt")"
+    "$t/output_test" --gtest_filter='GpuYuv*:EncoderYuvEntry*' >"$logs/gpu_output_test.txt" 2>&1
+    note "GPU YUV (output_test): exit $?, $(tail -1 "$logs/gpu_output_test.txt")"
+    grep -hE "FAILED|max abs|mean" "$logs"/gpu_*_test.txt | head -20 | tee -a "$out/summary.txt"
+    timeout 180 "$t/cuda_render_bench" 300 2>&1 | tee "$logs/cuda_render_bench.txt" | tee -a "$out/summary.txt"
+  )
+fi
+
+# 1. Video at the sizes others claim: the 4K60 clip with each renderer
+#    (H200_RENDERERS, default "cuda cpu") at ultrafast, then the other presets.
 cores=$(nproc)
-for preset in ${H200_PRESETS-ultrafast superfast veryfast}; do
+for renderer in ${H200_RENDERERS-cuda cpu}; do
+  gpu_sampled "render_4k60_ultrafast_$renderer" timeout 240 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" \
+    -o "$out/clip_4k60_ultrafast_$renderer.mp4" --size 3840x2160 --fps 60 --preset ultrafast --encoder-threads "$cores" \
+    --renderer "$renderer" --json
+done
+for preset in ${H200_PRESETS-superfast veryfast}; do
   gpu_sampled "render_4k60_$preset" timeout 240 "$lc" --log-level info render "$repo/tools/gpu/clip8.script" -o "$out/clip_4k60_$preset.mp4" \
     --size 3840x2160 --fps 60 --preset "$preset" --encoder-threads "$cores" --json
 done

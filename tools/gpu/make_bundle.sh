@@ -5,13 +5,17 @@
 # and cut into parts small enough to carry there one call at a time.
 #
 #   tools/gpu/make_bundle.sh [--build DIR] [--plugin SO|none] [--model DIR ...]
-#                            [--with-pocketsphinx] [--with-nginx] [--part-mib 40] [--level 9] OUT_DIR
+#                            [--with-pocketsphinx] [--with-nginx] [--with-gpu-tests]
+#                            [--part-mib 40] [--level 9] OUT_DIR
 #
 # OUT_DIR receives lingcast-bundle.tar.xz.partNN and SHA256SUMS; each --model DIR
 # (a model folder as install-deps.sh makes them, e.g. models/whisper-base) goes
 # into the bundle's models/, which the launcher makes lingcast's models root
 # (LINGCAST_MODELS). --with-nginx adds Debian's nginx with its RTMP module
-# (bin/nginx, lib/nginx/), a local RTMP server to stream to there. Unpack with
+# (bin/nginx, lib/nginx/), a local RTMP server to stream to there.
+# --with-gpu-tests adds the CUDA renderer's parity tests and its benchmark
+# (tests/: avatar_test, compose_test, output_test, cuda_render_bench, built in
+# the build folder), which tools/gpu/h200_run.sh runs when they are there. Unpack with
 #   cat lingcast-bundle.tar.xz.part* | tar -xJ -C DEST
 # and run DEST/lingcast/lingcast (a launcher that points the binary at its own
 # libraries, data, fonts and plug-in, and at PyTorch's libraries when python3 has it).
@@ -27,6 +31,7 @@ plugin=""
 models=()
 with_pocketsphinx=0
 with_nginx=0
+with_gpu_tests=0
 part_mib=40
 level=9
 while [[ $# -gt 1 ]]; do
@@ -36,12 +41,13 @@ while [[ $# -gt 1 ]]; do
     --model) models+=("$2"); shift 2 ;;
     --with-pocketsphinx) with_pocketsphinx=1; shift ;;
     --with-nginx) with_nginx=1; shift ;;
+    --with-gpu-tests) with_gpu_tests=1; shift ;;
     --part-mib) part_mib="$2"; shift 2 ;;
     --level) level="$2"; shift 2 ;;
     *) echo "make_bundle.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-out="${1:?usage: make_bundle.sh [--build DIR] [--plugin SO|none] [--model DIR ...] [--with-pocketsphinx] [--with-nginx] [--part-mib N] [--level N] OUT_DIR}"
+out="${1:?usage: make_bundle.sh [--build DIR] [--plugin SO|none] [--model DIR ...] [--with-pocketsphinx] [--with-nginx] [--with-gpu-tests] [--part-mib N] [--level N] OUT_DIR}"
 [[ -x "$build/lingcast" ]] || { echo "make_bundle.sh: $build/lingcast not found: build lingcast first (make build)" >&2; exit 2; }
 if [[ -z "$plugin" && -f "$build/src/neural/plugin/liblingcast_neural_plugin.so" ]]; then
   plugin="$build/src/neural/plugin/liblingcast_neural_plugin.so"
@@ -66,6 +72,16 @@ if [[ -n "$plugin" ]]; then
   shim="$(dirname "$plugin")/../marian/liblingcast_spm_shim.so"
   [[ -f "$shim" ]] || shim="$build/src/neural/marian/liblingcast_spm_shim.so"
   if [[ -f "$shim" ]]; then cp "$shim" "$root/lib/neural/liblingcast_spm_shim.so"; objects+=("$shim"); fi
+fi
+
+if [[ $with_gpu_tests == 1 ]]; then
+  step "the CUDA renderer's tests"
+  mkdir -p "$root/tests"
+  for t in src/avatar/avatar_test src/compose/compose_test src/output/output_test bench/cuda_render_bench; do
+    [[ -x "$build/$t" ]] || { echo "make_bundle.sh: --with-gpu-tests needs $build/$t (cmake --build $build --target $(basename "$t"))" >&2; exit 2; }
+    cp "$build/$t" "$root/tests/"
+    objects+=("$build/$t")
+  done
 fi
 
 if [[ $with_nginx == 1 ]]; then
