@@ -13,7 +13,8 @@
 // 2. The API: API_RATE (default 200) requests/s of session status and /metrics
 //    for API_SECONDS (default 60) over loopback while 2 sessions run; latency
 //    p50/p99, errors, and the sessions' drops beside the 2-session run of 1.
-// Prints figures; never fails on them.
+// Prints figures; never fails on them. SERVE_BENCH_REPORTS=DIR also keeps each
+// session's live report as DIR/n<N>-s<I>.json (per-line latencies, stage times).
 #include <malloc.h>
 
 #include <algorithm>
@@ -22,6 +23,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <cstdlib>
 #include <netinet/in.h>
 #include <string>
 #include <sys/socket.h>
@@ -29,6 +32,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "app/serve_command.h"
 #include "app/serve_sessions.h"
 #include "core/process_stats.h"
@@ -142,6 +146,9 @@ Round RunSessions(int n, const ServeDirectories& dirs, const std::string& size, 
     if (!report.ok()) {
       figures.error = std::string(report.status().message());
     } else {
+      if (const char* keep = std::getenv("SERVE_BENCH_REPORTS"); keep != nullptr && *keep != '\0') {
+        std::ofstream(absl::StrCat(keep, "/n", n, "-s", round.sessions.size() + 1, ".json")) << report->dump(2);
+      }
       const nlohmann::json& s = (*report)["summary"];
       figures.audio_drops = s["audio_drops"];
       figures.video_drops = s["video_drops"];
