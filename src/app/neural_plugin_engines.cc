@@ -447,6 +447,7 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakePluginVitsVoice(const NeuralPlugi
   options.seed = request.seed;
   options.device = request.device.c_str();
   options.dtype = request.dtype.c_str();
+  options.capture_as_needed = request.warm_at_load ? 0 : 1;
   char placed_on[LC_PLACED_ON_CAPACITY] = {};
   options.placed_on = placed_on;
   if (handle->phonemize) {

@@ -77,6 +77,10 @@ struct VitsPluginRequest {
   std::string device = "auto";  // as MarianPluginRequest's
   std::string dtype = "auto";
   std::string* placed_on = nullptr;
+  // On a GPU: CUDA graphs for every line length at load (a live show's first
+  // line replays one), or each when first met (false: a render starts seconds
+  // sooner; lingcast_plugin_abi.h, lc_vits_options::capture_as_needed).
+  bool warm_at_load = true;
   // A Piper voice's phonemizer: the host's EspeakEngine::PhonemizeIpa. The
   // plug-in carries its own copy of lingcast_tts, whose espeak-ng wrapper must
   // not run beside the host's: both would drive the one libespeak-ng of the

@@ -251,6 +251,27 @@ TEST(NeuralPluginTest, WhisperOptionsOfMinorZeroAreTakenAndShorterOnesRefused) {
   EXPECT_THAT(std::string(status.message), HasSubstr("lc_whisper_options of"));
 }
 
+// The same for lc_vits_options, whose minor 1 appended capture_as_needed.
+TEST(NeuralPluginTest, VitsOptionsOfMinorZeroAreTaken) {
+  ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("vits");
+  ASSERT_OK(plugin);
+  const lc_plugin_table& table = plugin->table();
+  const std::string model_dir = std::string(NEURAL_TESTDATA_DIR) + "/vits_tiny";
+  for (const std::uint32_t size : {LC_VITS_OPTIONS_V2_0_SIZE, static_cast<std::uint32_t>(sizeof(lc_vits_options))}) {
+    lc_vits_options options{};
+    options.model_dir = model_dir.c_str();
+    options.device = "cpu";
+    options.dtype = "auto";
+    options.capture_as_needed = 1;  // read only from a minor-1 struct
+    options.struct_size = size;
+    lc_status status{};
+    lc_voice* voice = table.create_vits_voice(&options, &status);
+    ASSERT_NE(voice, nullptr) << size << " bytes: " << status.message;
+    table.voice_destroy(voice);
+  }
+}
+
 // Every engine's create entry point of the real plug-in refuses options it
 // cannot read (none, or a struct shorter than its own) with one line naming
 // the struct, and hands back no handle.

@@ -220,7 +220,9 @@ absl::StatusOr<RenderSummary> RunRender(const RenderOptions& options, Logger& lo
   LC_ASSIGN_OR_RETURN(const StudioVoiceChoice voices,
                       ChooseStudioVoice(options.tts_engine, options.voice_zh, options.voice_en));
   LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> tts,
-                      MakeStudioVoice(voices, options.voice_zh, options.voice_en, options.neural, &logger));
+                      MakeStudioVoice(voices, options.voice_zh, options.voice_en, options.neural, &logger,
+                                      // A render has no first line to hurry: graphs are captured as lengths come.
+                                      /*warm_at_load=*/false));
   LC_ASSIGN_OR_RETURN(compose::CompositorOptions compose_options, StudioCompositorOptions(look));
   LC_ASSIGN_OR_RETURN(auto compositor, compose::Compositor::Create(compose_options));
   std::unique_ptr<compose::GpuCompositor> gpu;

@@ -81,7 +81,8 @@ absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, cons
 
 absl::StatusOr<std::unique_ptr<TtsEngine>> MakeStudioVoice(const StudioVoiceChoice& choice, const std::string& voice_zh,
                                                            const std::string& voice_en,
-                                                           const NeuralDeviceFlags& neural, Logger* logger) {
+                                                           const NeuralDeviceFlags& neural, Logger* logger,
+                                                           bool warm_at_load) {
   LC_ASSIGN_OR_RETURN(std::unique_ptr<EspeakEngine> espeak, MakeStudioVoice(voice_zh, voice_en));
   if (logger != nullptr) logger->Info("tts", "voices", {{"choice", choice.reason}});
   if (choice.english_dir.empty() && choice.mandarin_dir.empty()) return std::unique_ptr<TtsEngine>(std::move(espeak));
@@ -92,6 +93,7 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeStudioVoice(const StudioVoiceChoi
     settings.model_dir = dir;
     settings.neural = neural;
     settings.logger = logger;
+    settings.warm_at_load = warm_at_load;
     LC_ASSIGN_OR_RETURN(std::unique_ptr<TtsEngine> engine, MakeVoice(engine_name, settings));
     return std::shared_ptr<TtsEngine>(std::move(engine));
   };

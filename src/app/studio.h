@@ -71,6 +71,7 @@ struct VoiceEngineSettings {
   std::string voice_en;      // espeak: --voice-en (empty: en-us)
   NeuralDeviceFlags neural;  // vits: --device, --dtype
   Logger* logger = nullptr;  // where a neural voice went; may be null
+  bool warm_at_load = true;  // vits on a GPU: VitsPluginRequest::warm_at_load
 };
 
 // The espeak engine's factory: MakeStudioVoice(voice_zh, voice_en).
@@ -97,9 +98,11 @@ absl::StatusOr<StudioVoiceChoice> ChooseStudioVoice(const std::string& tts, cons
 
 // The avatar's voice of `choice`: espeak-ng alone, or a BilingualVoice of the
 // neural voice(s) and espeak-ng. Where a neural voice went goes to `logger`.
+// `warm_at_load`: VoiceEngineSettings::warm_at_load (false for a render).
 absl::StatusOr<std::unique_ptr<TtsEngine>> MakeStudioVoice(const StudioVoiceChoice& choice, const std::string& voice_zh,
                                                            const std::string& voice_en,
-                                                           const NeuralDeviceFlags& neural, Logger* logger);
+                                                           const NeuralDeviceFlags& neural, Logger* logger,
+                                                           bool warm_at_load = true);
 
 // x264 settings (--size, --fps, --preset, --crf, --encoder-threads).
 VideoEncoderOptions StudioVideoOptions(const StudioLook& look, int fps, const std::string& preset, int crf,

@@ -211,6 +211,7 @@ absl::StatusOr<std::unique_ptr<TtsEngine>> MakeVitsVoice(const VoiceEngineSettin
   request.model_dir = settings.model_dir;
   request.device = settings.neural.device;
   request.dtype = settings.neural.dtype;
+  request.warm_at_load = settings.warm_at_load;
   request.phonemize = [](std::string_view text, const std::string& voice) {
     return EspeakEngine::PhonemizeIpa(text, voice);
   };

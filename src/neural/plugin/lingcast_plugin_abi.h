@@ -55,7 +55,8 @@ extern "C" {
 /* Major 1 was the C++ table of lingcast before this header (std::string, absl
  * and lingcast types across the boundary); its plug-ins are refused. */
 #define LC_PLUGIN_ABI_MAJOR 2
-/* Minor 1 appended lc_whisper_options.min_partial_interval_gpu_us. */
+/* Minor 1 appended lc_whisper_options.min_partial_interval_gpu_us and
+ * lc_vits_options.capture_as_needed. */
 #define LC_PLUGIN_ABI_MINOR 1
 #define LC_PLUGIN_ENTRY_SYMBOL "lingcast_neural_plugin_table"
 
@@ -254,7 +255,15 @@ typedef struct lc_vits_options {
    * process). phonemize_user must outlive the voice. */
   lc_phonemize_fn phonemize;
   void* phonemize_user;
+  /* Minor 1: on a GPU, 1 captures a CUDA graph for each line length when it is
+   * first met instead of for every length at load (seconds of start-up that a
+   * render, which has no first line to hurry, need not spend); 0 (and a host of
+   * minor 0): every length at load, so a live show's first line replays one. */
+  int32_t capture_as_needed;
 } lc_vits_options;
+
+/* What a host of minor 0 fills of lc_vits_options. */
+#define LC_VITS_OPTIONS_V2_0_SIZE ((uint32_t)(offsetof(lc_vits_options, phonemize_user) + sizeof(void*)))
 
 typedef struct lc_fastspeech2_options {
   uint32_t struct_size;

@@ -41,6 +41,9 @@ absl::StatusOr<std::unique_ptr<lc_voice>> Create(const lc_vits_options& request)
   options.model_dir = StringOr(request.model_dir, "");
   options.seed = request.seed;
   if (request.phonemize != nullptr) options.phonemize = PhonemizerOf(request.phonemize, request.phonemize_user);
+  const bool has_capture_flag =
+      request.struct_size >= offsetof(lc_vits_options, capture_as_needed) + sizeof(int32_t);
+  options.warm_at_load = !(has_capture_flag && request.capture_as_needed != 0);
   const absl::StatusOr<neural::DeviceChoice> placement = neural::CallNeural("--device", [&] {
     return neural::ChooseDevice(StringOr(request.device, "auto"), StringOr(request.dtype, "auto"),
                                 neural::EngineKind::kVits);
@@ -60,7 +63,7 @@ absl::StatusOr<std::unique_ptr<lc_voice>> Create(const lc_vits_options& request)
 }  // namespace
 
 lc_voice* CreateVitsVoice(const lc_vits_options* options, lc_status* status) {
-  return CreateHandle<lc_voice>("loading vits", "lc_vits_options", options, status, Create);
+  return CreateHandle<lc_voice>("loading vits", "lc_vits_options", options, status, Create, LC_VITS_OPTIONS_V2_0_SIZE);
 }
 
 }  // namespace lingcast::plugin
