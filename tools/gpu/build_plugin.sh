@@ -38,8 +38,10 @@ fi
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 # TORCH_CUDA_ARCH_LIST: no GPU here for PyTorch's CMake to detect the architecture on.
+# The renderer is not built here: this build is for the plug-in alone, and
+# the CUDA language enabled for the renderer trips PyTorch's own CUDA checks.
 TORCH_CUDA_ARCH_LIST="$cuda_arch" cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DLINGCAST_NEURAL=ON -DLINGCAST_WERROR=OFF "${launcher[@]}" \
+  -DLINGCAST_NEURAL=ON -DLINGCAST_WERROR=OFF -DLINGCAST_CUDA_RENDERER=OFF "${launcher[@]}" \
   -DTorch_DIR="$cache/torch/share/cmake/Torch" -DCaffe2_DIR="$cache/torch/share/cmake/Caffe2" >"$build.configure.log" \
   || { tail -20 "$build.configure.log" >&2; exit 1; }
 ninja -C "$build" lingcast_neural_plugin lingcast_spm_shim
