@@ -14,7 +14,8 @@
 //    for API_SECONDS (default 60) over loopback while 2 sessions run; latency
 //    p50/p99, errors, and the sessions' drops beside the 2-session run of 1.
 // Prints figures; never fails on them. SERVE_BENCH_REPORTS=DIR also keeps each
-// session's live report as DIR/n<N>-s<I>.json (per-line latencies, stage times).
+// session's live report as DIR/n<N>-s<I>.json (per-line latencies, stage times);
+// SERVE_BENCH_STAGGER_MS=M starts the sessions of a round M ms apart instead of at once.
 #include <malloc.h>
 
 #include <algorithm>
@@ -128,6 +129,9 @@ Round RunSessions(int n, const ServeDirectories& dirs, const std::string& size, 
                                      {"script", "show.script"},
                                      {"size", size},
                                      {"fps", 30}};
+    if (const char* stagger = std::getenv("SERVE_BENCH_STAGGER_MS"); stagger != nullptr && i > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(stagger)));
+    }
     std::string reply;
     const int status = Request(server.port(), "POST", "/v1/sessions", settings.dump(), &reply);
     if (status != 201) {
