@@ -2,6 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "gtest/gtest.h"
 
@@ -11,7 +14,9 @@ namespace {
 class SharePathsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    share_ = std::filesystem::path(::testing::TempDir()) / "share_paths_test";
+    // One folder per process: ctest runs these tests as parallel processes, and
+    // a shared name let one test's TearDown remove another's files mid-test.
+    share_ = std::filesystem::path(::testing::TempDir()) / ("share_paths_test-" + std::to_string(getpid()));
     std::filesystem::remove_all(share_);
     std::filesystem::create_directories(share_ / "opencc");
     std::ofstream(share_ / "opencc" / "t2s.json") << "{}";
