@@ -64,3 +64,21 @@ function(lingcast_test name)
   # LABELS: the library's name, so one library's tests run alone (ctest -L core).
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS ${name})
 endfunction()
+
+# Looks for nvcc (CUDACXX, else /usr/local/cuda/bin/nvcc) and, when found,
+# enables CUDA for Hopper unless CMAKE_CUDA_ARCHITECTURES says otherwise.
+# CMAKE_CUDA_COMPILER is empty afterwards when there is none. A macro: the
+# compiler and architectures must be set in the caller's scope.
+macro(lingcast_enable_cuda)
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90)  # Hopper (H100/H200); -DCMAKE_CUDA_ARCHITECTURES=... for others
+    endif()
+    enable_language(CUDA)
+  endif()
+endmacro()
