@@ -15,7 +15,8 @@
 //    p50/p99, errors, and the sessions' drops beside the 2-session run of 1.
 // Prints figures; never fails on them. SERVE_BENCH_REPORTS=DIR also keeps each
 // session's live report as DIR/n<N>-s<I>.json (per-line latencies, stage times);
-// SERVE_BENCH_STAGGER_MS=M starts the sessions of a round M ms apart instead of at once.
+// SERVE_BENCH_STAGGER_MS=M starts the sessions of a round M ms apart instead of at once;
+// SERVE_BENCH_SETTINGS='{"preset":"superfast"}' adds settings to every session's.
 #include <malloc.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <cstdlib>
 #include <netinet/in.h>
 #include <string>
@@ -91,6 +93,7 @@ struct SessionFigures {
 struct Round {
   std::vector<SessionFigures> sessions;
   double peak_rss_mb = 0, rss_mb_before = 0;
+  double cpu_seconds = 0, wall_seconds = 0;  // the process's, from the first POST to the last session's end
 };
 
 bool Held(const Round& round) {
@@ -122,13 +125,18 @@ Round RunSessions(int n, const ServeDirectories& dirs, const std::string& size, 
     return round;
   }
   std::vector<std::string> ids;
+  const double cpu_start = ProcessCpuSeconds();
+  const auto wall_start = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) {
-    const nlohmann::json settings = {{"in", "host.wav"},
+    nlohmann::json settings = {{"in", "host.wav"},
                                      {"out", {"session" + std::to_string(i) + ".mp4",
                                               "hls:hls" + std::to_string(i)}},
                                      {"script", "show.script"},
                                      {"size", size},
                                      {"fps", 30}};
+    if (const char* extra = std::getenv("SERVE_BENCH_SETTINGS"); extra != nullptr && *extra != '\0') {
+      settings.update(nlohmann::json::parse(extra));
+    }
     if (const char* stagger = std::getenv("SERVE_BENCH_STAGGER_MS"); stagger != nullptr && i > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(stagger)));
     }
@@ -143,6 +151,8 @@ Round RunSessions(int n, const ServeDirectories& dirs, const std::string& size, 
   for (const std::string& id : ids) sessions.WaitForState(id, SessionState::kRunning, absl::Minutes(5));
   if (during) during(server.port(), ids);
   sessions.WaitAll(absl::Hours(1));
+  round.cpu_seconds = ProcessCpuSeconds() - cpu_start;
+  round.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   round.peak_rss_mb = PeakRssMb();
   for (const std::string& id : ids) {
     SessionFigures figures;
@@ -183,6 +193,8 @@ void PrintRound(int n, const Round& round) {
   }
   std::printf("  process RSS before %.0f MB, peak %.0f MB (peak since the bench started)\n", round.rss_mb_before,
               round.peak_rss_mb);
+  std::printf("  process CPU %.1f s in %.1f s of wall time: %.0f%% of one core\n", round.cpu_seconds,
+              round.wall_seconds, round.wall_seconds > 0 ? 100.0 * round.cpu_seconds / round.wall_seconds : 0.0);
   std::fflush(stdout);
 }
 
@@ -212,14 +224,15 @@ int Main(int argc, char** argv) {
   dirs.output = dir.string();
   Logger logger(LogLevel::kError);
 
-  std::vector<Round> rounds;
-  for (int n = 1; n <= max_sessions; ++n) {
-    rounds.push_back(RunSessions(n, dirs, size, logger, nullptr));
-    PrintRound(n, rounds.back());
-  }
+  // SERVE_BENCH_FROM=N skips the rounds of fewer sessions (the reference round of 1 with them).
+  const char* from_env = std::getenv("SERVE_BENCH_FROM");
+  const int first = from_env != nullptr ? std::max(1, std::atoi(from_env)) : 1;
+  std::map<int, Round> rounds;
   int most_held = 0;
-  for (int n = 1; n <= max_sessions; ++n) {
-    if (Held(rounds[static_cast<size_t>(n - 1)])) most_held = n;
+  for (int n = first; n <= max_sessions; ++n) {
+    rounds[n] = RunSessions(n, dirs, size, logger, nullptr);
+    PrintRound(n, rounds[n]);
+    if (Held(rounds[n])) most_held = n;
   }
   std::printf("most sessions held: %d (target >= 3)\n", most_held);
 
@@ -245,9 +258,9 @@ int Main(int argc, char** argv) {
     std::printf("API: %lld requests in %.0f s (%d/s asked) while 2 sessions ran: p50 %.1f ms, p99 %.1f ms, errors %d\n",
                 static_cast<long long>(p.count), api_seconds, api_rate, p.p50, p.p99, errors);
     PrintRound(2, loaded);
-    if (rounds.size() >= 2) {
+    if (rounds.count(2) != 0) {
       int64_t before = 0, after = 0;
-      for (const SessionFigures& s : rounds[1].sessions) before += s.audio_drops + s.video_drops;
+      for (const SessionFigures& s : rounds[2].sessions) before += s.audio_drops + s.video_drops;
       for (const SessionFigures& s : loaded.sessions) after += s.audio_drops + s.video_drops;
       std::printf("  drops (audio + video) with the API load %lld, without it (the 2-session round) %lld\n",
                   static_cast<long long>(after), static_cast<long long>(before));
