@@ -1,5 +1,8 @@
 #include "avatar/cuda_support.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -77,6 +80,38 @@ absl::StatusOr<PinnedBuffer> PinnedBuffer::Allocate(size_t bytes) {
   buffer.memory_.reset(p);
   buffer.size_ = bytes;
   return buffer;
+}
+
+void HostStaging::DestroyEvent::operator()(cudaEvent_t e) const { cudaEventDestroy(e); }
+
+absl::StatusOr<uint8_t*> HostStaging::Acquire(size_t bytes) {
+  if (pending_) {
+    if (absl::Status s = CudaStatus(cudaEventSynchronize(read_.get()), "waiting for a staged upload"); !s.ok()) {
+      return s;
+    }
+    pending_ = false;
+  }
+  if (buffer_.size() < bytes) {
+    // Grown by half again, so a batch that grows a little each frame does not reallocate each frame.
+    absl::StatusOr<PinnedBuffer> bigger = PinnedBuffer::Allocate(std::max(bytes, buffer_.size() + buffer_.size() / 2));
+    if (!bigger.ok()) return bigger.status();
+    buffer_ = *std::move(bigger);
+  }
+  return buffer_.data();
+}
+
+absl::Status HostStaging::Enqueued(cudaStream_t stream) {
+  if (!read_) {
+    cudaEvent_t event = nullptr;
+    if (absl::Status s = CudaStatus(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate");
+        !s.ok()) {
+      return s;
+    }
+    read_.reset(event);
+  }
+  if (absl::Status s = CudaStatus(cudaEventRecord(read_.get(), stream), "cudaEventRecord"); !s.ok()) return s;
+  pending_ = true;
+  return absl::OkStatus();
 }
 
 void CudaStream::Destroy::operator()(cudaStream_t s) const { cudaStreamDestroy(s); }

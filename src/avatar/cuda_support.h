@@ -80,6 +80,28 @@ class PinnedBuffer {
 };
 
 // A non-blocking stream; Synchronize() returns the first error of the work on it.
+// Pinned host memory that copies to the device go through. From pageable
+// memory the driver stages a copy itself and the call returns only once it
+// has, which can mean waiting for the stream's earlier work: a frame's uploads
+// then stall the frame before it in flight. Through this, the copy is
+// asynchronous. One staging serves one batch of copies at a time: Acquire
+// waits until the device has read what the previous batch put there.
+class HostStaging {
+ public:
+  // At least `bytes` of pinned memory (grown as needed), free to write.
+  absl::StatusOr<uint8_t*> Acquire(size_t bytes);
+  // The copies out of the buffer since Acquire are enqueued on `stream`.
+  absl::Status Enqueued(cudaStream_t stream);
+
+ private:
+  struct DestroyEvent {
+    void operator()(cudaEvent_t e) const;
+  };
+  PinnedBuffer buffer_;
+  std::unique_ptr<CUevent_st, DestroyEvent> read_;  // recorded after the last batch's copies
+  bool pending_ = false;
+};
+
 class CudaStream {
  public:
   static absl::StatusOr<CudaStream> Create();

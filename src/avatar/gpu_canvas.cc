@@ -1,6 +1,7 @@
 #include "avatar/gpu_canvas.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -29,6 +30,30 @@ absl::Status DeviceFrame::Upload(const VideoFrame& frame, cudaStream_t stream) {
   return CudaStatus(cudaMemcpy2DAsync(data(), stride_, frame.rgba.data(), frame.stride, static_cast<size_t>(width_) * 4,
                                       height_, cudaMemcpyHostToDevice, stream),
                     "uploading a frame");
+}
+
+absl::Status DeviceFrame::Upload(const VideoFrame& frame, cudaStream_t stream, HostStaging& staging) {
+  if (frame.width != width_ || frame.height != height_) {
+    return absl::InvalidArgumentError(absl::StrCat("uploading a ", frame.width, "x", frame.height, " frame to a ",
+                                                   width_, "x", height_, " device frame"));
+  }
+  const size_t row = static_cast<size_t>(width_) * 4;
+  absl::StatusOr<uint8_t*> pinned = staging.Acquire(row * height_);
+  if (!pinned.ok()) return pinned.status();
+  if (static_cast<size_t>(frame.stride) == row) {
+    std::memcpy(*pinned, frame.rgba.data(), row * height_);
+  } else {
+    for (int y = 0; y < height_; ++y) {
+      std::memcpy(*pinned + row * y, frame.rgba.data() + static_cast<size_t>(frame.stride) * y, row);
+    }
+  }
+  if (absl::Status s = CudaStatus(
+          cudaMemcpy2DAsync(data(), stride_, *pinned, row, row, height_, cudaMemcpyHostToDevice, stream),
+          "uploading a frame");
+      !s.ok()) {
+    return s;
+  }
+  return staging.Enqueued(stream);
 }
 
 absl::Status DeviceFrame::Download(VideoFrame& frame, cudaStream_t stream) const {
@@ -234,27 +259,34 @@ absl::Status GpuCanvas::Execute(DeviceFrame& target, cudaStream_t stream) {
   if (absl::Status s = Reserve(device_commands_, commands_.size() * sizeof(gpu::FillCommand)); !s.ok()) return s;
   if (absl::Status s = Reserve(device_tables_, tables_.size() * sizeof(Rgba8)); !s.ok()) return s;
   if (absl::Status s = Reserve(device_masks_, static_cast<size_t>(mask_bytes_)); !s.ok()) return s;
-  // From pageable memory: each copy has read its vector when the call returns,
-  // so the next Begin may reuse them at once.
+  // Through pinned memory, so the copies do not wait on the stream's earlier
+  // work; the vectors are free for the next Begin once copied.
+  const size_t edge_bytes = edges_.size() * sizeof(gpu::SnappedEdge);
+  const size_t command_bytes = commands_.size() * sizeof(gpu::FillCommand);
+  const size_t table_bytes = tables_.size() * sizeof(Rgba8);
+  absl::StatusOr<uint8_t*> pinned = staging_.Acquire(edge_bytes + command_bytes + table_bytes);
+  if (!pinned.ok()) return pinned.status();
+  uint8_t* next = *pinned;
   auto upload = [&](void* device, const void* host, size_t bytes, const char* what) {
     if (bytes == 0) return absl::OkStatus();
-    return CudaStatus(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream), what);
+    std::memcpy(next, host, bytes);
+    const absl::Status s = CudaStatus(cudaMemcpyAsync(device, next, bytes, cudaMemcpyHostToDevice, stream), what);
+    next += bytes;
+    return s;
   };
-  if (absl::Status s = upload(device_edges_.data(), edges_.data(), edges_.size() * sizeof(gpu::SnappedEdge),
-                              "uploading the display list's edges");
+  if (absl::Status s = upload(device_edges_.data(), edges_.data(), edge_bytes, "uploading the display list's edges");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = upload(device_commands_.data(), commands_.data(), commands_.size() * sizeof(gpu::FillCommand),
-                              "uploading the display list");
+  if (absl::Status s = upload(device_commands_.data(), commands_.data(), command_bytes, "uploading the display list");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = upload(device_tables_.data(), tables_.data(), tables_.size() * sizeof(Rgba8),
-                              "uploading the gradient tables");
+  if (absl::Status s = upload(device_tables_.data(), tables_.data(), table_bytes, "uploading the gradient tables");
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = staging_.Enqueued(stream); !s.ok()) return s;
   gpu::FillResources resources{};
   resources.edges = device_edges_.as<gpu::SnappedEdge>();
   resources.edge_count = static_cast<int32_t>(edges_.size());

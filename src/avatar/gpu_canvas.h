@@ -39,6 +39,9 @@ class DeviceFrame {
   // Copies a host frame of the same size in / out, in `stream`'s order (the
   // download is complete once the stream is synchronized).
   absl::Status Upload(const VideoFrame& frame, cudaStream_t stream);
+  // The same, through `staging`: the call returns once the pixels are copied
+  // into it, without waiting for the device (what a frame in flight uploads).
+  absl::Status Upload(const VideoFrame& frame, cudaStream_t stream, HostStaging& staging);
   absl::Status Download(VideoFrame& frame, cudaStream_t stream) const;
 
  private:
@@ -100,6 +103,7 @@ class GpuCanvas final : public VectorSurface {
 
   std::map<const VideoFrame*, CachedImage> image_cache_;
   DeviceBuffer device_edges_, device_commands_, device_tables_, device_masks_;
+  HostStaging staging_;  // the list's edges, commands and tables on their way up
   DeviceBuffer device_cells_;  // all zero between lists
 };
 

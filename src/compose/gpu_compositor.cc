@@ -28,7 +28,7 @@ class SpriteTexture {
     if (frame_.width() != image.width || frame_.height() != image.height) {
       LC_ASSIGN_OR_RETURN(frame_, DeviceFrame::Allocate(image.width, image.height));
     }
-    LC_RETURN_IF_ERROR(frame_.Upload(image, stream));
+    LC_RETURN_IF_ERROR(frame_.Upload(image, stream, staging_));
     source_ = &image;
     version_ = version;
     return absl::OkStatus();
@@ -39,6 +39,7 @@ class SpriteTexture {
   const VideoFrame* source_ = nullptr;  // compared, never read
   int64_t version_ = -1;
   DeviceFrame frame_;
+  HostStaging staging_;
 };
 
 bool Empty(const VideoFrame& image) { return image.width <= 0 || image.height <= 0; }
@@ -50,6 +51,7 @@ struct FrameSlot {
   DeviceFrame frame;
   GpuCanvas canvas;
   SpriteTexture title, subtitle;
+  HostStaging background_staging;  // a video background's frame on its way up
   std::unique_ptr<GpuYuvConverter> yuv;
   std::shared_ptr<VideoFrame> out;  // set while in flight
   std::shared_ptr<const Yuv420Picture> picture;
@@ -91,7 +93,7 @@ class CudaCompositor final : public GpuCompositor {
     // Background: a video's frame comes up each frame, a still one once (and
     // is complete before any frame reads it).
     if (layers.background_is_video) {
-      LC_RETURN_IF_ERROR(slot.frame.Upload(*layers.background, stream));
+      LC_RETURN_IF_ERROR(slot.frame.Upload(*layers.background, stream, slot.background_staging));
     } else {
       if (uploaded_background_ != layers.background) {
         LC_RETURN_IF_ERROR(WaitForAll());  // frames in flight may be reading the old one
