@@ -33,23 +33,32 @@ absl::Status DeviceFrame::Upload(const VideoFrame& frame, cudaStream_t stream) {
 }
 
 absl::Status DeviceFrame::Upload(const VideoFrame& frame, cudaStream_t stream, HostStaging& staging) {
+  return UploadArea(frame, Rect{0, 0, width_, height_}, stream, staging);
+}
+
+absl::Status DeviceFrame::UploadArea(const VideoFrame& frame, const Rect& area, cudaStream_t stream,
+                                     HostStaging& staging) {
   if (frame.width != width_ || frame.height != height_) {
     return absl::InvalidArgumentError(absl::StrCat("uploading a ", frame.width, "x", frame.height, " frame to a ",
                                                    width_, "x", height_, " device frame"));
   }
-  const size_t row = static_cast<size_t>(width_) * 4;
-  absl::StatusOr<uint8_t*> pinned = staging.Acquire(row * height_);
+  const Rect clipped = area.Intersect(Rect{0, 0, width_, height_});
+  if (clipped.empty()) return absl::OkStatus();
+  const size_t row = static_cast<size_t>(clipped.width) * 4;
+  absl::StatusOr<uint8_t*> pinned = staging.Acquire(row * clipped.height);
   if (!pinned.ok()) return pinned.status();
+  const uint8_t* source = frame.rgba.data() + static_cast<size_t>(frame.stride) * clipped.y + clipped.x * 4;
   if (static_cast<size_t>(frame.stride) == row) {
-    std::memcpy(*pinned, frame.rgba.data(), row * height_);
+    std::memcpy(*pinned, source, row * clipped.height);
   } else {
-    for (int y = 0; y < height_; ++y) {
-      std::memcpy(*pinned + row * y, frame.rgba.data() + static_cast<size_t>(frame.stride) * y, row);
+    for (int y = 0; y < clipped.height; ++y) {
+      std::memcpy(*pinned + row * y, source + static_cast<size_t>(frame.stride) * y, row);
     }
   }
-  if (absl::Status s = CudaStatus(
-          cudaMemcpy2DAsync(data(), stride_, *pinned, row, row, height_, cudaMemcpyHostToDevice, stream),
-          "uploading a frame");
+  uint8_t* destination = data() + static_cast<size_t>(stride_) * clipped.y + clipped.x * 4;
+  if (absl::Status s = CudaStatus(cudaMemcpy2DAsync(destination, stride_, *pinned, row, row, clipped.height,
+                                                    cudaMemcpyHostToDevice, stream),
+                                  "uploading a frame");
       !s.ok()) {
     return s;
   }

@@ -42,6 +42,8 @@ class DeviceFrame {
   // The same, through `staging`: the call returns once the pixels are copied
   // into it, without waiting for the device (what a frame in flight uploads).
   absl::Status Upload(const VideoFrame& frame, cudaStream_t stream, HostStaging& staging);
+  // Only `area` of it (clipped to the frame), through `staging`.
+  absl::Status UploadArea(const VideoFrame& frame, const Rect& area, cudaStream_t stream, HostStaging& staging);
   absl::Status Download(VideoFrame& frame, cudaStream_t stream) const;
 
  private:

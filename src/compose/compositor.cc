@@ -191,6 +191,11 @@ absl::StatusOr<Compositor::Layers> Compositor::LayersAt(MediaTime t, const Subti
         cached->highlight_end = highlight_end;
         ++highlight_redraws_;
         ++subtitle_changes_;
+        if (!subtitle_patches_.empty() && subtitle_patches_.back().version != subtitle_changes_ - 1) {
+          subtitle_patches_.clear();  // another change came between: older patches no longer chain
+        }
+        subtitle_patches_.push_back({subtitle_changes_, changed});
+        if (subtitle_patches_.size() > kSubtitlePatchHistory) subtitle_patches_.erase(subtitle_patches_.begin());
         if (subtitled_for_ == &sprite && !changed.empty()) {
           const Rect in_frame = Rect{sprite.area.x + changed.x, sprite.area.y + changed.y, changed.width,
                                      changed.height}.Intersect(subtitled_rect_);
@@ -199,6 +204,7 @@ absl::StatusOr<Compositor::Layers> Compositor::LayersAt(MediaTime t, const Subti
         }
       }
       layers.subtitle = cached->highlighted.get();
+      layers.subtitle_patches = subtitle_patches_;
     }
     layers.subtitle_opacity = FadeOpacity(t, *cue);
     if (layers.subtitle == nullptr || layers.subtitle_opacity == 0) layers.subtitle = nullptr;

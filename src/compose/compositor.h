@@ -94,7 +94,18 @@ class Compositor {
     // Change whenever a sprite of the kind is made or its pixels change in
     // place (another word highlighted): a copy keyed by address and this is current.
     int64_t subtitle_version = 0, title_version = 0;
+    // The last few in-place changes of the subtitle sprite shown (oldest
+    // first): the version each made and the part of the sprite it changed. A
+    // copy of that sprite at an older version is brought up to date by copying
+    // the union of the later patches, when every version between has one.
+    struct SpritePatch {
+      int64_t version = 0;
+      Rect area;  // in the sprite's own coordinates
+    };
+    std::vector<SpritePatch> subtitle_patches;
   };
+  // How many of the subtitle's in-place changes Layers keeps.
+  static constexpr size_t kSubtitlePatchHistory = 8;
   absl::StatusOr<Layers> LayersAt(MediaTime t, const SubtitleCue* cue);
 
   // The subtitle sprite for `cue` (from the cache, or laid out now); null
@@ -167,6 +178,7 @@ class Compositor {
   int subtitle_layouts_built_ = 0;
   int highlight_redraws_ = 0;
   int64_t subtitle_changes_ = 0, title_changes_ = 0;  // Layers::subtitle_version, title_version
+  std::vector<Layers::SpritePatch> subtitle_patches_;  // of the highlighted sprite, oldest first
   std::vector<CachedTitle> title_cache_;
   const SubtitleSprite* subtitled_for_ = nullptr;  // the sprite subtitled_background_ holds
   Rect subtitled_rect_;                            // sprite rect within the frame

@@ -1,5 +1,6 @@
 #include "compose/compositor.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <mutex>
@@ -316,6 +317,64 @@ TEST(CompositorLayersTest, NamesWhatTheFrameShowsAndWhenSpritesChange) {
   auto after = (*compositor)->LayersAt(MediaTime::Millis(4000), &cue);
   ASSERT_OK(after);
   EXPECT_EQ(after->subtitle, nullptr);
+}
+
+// The CUDA compositor keeps a copy of the subtitle sprite per frame in flight
+// and brings an older copy up to date from the patches alone: the copy taken
+// at one version, with the union of the later patches copied in, must be the
+// sprite at the later version, byte for byte.
+TEST(CompositorLayersTest, HighlightPatchesBringAnOlderCopyUpToDate) {
+  CompositorOptions options;
+  options.width = 640;
+  options.height = 360;
+  options.highlight_words = true;
+  auto compositor = Compositor::Create(options);
+  ASSERT_OK(compositor);
+  SubtitleCue cue = MakeCue(kEn, kZh);
+  cue.primary.language = Language::kEn;
+  cue.secondary.language = Language::kZh;
+  cue.words = {{0, 5, MediaTime::Seconds(1), MediaTime::Millis(1200)},     // "Hello"
+               {6, 9, MediaTime::Millis(1200), MediaTime::Millis(1400)},  // "everyone,"
+               {16, 7, MediaTime::Millis(1400), MediaTime::Millis(1600)}};  // "welcome"
+
+  auto first = (*compositor)->LayersAt(MediaTime::Millis(1100), &cue);
+  ASSERT_OK(first);
+  ASSERT_NE(first->subtitle, nullptr);
+  const VideoFrame copy = first->subtitle->image;  // a frame in flight's copy, at this version
+  const int64_t copied_version = first->subtitle_version;
+  ASSERT_OK((*compositor)->LayersAt(MediaTime::Millis(1300), &cue));  // seen by the other frame only
+  auto now = (*compositor)->LayersAt(MediaTime::Millis(1500), &cue);
+  ASSERT_OK(now);
+  ASSERT_EQ(now->subtitle, first->subtitle);  // the same sprite, changed in place twice
+  EXPECT_EQ(now->subtitle_version, copied_version + 2);
+  ASSERT_GE(now->subtitle_patches.size(), 2u);
+  EXPECT_EQ(now->subtitle_patches.back().version, now->subtitle_version);
+
+  VideoFrame patched = copy;
+  const VideoFrame& current = now->subtitle->image;
+  ASSERT_NE(patched.rgba, current.rgba);  // the highlight did change pixels
+  int64_t next = copied_version + 1;
+  for (const Compositor::Layers::SpritePatch& patch : now->subtitle_patches) {
+    if (patch.version < next) continue;
+    ASSERT_EQ(patch.version, next) << "a version without its patch";
+    ++next;
+    const Rect area = patch.area.Intersect(Rect{0, 0, current.width, current.height});
+    EXPECT_FALSE(area.empty());
+    for (int y = area.y; y < area.bottom(); ++y) {
+      std::copy_n(current.Row(y) + area.x * 4, area.width * 4, patched.Row(y) + area.x * 4);
+    }
+  }
+  EXPECT_EQ(next, now->subtitle_version + 1);
+  EXPECT_EQ(patched.rgba, current.rgba);
+
+  // Another cue's sprite starts a new chain: no patch of the old one's changes is offered as its.
+  SubtitleCue other = cue;
+  other.primary.text = "Something else entirely";
+  other.words.clear();
+  auto switched = (*compositor)->LayersAt(MediaTime::Millis(1500), &other);
+  ASSERT_OK(switched);
+  EXPECT_NE(switched->subtitle, now->subtitle);
+  EXPECT_TRUE(switched->subtitle_patches.empty());
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "compose/gpu_compositor.h"
 
+#include <algorithm>
 #include <array>
+#include <optional>
+#include <vector>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -21,10 +24,22 @@ namespace {
 
 // A sprite's pixels on the device, copied again only when another sprite, or
 // the same one changed (Layers::subtitle_version, title_version), is shown.
+// When only words' highlights changed since this copy's version, and every
+// change since has its patch (Layers::subtitle_patches), only the patched
+// area goes up: a word's box, not the whole 4K sprite.
 class SpriteTexture {
  public:
-  absl::Status Update(const VideoFrame& image, int64_t version, cudaStream_t stream) {
+  absl::Status Update(const VideoFrame& image, int64_t version, cudaStream_t stream,
+                      const std::vector<Compositor::Layers::SpritePatch>& patches = {}) {
     if (&image == source_ && version == version_) return absl::OkStatus();
+    if (&image == source_ && version > version_ && frame_.width() == image.width &&
+        frame_.height() == image.height) {
+      if (std::optional<Rect> changed = PatchedSince(version_, version, patches)) {
+        LC_RETURN_IF_ERROR(frame_.UploadArea(image, *changed, stream, staging_));
+        version_ = version;
+        return absl::OkStatus();
+      }
+    }
     if (frame_.width() != image.width || frame_.height() != image.height) {
       LC_ASSIGN_OR_RETURN(frame_, DeviceFrame::Allocate(image.width, image.height));
     }
@@ -36,6 +51,28 @@ class SpriteTexture {
   gpu::ImageView view() const { return frame_.view(); }
 
  private:
+  // The union of the patches of versions (from, to], or nullopt when one of
+  // those versions has none (a new sprite, or a change not kept).
+  static std::optional<Rect> PatchedSince(int64_t from, int64_t to,
+                                          const std::vector<Compositor::Layers::SpritePatch>& patches) {
+    int64_t next = from + 1;
+    int left = 0, top = 0, right = 0, bottom = 0;
+    for (const Compositor::Layers::SpritePatch& patch : patches) {
+      if (patch.version < next) continue;
+      if (patch.version > next) return std::nullopt;
+      if (!patch.area.empty()) {
+        const bool first = right <= left || bottom <= top;
+        left = first ? patch.area.x : std::min(left, patch.area.x);
+        top = first ? patch.area.y : std::min(top, patch.area.y);
+        right = first ? patch.area.right() : std::max(right, patch.area.right());
+        bottom = first ? patch.area.bottom() : std::max(bottom, patch.area.bottom());
+      }
+      ++next;
+    }
+    if (next != to + 1) return std::nullopt;
+    return Rect{left, top, right - left, bottom - top};
+  }
+
   const VideoFrame* source_ = nullptr;  // compared, never read
   int64_t version_ = -1;
   DeviceFrame frame_;
@@ -122,7 +159,8 @@ class CudaCompositor final : public GpuCompositor {
                                     "blending the lower third"));
     }
     if (layers.subtitle != nullptr && !Empty(layers.subtitle->image)) {
-      LC_RETURN_IF_ERROR(slot.subtitle.Update(layers.subtitle->image, layers.subtitle_version, stream));
+      LC_RETURN_IF_ERROR(
+          slot.subtitle.Update(layers.subtitle->image, layers.subtitle_version, stream, layers.subtitle_patches));
       LC_RETURN_IF_ERROR(CudaStatus(gpu::LaunchBlitOver(slot.frame.view(), slot.subtitle.view(),
                                                         layers.subtitle->area.x, layers.subtitle->area.y,
                                                         layers.subtitle_opacity, stream),
