@@ -122,7 +122,7 @@ absl::StatusOr<LipsyncSummary> RunLipsyncCommand(const LipsyncCommandOptions& op
   } else {
     LC_ASSIGN_OR_RETURN(TempFile temp, TempFile::Create(options.output_path));
     {
-      std::ofstream file(temp.path(), std::ios::binary);
+      std::ofstream file(temp.open_path(), std::ios::binary);
       file << text;
       file.flush();
       if (!file) return absl::InternalError(absl::StrCat("cannot write ", options.output_path));

@@ -45,7 +45,7 @@ class WavFile {
  public:
   static absl::StatusOr<WavFile> Create(const std::string& final_path, int sample_rate) {
     LC_ASSIGN_OR_RETURN(TempFile temp, TempFile::Create(final_path));
-    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(temp.path().c_str(), "wb"));
+    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(temp.open_path().c_str(), "wb"));
     if (!file) return absl::PermissionDeniedError(absl::StrFormat("cannot write %s", final_path));
     WavFile wav(std::move(temp), std::move(file), sample_rate);
     LC_RETURN_IF_ERROR(wav.WriteHeader());
@@ -284,7 +284,7 @@ TtsStreamOptions TtsStreamOptionsOf(const TtsCommandOptions& options, const Pars
 }
 
 absl::Status WriteTimelineFile(const TempFile& file, const Timeline& timeline, MediaTime end, const std::string& name) {
-  std::unique_ptr<std::FILE, FileCloser> out(std::fopen(file.path().c_str(), "wb"));
+  std::unique_ptr<std::FILE, FileCloser> out(std::fopen(file.open_path().c_str(), "wb"));
   const std::string json = timeline.Dump(end);
   if (!out || std::fwrite(json.data(), 1, json.size(), out.get()) != json.size() || std::fclose(out.release()) != 0) {
     return absl::InternalError(absl::StrFormat("could not write %s (disk full?)", name));

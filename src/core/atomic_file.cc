@@ -100,11 +100,9 @@ absl::StatusOr<TempFile> TempFile::Create(const std::string& final_path) {
   int error = 0;
   for (int attempt = 0; attempt < 8; ++attempt) {
     std::string temp_path = TempNameFor(final_path, random());
+    // O_EXCL: a new file, never one (or a link) already at the name.
     const int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      close(fd);
-      return TempFile(std::move(temp_path), final_path);
-    }
+    if (fd >= 0) return TempFile(std::move(temp_path), final_path, fd);
     error = errno;
     if (error != EEXIST) break;
   }
@@ -118,24 +116,38 @@ absl::StatusOr<TempFile> TempFile::Create(const std::string& final_path) {
   return absl::FailedPreconditionError(message);
 }
 
-TempFile::TempFile(std::string temp_path, std::string final_path)
-    : temp_path_(std::move(temp_path)), final_path_(std::move(final_path)) {}
+TempFile::TempFile(std::string temp_path, std::string final_path, int fd)
+    : temp_path_(std::move(temp_path)), final_path_(std::move(final_path)), fd_(fd) {
+  const std::string by_descriptor = absl::StrCat("/proc/self/fd/", fd_);
+  open_path_ = access(by_descriptor.c_str(), F_OK) == 0 ? by_descriptor : temp_path_;
+}
 
 TempFile::TempFile(TempFile&& other) noexcept
-    : temp_path_(std::exchange(other.temp_path_, std::string())), final_path_(std::move(other.final_path_)) {}
+    : temp_path_(std::exchange(other.temp_path_, std::string())),
+      final_path_(std::move(other.final_path_)),
+      open_path_(std::exchange(other.open_path_, std::string())),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 TempFile& TempFile::operator=(TempFile&& other) noexcept {
   if (this != &other) {
     Discard();
     temp_path_ = std::exchange(other.temp_path_, std::string());
     final_path_ = std::move(other.final_path_);
+    open_path_ = std::exchange(other.open_path_, std::string());
+    fd_ = std::exchange(other.fd_, -1);
   }
   return *this;
 }
 
 TempFile::~TempFile() { Discard(); }
 
+void TempFile::CloseFile() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
 void TempFile::Discard() {
+  CloseFile();
   if (!temp_path_.empty()) {
     unlink(temp_path_.c_str());
     temp_path_.clear();
@@ -144,12 +156,22 @@ void TempFile::Discard() {
 
 absl::Status TempFile::Commit() {
   if (temp_path_.empty()) return absl::InternalError(absl::StrCat("output ", final_path_, ": already committed"));
-  {
-    FileDescriptor file(open(temp_path_.c_str(), O_RDONLY | O_CLOEXEC));
-    if (file.get() < 0 || fsync(file.get()) != 0 || file.Close() != 0) {
-      return absl::InternalError(
-          absl::StrCat("output ", final_path_, ": cannot flush ", temp_path_, " to disk (", ErrnoText(errno), ")"));
-    }
+  struct stat made {}, named {};
+  if (fstat(fd_, &made) != 0 || fsync(fd_) != 0) {
+    return absl::InternalError(
+        absl::StrCat("output ", final_path_, ": cannot flush ", temp_path_, " to disk (", ErrnoText(errno), ")"));
+  }
+  const int closed = close(fd_);
+  fd_ = -1;
+  if (closed != 0) {
+    return absl::InternalError(
+        absl::StrCat("output ", final_path_, ": cannot flush ", temp_path_, " to disk (", ErrnoText(errno), ")"));
+  }
+  // Only the file this object made goes into place, never whatever else was put at its name.
+  if (lstat(temp_path_.c_str(), &named) != 0 || named.st_dev != made.st_dev || named.st_ino != made.st_ino) {
+    temp_path_.clear();  // not ours to remove any more
+    return absl::FailedPreconditionError(absl::StrCat(
+        "output ", final_path_, ": its temporary file was replaced while it was written; nothing was moved into place"));
   }
   if (rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
     const int error = errno;
@@ -168,14 +190,9 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   absl::StatusOr<TempFile> temp = TempFile::Create(path);
   if (!temp.ok()) return temp.status();
   {
-    FileDescriptor file(open(temp->path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
-    if (file.get() < 0) {
-      return absl::InternalError(absl::StrCat("output ", path, ": cannot open ", temp->path(), " (",
-                                              ErrnoText(errno), ")"));
-    }
     size_t done = 0;
     while (done < contents.size()) {
-      const ssize_t n = write(file.get(), contents.data() + done, contents.size() - done);
+      const ssize_t n = write(temp->fd(), contents.data() + done, contents.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         const int error = errno;
@@ -183,9 +200,6 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
         return error == ENOSPC ? absl::ResourceExhaustedError(message) : absl::InternalError(message);
       }
       done += static_cast<size_t>(n);
-    }
-    if (file.Close() != 0) {
-      return absl::InternalError(absl::StrCat("output ", path, ": write failed (", ErrnoText(errno), ")"));
     }
   }
   return temp->Commit();

@@ -38,17 +38,30 @@ class TempFile {
 
   const std::string& path() const { return temp_path_; }
   const std::string& final_path() const { return final_path_; }
+  // A name that always opens this file, the one Create made: /proc/self/fd/N
+  // of the descriptor it keeps (path() where /proc is not mounted). Give this
+  // to libraries that open the file by name, once or again (libavformat's MP4
+  // faststart reads its file back): a link or another file put at path()
+  // meanwhile by someone who can write to the directory is not what they open.
+  const std::string& open_path() const { return open_path_; }
+  // The descriptor Create opened (write only), for writing without a name.
+  int fd() const { return fd_; }
 
-  // fsync the file, rename it onto final_path, fsync the directory.
+  // fsync the file, rename it onto final_path, fsync the directory. Refuses
+  // (FailedPrecondition, the temporary removed) when path() no longer names
+  // the file Create made.
   absl::Status Commit();
   // Removes the temporary file now (also what the destructor does).
   void Discard();
 
  private:
-  TempFile(std::string temp_path, std::string final_path);
+  TempFile(std::string temp_path, std::string final_path, int fd);
+  void CloseFile();
 
   std::string temp_path_;  // empty once committed or discarded
   std::string final_path_;
+  std::string open_path_;
+  int fd_ = -1;  // open from Create until committed or discarded
 };
 
 // Writes `contents` to `path` atomically (for small text outputs: SRT, JSON).

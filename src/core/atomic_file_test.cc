@@ -1,5 +1,8 @@
 #include "core/atomic_file.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -132,6 +135,43 @@ TEST(WriteFileAtomicallyTest, WritesAndReplaces) {
   ASSERT_OK(WriteFileAtomically(path, "second"));
   EXPECT_EQ(Slurp(path), "second");
   EXPECT_THAT(dir.Entries(), ElementsAre("notes.srt"));
+}
+
+// Someone who can write to the output directory swaps a link to another file
+// in at the temporary name while the output is written: what is written by
+// open_path() still goes to the file Create made, the other file is untouched,
+// and Commit refuses to move the link into place.
+TEST(TempFileTest, AFileSwappedInAtTheTemporaryNameIsNeitherWrittenNorCommitted) {
+  if (!std::filesystem::is_directory("/proc/self/fd")) GTEST_SKIP() << "no /proc on this system";
+  ScratchDir dir;
+  const std::string precious = dir.File("precious.txt");
+  std::ofstream(precious) << "keep me";
+  auto temp = TempFile::Create(dir.File("out.txt"));
+  ASSERT_OK(temp);
+  EXPECT_THAT(temp->open_path(), StartsWith("/proc/self/fd/"));
+  ASSERT_EQ(std::rename(temp->path().c_str(), dir.File("moved-away").c_str()), 0);
+  std::filesystem::create_symlink(precious, temp->path());
+
+  std::ofstream(temp->open_path()) << "the show";
+  EXPECT_EQ(Slurp(precious), "keep me");
+  EXPECT_EQ(Slurp(dir.File("moved-away")), "the show");  // the file Create made
+
+  const absl::Status committed = temp->Commit();
+  EXPECT_EQ(committed.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(committed.message(), HasSubstr("replaced"));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("out.txt")));
+  EXPECT_EQ(Slurp(precious), "keep me");
+}
+
+TEST(TempFileTest, WritesThroughItsOwnDescriptorAreCommitted) {
+  ScratchDir dir;
+  auto temp = TempFile::Create(dir.File("out.txt"));
+  ASSERT_OK(temp);
+  ASSERT_EQ(write(temp->fd(), "abc", 3), 3);
+  std::ofstream(temp->open_path(), std::ios::app) << "def";
+  ASSERT_OK(temp->Commit());
+  EXPECT_EQ(Slurp(dir.File("out.txt")), "abcdef");
+  EXPECT_EQ(temp->fd(), -1);  // closed once committed
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ class Mp4Output final : public OutputSink {
     segment->temp.emplace(std::move(temp));
     // The temp name does not end in .mp4, so name the muxer explicitly.
     LC_ASSIGN_OR_RETURN(segment->muxer,
-                        AvMuxer::Open("mp4", segment->temp->path(), {parameters_[0].get(), parameters_[1].get()},
+                        AvMuxer::Open("mp4", segment->temp->open_path(), {parameters_[0].get(), parameters_[1].get()},
                                       time_bases_, {{"movflags", "+faststart"}}, segment->path));
     return segment;
   }

@@ -40,7 +40,7 @@ absl::StatusOr<std::unique_ptr<Mp4Writer>> Mp4Writer::Open(const std::string& pa
   LC_ASSIGN_OR_RETURN(TempFile temp, TempFile::Create(path));
   // The temp name does not end in .mp4, so name the muxer explicitly.
   LC_ASSIGN_OR_RETURN(std::unique_ptr<AvMuxer> muxer,
-                      AvMuxer::Open("mp4", temp.path(),
+                      AvMuxer::Open("mp4", temp.open_path(),
                                     {{&video_encoder->codec_context()}, {&audio_encoder->codec_context()}},
                                     {{"movflags", "+faststart"}}, path));
   std::unique_ptr<Mp4Writer> writer(new Mp4Writer(path, audio, std::move(video_encoder), std::move(audio_encoder),
