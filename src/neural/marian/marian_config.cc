@@ -1,88 +1,35 @@
 #include "neural/marian/marian_config.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "neural/core/json_file.h"
 #include "neural/core/neural_error.h"
 
 namespace lingcast::neural {
 namespace {
 
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) Fail(ErrorCode::kNotFound, path + ": cannot open");
-  try {
-    nlohmann::json json = nlohmann::json::parse(in);
-    if (!json.is_object()) Fail(ErrorCode::kInvalidArgument, path + ": not a JSON object");
-    return json;
-  } catch (const nlohmann::json::exception& e) {
-    Fail(ErrorCode::kInvalidArgument, path + ": not valid JSON (" + e.what() + ")");
-  }
-}
 
-class Fields {
+class Fields : public JsonFields {
  public:
-  Fields(const nlohmann::json& json, std::string path) : json_(json), path_(std::move(path)) {}
-
-  bool Has(const char* key) const { return json_.contains(key) && !json_.at(key).is_null(); }
-
-  std::int64_t Int(const char* key, std::optional<std::int64_t> fallback, std::int64_t min_value) const {
-    if (!Has(key)) {
-      if (fallback) return *fallback;
-      Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is missing");
-    }
-    const auto& v = json_.at(key);
-    if (!v.is_number_integer() || v.get<std::int64_t>() < min_value) {
-      Fail(ErrorCode::kInvalidArgument,
-           path_ + ": field \"" + key + "\" is " + v.dump() + ", expected an integer >= " + std::to_string(min_value));
-    }
-    return v.get<std::int64_t>();
-  }
-
-  bool Bool(const char* key, bool fallback) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_boolean()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is " + v.dump() + ", expected true or false");
-    return v.get<bool>();
-  }
-
-  double Number(const char* key, double fallback) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_number()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is " + v.dump() + ", expected a number");
-    return v.get<double>();
-  }
-
-  std::string String(const char* key, const char* fallback) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_string()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is " + v.dump() + ", expected a string");
-    return v.get<std::string>();
-  }
+  using JsonFields::JsonFields;
 
   // [[id], [id], ...]: only single-token bad words are supported (all Marian uses).
   std::vector<std::int64_t> SingleTokenLists(const char* key) const {
     std::vector<std::int64_t> ids;
     if (!Has(key)) return ids;
-    const auto& v = json_.at(key);
-    if (!v.is_array()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is not a list of token lists");
+    const auto& v = json().at(key);
+    if (!v.is_array()) Fail(ErrorCode::kInvalidArgument, path() + ": field \"" + key + "\" is not a list of token lists");
     for (const auto& word : v) {
       if (!word.is_array() || word.size() != 1 || !word[0].is_number_integer()) {
-        Fail(ErrorCode::kUnimplemented, path_ + ": field \"" + key + "\" has " + word.dump() +
+        Fail(ErrorCode::kUnimplemented, path() + ": field \"" + key + "\" has " + word.dump() +
                                             "; only single-token entries are supported");
       }
       ids.push_back(word[0].get<std::int64_t>());
     }
     return ids;
   }
-
-  const std::string& path() const { return path_; }
-
- private:
-  const nlohmann::json& json_;
-  std::string path_;
 };
 
 void ReadGenerationDefaults(const Fields& f, MarianConfig& c) {
@@ -102,7 +49,7 @@ MarianConfig LoadMarianConfig(const std::string& dir) {
   if (!fs::exists(path, ec)) {
     Fail(ErrorCode::kNotFound, dir + ": no config.json: not a Hugging Face checkpoint directory");
   }
-  const nlohmann::json json = ReadJson(path);
+  const nlohmann::json json = ReadJsonObject(path);
   Fields f(json, path);
   const std::string model_type = f.String("model_type", "");
   if (model_type != "marian") {
@@ -156,7 +103,7 @@ MarianConfig LoadMarianConfig(const std::string& dir) {
   ReadGenerationDefaults(f, c);
   const std::string generation_path = (fs::path(dir) / "generation_config.json").string();
   if (fs::exists(generation_path, ec)) {
-    const nlohmann::json generation = ReadJson(generation_path);
+    const nlohmann::json generation = ReadJsonObject(generation_path);
     ReadGenerationDefaults(Fields(generation, generation_path), c);
   }
   return c;

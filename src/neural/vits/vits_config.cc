@@ -1,53 +1,23 @@
 #include "neural/vits/vits_config.h"
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "neural/core/json_file.h"
 #include "neural/core/neural_error.h"
 
 namespace lingcast::neural {
 namespace {
 
-class Fields {
+class Fields : public JsonFields {
  public:
-  Fields(const nlohmann::json& json, std::string path) : json_(json), path_(std::move(path)) {}
-
-  bool Has(const char* key) const { return json_.contains(key) && !json_.at(key).is_null(); }
-
-  std::int64_t Int(const char* key, std::int64_t fallback, std::int64_t min_value) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_number_integer() || v.get<std::int64_t>() < min_value) BadField(key, "an integer >= " + std::to_string(min_value));
-    return v.get<std::int64_t>();
-  }
-
-  double Number(const char* key, double fallback, bool positive) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_number() || (positive && v.get<double>() <= 0)) BadField(key, positive ? "a number > 0" : "a number");
-    return v.get<double>();
-  }
-
-  bool Bool(const char* key, bool fallback) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_boolean()) BadField(key, "true or false");
-    return v.get<bool>();
-  }
-
-  std::string String(const char* key, const char* fallback) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_string()) BadField(key, "a string");
-    return v.get<std::string>();
-  }
+  using JsonFields::JsonFields;
 
   std::vector<std::int64_t> Ints(const char* key, std::vector<std::int64_t> fallback) const {
     if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
+    const auto& v = json().at(key);
     std::vector<std::int64_t> out;
     if (!v.is_array() || v.empty()) BadField(key, "a non-empty list of integers >= 1");
     for (const auto& item : v) {
@@ -59,7 +29,7 @@ class Fields {
 
   std::vector<std::vector<std::int64_t>> IntLists(const char* key, std::vector<std::vector<std::int64_t>> fallback) const {
     if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
+    const auto& v = json().at(key);
     std::vector<std::vector<std::int64_t>> out;
     if (!v.is_array() || v.empty()) BadField(key, "a list of lists of integers >= 1");
     for (const auto& row : v) {
@@ -72,15 +42,6 @@ class Fields {
     }
     return out;
   }
-
-  [[noreturn]] void BadField(const char* key, const std::string& expected) const {
-    Fail(ErrorCode::kInvalidArgument,
-         path_ + ": field \"" + key + "\" is " + json_.at(key).dump() + ", expected " + expected);
-  }
-
- private:
-  const nlohmann::json& json_;
-  std::string path_;
 };
 
 }  // namespace
@@ -96,15 +57,7 @@ VitsConfig LoadVitsConfig(const std::string& dir) {
   const std::string path = (fs::path(dir) / "config.json").string();
   std::error_code ec;
   if (!fs::exists(path, ec)) Fail(ErrorCode::kNotFound, dir + ": no config.json: not a Hugging Face checkpoint directory");
-  std::ifstream in(path);
-  if (!in) Fail(ErrorCode::kNotFound, path + ": cannot open");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    Fail(ErrorCode::kInvalidArgument, path + ": not valid JSON (" + e.what() + ")");
-  }
-  if (!json.is_object()) Fail(ErrorCode::kInvalidArgument, path + ": not a JSON object");
+  const nlohmann::json json = ReadJsonObject(path);
   const Fields f(json, path);
   const std::string model_type = f.String("model_type", "");
   if (model_type != "vits") {

@@ -11,56 +11,26 @@
 namespace lingcast::neural {
 namespace {
 
-class Fields {
+class Fields : public JsonFields {
  public:
-  Fields(const nlohmann::json& json, std::string path) : json_(json), path_(std::move(path)) {}
-
-  bool Has(const char* key) const { return json_.contains(key) && !json_.at(key).is_null(); }
-
-  std::int64_t Int(const char* key, std::optional<std::int64_t> fallback, std::int64_t min_value) const {
-    if (!Has(key)) {
-      if (fallback) return *fallback;
-      Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is missing");
-    }
-    const auto& v = json_.at(key);
-    if (!v.is_number_integer() || v.get<std::int64_t>() < min_value) {
-      Fail(ErrorCode::kInvalidArgument,
-           path_ + ": field \"" + key + "\" is " + v.dump() + ", expected an integer >= " + std::to_string(min_value));
-    }
-    return v.get<std::int64_t>();
-  }
+  using JsonFields::JsonFields;
 
   // An id field that may also be a list of ids (eos_token_id): the first.
   std::int64_t Id(const char* key, std::int64_t fallback) const {
-    if (Has(key) && json_.at(key).is_array()) {
-      const auto& v = json_.at(key);
-      if (v.empty() || !v[0].is_number_integer()) {
-        Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is " + v.dump() + ", expected a token id");
-      }
+    if (Has(key) && json().at(key).is_array()) {
+      const auto& v = json().at(key);
+      if (v.empty() || !v[0].is_number_integer()) BadField(key, "a token id");
       return v[0].get<std::int64_t>();
     }
     return Int(key, fallback, 0);
   }
 
-  bool Bool(const char* key) const {
-    const auto& v = json_.at(key);
-    if (!v.is_boolean()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is " + v.dump() + ", expected true or false");
-    return v.get<bool>();
-  }
-
-  std::string String(const char* key, const char* fallback) const {
-    if (!Has(key)) return fallback;
-    const auto& v = json_.at(key);
-    if (!v.is_string()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is " + v.dump() + ", expected a string");
-    return v.get<std::string>();
-  }
-
   std::vector<std::int64_t> Ids(const char* key) const {
     std::vector<std::int64_t> ids;
-    const auto& v = json_.at(key);
-    if (!v.is_array()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is not a list of token ids");
+    const auto& v = json().at(key);
+    if (!v.is_array()) Fail(ErrorCode::kInvalidArgument, path() + ": field \"" + key + "\" is not a list of token ids");
     for (const auto& id : v) {
-      if (!id.is_number_integer()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" holds " + id.dump() + ", not a token id");
+      if (!id.is_number_integer()) Fail(ErrorCode::kInvalidArgument, path() + ": field \"" + key + "\" holds " + id.dump() + ", not a token id");
       ids.push_back(id.get<std::int64_t>());
     }
     return ids;
@@ -69,13 +39,13 @@ class Fields {
   // [[layer, head], ...] within the decoder's layers and heads.
   std::vector<std::pair<std::int64_t, std::int64_t>> HeadPairs(const char* key, std::int64_t layers, std::int64_t heads) const {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
-    const auto& v = json_.at(key);
-    if (!v.is_array()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is not a list of [layer, head] pairs");
+    const auto& v = json().at(key);
+    if (!v.is_array()) Fail(ErrorCode::kInvalidArgument, path() + ": field \"" + key + "\" is not a list of [layer, head] pairs");
     for (const auto& pair : v) {
       if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer() ||
           pair[0].get<std::int64_t>() < 0 || pair[0].get<std::int64_t>() >= layers || pair[1].get<std::int64_t>() < 0 ||
           pair[1].get<std::int64_t>() >= heads) {
-        Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" holds " + pair.dump() +
+        Fail(ErrorCode::kInvalidArgument, path() + ": field \"" + key + "\" holds " + pair.dump() +
                                               ", expected [layer, head] below [" + std::to_string(layers) + ", " +
                                               std::to_string(heads) + "] (decoder_layers, decoder_attention_heads)");
       }
@@ -86,18 +56,14 @@ class Fields {
 
   std::map<std::string, std::int64_t> IdMap(const char* key) const {
     std::map<std::string, std::int64_t> out;
-    const auto& v = json_.at(key);
-    if (!v.is_object()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" is not a map of token ids");
+    const auto& v = json().at(key);
+    if (!v.is_object()) Fail(ErrorCode::kInvalidArgument, path() + ": field \"" + key + "\" is not a map of token ids");
     for (const auto& [name, id] : v.items()) {
-      if (!id.is_number_integer()) Fail(ErrorCode::kInvalidArgument, path_ + ": field \"" + key + "\" maps " + name + " to " + id.dump());
+      if (!id.is_number_integer()) Fail(ErrorCode::kInvalidArgument, path() + ": field \"" + key + "\" maps " + name + " to " + id.dump());
       out[name] = id.get<std::int64_t>();
     }
     return out;
   }
-
- private:
-  const nlohmann::json& json_;
-  std::string path_;
 };
 
 void ReadGenerationFields(const Fields& f, WhisperConfig& c) {
@@ -107,7 +73,7 @@ void ReadGenerationFields(const Fields& f, WhisperConfig& c) {
   if (f.Has("task_to_id")) c.task_to_id = f.IdMap("task_to_id");
   if (f.Has("no_timestamps_token_id")) c.no_timestamps_token_id = f.Int("no_timestamps_token_id", std::nullopt, 0);
   if (f.Has("max_initial_timestamp_index")) c.max_initial_timestamp_index = f.Int("max_initial_timestamp_index", std::nullopt, 0);
-  if (f.Has("is_multilingual")) c.is_multilingual = f.Bool("is_multilingual");
+  if (f.Has("is_multilingual")) c.is_multilingual = f.Bool("is_multilingual", std::nullopt);
   c.max_length = f.Int("max_length", c.max_length, 2);
   c.decoder_start_token_id = f.Id("decoder_start_token_id", c.decoder_start_token_id);
   c.eos_token_id = f.Id("eos_token_id", c.eos_token_id);
