@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "compose/background.h"
 #include "compose/geometry.h"
 #include "compose/lower_third.h"
@@ -98,11 +99,12 @@ class Compositor {
     // first): the version each made and the part of the sprite it changed. A
     // copy of that sprite at an older version is brought up to date by copying
     // the union of the later patches, when every version between has one.
+    // Valid until the compositor is next asked for layers.
     struct SpritePatch {
       int64_t version = 0;
       Rect area;  // in the sprite's own coordinates
     };
-    std::vector<SpritePatch> subtitle_patches;
+    absl::Span<const SpritePatch> subtitle_patches;
   };
   // How many of the subtitle's in-place changes Layers keeps.
   static constexpr size_t kSubtitlePatchHistory = 8;

@@ -30,7 +30,7 @@ namespace {
 class SpriteTexture {
  public:
   absl::Status Update(const VideoFrame& image, int64_t version, cudaStream_t stream,
-                      const std::vector<Compositor::Layers::SpritePatch>& patches = {}) {
+                      absl::Span<const Compositor::Layers::SpritePatch> patches = {}) {
     if (&image == source_ && version == version_) return absl::OkStatus();
     if (&image == source_ && version > version_ && frame_.width() == image.width &&
         frame_.height() == image.height) {
@@ -54,7 +54,7 @@ class SpriteTexture {
   // The union of the patches of versions (from, to], or nullopt when one of
   // those versions has none (a new sprite, or a change not kept).
   static std::optional<Rect> PatchedSince(int64_t from, int64_t to,
-                                          const std::vector<Compositor::Layers::SpritePatch>& patches) {
+                                          absl::Span<const Compositor::Layers::SpritePatch> patches) {
     int64_t next = from + 1;
     int left = 0, top = 0, right = 0, bottom = 0;
     for (const Compositor::Layers::SpritePatch& patch : patches) {
