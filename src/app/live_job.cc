@@ -632,7 +632,7 @@ absl::StatusOr<nlohmann::json> LiveJob::Run(SignalWatcher* signals, std::FILE* s
                    {"outputs", absl::StrCat(job.options.outputs.destinations.size())}});
   const absl::Status result = runner.Wait([&](const JobTick& tick) {
     if (status == nullptr) return;
-    const auto lines = static_cast<int64_t>(graph.monitor.records().size());
+    const auto lines = static_cast<int64_t>(graph.monitor.line_count());
     std::fprintf(status, "\r%s", StatusLine(graph.monitor.counters(), *graph.voice, lines, tick.cpu_percent).c_str());
     std::fflush(status);
   });
@@ -661,7 +661,7 @@ LiveProgress LiveJob::Progress() const {
   const LiveGraph& graph = *impl_->graph;
   LiveProgress progress;
   progress.counters = graph.monitor.counters();
-  progress.lines = static_cast<int64_t>(graph.monitor.records().size());
+  progress.lines = static_cast<int64_t>(graph.monitor.line_count());
   progress.skipped = graph.voice->skipped();
   progress.planned_lag = graph.voice->planned_lag();
   progress.report = graph.monitor.Report(graph.latency.Summaries(), nlohmann::json::object());

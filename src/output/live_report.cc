@@ -59,11 +59,39 @@ void LiveMonitor::LineQueued(const SpokenLine& spoken) {
     Publish(event);
   }
   absl::MutexLock lock(&mu_);
-  LiveLineRecord& record = records_[spoken.line.id];
-  record.line = spoken.line;
-  record.skipped = spoken.skipped;
-  record.rate = spoken.rate;
-  if (auto it = utterances_.find(spoken.line.utterance); it != utterances_.end()) record.utterance = it->second;
+  if (records_.empty() || spoken.line.id >= records_.begin()->first) {  // (a folded line's news is late)
+    LiveLineRecord& record = records_[spoken.line.id];
+    record.line = spoken.line;
+    record.skipped = spoken.skipped;
+    record.rate = spoken.rate;
+    if (auto it = utterances_.find(spoken.line.utterance); it != utterances_.end()) record.utterance = it->second;
+  }
+  while (records_.size() > kKeptRecords) FoldOldestLocked();
+}
+
+void LiveMonitor::FoldOldestLocked() {
+  const LiveLineRecord r = std::move(records_.begin()->second);
+  records_.erase(records_.begin());
+  const HeardLine& l = r.line;
+  Folded& f = folded_;
+  ++f.lines;
+  if (!l.line_number) ++f.off_script;
+  if (r.skipped) ++f.skipped;
+  if (r.spoken) ++f.spoken;
+  if (!r.spoken && !r.skipped) ++f.subtitles_only;
+  f.provisional_updates += l.provisional_updates;
+  if (r.compute_latency) f.compute.push_back(Millis(*r.compute_latency));
+  if (r.queue_wait) f.waits.push_back(Millis(*r.queue_wait));
+  if (auto start = r.start_offset()) f.start_offsets.push_back(Millis(*start));
+  if (auto end = r.end_offset()) f.end_offsets.push_back(Millis(*end));
+  if (l.commit_point) f.commit_points.push_back(*l.commit_point);
+  if (auto it = first_caption_.find(l.utterance); it != first_caption_.end() && l.provisional_updates > 0) {
+    f.first_captions.push_back(Millis(it->second - l.utterance_start));
+  }
+  // Utterances before the oldest kept line's are no kept line's.
+  const int64_t oldest = records_.empty() ? l.utterance : records_.begin()->second.line.utterance;
+  utterances_.erase(utterances_.begin(), utterances_.lower_bound(std::min(oldest, l.utterance)));
+  first_caption_.erase(first_caption_.begin(), first_caption_.lower_bound(std::min(oldest, l.utterance)));
 }
 
 void LiveMonitor::UtteranceEnd(const UtteranceEnded& ended) {
@@ -77,6 +105,7 @@ void LiveMonitor::UtteranceEnd(const UtteranceEnded& ended) {
 void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency, MediaTime queue_wait) {
   if (observed()) Publish({{"type", "speech_start"}, {"line", id}, {"at_ms", at.millis()}});
   absl::MutexLock lock(&mu_);
+  if (!records_.empty() && id < records_.begin()->first) return;  // folded already
   LiveLineRecord& record = records_[id];
   record.spoken = true;
   record.speech_start = at;
@@ -87,6 +116,7 @@ void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_late
 void LiveMonitor::SpeechEnded(int64_t id, MediaTime at) {
   if (observed()) Publish({{"type", "speech_end"}, {"line", id}, {"at_ms", at.millis()}});
   absl::MutexLock lock(&mu_);
+  if (!records_.empty() && id < records_.begin()->first) return;  // folded already
   records_[id].speech_end = at;
 }
 
@@ -108,6 +138,11 @@ LiveCounters LiveMonitor::counters() const {
   return counters_;
 }
 
+int64_t LiveMonitor::line_count() const {
+  absl::MutexLock lock(&mu_);
+  return folded_.lines + static_cast<int64_t>(records_.size());
+}
+
 std::vector<LiveLineRecord> LiveMonitor::records() const {
   absl::MutexLock lock(&mu_);
   std::vector<LiveLineRecord> out;
@@ -116,16 +151,22 @@ std::vector<LiveLineRecord> LiveMonitor::records() const {
 }
 
 nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_latency, const nlohmann::json& extra) const {
-  const std::vector<LiveLineRecord> lines = records();
   const LiveCounters c = counters();
+  std::vector<LiveLineRecord> lines;
   std::map<int64_t, MediaTime> first_caption;
+  Folded folded;
   {
     absl::MutexLock lock(&mu_);
+    for (const auto& [id, record] : records_) lines.push_back(record);
     first_caption = first_caption_;
+    folded = folded_;
   }
   nlohmann::json utterances = nlohmann::json::array();
-  std::vector<double> compute, waits, start_offsets, end_offsets, commit_points, first_captions;
-  int64_t spoken = 0, skipped = 0, subtitles_only = 0, off_script = 0, provisional_updates = 0;
+  std::vector<double> compute = std::move(folded.compute), waits = std::move(folded.waits),
+                      start_offsets = std::move(folded.start_offsets), end_offsets = std::move(folded.end_offsets),
+                      commit_points = std::move(folded.commit_points), first_captions = std::move(folded.first_captions);
+  int64_t spoken = folded.spoken, skipped = folded.skipped, subtitles_only = folded.subtitles_only,
+          off_script = folded.off_script, provisional_updates = folded.provisional_updates;
   for (const LiveLineRecord& r : lines) {
     const HeardLine& l = r.line;
     nlohmann::json u;
@@ -174,7 +215,8 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
     if (l.commit_point) commit_points.push_back(*l.commit_point);
   }
   nlohmann::json summary;
-  summary["lines"] = static_cast<int64_t>(lines.size());
+  summary["lines"] = folded.lines + static_cast<int64_t>(lines.size());
+  summary["lines_not_listed"] = folded.lines;  // older than the last kKeptRecords
   summary["spoken"] = spoken;
   summary["skipped"] = skipped;
   summary["subtitles_only"] = subtitles_only;

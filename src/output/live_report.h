@@ -99,15 +99,32 @@ class LiveMonitor {
   void UpdateCounters(const LiveCounters& counters);
 
   LiveCounters counters() const;
-  std::vector<LiveLineRecord> records() const;  // by decision order
+  // The records kept (the last kKeptRecords lines), by decision order.
+  std::vector<LiveLineRecord> records() const;
+  // Every line decided so far, kept or not.
+  int64_t line_count() const;
+
+  // A show of a day decides tens of thousands of lines. Their texts and times
+  // are kept for the last this many only (the report lists those); the
+  // figures of every line stay in the summary's counts and percentiles.
+  static constexpr size_t kKeptRecords = 1000;
 
   // The report: {"utterances":[...], "summary":{...}, "stages":{...}}. `extra`
   // is merged into the summary (outputs, drops from other parts, RSS, CPU).
   nlohmann::json Report(const std::vector<LatencySummary>& stage_latency, const nlohmann::json& extra) const;
 
  private:
+  // What the summary needs of the lines whose records were let go.
+  struct Folded {
+    int64_t lines = 0, spoken = 0, skipped = 0, subtitles_only = 0, off_script = 0, provisional_updates = 0;
+    std::vector<double> compute, waits, start_offsets, end_offsets, commit_points, first_captions;
+  };
+  // The oldest record goes into folded_, with the utterances no kept record needs.
+  void FoldOldestLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   std::map<int64_t, LiveLineRecord> records_ ABSL_GUARDED_BY(mu_);
+  Folded folded_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, UtteranceEnded> utterances_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, MediaTime> first_caption_ ABSL_GUARDED_BY(mu_);  // by utterance
   LiveCounters counters_ ABSL_GUARDED_BY(mu_);

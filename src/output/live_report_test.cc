@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "nlohmann/json.hpp"
@@ -50,6 +52,49 @@ TEST(LiveReportTest, OffsetsComeFromTheHostAndOutputTimes) {
   EXPECT_EQ(s["commit_point"]["p50"], 0.4);
   EXPECT_EQ(s["peak_rss_mb"], 12.5);
   EXPECT_EQ(s["audio_drops"], 0);
+}
+
+// A day-long show: only the last kKeptRecords lines keep their records (and
+// are listed), while every line's figures stay in the summary.
+TEST(LiveReportTest, ALongShowListsItsLastLinesAndCountsThemAll) {
+  LiveMonitor monitor;
+  const int total = static_cast<int>(LiveMonitor::kKeptRecords) + 500;
+  for (int id = 0; id < total; ++id) {
+    SpokenLine spoken;
+    spoken.line.id = id;
+    spoken.line.utterance = id;
+    spoken.line.line_number = id % 7 == 0 ? std::nullopt : std::optional<int>(id);  // every 7th off script
+    spoken.line.source_text = "line " + std::to_string(id);
+    spoken.line.translation = "第" + std::to_string(id) + "行";
+    spoken.line.utterance_start = MediaTime::Seconds(10 * id);
+    monitor.LineQueued(spoken);
+    monitor.UtteranceEnd(UtteranceEnded{id, MediaTime::Seconds(10 * id), MediaTime::Seconds(10 * id + 2), "line"});
+    // compute latency: 1 .. total ms, so the percentiles over all lines are known
+    monitor.SpeechStarted(id, MediaTime::Seconds(10 * id + 3), MediaTime::Millis(id + 1), MediaTime::Zero());
+    monitor.SpeechEnded(id, MediaTime::Seconds(10 * id + 5));
+  }
+  EXPECT_EQ(monitor.line_count(), total);
+  const std::vector<LiveLineRecord> kept = monitor.records();
+  ASSERT_EQ(kept.size(), LiveMonitor::kKeptRecords);
+  EXPECT_EQ(kept.front().line.id, 500);
+  EXPECT_EQ(kept.back().line.id, total - 1);
+  ASSERT_TRUE(kept.front().utterance.has_value());  // its utterance's end was kept for it
+
+  // A late word about a line no longer kept is dropped, not made a new record.
+  monitor.SpeechEnded(3, MediaTime::Seconds(99999));
+  EXPECT_EQ(monitor.records().size(), LiveMonitor::kKeptRecords);
+
+  const nlohmann::json report = monitor.Report({}, nlohmann::json::object());
+  const nlohmann::json& s = report["summary"];
+  EXPECT_EQ(report["utterances"].size(), LiveMonitor::kKeptRecords);
+  EXPECT_EQ(report["utterances"][0]["id"], 500);
+  EXPECT_EQ(s["lines"], total);
+  EXPECT_EQ(s["lines_not_listed"], 500);
+  EXPECT_EQ(s["spoken"], total);
+  EXPECT_EQ(s["off_script"], (total + 6) / 7);
+  EXPECT_EQ(s["compute_latency_ms"]["p50"], static_cast<double>(total / 2));
+  EXPECT_EQ(s["compute_latency_ms"]["p99"], static_cast<double>(total * 99 / 100));
+  EXPECT_EQ(s["end_offset_ms"]["p50"], 3000.0);
 }
 
 }  // namespace
