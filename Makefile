@@ -57,15 +57,17 @@ tsan: deps
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/tools/sanitizers/tsan.supp" ctest --test-dir build-tsan --output-on-failure -j $(JOBS)
 
 # libFuzzer on every parser that takes outside input (clang-14, its own build
-# folder; docs/reliability.md): FUZZ_SECONDS each, all targets or FUZZ_TARGETS.
+# folder; docs/reliability.md): FUZZ_SECONDS each, all targets or FUZZ_TARGETS,
+# FUZZ_JOBS of them at once.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
+FUZZ_JOBS ?= 1
 fuzz: deps
 	@CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DLINGCAST_FUZZ=ON -DLINGCAST_WERROR=OFF -DLINGCAST_NEURAL=OFF \
 	  -DLINGCAST_MODULES="core;graph;media;audio;text;asr;mt;tts;lipsync;avatar;compose;output;server;app" >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
-	@fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@FUZZ_JOBS=$(FUZZ_JOBS) fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz out

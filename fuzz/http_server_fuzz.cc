@@ -11,7 +11,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -50,16 +53,40 @@ std::unique_ptr<HttpServer> StartServer() {
   return server;
 }
 
-// Sends `bytes` on a new connection, half-closes it, reads until the server
-// closes it (or 5 s of silence: then the server hangs, which is a finding).
-void Exchange(int port, std::string_view bytes) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) std::abort();
+[[noreturn]] void Fail(const char* what, int error) {
+  std::fprintf(stderr, "fuzz_http_server: %s: %s\n", what, std::strerror(error));
+  std::abort();
+}
+
+// Connects `fd` to the server. libFuzzer's timeout timer (SIGALRM, handled
+// without SA_RESTART) can interrupt a connect that waits on a loaded machine;
+// the connection then goes on by itself, so wait for it rather than fail (a
+// harness failure that an input alone did not reproduce, docs/reliability.md).
+void Connect(int fd, int port) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) std::abort();
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) return;
+  if (errno != EINTR && errno != EINPROGRESS) Fail("connect to the server", errno);
+  pollfd wait{fd, POLLOUT, 0};
+  int ready;
+  while ((ready = poll(&wait, 1, 5000)) < 0) {
+    if (errno != EINTR) Fail("waiting for the connection", errno);
+  }
+  if (ready == 0) std::abort();  // the server does not take the connection
+  int error = 0;
+  socklen_t length = sizeof(error);
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) Fail("SO_ERROR", errno);
+  if (error != 0) Fail("connect to the server", error);
+}
+
+// Sends `bytes` on a new connection, half-closes it, reads until the server
+// closes it (or 5 s of silence: then the server hangs, which is a finding).
+void Exchange(int port, std::string_view bytes) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) Fail("socket", errno);
+  Connect(fd, port);
   size_t sent = 0;
   while (sent < bytes.size()) {
     const ssize_t n = send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
@@ -72,8 +99,10 @@ void Exchange(int port, std::string_view bytes) {
     pollfd wait{fd, POLLIN, 0};
     const int ready = poll(&wait, 1, 5000);
     if (ready == 0) std::abort();  // the server neither answers nor closes
+    if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) break;
     const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
   }
   close(fd);

@@ -514,7 +514,7 @@ class Reader {
     Json root;
     try {
       root = Json::parse(text);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number beyond a double
       return absl::InvalidArgumentError(absl::StrCat(file_, ": not valid JSON: ", e.what()));
     }
     LC_RETURN_IF_ERROR(CheckKeys(root, "", {"lingcast_rig", "name", "canvas", "regions", "layers", "comment"}));

@@ -78,6 +78,12 @@ TEST(RigTest, SyntaxErrorsSayItIsNotJson) {
   EXPECT_THAT(ErrorOf("{\"lingcast_rig\": 1,"), HasSubstr("test.json: not valid JSON"));
 }
 
+TEST(RigTest, ANumberBeyondADoubleSaysItIsNotJson) {
+  // nlohmann throws out_of_range, not parse_error, for it (found by fuzz_rig).
+  EXPECT_THAT(ErrorOf(R"({"lingcast_rig": 1, "canvas": {"width": 7E343, "height": 1}, "layers": []})"),
+              HasSubstr("test.json: not valid JSON"));
+}
+
 TEST(RigTest, VersionAndCanvasAreChecked) {
   EXPECT_THAT(ErrorOf(R"({"canvas": {"width": 1, "height": 1}, "layers": []})"), HasSubstr("missing \"lingcast_rig\""));
   EXPECT_THAT(ErrorOf(R"({"lingcast_rig": 2, "canvas": {"width": 1, "height": 1}, "layers": []})"),
