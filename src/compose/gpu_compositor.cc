@@ -56,21 +56,15 @@ class SpriteTexture {
   static std::optional<Rect> PatchedSince(int64_t from, int64_t to,
                                           absl::Span<const Compositor::Layers::SpritePatch> patches) {
     int64_t next = from + 1;
-    int left = 0, top = 0, right = 0, bottom = 0;
+    Rect changed;
     for (const Compositor::Layers::SpritePatch& patch : patches) {
       if (patch.version < next) continue;
       if (patch.version > next) return std::nullopt;
-      if (!patch.area.empty()) {
-        const bool first = right <= left || bottom <= top;
-        left = first ? patch.area.x : std::min(left, patch.area.x);
-        top = first ? patch.area.y : std::min(top, patch.area.y);
-        right = first ? patch.area.right() : std::max(right, patch.area.right());
-        bottom = first ? patch.area.bottom() : std::max(bottom, patch.area.bottom());
-      }
+      changed = changed.Union(patch.area);
       ++next;
     }
     if (next != to + 1) return std::nullopt;
-    return Rect{left, top, right - left, bottom - top};
+    return changed;
   }
 
   const VideoFrame* source_ = nullptr;  // compared, never read

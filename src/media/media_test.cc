@@ -5,6 +5,7 @@
 
 #include "media/audio_buffer.h"
 #include "media/language.h"
+#include "media/rect.h"
 #include "media/video_frame.h"
 #include "media/viseme.h"
 
@@ -95,6 +96,15 @@ TEST(VideoFramePoolTest, FramesOutliveThePool) {
     frame = pool->Acquire();
   }
   EXPECT_EQ(frame->width, 2);  // freed normally when released after the pool is gone
+}
+
+TEST(RectTest, UnionHoldsBothAndAnEmptyOneAddsNothing) {
+  const Rect a{10, 20, 30, 40}, b{35, 5, 10, 10};
+  EXPECT_EQ(a.Union(b), (Rect{10, 5, 35, 55}));
+  EXPECT_EQ(b.Union(a), a.Union(b));
+  EXPECT_EQ(a.Union(Rect{}), a);
+  EXPECT_EQ(Rect{}.Union(b), b);
+  EXPECT_TRUE(Rect{}.Union(Rect{}).empty());
 }
 
 }  // namespace

@@ -20,6 +20,13 @@ struct Rect {
     const int r = std::min(right(), o.right()), b = std::min(bottom(), o.bottom());
     return r > l && b > t ? Rect{l, t, r - l, b - t} : Rect{};
   }
+  // The smallest rectangle holding both (an empty one adds nothing).
+  Rect Union(const Rect& o) const {
+    if (o.empty()) return *this;
+    if (empty()) return o;
+    const int l = std::min(x, o.x), t = std::min(y, o.y);
+    return Rect{l, t, std::max(right(), o.right()) - l, std::max(bottom(), o.bottom()) - t};
+  }
   bool operator==(const Rect&) const = default;
 };
 
