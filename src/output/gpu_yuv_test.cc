@@ -22,20 +22,8 @@
 namespace lingcast {
 namespace {
 
+using testing_util::CpuPlanes;
 using testing_util::MakeNoiseFrame;
-
-// The CPU converter's planes of `frame`, as a picture.
-std::shared_ptr<const Yuv420Picture> CpuPlanes(const VideoFrame& frame) {
-  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(frame.width) * frame.height * 3 / 2);
-  uint8_t* y = bytes->data();
-  uint8_t* u = y + static_cast<size_t>(frame.width) * frame.height;
-  uint8_t* v = u + static_cast<size_t>(frame.width) * frame.height / 4;
-  RgbaToYuv420Bt709(frame.rgba.data(), frame.stride, frame.width, frame.height,
-                    {y, frame.width, u, frame.width / 2, v, frame.width / 2});
-  auto picture = std::make_shared<Yuv420Picture>();
-  *picture = Yuv420Picture{frame.width, frame.height, y, frame.width, u, frame.width / 2, v, frame.width / 2, bytes};
-  return picture;
-}
 
 std::vector<std::string> EncodePackets(const std::vector<VideoFrame>& frames) {
   VideoEncoderOptions options;

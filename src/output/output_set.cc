@@ -35,7 +35,9 @@ struct OutputSet::Recording {
   int64_t last_index = -1;
   std::unique_ptr<SwsContext, SwsDeleter> scaler;  // from scaler_width x scaler_height to its size
   int scaler_width = 0, scaler_height = 0;
+  bool scaler_from_yuv = false;  // scales yuv420p planes (a GPU-drawn frame) rather than RGBA
   VideoFrame scaled;
+  std::vector<uint8_t> scaled_planes;  // the yuv420p planes `scaled` carries when scaling from yuv420p
 };
 
 const char* OutputStateName(OutputState state) {
@@ -207,20 +209,54 @@ absl::Status OutputSet::WriteRecording(const VideoFrame& frame, MediaTime pts) {
   if (index <= recording.last_index) return absl::OkStatus();
   const VideoFrame* picture = &frame;
   if (frame.width != recording.options.width || frame.height != recording.options.height) {
-    if (!recording.scaler || recording.scaler_width != frame.width || recording.scaler_height != frame.height) {
-      recording.scaler.reset(sws_getContext(frame.width, frame.height, AV_PIX_FMT_RGBA, recording.options.width,
-                                            recording.options.height, AV_PIX_FMT_RGBA, SWS_BILINEAR, nullptr,
-                                            nullptr, nullptr));
+    // A frame the CUDA renderer drew carries only its yuv420p planes (its RGBA
+    // was never brought down), so it is scaled as yuv420p.
+    const Yuv420Picture* planes = frame.yuv420.get();
+    const bool from_yuv = planes != nullptr;
+    const int width = recording.options.width, height = recording.options.height;
+    if (!recording.scaler || recording.scaler_width != frame.width || recording.scaler_height != frame.height ||
+        recording.scaler_from_yuv != from_yuv) {
+      const AVPixelFormat format = from_yuv ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_RGBA;
+      recording.scaler.reset(sws_getContext(frame.width, frame.height, format, width, height, format, SWS_BILINEAR,
+                                            nullptr, nullptr, nullptr));
       if (!recording.scaler) return absl::ResourceExhaustedError("cannot scale frames for the MP4 recording");
       recording.scaler_width = frame.width;
       recording.scaler_height = frame.height;
-      recording.scaled.Allocate(recording.options.width, recording.options.height);
+      recording.scaler_from_yuv = from_yuv;
+      recording.scaled = VideoFrame{};
+      if (from_yuv) {
+        recording.scaled.width = width;
+        recording.scaled.height = height;
+        recording.scaled_planes.assign(static_cast<size_t>(width) * height * 3 / 2, 0);
+        auto scaled = std::make_shared<Yuv420Picture>();
+        scaled->width = width;
+        scaled->height = height;
+        scaled->y = recording.scaled_planes.data();
+        scaled->y_stride = width;
+        scaled->u = scaled->y + static_cast<size_t>(width) * height;
+        scaled->u_stride = width / 2;
+        scaled->v = scaled->u + static_cast<size_t>(width / 2) * (height / 2);
+        scaled->v_stride = width / 2;
+        recording.scaled.yuv420 = std::move(scaled);
+      } else {
+        recording.scaled.Allocate(width, height);
+      }
     }
-    const uint8_t* source[1] = {frame.rgba.data()};
-    const int source_stride[1] = {frame.stride};
-    uint8_t* target[1] = {recording.scaled.rgba.data()};
-    const int target_stride[1] = {recording.scaled.stride};
-    sws_scale(recording.scaler.get(), source, source_stride, 0, frame.height, target, target_stride);
+    if (from_yuv) {
+      const uint8_t* source[3] = {planes->y, planes->u, planes->v};
+      const int source_stride[3] = {planes->y_stride, planes->u_stride, planes->v_stride};
+      uint8_t* y = recording.scaled_planes.data();  // what recording.scaled.yuv420 points at
+      uint8_t* u = y + static_cast<size_t>(width) * height;
+      uint8_t* out[3] = {y, u, u + static_cast<size_t>(width / 2) * (height / 2)};
+      const int out_stride[3] = {width, width / 2, width / 2};
+      sws_scale(recording.scaler.get(), source, source_stride, 0, frame.height, out, out_stride);
+    } else {
+      const uint8_t* source[1] = {frame.rgba.data()};
+      const int source_stride[1] = {frame.stride};
+      uint8_t* target[1] = {recording.scaled.rgba.data()};
+      const int target_stride[1] = {recording.scaled.stride};
+      sws_scale(recording.scaler.get(), source, source_stride, 0, frame.height, target, target_stride);
+    }
     picture = &recording.scaled;
   }
   recording.last_index = index;

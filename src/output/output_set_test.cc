@@ -21,6 +21,7 @@ namespace lingcast {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_util::CpuPlanes;
 using testing_util::ReadFile;
 using testing_util::MakeFrame;
 using testing_util::MakeTone;
@@ -248,6 +249,41 @@ TEST(OutputSetVideoSwitchTest, HlsTakesTheNewPictureAtAKeyframeAndTheMp4KeepsIts
   ExpectPictures(*mp4_video, 1000, {160, 90}, {160, 90}, 30, 60, "mp4");
   ExpectContinuousAudio(*mp4_audio, "mp4");
   EXPECT_NEAR(static_cast<double>(mp4_video->pictures.back().pts_ms), 2967, 1);  // frame 89 at 89/30 s
+}
+
+// After a switch, the MP4 keeps its size by scaling each frame. A frame the
+// CUDA renderer drew carries only yuv420p planes (its RGBA was never brought
+// down): the recording scales those, not the unfilled RGBA.
+TEST(OutputSetVideoSwitchTest, TheMp4ScalesAFrameThatCarriesOnlyItsYuvPlanes) {
+  ScratchDir dir;
+  SimulatedClock clock;
+  AudioEncoderOptions audio;
+  audio.input_sample_rate = kSwitchAudioRate;
+  const VideoEncoderOptions small = LiveVideo(160, 90, 30), big = LiveVideo(320, 180, 30);
+  auto set = OpenOutputs({dir.File("show.mp4"), "hls:" + dir.File("hls")}, small, audio, OutputSetOptions{}, clock);
+  ASSERT_OK(set);
+  ASSERT_OK(FeedLive(**set, small, 0, 30));
+  ASSERT_OK((*set)->SwitchVideo(big, MediaTime::Seconds(1)));
+  const AudioBuffer tone = MakeTone(1.0 / big.fps_num, kSwitchAudioRate);
+  for (int64_t i = 0; i < 30; ++i) {
+    VideoFrame only_planes;
+    only_planes.Allocate(big.width, big.height);  // transparent black: what an unfilled RGBA holds
+    only_planes.yuv420 = CpuPlanes(MakeFrame(big.width, big.height, i, 200, 200, 200));
+    ASSERT_OK((*set)->WriteAudio(tone));
+    ASSERT_OK((*set)->WriteVideo(only_planes, i));
+  }
+  ASSERT_OK((*set)->Finish());
+
+  auto mp4 = ReadBackAll(dir.File("show.mp4"), {}, INT64_MAX, nullptr, nullptr, /*decode=*/true);
+  ASSERT_OK(mp4);
+  const testing_util::ReadStream* video = mp4->Find(AVMEDIA_TYPE_VIDEO);
+  ASSERT_NE(video, nullptr);
+  ASSERT_EQ(video->pictures.size(), 60u);
+  // Before the switch the blue-grey frames (Y about 88); after it the light grey
+  // planes scaled (Y about 190), not black (16).
+  EXPECT_NEAR(video->pictures[10].mean_luma, 88, 12);
+  EXPECT_EQ(video->pictures[50].width, 160);
+  EXPECT_NEAR(video->pictures[50].mean_luma, 190, 12);
 }
 
 TEST(OutputSetVideoSwitchTest, ABadSwitchChangesNothing) {

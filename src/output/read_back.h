@@ -36,6 +36,7 @@ struct DecodedPicture {
   int width = 0;
   int height = 0;
   bool key = false;  // a keyframe (IDR)
+  double mean_luma = 0;  // the Y plane's mean (8-bit formats), to tell what was drawn
 };
 
 struct ReadStream {
@@ -112,8 +113,14 @@ inline absl::StatusOr<ReadBackResult> ReadBackAll(const std::string& url,
       }
       if (picture->decode_error_flags != 0) ++stream.decode_errors;
       const int64_t pts = picture->best_effort_timestamp;
+      double luma = 0;
+      for (int y = 0; y < picture->height; ++y) {
+        const uint8_t* row = picture->data[0] + static_cast<ptrdiff_t>(y) * picture->linesize[0];
+        for (int x = 0; x < picture->width; ++x) luma += row[x];
+      }
+      if (picture->width > 0 && picture->height > 0) luma /= static_cast<double>(picture->width) * picture->height;
       stream.pictures.push_back({pts == AV_NOPTS_VALUE ? INT64_MIN : av_rescale_q(pts, stream.time_base, {1, 1000}),
-                                 picture->width, picture->height, picture->key_frame != 0});
+                                 picture->width, picture->height, picture->key_frame != 0, luma});
       av_frame_unref(picture.get());
     }
   };

@@ -23,6 +23,7 @@
 #include "output/encoder_options.h"
 #include "output/output_set.h"
 #include "output/output_spec.h"
+#include "output/rgba_to_yuv.h"
 
 namespace lingcast::testing_util {
 
@@ -97,6 +98,20 @@ inline VideoFrame MakeFrame(int width, int height, int64_t index, uint8_t r = 40
     }
   }
   return frame;
+}
+
+// The CPU converter's planes of `frame`, as a picture (what the CUDA renderer
+// hands the encoder, made without a GPU).
+inline std::shared_ptr<const Yuv420Picture> CpuPlanes(const VideoFrame& frame) {
+  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(frame.width) * frame.height * 3 / 2);
+  uint8_t* y = bytes->data();
+  uint8_t* u = y + static_cast<size_t>(frame.width) * frame.height;
+  uint8_t* v = u + static_cast<size_t>(frame.width) * frame.height / 4;
+  RgbaToYuv420Bt709(frame.rgba.data(), frame.stride, frame.width, frame.height,
+                    {y, frame.width, u, frame.width / 2, v, frame.width / 2});
+  auto picture = std::make_shared<Yuv420Picture>();
+  *picture = Yuv420Picture{frame.width, frame.height, y, frame.width, u, frame.width / 2, v, frame.width / 2, bytes};
+  return picture;
 }
 
 // An opaque frame of noise: as costly to encode as a picture gets, so a few
