@@ -83,6 +83,10 @@ void AddLookFlags(CLI::App& c, LookConfig& look, LiveFlags& flags) {
   c.add_option("--title", look.title, "Lower-third title \"NAME|SUBTITLE\" for the first seconds");
   c.add_flag("--pip", look.picture_in_picture, "Show the source's video in a corner (--in: a media file with video)");
   c.add_option("--seed", look.seed, "Seed for blinks and idle motion")->capture_default_str();
+  c.add_option("--renderer", look.renderer,
+               "What draws the frames: auto (cuda when this build has it and a GPU is found; cpu with --pip), cpu or "
+               "cuda")
+      ->capture_default_str();
 }
 
 void AddVoiceFlags(CLI::App& c, VoiceConfig& voice) {

@@ -88,10 +88,12 @@ absl::StatusOr<std::unique_ptr<LiveInput>> OpenLiveInput(const InputConfig& conf
 // What the viewer sees besides the avatar's voice, checked with the input:
 // before any model loads.
 struct LiveLook {
-  StudioLook look;
+  LookConfig look;
   std::shared_ptr<const rig::Rig> rig;
   compose::CompositorOptions compositor;
   std::unique_ptr<compose::PictureInPicture> picture_in_picture;  // null: none
+  // What draws the frames (--renderer), chosen once: a switched picture is drawn by the same.
+  compose::RendererKind renderer = compose::RendererKind::kCpu;
 };
 
 absl::StatusOr<std::unique_ptr<compose::PictureInPicture>> OpenLivePictureInPicture(const LookConfig& config,
@@ -109,13 +111,42 @@ absl::StatusOr<LiveLook> LoadLiveLook(const LookConfig& config, const InputConfi
   LC_ASSIGN_OR_RETURN(look.rig, LoadStudioAvatar(look.look));
   LC_ASSIGN_OR_RETURN(look.compositor, StudioCompositorOptions(look.look));
   LC_ASSIGN_OR_RETURN(look.picture_in_picture, OpenLivePictureInPicture(config, input, config.width, config.height));
+  // Picture-in-picture is drawn on the CPU only: with it, auto draws there
+  // (and cuda was refused by ValidateLookConfig).
+  if (config.picture_in_picture && config.renderer == "auto") {
+    look.renderer = compose::RendererKind::kCpu;
+  } else {
+    LC_ASSIGN_OR_RETURN(look.renderer, compose::ChooseRenderer(config.renderer));
+  }
   return look;
 }
 
+// The first picture. A GPU that was found but cannot take the show is a
+// warning under --renderer auto (the CPU draws), an error under cuda.
+absl::StatusOr<PlayoutPicture> OpenLivePicture(LiveLook& look, Logger& logger) {
+  PlayoutPicture picture;
+  LC_ASSIGN_OR_RETURN(picture.compositor, compose::Compositor::Create(look.compositor));
+  picture.picture_in_picture = std::move(look.picture_in_picture);
+  if (look.renderer != compose::RendererKind::kCuda) return picture;
+  absl::StatusOr<std::unique_ptr<compose::GpuCompositor>> gpu = compose::CreateGpuCompositor(*picture.compositor);
+  if (gpu.ok()) {
+    picture.gpu = *std::move(gpu);
+  } else if (look.look.renderer == "auto") {
+    logger.Warn("live", "the CUDA renderer could not start: drawing on the CPU",
+                {{"error", std::string(gpu.status().message())}});
+    look.renderer = compose::RendererKind::kCpu;
+  } else {
+    return gpu.status();
+  }
+  return picture;
+}
+
 // The picture at another size for a live video switch: the look laid out for
-// it as at start-up (layout, fonts and the avatar's scale follow the size).
-PlayoutPictureFactory LivePictureFactory(const LookConfig& config, const InputConfig& input) {
-  return [config, input](int width, int height) -> absl::StatusOr<PlayoutPicture> {
+// it as at start-up (layout, fonts and the avatar's scale follow the size),
+// drawn by the renderer the show started with.
+PlayoutPictureFactory LivePictureFactory(const LiveLook& live_look, const InputConfig& input) {
+  return [config = live_look.look, renderer = live_look.renderer, input](int width,
+                                                                          int height) -> absl::StatusOr<PlayoutPicture> {
     StudioLook look = config;
     look.width = width;
     look.height = height;
@@ -123,6 +154,9 @@ PlayoutPictureFactory LivePictureFactory(const LookConfig& config, const InputCo
     PlayoutPicture picture;
     LC_ASSIGN_OR_RETURN(picture.compositor, compose::Compositor::Create(options));
     LC_ASSIGN_OR_RETURN(picture.picture_in_picture, OpenLivePictureInPicture(config, input, width, height));
+    if (renderer == compose::RendererKind::kCuda) {
+      LC_ASSIGN_OR_RETURN(picture.gpu, compose::CreateGpuCompositor(*picture.compositor));
+    }
     return picture;
   };
 }
@@ -319,7 +353,7 @@ struct LiveParts {
   std::shared_ptr<TtsEngine> tts;
   // espeak-ng, for the watchdog's third rung, when the avatar's voice is a neural one; else null.
   std::unique_ptr<TtsEngine> lighter_voice;
-  std::unique_ptr<compose::Compositor> compositor;
+  PlayoutPicture picture;  // the first picture the playout draws
   std::unique_ptr<OutputSet> outputs;
   bool records_mp4 = false;  // an MP4 among the outputs
 };
@@ -359,7 +393,7 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   if (options.watchdog.enabled && !SpeaksWithEspeak(*parts.tts, options.target)) {
     LC_ASSIGN_OR_RETURN(parts.lighter_voice, MakeStudioVoice(options.voice.voice_zh, options.voice.voice_en));
   }
-  LC_ASSIGN_OR_RETURN(parts.compositor, compose::Compositor::Create(parts.look.compositor));
+  LC_ASSIGN_OR_RETURN(parts.picture, OpenLivePicture(parts.look, logger));
   parts.records_mp4 = std::any_of(specs.begin(), specs.end(),
                                   [](const OutputSpec& spec) { return spec.kind == OutputSpec::kMp4; });
   LC_ASSIGN_OR_RETURN(parts.outputs,
@@ -461,12 +495,12 @@ std::unique_ptr<LiveGraph> BuildLiveGraph(const LiveOptions& options, LiveParts&
       return changes;
     };
   }
-  playout_options.make_picture = LivePictureFactory(options.look, options.input);
+  playout_options.make_picture = LivePictureFactory(parts.look, options.input);
   playout_options.session_start = session_start;
   if (!simulated) playout_options.start_when_running = &graph->session_start;
   auto& playout = pipeline.Add(std::make_unique<PlayoutStage>(
-      playout_options, std::move(parts.compositor), std::make_unique<AvatarRenderer>(parts.look.rig), *parts.outputs,
-      graph->monitor, std::move(parts.look.picture_in_picture)));
+      playout_options, std::move(parts.picture), std::make_unique<AvatarRenderer>(parts.look.rig), *parts.outputs,
+      graph->monitor));
   pipeline.Connect(ingest.out, hear.in, kAudioQueue);
   if (options.input.passthrough) pipeline.Connect(ingest.out, playout.host, kHostQueue);
   pipeline.Connect(hear.out, graph->translate->in, kEventQueue);
@@ -520,6 +554,7 @@ nlohmann::json LiveJobReport(const LiveOptions& options, const LiveParts& parts,
   extra["clock"] = options.timing.clock == LiveClock::kSimulated ? "simulated" : "realtime";
   extra["recognizer"] = parts.hearing.asr->name();
   extra["voice"] = parts.tts->name();
+  extra["renderer"] = compose::RendererName(parts.look.renderer);
   extra["lag_policy"] = LagPolicyName(options.timing.lag_policy);
   const TranslateStage& translate = *graph.translate;
   extra["untranslated_off_script"] = translate.failures();

@@ -11,6 +11,7 @@
 #include "audio/resampler.h"
 #include "audio/test_audio.h"
 #include "compose/geometry.h"
+#include "compose/gpu_compositor.h"
 #include "compose/media_background.h"
 #include "core/scratch_dir.h"
 #include "core/status.h"
@@ -615,6 +616,39 @@ TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("--pip"));
   EXPECT_FALSE(std::filesystem::exists(dir_.File("none.mp4")));
+}
+
+// --renderer: the report says what drew the frames. Without a usable GPU,
+// cuda is refused before anything is written; with one, the CUDA renderer's
+// show is the CPU's, byte for byte (the same MP4).
+TEST_F(LiveJobTest, TheRendererIsReportedAndCudaDrawsTheCpusShow) {
+  const std::string pcm = HostPcm({{"Click the link below to buy it now."}});
+  LiveOptions cpu = Options();
+  cpu.look.renderer = "cpu";
+  absl::StatusOr<nlohmann::json> report = Run(cpu, pcm);
+  ASSERT_OK(report);
+  EXPECT_EQ((*report)["summary"]["renderer"], "cpu");
+
+  LiveOptions cuda = Options();
+  cuda.look.renderer = "cuda";
+  cuda.outputs.destinations = {dir_.File("cuda.mp4")};
+  report = Run(cuda, pcm);
+  if (!compose::ChooseRenderer("cuda").ok()) {
+    ASSERT_FALSE(report.ok());
+    EXPECT_THAT(std::string(report.status().message()), HasSubstr("--renderer cuda"));
+    EXPECT_FALSE(std::filesystem::exists(dir_.File("cuda.mp4")));
+    GTEST_SKIP() << "no usable CUDA GPU here: the CUDA renderer's show was not drawn ("
+                 << compose::ChooseRenderer("cuda").status().message() << ")";
+  }
+  ASSERT_OK(report);
+  EXPECT_EQ((*report)["summary"]["renderer"], "cuda");
+  auto bytes = [](const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  const std::string drawn_on_cpu = bytes(cpu.outputs.destinations[0]);
+  EXPECT_GT(drawn_on_cpu.size(), 1000u);
+  EXPECT_TRUE(bytes(dir_.File("cuda.mp4")) == drawn_on_cpu) << "the CUDA renderer's MP4 differs from the CPU's";
 }
 
 TEST_F(LiveJobTest, TheLookTakesTheSameFlagsAsRender) {

@@ -104,6 +104,9 @@ struct LookConfig : StudioLook {
   int fps = 30;                     // --fps
   uint32_t seed = 1;                // --seed (blinks, idle motion)
   bool picture_in_picture = false;  // --pip: the source's video in a corner (--in must be a file with video)
+  // --renderer: what draws the frames, auto (cuda when this build has it and a
+  // GPU is found; the CPU with --pip), cpu or cuda (docs/gpu.md).
+  std::string renderer = "auto";
 };
 absl::Status ValidateLookConfig(const LookConfig& look);
 

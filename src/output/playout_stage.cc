@@ -31,22 +31,30 @@ int64_t SampleAt(MediaTime t, int rate) { return t.micros() * rate / 1'000'000; 
 
 }  // namespace
 
-PlayoutStage::PlayoutStage(PlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
-                         std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
-                         std::unique_ptr<compose::PictureInPicture> picture_in_picture)
+PlayoutStage::PlayoutStage(PlayoutOptions options, PlayoutPicture picture, std::unique_ptr<AvatarRenderer> avatar,
+                           OutputSet& outputs, LiveMonitor& monitor)
     : Stage("playout"),
       options_(std::move(options)),
       session_start_(options_.session_start),
-      compositor_(std::move(compositor)),
       avatar_(std::move(avatar)),
-      picture_in_picture_(std::move(picture_in_picture)),
       outputs_(outputs),
       monitor_(monitor),
-      fps_(options_.fps) {}
+      fps_(options_.fps) {
+  UsePicture(std::move(picture));
+}
+
+void PlayoutStage::UsePicture(PlayoutPicture picture) {
+  picture_.gpu.reset();  // before the compositor whose layers it reads
+  picture_ = std::move(picture);
+  picture_.compositor->SetAvatarRenderer(
+      [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
+  if (picture_.gpu) {
+    picture_.gpu->SetAvatarRenderer(
+        [this](VectorSurface& surface, const Rect& area) { avatar_->Draw(state_, area, surface); });
+  }
+}
 
 absl::Status PlayoutStage::Open() {
-  compositor_->SetAvatarRenderer(
-      [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
   if (host.connected()) {
     LC_ASSIGN_OR_RETURN(Resampler resampler, Resampler::Create(16000, options_.output_rate));
     host_resampler_.emplace(std::move(resampler));
@@ -303,8 +311,12 @@ absl::Status PlayoutStage::DrawFrame(MediaTime t) {
       monitor_.CaptionShown(caption_->utterance, t);
     }
   }
-  LC_RETURN_IF_ERROR(compositor_->Compose(t, cue, frame_));
-  if (picture_in_picture_) LC_RETURN_IF_ERROR(picture_in_picture_->DrawOver(t, frame_));
+  if (picture_.gpu) {
+    LC_RETURN_IF_ERROR(picture_.gpu->Compose(t, cue, frame_));
+  } else {
+    LC_RETURN_IF_ERROR(picture_.compositor->Compose(t, cue, frame_));
+    if (picture_.picture_in_picture) LC_RETURN_IF_ERROR(picture_.picture_in_picture->DrawOver(t, frame_));
+  }
   return outputs_.WriteVideo(frame_, tick_ - segment_tick_);
 }
 
@@ -354,10 +366,7 @@ void PlayoutStage::ApplyVideoChanges() {
     Warn(absl::Status(switched.code(), absl::StrCat("video ", what, " not applied: ", switched.message())));
     return;
   }
-  compositor_ = std::move(picture->compositor);
-  picture_in_picture_ = std::move(picture->picture_in_picture);
-  compositor_->SetAvatarRenderer(
-      [this](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar_->Render(state_, frame, area, clip); });
+  UsePicture(*std::move(picture));
   frame_ = VideoFrame{};
   segment_tick_ = tick_;
   segment_start_ = at;

@@ -44,6 +44,7 @@
 #include "avatar/animator.h"
 #include "avatar/avatar_renderer.h"
 #include "compose/compositor.h"
+#include "compose/gpu_compositor.h"
 #include "compose/picture_in_picture.h"
 #include "core/clock.h"
 #include "core/session_start.h"
@@ -54,9 +55,14 @@ namespace lingcast {
 
 // What draws a picture of one size: built at start-up, and again by a video
 // switch for the new size (layout, fonts and the avatar's scale follow it).
+// With `gpu`, the CUDA renderer draws the compositor's layers and hands the
+// encoder yuv420p planes; picture-in-picture is drawn on the CPU only, so the
+// two never come together (the caller's choice, app/live_job.cc).
 struct PlayoutPicture {
   std::unique_ptr<compose::Compositor> compositor;
   std::unique_ptr<compose::PictureInPicture> picture_in_picture;  // null: none
+  // Null: the CPU draws. Declared after `compositor`, whose layers it reads, so it goes first.
+  std::unique_ptr<compose::GpuCompositor> gpu;
 };
 using PlayoutPictureFactory = std::function<absl::StatusOr<PlayoutPicture>(int width, int height)>;
 
@@ -89,9 +95,8 @@ struct PlayoutOptions {
 
 class PlayoutStage : public Stage {
  public:
-  PlayoutStage(PlayoutOptions options, std::unique_ptr<compose::Compositor> compositor,
-              std::unique_ptr<AvatarRenderer> avatar, OutputSet& outputs, LiveMonitor& monitor,
-              std::unique_ptr<compose::PictureInPicture> picture_in_picture = nullptr);
+  PlayoutStage(PlayoutOptions options, PlayoutPicture picture, std::unique_ptr<AvatarRenderer> avatar,
+               OutputSet& outputs, LiveMonitor& monitor);
   In<VoiceEvent> in{this, "in"};
   In<AudioBuffer> host{this, "host"};  // optional: the host's voice, 16 kHz
   absl::Status Open() override;
@@ -117,6 +122,8 @@ class PlayoutStage : public Stage {
   void ShowCue(const SpokenLine& spoken, MediaTime start, MediaTime end);
   void PublishCue(int64_t line_id);
   absl::StatusOr<AudioBuffer> MixTick(int64_t first_sample, int64_t samples);
+  // Makes `picture` the one drawn, its avatar layer drawn from state_.
+  void UsePicture(PlayoutPicture picture);
   absl::Status DrawFrame(MediaTime t);
   bool Done() const;
   void Publish();
@@ -129,9 +136,8 @@ class PlayoutStage : public Stage {
 
   const PlayoutOptions options_;
   MediaTime session_start_;  // options_.session_start, or fixed at the first tick
-  std::unique_ptr<compose::Compositor> compositor_;
   std::unique_ptr<AvatarRenderer> avatar_;
-  std::unique_ptr<compose::PictureInPicture> picture_in_picture_;  // null: none
+  PlayoutPicture picture_;
   OutputSet& outputs_;
   LiveMonitor& monitor_;
 

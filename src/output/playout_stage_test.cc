@@ -79,11 +79,11 @@ class PlayoutStageTest : public ::testing::Test {
         picture.width = width;
         picture.height = height;
         LC_ASSIGN_OR_RETURN(std::unique_ptr<compose::Compositor> compositor, compose::Compositor::Create(picture));
-        return PlayoutPicture{std::move(compositor), nullptr};
+        return PlayoutPicture{std::move(compositor), nullptr, nullptr};
       };
     }
-    return std::make_unique<PlayoutStage>(options, std::move(*compositor), std::make_unique<AvatarRenderer>(),
-                                          *outputs_, monitor_);
+    return std::make_unique<PlayoutStage>(options, PlayoutPicture{std::move(*compositor), nullptr, nullptr},
+                                          std::make_unique<AvatarRenderer>(), *outputs_, monitor_);
   }
 
   // A switchable stage into path_ saying one line of 0.5 s, after its first frame.
