@@ -79,11 +79,22 @@ class PlayoutStageTest : public ::testing::Test {
         picture.width = width;
         picture.height = height;
         LC_ASSIGN_OR_RETURN(std::unique_ptr<compose::Compositor> compositor, compose::Compositor::Create(picture));
-        return PlayoutPicture{std::move(compositor), nullptr, nullptr};
+        return Picture(std::move(compositor));
       };
     }
-    return std::make_unique<PlayoutStage>(options, PlayoutPicture{std::move(*compositor), nullptr, nullptr},
-                                          std::make_unique<AvatarRenderer>(), *outputs_, monitor_);
+    absl::StatusOr<PlayoutPicture> picture = Picture(std::move(*compositor));
+    EXPECT_OK(picture);
+    return std::make_unique<PlayoutStage>(options, *std::move(picture), std::make_unique<AvatarRenderer>(),
+                                          *outputs_, monitor_);
+  }
+
+  // The picture over `compositor`, drawn on the GPU when draw_on_gpu_.
+  absl::StatusOr<PlayoutPicture> Picture(std::unique_ptr<compose::Compositor> compositor) const {
+    PlayoutPicture picture{std::move(compositor), nullptr, nullptr};
+    if (draw_on_gpu_) {
+      LC_ASSIGN_OR_RETURN(picture.gpu, compose::CreateGpuCompositor(*picture.compositor));
+    }
+    return picture;
   }
 
   // A switchable stage into path_ saying one line of 0.5 s, after its first frame.
@@ -104,6 +115,7 @@ class PlayoutStageTest : public ::testing::Test {
   LiveMonitor monitor_;
   std::vector<absl::StatusOr<VideoChange>> video_changes_;
   bool refuse_pictures_ = false;
+  bool draw_on_gpu_ = false;  // the CUDA renderer draws (PlayoutPicture::gpu)
 };
 
 // `event`'s line cut into parts as the voice sends them: the first `first_seconds`
@@ -375,6 +387,34 @@ TEST_F(PlayoutStageTest, AVideoSwitchTakesEffectAtTheNextFrameWithoutAnAudioGap)
   testing_util::ExpectContinuousAudio(*audio, "hls");
   // A/V in step at the end: the audio's last packet within one frame of the last picture.
   EXPECT_NEAR(static_cast<double>(audio->packets.back().pts_ms - video->pictures.back().pts_ms), 0, 50);
+}
+
+// Drawn by the CUDA renderer, the playout writes the CPU's show byte for byte:
+// the frames reach the encoder as the GPU's yuv420p planes, through a live
+// switch to another size and rate (a new GPU compositor for the new picture),
+// and the MP4 that keeps its own size scales those planes.
+TEST_F(PlayoutStageTest, TheCudaRendererWritesTheCpusShowThroughASwitch) {
+  if (absl::Status usable = compose::ChooseRenderer("cuda").status(); !usable.ok()) {
+    GTEST_SKIP() << "no CUDA renderer here: " << usable.message();
+  }
+  auto show = [&](bool gpu, const std::string& name) {
+    draw_on_gpu_ = gpu;
+    StageHarness<PlayoutStage> h(MakeStage(/*simulated=*/true, dir_.File(name), /*switchable=*/true));
+    auto feed = h.Feed(h.stage().in);
+    EXPECT_OK(h.Open());
+    feed.Push(Spoken(0, 100, 0.8, "欢迎来到直播间"), MediaTime::Zero());
+    feed.Push(Spoken(1, 200, 0.6, "第二件半价"), MediaTime::Zero());
+    feed.End();
+    for (int i = 0; i < 6; ++i) EXPECT_OK(h.Step());
+    video_changes_.push_back(VideoChange{320, 180, 20});
+    EXPECT_OK(h.RunUntilFinished());
+    EXPECT_TRUE(Warnings(h.bus()).empty());
+    EXPECT_EQ(monitor_.counters().video_switches, gpu ? 2 : 1);  // one monitor for both shows
+    return FileBytes(dir_.File(name));
+  };
+  const std::string drawn_on_cpu = show(false, "cpu.mp4");
+  ASSERT_GT(drawn_on_cpu.size(), 1000u);
+  EXPECT_TRUE(show(true, "cuda.mp4") == drawn_on_cpu) << "the CUDA renderer's MP4 differs from the CPU's";
 }
 
 // A switch whose picture cannot be made is a warning: the picture, the cadence
