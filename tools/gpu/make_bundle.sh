@@ -15,7 +15,8 @@
 # (bin/nginx, lib/nginx/), a local RTMP server to stream to there.
 # --with-gpu-tests adds the CUDA renderer's parity tests and its benchmark
 # (tests/: avatar_test, compose_test, output_test, app_test (live drawn by
-# either renderer; it needs --with-pocketsphinx), cuda_render_bench, built in
+# either renderer; it needs --with-pocketsphinx), cuda_render_bench and
+# serve_bench (sessions at once, each drawn on the GPU), built in
 # the build folder), which tools/gpu/h200_run.sh runs when they are there. Unpack with
 #   cat lingcast-bundle.tar.xz.part* | tar -xJ -C DEST
 # and run DEST/lingcast/lingcast (a launcher that points the binary at its own
@@ -78,7 +79,7 @@ fi
 if [[ $with_gpu_tests == 1 ]]; then
   step "the CUDA renderer's tests"
   mkdir -p "$root/tests"
-  for t in src/avatar/avatar_test src/compose/compose_test src/output/output_test src/app/app_test bench/cuda_render_bench; do
+  for t in src/avatar/avatar_test src/compose/compose_test src/output/output_test src/app/app_test bench/cuda_render_bench bench/serve_bench; do
     [[ -x "$build/$t" ]] || { echo "make_bundle.sh: --with-gpu-tests needs $build/$t (cmake --build $build --target $(basename "$t"))" >&2; exit 2; }
     cp "$build/$t" "$root/tests/"
     objects+=("$build/$t")
