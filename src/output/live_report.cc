@@ -44,6 +44,78 @@ Percentiles ComputePercentiles(std::vector<double> values) {
   return p;
 }
 
+namespace {
+
+// The k-th smallest (from 0) of the values of two sorted ranges, k < |a| + |b|:
+// binary search for how many of the k + 1 smallest come from `a`.
+double KthOfSorted(std::span<const double> a, std::span<const double> b, size_t k) {
+  const size_t want = k + 1;
+  size_t low = want > b.size() ? want - b.size() : 0, high = std::min(want, a.size());
+  while (true) {
+    const size_t from_a = low + (high - low) / 2, from_b = want - from_a;
+    if (from_a < a.size() && from_b > 0 && b[from_b - 1] > a[from_a]) {
+      low = from_a + 1;  // too few from a
+    } else if (from_a > 0 && from_b < b.size() && a[from_a - 1] > b[from_b]) {
+      high = from_a - 1;  // too many from a
+    } else {
+      if (from_a == 0) return b[from_b - 1];
+      if (from_b == 0) return a[from_a - 1];
+      return std::max(a[from_a - 1], b[from_b - 1]);
+    }
+  }
+}
+
+}  // namespace
+
+Percentiles PercentilesOfSorted(std::span<const double> a, std::span<const double> b) {
+  Percentiles p;
+  const size_t n = a.size() + b.size();
+  p.count = static_cast<int64_t>(n);
+  if (n == 0) return p;
+  auto rank = [&](double q) {
+    const size_t index = static_cast<size_t>(std::ceil(q * static_cast<double>(n)));
+    return KthOfSorted(a, b, std::min(n - 1, index == 0 ? 0 : index - 1));
+  };
+  p.p50 = rank(0.50);
+  p.p95 = rank(0.95);
+  p.p99 = rank(0.99);
+  return p;
+}
+
+void LiveMonitor::Figures::Add(const LiveLineRecord& r, std::optional<MediaTime> first_caption) {
+  const HeardLine& l = r.line;
+  ++lines;
+  if (!l.line_number) ++off_script;
+  if (r.skipped) ++skipped;
+  if (r.spoken) ++spoken;
+  if (!r.spoken && !r.skipped) ++subtitles_only;
+  provisional_updates += l.provisional_updates;
+  if (r.compute_latency) compute.push_back(Millis(*r.compute_latency));
+  if (r.queue_wait) waits.push_back(Millis(*r.queue_wait));
+  if (auto start = r.start_offset()) start_offsets.push_back(Millis(*start));
+  if (auto end = r.end_offset()) end_offsets.push_back(Millis(*end));
+  if (l.commit_point) commit_points.push_back(*l.commit_point);
+  if (first_caption) first_captions.push_back(Millis(*first_caption - l.utterance_start));
+}
+
+void LiveMonitor::Figures::Sort() {
+  for (std::vector<double>* v : {&compute, &waits, &start_offsets, &end_offsets, &commit_points, &first_captions}) {
+    std::sort(v->begin(), v->end());
+  }
+}
+
+void LiveMonitor::Figures::SortLast() {
+  for (std::vector<double>* v : {&compute, &waits, &start_offsets, &end_offsets, &commit_points, &first_captions}) {
+    if (v->size() > 1) std::rotate(std::upper_bound(v->begin(), v->end() - 1, v->back()), v->end() - 1, v->end());
+  }
+}
+
+std::optional<MediaTime> LiveMonitor::FirstCaptionLocked(const LiveLineRecord& record) const {
+  const auto it = first_caption_.find(record.line.utterance);
+  if (it == first_caption_.end() || record.line.provisional_updates == 0) return std::nullopt;
+  return it->second;
+}
+
 void LiveMonitor::Publish(const nlohmann::json& event) const {
   if (observer_) observer_(event);
 }
@@ -73,21 +145,8 @@ void LiveMonitor::FoldOldestLocked() {
   const LiveLineRecord r = std::move(records_.begin()->second);
   records_.erase(records_.begin());
   const HeardLine& l = r.line;
-  Folded& f = folded_;
-  ++f.lines;
-  if (!l.line_number) ++f.off_script;
-  if (r.skipped) ++f.skipped;
-  if (r.spoken) ++f.spoken;
-  if (!r.spoken && !r.skipped) ++f.subtitles_only;
-  f.provisional_updates += l.provisional_updates;
-  if (r.compute_latency) f.compute.push_back(Millis(*r.compute_latency));
-  if (r.queue_wait) f.waits.push_back(Millis(*r.queue_wait));
-  if (auto start = r.start_offset()) f.start_offsets.push_back(Millis(*start));
-  if (auto end = r.end_offset()) f.end_offsets.push_back(Millis(*end));
-  if (l.commit_point) f.commit_points.push_back(*l.commit_point);
-  if (auto it = first_caption_.find(l.utterance); it != first_caption_.end() && l.provisional_updates > 0) {
-    f.first_captions.push_back(Millis(it->second - l.utterance_start));
-  }
+  folded_.Add(r, FirstCaptionLocked(r));
+  folded_.SortLast();
   // Utterances before the oldest kept line's are no kept line's.
   const int64_t oldest = records_.empty() ? l.utterance : records_.begin()->second.line.utterance;
   utterances_.erase(utterances_.begin(), utterances_.lower_bound(std::min(oldest, l.utterance)));
@@ -153,21 +212,38 @@ std::vector<LiveLineRecord> LiveMonitor::records() const {
 nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_latency, const nlohmann::json& extra) const {
   const LiveCounters c = counters();
   std::vector<LiveLineRecord> lines;
-  std::map<int64_t, MediaTime> first_caption;
-  Folded folded;
+  std::vector<std::optional<MediaTime>> first_captions;
+  nlohmann::json summary;
   {
+    // Bounded work under the lock, whatever the show's length: the kept
+    // records (at most kKeptRecords) are copied and their figures sorted; the
+    // folded lines' figures are read in place (sorted as they were folded).
     absl::MutexLock lock(&mu_);
-    for (const auto& [id, record] : records_) lines.push_back(record);
-    first_caption = first_caption_;
-    folded = folded_;
+    Figures kept;
+    for (const auto& [id, record] : records_) {
+      lines.push_back(record);
+      first_captions.push_back(FirstCaptionLocked(record));
+      kept.Add(record, first_captions.back());
+    }
+    kept.Sort();
+    const Figures& f = folded_;
+    summary["lines"] = f.lines + kept.lines;
+    summary["lines_not_listed"] = f.lines;  // older than the last kKeptRecords
+    summary["spoken"] = f.spoken + kept.spoken;
+    summary["skipped"] = f.skipped + kept.skipped;
+    summary["subtitles_only"] = f.subtitles_only + kept.subtitles_only;
+    summary["off_script"] = f.off_script + kept.off_script;
+    summary["compute_latency_ms"] = PercentilesJson(PercentilesOfSorted(f.compute, kept.compute));
+    summary["queue_wait_ms"] = PercentilesJson(PercentilesOfSorted(f.waits, kept.waits));
+    summary["start_offset_ms"] = PercentilesJson(PercentilesOfSorted(f.start_offsets, kept.start_offsets));
+    summary["end_offset_ms"] = PercentilesJson(PercentilesOfSorted(f.end_offsets, kept.end_offsets));
+    summary["commit_point"] = PercentilesJson(PercentilesOfSorted(f.commit_points, kept.commit_points));
+    summary["provisional_updates"] = f.provisional_updates + kept.provisional_updates;
+    summary["first_provisional_ms"] = PercentilesJson(PercentilesOfSorted(f.first_captions, kept.first_captions));
   }
   nlohmann::json utterances = nlohmann::json::array();
-  std::vector<double> compute = std::move(folded.compute), waits = std::move(folded.waits),
-                      start_offsets = std::move(folded.start_offsets), end_offsets = std::move(folded.end_offsets),
-                      commit_points = std::move(folded.commit_points), first_captions = std::move(folded.first_captions);
-  int64_t spoken = folded.spoken, skipped = folded.skipped, subtitles_only = folded.subtitles_only,
-          off_script = folded.off_script, provisional_updates = folded.provisional_updates;
-  for (const LiveLineRecord& r : lines) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const LiveLineRecord& r = lines[i];
     const HeardLine& l = r.line;
     nlohmann::json u;
     u["id"] = l.id;
@@ -193,41 +269,13 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
     u["compute_latency_ms"] = OptionalMillis(r.compute_latency);
     u["queue_wait_ms"] = OptionalMillis(r.queue_wait);
     // The captions belong to the line that closed its utterance's captions.
-    std::optional<MediaTime> first_provisional;
-    if (auto it = first_caption.find(l.utterance); it != first_caption.end() && l.provisional_updates > 0) {
-      first_provisional = it->second - l.utterance_start;
-      first_captions.push_back(Millis(*first_provisional));
-    }
+    const std::optional<MediaTime> first_provisional =
+        first_captions[i] ? std::optional<MediaTime>(*first_captions[i] - l.utterance_start) : std::nullopt;
     u["provisional_updates"] = l.provisional_updates;
     u["first_provisional_ms"] = OptionalMillis(first_provisional);
     u["provisional_revised"] = l.revised;
-    provisional_updates += l.provisional_updates;
     utterances.push_back(std::move(u));
-
-    if (!l.line_number) ++off_script;
-    if (r.skipped) ++skipped;
-    if (r.spoken) ++spoken;
-    if (!r.spoken && !r.skipped) ++subtitles_only;
-    if (r.compute_latency) compute.push_back(Millis(*r.compute_latency));
-    if (r.queue_wait) waits.push_back(Millis(*r.queue_wait));
-    if (auto s = r.start_offset()) start_offsets.push_back(Millis(*s));
-    if (auto e = r.end_offset()) end_offsets.push_back(Millis(*e));
-    if (l.commit_point) commit_points.push_back(*l.commit_point);
   }
-  nlohmann::json summary;
-  summary["lines"] = folded.lines + static_cast<int64_t>(lines.size());
-  summary["lines_not_listed"] = folded.lines;  // older than the last kKeptRecords
-  summary["spoken"] = spoken;
-  summary["skipped"] = skipped;
-  summary["subtitles_only"] = subtitles_only;
-  summary["off_script"] = off_script;
-  summary["compute_latency_ms"] = PercentilesJson(ComputePercentiles(compute));
-  summary["queue_wait_ms"] = PercentilesJson(ComputePercentiles(waits));
-  summary["start_offset_ms"] = PercentilesJson(ComputePercentiles(start_offsets));
-  summary["end_offset_ms"] = PercentilesJson(ComputePercentiles(end_offsets));
-  summary["commit_point"] = PercentilesJson(ComputePercentiles(commit_points));
-  summary["provisional_updates"] = provisional_updates;
-  summary["first_provisional_ms"] = PercentilesJson(ComputePercentiles(first_captions));
   summary["audio_drops"] = c.audio_drops;
   summary["video_drops"] = c.video_drops;
   summary["video_switches"] = c.video_switches;

@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -52,6 +53,9 @@ struct Percentiles {
 };
 // Nearest-rank percentiles of `values` (all zero when empty).
 Percentiles ComputePercentiles(std::vector<double> values);
+// The same over the values of two ranges, each sorted ascending, without
+// merging them: O(log n) a percentile.
+Percentiles PercentilesOfSorted(std::span<const double> a, std::span<const double> b);
 
 // Counters the stages bump and the status line reads.
 struct LiveCounters {
@@ -114,17 +118,26 @@ class LiveMonitor {
   nlohmann::json Report(const std::vector<LatencySummary>& stage_latency, const nlohmann::json& extra) const;
 
  private:
-  // What the summary needs of the lines whose records were let go.
-  struct Folded {
+  // What the summary counts of a set of lines: the folded ones (their values
+  // kept sorted, so a report reads percentiles without copying them) or the
+  // kept ones (sorted when a report is made).
+  struct Figures {
     int64_t lines = 0, spoken = 0, skipped = 0, subtitles_only = 0, off_script = 0, provisional_updates = 0;
     std::vector<double> compute, waits, start_offsets, end_offsets, commit_points, first_captions;
+    // Counts the line; `first_caption` is when its utterance's first caption showed.
+    void Add(const LiveLineRecord& record, std::optional<MediaTime> first_caption);
+    void Sort();
+    // Only the last value of each list may be out of place (after Add).
+    void SortLast();
   };
+  // The first caption of `record`'s utterance, when the line closed its captions.
+  std::optional<MediaTime> FirstCaptionLocked(const LiveLineRecord& record) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The oldest record goes into folded_, with the utterances no kept record needs.
   void FoldOldestLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<int64_t, LiveLineRecord> records_ ABSL_GUARDED_BY(mu_);
-  Folded folded_ ABSL_GUARDED_BY(mu_);
+  Figures folded_ ABSL_GUARDED_BY(mu_);  // the lines whose records were let go
   std::map<int64_t, UtteranceEnded> utterances_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, MediaTime> first_caption_ ABSL_GUARDED_BY(mu_);  // by utterance
   LiveCounters counters_ ABSL_GUARDED_BY(mu_);

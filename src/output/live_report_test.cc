@@ -1,5 +1,8 @@
 #include "output/live_report.h"
 
+#include <algorithm>
+#include <random>
+
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -21,6 +24,28 @@ TEST(LiveReportTest, PercentilesAreNearestRank) {
   EXPECT_EQ(p.p99, 99);
   EXPECT_EQ(ComputePercentiles({}).p95, 0);
   EXPECT_EQ(ComputePercentiles({7}).p99, 7);
+}
+
+// The report reads the folded lines' percentiles in place, from two sorted
+// lists: the same nearest-rank values as sorting everything, for every split.
+TEST(LiveReportTest, PercentilesOfTwoSortedListsAreThoseOfAllTheirValues) {
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int> value(0, 50);  // ties on purpose
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<double> a(static_cast<size_t>(trial % 23)), b(static_cast<size_t>((trial * 7) % 31));
+    for (double& v : a) v = value(random);
+    for (double& v : b) v = value(random);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    std::vector<double> all = a;
+    all.insert(all.end(), b.begin(), b.end());
+    const Percentiles want = ComputePercentiles(all);
+    const Percentiles got = PercentilesOfSorted(a, b);
+    EXPECT_EQ(got.count, want.count) << "trial " << trial;
+    EXPECT_EQ(got.p50, want.p50) << "trial " << trial;
+    EXPECT_EQ(got.p95, want.p95) << "trial " << trial;
+    EXPECT_EQ(got.p99, want.p99) << "trial " << trial;
+  }
 }
 
 TEST(LiveReportTest, OffsetsComeFromTheHostAndOutputTimes) {
@@ -69,8 +94,10 @@ TEST(LiveReportTest, ALongShowListsItsLastLinesAndCountsThemAll) {
     spoken.line.utterance_start = MediaTime::Seconds(10 * id);
     monitor.LineQueued(spoken);
     monitor.UtteranceEnd(UtteranceEnded{id, MediaTime::Seconds(10 * id), MediaTime::Seconds(10 * id + 2), "line"});
-    // compute latency: 1 .. total ms, so the percentiles over all lines are known
-    monitor.SpeechStarted(id, MediaTime::Seconds(10 * id + 3), MediaTime::Millis(id + 1), MediaTime::Zero());
+    // compute latency: 1 .. total ms in a shuffled order (7919 is prime to total), so the
+    // percentiles over all lines are known and the folded values come out of order
+    monitor.SpeechStarted(id, MediaTime::Seconds(10 * id + 3), MediaTime::Millis((id * 7919) % total + 1),
+                          MediaTime::Zero());
     monitor.SpeechEnded(id, MediaTime::Seconds(10 * id + 5));
   }
   EXPECT_EQ(monitor.line_count(), total);
