@@ -121,6 +121,9 @@ void AddWatchdogFlags(CLI::App& c, LiveFlags& flags) {
       ->capture_default_str();
   c.add_option("--watch-memory", flags.watch_memory, "Resident memory in MB HIGH,LOW (as --watch-lag); off")
       ->capture_default_str();
+  c.add_option("--watch-gpu-memory", flags.watch_gpu_memory,
+               "GPU memory in use in MB HIGH,LOW (as --watch-lag; the whole device's, where there is a CUDA GPU); off")
+      ->capture_default_str();
 }
 
 
@@ -197,6 +200,8 @@ absl::StatusOr<LiveOptions> LiveOptionsFromFlags(const LiveFlags& flags) {
   options.watchdog.limits.lag_low = MediaTime::Seconds(lag_low);
   LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-memory", flags.watch_memory, &options.watchdog.limits.rss_high_mb,
                                 &options.watchdog.limits.rss_low_mb));
+  LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-gpu-memory", flags.watch_gpu_memory,
+                                     &options.watchdog.limits.gpu_high_mb, &options.watchdog.limits.gpu_low_mb));
   if (flags.engines.size() == 1 && flags.engines[0] == "none") {
     options.translation.engines.clear();
   } else {

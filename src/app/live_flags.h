@@ -24,7 +24,7 @@ struct LiveFlags {
   double source_timeout_s = 10;
   std::vector<std::string> engines = {"tm"};
   bool no_provisional = false;
-  std::string watchdog = "on", watch_lag = "3,1", watch_memory = "off";
+  std::string watchdog = "on", watch_lag = "3,1", watch_memory = "off", watch_gpu_memory = "off";
 };
 
 // Registers every `live` flag on `command`, bound to `flags` (which must outlive

@@ -222,9 +222,13 @@ TEST(LiveFlagsTest, TheWatchdogsMarksAreReadAndBadOnesRefused) {
   EXPECT_EQ(defaults->watchdog.limits.lag_high, MediaTime::Seconds(3));
   EXPECT_EQ(defaults->watchdog.limits.lag_low, MediaTime::Seconds(1));
   EXPECT_EQ(defaults->watchdog.limits.rss_high_mb, 0) << "memory is not watched unless asked";
+  EXPECT_EQ(defaults->watchdog.limits.gpu_high_mb, 0) << "nor the GPU's";
 
-  absl::StatusOr<LiveOptions> set = with({"--watch-lag", "2.5,0.5", "--watch-memory", "1800,1500"});
+  absl::StatusOr<LiveOptions> set =
+      with({"--watch-lag", "2.5,0.5", "--watch-memory", "1800,1500", "--watch-gpu-memory", "70000,60000"});
   ASSERT_OK(set);
+  EXPECT_EQ(set->watchdog.limits.gpu_high_mb, 70000);
+  EXPECT_EQ(set->watchdog.limits.gpu_low_mb, 60000);
   EXPECT_EQ(set->watchdog.limits.lag_high, MediaTime::Millis(2500));
   EXPECT_EQ(set->watchdog.limits.lag_low, MediaTime::Millis(500));
   EXPECT_EQ(set->watchdog.limits.rss_high_mb, 1800);
@@ -236,7 +240,8 @@ TEST(LiveFlagsTest, TheWatchdogsMarksAreReadAndBadOnesRefused) {
 
   for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
            {"--watch-lag", "1,3"}, {"--watch-lag", "3"}, {"--watch-lag", "a,b"}, {"--watch-lag", "nan,1"},
-           {"--watch-memory", "1000,1000"}, {"--watch-memory", "-5,-10"}, {"--watch-lag", "3,1,0"}}) {
+           {"--watch-memory", "1000,1000"}, {"--watch-memory", "-5,-10"}, {"--watch-lag", "3,1,0"},
+           {"--watch-gpu-memory", "60000,70000"}, {"--watch-gpu-memory", "auto"}}) {
     EXPECT_THAT(with({flag, value}),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          HasSubstr(flag + " \"" + value + "\": expected HIGH,LOW (two numbers, HIGH above LOW) or off")))

@@ -14,6 +14,7 @@
 #include "app/follow_command.h"
 #include "app/job_runner.h"
 #include "app/live_watchdog.h"
+#include "app/serve_watchdog.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
 #include "app/whisper_recognizer.h"
@@ -528,9 +529,13 @@ absl::StatusOr<std::unique_ptr<LiveWatchdog>> MakeLiveWatchdog(const WatchdogCon
   }
   // The lag of the latest line while the avatar still has lines to say; none
   // once it has caught up (the last line's lag is history then).
-  auto reading = [voice](const LiveCounters& counters) {
+  // The GPU's memory only when watched: reading it makes a CUDA context in a
+  // process that has none.
+  const bool watch_gpu = config.limits.gpu_high_mb > 0;
+  auto reading = [voice, watch_gpu](const LiveCounters& counters) {
     PressureReading r;
     r.rss_mb = CurrentRssMb();
+    if (watch_gpu) r.gpu_mb = GpuMemoryInUseMb();
     r.lag = counters.speaking || counters.queued_lines > 0 ? voice->planned_lag() : MediaTime::Zero();
     return r;
   };

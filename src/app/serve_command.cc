@@ -43,6 +43,7 @@ struct ServeFlags {
   bool public_metrics = false;
   bool json = false;
   std::string watch_memory = "auto";  // HIGH,LOW MB, auto (85%,75% of the memory the process may use) or off
+  std::string watch_gpu_memory = "auto";  // HIGH,LOW MB, auto (90%,80% of the GPU's, where there is one) or off
 };
 
 constexpr char kTokenVariable[] = "LINGCAST_SERVE_TOKEN";
@@ -245,6 +246,10 @@ absl::Status CheckServeFlags(const ServeFlags& flags) {
     double high = 0, low = 0;
     LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-memory", flags.watch_memory, &high, &low));
   }
+  if (flags.watch_gpu_memory != "auto") {
+    double high = 0, low = 0;
+    LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-gpu-memory", flags.watch_gpu_memory, &high, &low));
+  }
   if (flags.shutdown_timeout_s < 1 || flags.shutdown_timeout_s > 3600) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--shutdown-timeout %.1f is outside 1..3600 s", flags.shutdown_timeout_s));
@@ -252,23 +257,39 @@ absl::Status CheckServeFlags(const ServeFlags& flags) {
   return absl::OkStatus();
 }
 
-// The process-wide watchdog of --watch-memory (app/serve_watchdog.h); null with it off.
+// The process-wide watchdog of --watch-memory and --watch-gpu-memory
+// (app/serve_watchdog.h); null with both off.
 absl::StatusOr<std::unique_ptr<ServeWatchdog>> MakeServeWatchdog(const ServeFlags& flags, SessionManager& sessions,
                                                                  Logger& logger) {
   PressureLimits limits;
   limits.lag_high = limits.lag_low = MediaTime::Zero();  // lag is each session's own
   if (flags.watch_memory == "auto") {
-    const std::optional<std::pair<double, double>> marks = AutoMemoryMarksMb();
-    if (!marks) return std::unique_ptr<ServeWatchdog>();
-    limits.rss_high_mb = marks->first;
-    limits.rss_low_mb = marks->second;
+    if (const std::optional<std::pair<double, double>> marks = AutoMemoryMarksMb()) {
+      limits.rss_high_mb = marks->first;
+      limits.rss_low_mb = marks->second;
+    }
   } else {
     LC_RETURN_IF_ERROR(ParseWatchMarks("--watch-memory", flags.watch_memory, &limits.rss_high_mb, &limits.rss_low_mb));
-    if (limits.rss_high_mb == 0) return std::unique_ptr<ServeWatchdog>();
   }
+  if (flags.watch_gpu_memory == "auto") {
+    if (const std::optional<std::pair<double, double>> marks = AutoGpuMemoryMarksMb()) {
+      limits.gpu_high_mb = marks->first;
+      limits.gpu_low_mb = marks->second;
+    }
+  } else {
+    LC_RETURN_IF_ERROR(
+        ParseWatchMarks("--watch-gpu-memory", flags.watch_gpu_memory, &limits.gpu_high_mb, &limits.gpu_low_mb));
+  }
+  if (limits.rss_high_mb == 0 && limits.gpu_high_mb == 0) return std::unique_ptr<ServeWatchdog>();
   logger.Info("serve", "watching memory",
-              {{"high_mb", absl::StrCat(limits.rss_high_mb)}, {"low_mb", absl::StrCat(limits.rss_low_mb)}});
-  return ServeWatchdog::Create(limits, sessions, logger, [] { return PressureReading{.rss_mb = CurrentRssMb()}; });
+              {{"high_mb", absl::StrCat(limits.rss_high_mb)},
+               {"low_mb", absl::StrCat(limits.rss_low_mb)},
+               {"gpu_high_mb", absl::StrCat(limits.gpu_high_mb)},
+               {"gpu_low_mb", absl::StrCat(limits.gpu_low_mb)}});
+  const bool watch_gpu = limits.gpu_high_mb > 0;
+  return ServeWatchdog::Create(limits, sessions, logger, [watch_gpu] {
+    return PressureReading{.rss_mb = CurrentRssMb(), .gpu_mb = watch_gpu ? GpuMemoryInUseMb() : std::nullopt};
+  });
 }
 
 int RunServe(const ServeFlags& flags, Logger& logger) {
@@ -374,6 +395,10 @@ Command AddServeCommand(CLI::App& app) {
   c.add_option("--watch-memory", flags->watch_memory,
                "Resident memory in MB HIGH,LOW under which sessions degrade and, at the last rung, new ones are "
                "refused (docs/reliability.md); auto: 85%,75% of the memory the process may use; off")
+      ->capture_default_str();
+  c.add_option("--watch-gpu-memory", flags->watch_gpu_memory,
+               "GPU memory in use in MB HIGH,LOW, as --watch-memory; auto: 90%,80% of the GPU's memory where there "
+               "is a CUDA GPU; off")
       ->capture_default_str();
   c.add_flag("--public-metrics", flags->public_metrics,
              "Serve /metrics without the token (for a Prometheus that scrapes pods directly)");

@@ -1,5 +1,7 @@
 #include "app/serve_watchdog.h"
 
+#include "avatar/cuda_support.h"
+
 #include <algorithm>
 #include <fstream>
 #include <optional>
@@ -41,6 +43,18 @@ std::optional<std::pair<double, double>> AutoMemoryMarksMb() {
   if (const std::optional<double> cgroup = CgroupLimitMb(); cgroup && (!limit || *cgroup < *limit)) limit = cgroup;
   if (!limit || *limit <= 0) return std::nullopt;
   return std::make_pair(0.85 * *limit, 0.75 * *limit);
+}
+
+std::optional<std::pair<double, double>> AutoGpuMemoryMarksMb() {
+  const absl::StatusOr<CudaMemory> memory = CudaDeviceMemory();
+  if (!memory.ok() || memory->total_mb <= 0) return std::nullopt;
+  return std::make_pair(0.90 * memory->total_mb, 0.80 * memory->total_mb);
+}
+
+std::optional<double> GpuMemoryInUseMb() {
+  const absl::StatusOr<CudaMemory> memory = CudaDeviceMemory();
+  if (!memory.ok()) return std::nullopt;
+  return memory->used_mb;
 }
 
 absl::StatusOr<std::unique_ptr<ServeWatchdog>> ServeWatchdog::Create(PressureLimits limits, SessionManager& sessions,

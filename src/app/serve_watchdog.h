@@ -24,6 +24,14 @@ namespace lingcast {
 // nullopt where neither can be read.
 std::optional<std::pair<double, double>> AutoMemoryMarksMb();
 
+// The marks `--watch-gpu-memory auto` takes: 90% and 80% of the GPU's memory
+// (device 0, docs/gpu.md); nullopt where no CUDA GPU is usable.
+std::optional<std::pair<double, double>> AutoGpuMemoryMarksMb();
+
+// The GPU memory in use (CudaDeviceMemory), for a watchdog's reading; nullopt
+// where it cannot be read.
+std::optional<double> GpuMemoryInUseMb();
+
 class ServeWatchdog {
  public:
   using ReadingSource = std::function<PressureReading()>;

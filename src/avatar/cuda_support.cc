@@ -48,6 +48,14 @@ absl::StatusOr<std::string> CudaDeviceDescription() {
                          static_cast<int>(prop.totalGlobalMem >> 30));
 }
 
+absl::StatusOr<CudaMemory> CudaDeviceMemory() {
+  if (absl::Status usable = CudaDeviceUsable(); !usable.ok()) return usable;
+  size_t free_bytes = 0, total_bytes = 0;
+  if (absl::Status s = CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"); !s.ok()) return s;
+  constexpr double kMb = 1024.0 * 1024.0;
+  return CudaMemory{static_cast<double>(total_bytes - free_bytes) / kMb, static_cast<double>(total_bytes) / kMb};
+}
+
 void DeviceBuffer::Free::operator()(void* p) const { cudaFree(p); }
 
 absl::StatusOr<DeviceBuffer> DeviceBuffer::Allocate(size_t bytes) {
@@ -142,6 +150,8 @@ absl::Status CudaDeviceUsable() {
 }
 
 absl::StatusOr<std::string> CudaDeviceDescription() { return CudaDeviceUsable(); }
+
+absl::StatusOr<CudaMemory> CudaDeviceMemory() { return CudaDeviceUsable(); }
 
 #endif  // LINGCAST_HAVE_CUDA_RENDERER
 

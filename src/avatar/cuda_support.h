@@ -34,6 +34,16 @@ absl::Status CudaDeviceUsable();
 // "NVIDIA H200 (sm_90, 139 GiB)" for device 0, or the reason there is none.
 absl::StatusOr<std::string> CudaDeviceDescription();
 
+// Device 0's memory in use by every process on it, and its size, in MB (what
+// the watchdogs read: a device runs out whoever holds it). The first call in
+// a process that has not used the GPU yet makes a CUDA context (hundreds of
+// MB and a fraction of a second), so only processes that use the GPU ask.
+struct CudaMemory {
+  double used_mb = 0;
+  double total_mb = 0;
+};
+absl::StatusOr<CudaMemory> CudaDeviceMemory();
+
 #if LINGCAST_HAVE_CUDA_RENDERER
 
 // OK for cudaSuccess, else Internal "<what>: <CUDA error name>: <description>".

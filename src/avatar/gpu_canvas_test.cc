@@ -38,6 +38,30 @@ TEST(CudaSupportTest, SaysWhyThereIsNoGpu) {
   }
 }
 
+// The watchdogs' GPU reading: the device's memory in use, within its size, and
+// more of it once this process holds a buffer; the same reason as
+// CudaDeviceUsable where there is no GPU.
+TEST(CudaSupportTest, TheDeviceMemoryInUseGrowsWithABuffer) {
+  const absl::Status usable = CudaDeviceUsable();
+  const absl::StatusOr<CudaMemory> before = CudaDeviceMemory();
+  if (!usable.ok()) {
+    EXPECT_EQ(before.status(), usable);
+    GTEST_SKIP() << usable.message();
+  }
+#if LINGCAST_HAVE_CUDA_RENDERER
+  ASSERT_OK(before);
+  EXPECT_GT(before->total_mb, 0);
+  EXPECT_GT(before->used_mb, 0);  // this process's context at least
+  EXPECT_LE(before->used_mb, before->total_mb);
+  absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(size_t{256} << 20);
+  ASSERT_OK(buffer);
+  const absl::StatusOr<CudaMemory> after = CudaDeviceMemory();
+  ASSERT_OK(after);
+  // 256 MB more, give or take what other processes did meanwhile.
+  EXPECT_GE(after->used_mb - before->used_mb, 200) << before->used_mb << " -> " << after->used_mb;
+#endif
+}
+
 #if LINGCAST_HAVE_CUDA_RENDERER
 
 #define SKIP_WITHOUT_GPU()                                                         \

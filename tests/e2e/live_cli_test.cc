@@ -137,6 +137,8 @@ TEST_F(LiveCliTest, BadUsageIsOneLineAndExitTwo) {
       {{"live", "--in", Path("missing.wav"), "--out", Path("o.mp4")}, "missing.wav"},
       {{"live", "--in", host, "--out", Path("o.mp4"), "--lag-policy", "panic"}, "--lag-policy"},
       {{"live", "--in", host, "--out", Path("o.mp4"), "--clock", "sundial"}, "--clock"},
+      {{"live", "--in", host, "--out", Path("o.mp4"), "--renderer", "opengl"}, "--renderer opengl"},
+      {{"live", "--in", host, "--out", Path("o.mp4"), "--watch-gpu-memory", "10,20"}, "--watch-gpu-memory"},
   };
   for (const Case& c : cases) {
     const RunResult r = RunLingcast(c.args);
@@ -144,6 +146,18 @@ TEST_F(LiveCliTest, BadUsageIsOneLineAndExitTwo) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(fs::exists(Path("o.mp4")));
+  }
+}
+
+// The server's watch marks are checked before it binds: one line, exit 2.
+TEST_F(LiveCliTest, TheServersBadWatchMarksAreOneLineAndExitTwo) {
+  const std::string token = Path("token");
+  std::ofstream(token) << "0123456789abcdef0123456789abcdef\n";
+  for (const std::string flag : {"--watch-memory", "--watch-gpu-memory"}) {
+    const RunResult r = RunLingcast({"serve", "--listen", "127.0.0.1:0", "--token-file", token, flag, "9,10"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(flag + " \"9,10\": expected HIGH,LOW"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
 }
 
