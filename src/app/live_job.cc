@@ -14,7 +14,6 @@
 #include "app/follow_command.h"
 #include "app/job_runner.h"
 #include "app/live_watchdog.h"
-#include "app/serve_watchdog.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
 #include "app/whisper_recognizer.h"

@@ -1,5 +1,7 @@
 #include "app/live_watchdog.h"
 
+#include "avatar/cuda_support.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -8,6 +10,12 @@
 #include "app/degradation_report.h"
 
 namespace lingcast {
+
+std::optional<double> GpuMemoryInUseMb() {
+  const absl::StatusOr<CudaMemory> memory = CudaDeviceMemory();
+  if (!memory.ok()) return std::nullopt;
+  return memory->used_mb;
+}
 
 namespace {
 

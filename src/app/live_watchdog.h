@@ -26,6 +26,11 @@
 
 namespace lingcast {
 
+// The GPU memory in use (CudaDeviceMemory: device 0, every process's), for a
+// watchdog's reading; nullopt where it cannot be read. Makes a CUDA context in
+// a process that has none, so only watchdogs that watch the GPU ask.
+std::optional<double> GpuMemoryInUseMb();
+
 class LiveWatchdog {
  public:
   // What each rung does to the show, `taken` true when taken and false when

@@ -51,12 +51,6 @@ std::optional<std::pair<double, double>> AutoGpuMemoryMarksMb() {
   return std::make_pair(0.90 * memory->total_mb, 0.80 * memory->total_mb);
 }
 
-std::optional<double> GpuMemoryInUseMb() {
-  const absl::StatusOr<CudaMemory> memory = CudaDeviceMemory();
-  if (!memory.ok()) return std::nullopt;
-  return memory->used_mb;
-}
-
 absl::StatusOr<std::unique_ptr<ServeWatchdog>> ServeWatchdog::Create(PressureLimits limits, SessionManager& sessions,
                                                                      Logger& logger, ReadingSource source) {
   limits.max_level = kDegradationRungs;

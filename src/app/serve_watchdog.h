@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "app/live_watchdog.h"
 #include "core/degradation_ladder.h"
 #include "core/logger.h"
 #include "nlohmann/json.hpp"
@@ -27,10 +28,6 @@ std::optional<std::pair<double, double>> AutoMemoryMarksMb();
 // The marks `--watch-gpu-memory auto` takes: 90% and 80% of the GPU's memory
 // (device 0, docs/gpu.md); nullopt where no CUDA GPU is usable.
 std::optional<std::pair<double, double>> AutoGpuMemoryMarksMb();
-
-// The GPU memory in use (CudaDeviceMemory), for a watchdog's reading; nullopt
-// where it cannot be read.
-std::optional<double> GpuMemoryInUseMb();
 
 class ServeWatchdog {
  public:
