@@ -111,13 +111,7 @@ absl::StatusOr<LiveLook> LoadLiveLook(const LookConfig& config, const InputConfi
   LC_ASSIGN_OR_RETURN(look.rig, LoadStudioAvatar(look.look));
   LC_ASSIGN_OR_RETURN(look.compositor, StudioCompositorOptions(look.look));
   LC_ASSIGN_OR_RETURN(look.picture_in_picture, OpenLivePictureInPicture(config, input, config.width, config.height));
-  // Picture-in-picture is drawn on the CPU only: with it, auto draws there
-  // (and cuda was refused by ValidateLookConfig).
-  if (config.picture_in_picture && config.renderer == "auto") {
-    look.renderer = compose::RendererKind::kCpu;
-  } else {
-    LC_ASSIGN_OR_RETURN(look.renderer, compose::ChooseRenderer(config.renderer));
-  }
+  LC_ASSIGN_OR_RETURN(look.renderer, compose::ChooseRenderer(config.renderer));
   return look;
 }
 

@@ -70,10 +70,6 @@ absl::Status ValidateLookConfig(const LookConfig& look) {
   if (look.renderer != "auto" && look.renderer != "cpu" && look.renderer != "cuda") {
     return absl::InvalidArgumentError(absl::StrCat("--renderer ", look.renderer, ": must be auto, cpu or cuda"));
   }
-  if (look.renderer == "cuda" && look.picture_in_picture) {
-    return absl::InvalidArgumentError(
-        "--renderer cuda cannot draw --pip: the source's video is drawn on the CPU (use --renderer auto or cpu)");
-  }
   return absl::OkStatus();
 }
 

@@ -83,6 +83,7 @@ struct FrameSlot {
   GpuCanvas canvas;
   SpriteTexture title, subtitle;
   HostStaging background_staging;  // a video background's frame on its way up
+  SpriteTexture inset_border, inset_picture;  // picture-in-picture
   std::unique_ptr<GpuYuvConverter> yuv;
   std::shared_ptr<VideoFrame> out;  // set while in flight
   std::shared_ptr<const Yuv420Picture> picture;
@@ -98,6 +99,11 @@ class CudaCompositor final : public GpuCompositor {
   ~CudaCompositor() override { WaitForAll().IgnoreError(); }
 
   void SetAvatarRenderer(GpuAvatarDrawFn draw) override { draw_avatar_ = std::move(draw); }
+  void SetPictureInPicture(PictureInPicture* picture) override {
+    inset_ = picture;
+    ++inset_source_;  // another source: every slot uploads its layers again
+    ++inset_picture_version_;
+  }
 
   absl::Status Compose(MediaTime t, const SubtitleCue* cue, VideoFrame& out) override {
     if (in_flight() > 0) return absl::FailedPreconditionError("GpuCompositor::Compose with started frames unfinished");
@@ -160,6 +166,7 @@ class CudaCompositor final : public GpuCompositor {
                                                         layers.subtitle_opacity, stream),
                                     "blending the subtitle"));
     }
+    if (inset_ != nullptr) LC_RETURN_IF_ERROR(DrawInset(t, slot));
     LC_ASSIGN_OR_RETURN(slot.picture, slot.yuv->Enqueue(slot.frame, stream));
     // Into pageable memory this copy is synchronous: only for previews and tests.
     if (options_.download_rgba) LC_RETURN_IF_ERROR(slot.frame.Download(*out, stream));
@@ -183,6 +190,24 @@ class CudaCompositor final : public GpuCompositor {
   int in_flight() const override { return in_flight_; }
 
  private:
+  // Picture-in-picture over everything else: its border, then its picture (a
+  // still's once per slot, a video's each frame: the source's frame buffer is
+  // reused, so it is always taken as changed).
+  absl::Status DrawInset(MediaTime t, FrameSlot& slot) {
+    cudaStream_t stream = slot.stream.get();
+    LC_ASSIGN_OR_RETURN(const VideoFrame* picture, inset_->PictureAt(t));
+    const Rect border = inset_->border_area();
+    LC_RETURN_IF_ERROR(slot.inset_border.Update(inset_->border_sprite(), inset_source_, stream));
+    LC_RETURN_IF_ERROR(CudaStatus(
+        gpu::LaunchBlitOver(slot.frame.view(), slot.inset_border.view(), border.x, border.y, 255, stream),
+        "blending the picture-in-picture's border"));
+    if (inset_->moving()) ++inset_picture_version_;
+    LC_RETURN_IF_ERROR(slot.inset_picture.Update(*picture, inset_picture_version_, stream));
+    const Rect& area = inset_->area();
+    return CudaStatus(gpu::LaunchBlitOver(slot.frame.view(), slot.inset_picture.view(), area.x, area.y, 255, stream),
+                      "blending the picture-in-picture");
+  }
+
   absl::Status WaitForAll() {
     for (FrameSlot& slot : slots_) LC_RETURN_IF_ERROR(slot.stream.Synchronize());
     return absl::OkStatus();
@@ -196,6 +221,9 @@ class CudaCompositor final : public GpuCompositor {
   int first_ = 0;      // the oldest slot in flight
   int in_flight_ = 0;  // slots started and not finished
   GpuAvatarDrawFn draw_avatar_;
+  PictureInPicture* inset_ = nullptr;  // not owned
+  int64_t inset_source_ = 0;           // the border's version: one per source
+  int64_t inset_picture_version_ = 0;  // the picture's: one per source, and per frame of a moving one
 };
 
 }  // namespace

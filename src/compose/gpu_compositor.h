@@ -7,7 +7,9 @@
 // arithmetic: the background as the CPU made it (a still one uploaded once, a
 // video's frame uploaded each frame), the avatar through GpuCanvas, subtitle
 // and title sprites (made on the CPU, copied to the GPU when they change)
-// blended as BlitOver blends them, then the colour conversion of the encoder.
+// blended as BlitOver blends them, a picture-in-picture over them (its border
+// and picture as PictureInPicture makes them), then the colour conversion of
+// the encoder.
 //
 // One thread calls it, as a Compositor. Built in every build; where the CUDA
 // renderer is not compiled in, CreateGpuCompositor says so.
@@ -20,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "avatar/canvas.h"
 #include "compose/compositor.h"
+#include "compose/picture_in_picture.h"
 #include "media/text_segment.h"
 #include "media/video_frame.h"
 
@@ -43,6 +46,10 @@ class GpuCompositor {
   virtual ~GpuCompositor() = default;
 
   virtual void SetAvatarRenderer(GpuAvatarDrawFn draw) = 0;
+  // Draws `picture` over every frame, as PictureInPicture::DrawOver over a
+  // Compositor's frame (null: none). Not owned: it must outlive this
+  // compositor, and only this compositor may call it from now on.
+  virtual void SetPictureInPicture(PictureInPicture* picture) = 0;
   // Draws the frame at `t` as Compositor::Compose would and sets out.yuv420 to
   // it; out's RGBA is written too when download_rgba is on. `out` is
   // allocated to the output size when empty; InvalidArgument for another size.

@@ -14,6 +14,7 @@
 #include "avatar/cuda_support.h"
 #include "compose/compositor.h"
 #include "compose/gpu_compositor.h"
+#include "compose/picture_in_picture.h"
 #include "compose/test_media.h"
 #include "core/scratch_dir.h"
 #include "core/status_matchers.h"
@@ -104,8 +105,10 @@ void ExpectSame(const Difference& d, int64_t samples, const std::string& what) {
                             << "/255, mean " << static_cast<double>(d.total) / static_cast<double>(samples) << "/255";
 }
 
-// CPU and GPU frames of one compositor at `times`, with a speaking avatar.
-void ExpectGpuMatchesCpu(const CompositorOptions& options, const SubtitleCue* cue, const std::vector<int>& times_ms) {
+// CPU and GPU frames of one compositor at `times`, with a speaking avatar
+// (and the picture-in-picture of `inset_path`, when given).
+void ExpectGpuMatchesCpu(const CompositorOptions& options, const SubtitleCue* cue, const std::vector<int>& times_ms,
+                         const std::string& inset_path = "") {
   auto compositor = Compositor::Create(options);
   ASSERT_OK(compositor);
   AvatarRenderer avatar;
@@ -115,6 +118,16 @@ void ExpectGpuMatchesCpu(const CompositorOptions& options, const SubtitleCue* cu
   auto gpu = CreateGpuCompositor(**compositor, GpuCompositorOptions{.download_rgba = true});
   ASSERT_OK(gpu);
   (*gpu)->SetAvatarRenderer([&](VectorSurface& surface, const Rect& area) { avatar.Draw(state, area, surface); });
+  // Each renderer reads its own copy of the source, as each reads a file once.
+  std::unique_ptr<PictureInPicture> cpu_inset, gpu_inset;
+  if (!inset_path.empty()) {
+    for (std::unique_ptr<PictureInPicture>* inset : {&cpu_inset, &gpu_inset}) {
+      auto opened = PictureInPicture::Open(inset_path, options.width, options.height, PictureInPictureOptions{});
+      ASSERT_OK(opened);
+      *inset = *std::move(opened);
+    }
+    (*gpu)->SetPictureInPicture(gpu_inset.get());
+  }
 
   VisemeTrack track;
   for (int i = 0; i < 80; ++i) {
@@ -128,6 +141,9 @@ void ExpectGpuMatchesCpu(const CompositorOptions& options, const SubtitleCue* cu
     state = animator.StateAt(t);
     VideoFrame cpu, on_gpu;
     ASSERT_OK((*compositor)->Compose(t, cue, cpu));
+    if (cpu_inset) {
+      ASSERT_OK(cpu_inset->DrawOver(t, cpu));
+    }
     ASSERT_OK((*gpu)->Compose(t, cue, on_gpu));
     ExpectSame(Compare(cpu.rgba.data(), cpu.stride, on_gpu.rgba.data(), on_gpu.stride, cpu.width * 4, cpu.height),
                static_cast<int64_t>(cpu.rgba.size()), what + ", RGBA");
@@ -207,6 +223,22 @@ TEST(GpuCompositorTest, ColourAndVideoBackgroundsMatchTheCpu) {
   ExpectGpuMatchesCpu(colour, &cue, {0, 1500, 3000});
 }
 
+TEST(GpuCompositorTest, PictureInPictureOfAVideoAndOfAStillMatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  testing_util::ScratchDir dir;
+  const std::string video = dir.File("host.mkv"), still = dir.File("host.jpg");
+  // 10 fps, one colour a frame: the inset shows another each 100 ms.
+  ASSERT_OK(testing_media::WriteSolidVideo(video, 64, 36, 10, 10, testing_media::FrameColor));
+  ASSERT_OK(testing_media::WriteSolidJpeg(still, 64, 48, Rgba{200, 30, 30, 255}));
+  const SubtitleCue cue = TimedCue();
+  CompositorOptions options = Options(640, 360, SubtitleLook::kBox);
+  options.highlight_words = true;
+  ExpectGpuMatchesCpu(options, &cue, {0, 120, 350, 1050, 2210, 4950}, video);
+  ExpectGpuMatchesCpu(Options(480, 270, SubtitleLook::kOutline), &cue, {0, 1500, 3000}, still);
+  // A frame size whose border is more than a pixel wide (1080 / 360 = 3).
+  ExpectGpuMatchesCpu(Options(1920, 1080, SubtitleLook::kShadow), &cue, {250, 2500}, video);
+}
+
 TEST(GpuCompositorTest, A4kFrameMatchesTheCpu) {
   SKIP_WITHOUT_GPU();
   CompositorOptions options = Options(3840, 2160, SubtitleLook::kOutline);
@@ -228,6 +260,19 @@ TEST(GpuCompositorTest, PipelinedFramesEqualComposedOnes) {
   auto gpu = CreateGpuCompositor(**compositor, GpuCompositorOptions{.download_rgba = true});
   ASSERT_OK(gpu);
   (*gpu)->SetAvatarRenderer([&](VectorSurface& surface, const Rect& area) { avatar.Draw(state, area, surface); });
+  // A moving picture-in-picture: the source's next frame may not overwrite
+  // the one a frame in flight still has to draw. One copy of the source for
+  // each pass, as each reads it from the start.
+  testing_util::ScratchDir dir;
+  ASSERT_OK(testing_media::WriteSolidVideo(dir.File("host.mkv"), 64, 36, 10, 30, testing_media::FrameColor));
+  std::vector<std::unique_ptr<PictureInPicture>> insets;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto opened =
+        PictureInPicture::Open(dir.File("host.mkv"), options.width, options.height, PictureInPictureOptions{});
+    ASSERT_OK(opened);
+    insets.push_back(*std::move(opened));
+  }
+  (*gpu)->SetPictureInPicture(insets[0].get());
   const SubtitleCue cue = TimedCue();
   const std::vector<int> times = {1000, 1400, 1800, 2200, 2600};
   std::vector<VideoFrame> composed;
@@ -237,6 +282,7 @@ TEST(GpuCompositorTest, PipelinedFramesEqualComposedOnes) {
     ASSERT_OK((*gpu)->Compose(MediaTime::Millis(ms), &cue, frame));
     composed.push_back(frame);
   }
+  (*gpu)->SetPictureInPicture(insets[1].get());
   std::vector<std::shared_ptr<VideoFrame>> finished;
   for (int ms : times) {
     if ((*gpu)->in_flight() == GpuCompositor::kFramesInFlight) {

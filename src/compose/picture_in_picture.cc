@@ -39,19 +39,31 @@ PictureInPicture::PictureInPicture(Rect area, int border, PictureInPictureOption
       options_(options),
       probe_(std::move(probe)),
       video_(std::move(video)),
-      still_(std::move(still)) {}
+      still_(std::move(still)) {
+  // The rounded rectangle on a transparent sprite holds, premultiplied, the
+  // colour and coverage DrawOver blends into a frame, so a blit of it is the same.
+  const Rect frame = border_area();
+  border_sprite_.Allocate(frame.width, frame.height);  // transparent
+  DrawBorder(border_sprite_, 0, 0);
+}
+
+void PictureInPicture::DrawBorder(VideoFrame& out, int x, int y) const {
+  const Rect frame = border_area();
+  FillRoundedRect(out, static_cast<float>(x), static_cast<float>(y), static_cast<float>(frame.width),
+                  static_cast<float>(frame.height), static_cast<float>(border_), options_.border);
+}
+
+absl::StatusOr<const VideoFrame*> PictureInPicture::PictureAt(MediaTime t) {
+  if (!video_) return &*still_;
+  // A live source plays once: held on its first and last frames, never looped.
+  const MediaTime last = probe_.frame_times.empty() ? MediaTime::Zero() : probe_.frame_times.back();
+  const MediaTime source_t = std::clamp(t - options_.delay, MediaTime::Zero(), last);
+  return video_->FrameAt(source_t);
+}
 
 absl::Status PictureInPicture::DrawOver(MediaTime t, VideoFrame& out) {
-  const VideoFrame* picture = still_ ? &*still_ : nullptr;
-  if (video_) {
-    // A live source plays once: held on its first and last frames, never looped.
-    const MediaTime last = probe_.frame_times.empty() ? MediaTime::Zero() : probe_.frame_times.back();
-    const MediaTime source_t = std::clamp(t - options_.delay, MediaTime::Zero(), last);
-    LC_ASSIGN_OR_RETURN(picture, video_->FrameAt(source_t));
-  }
-  FillRoundedRect(out, static_cast<float>(area_.x - border_), static_cast<float>(area_.y - border_),
-                  static_cast<float>(area_.width + 2 * border_), static_cast<float>(area_.height + 2 * border_),
-                  static_cast<float>(border_), options_.border);
+  LC_ASSIGN_OR_RETURN(const VideoFrame* picture, PictureAt(t));
+  DrawBorder(out, area_.x - border_, area_.y - border_);
   BlitOver(out, *picture, area_.x, area_.y);
   return absl::OkStatus();
 }

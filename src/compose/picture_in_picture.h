@@ -7,6 +7,9 @@
 // time t - delay (the delay matches the host voice pass-through); before the
 // source starts it shows the first frame, after it ends the last one. A file
 // whose only picture is a still (cover art) shows that picture.
+//
+// The CPU draws it with DrawOver; the CUDA compositor (gpu_compositor.h) blits
+// the same two layers, border_sprite() and PictureAt(), which give the same bytes.
 #pragma once
 
 #include <memory>
@@ -41,12 +44,28 @@ class PictureInPicture {
   // given to Open). A decoding failure mid-file is returned, naming the file.
   absl::Status DrawOver(MediaTime t, VideoFrame& out);
 
+  // The picture DrawOver draws for host time `t`, of area()'s size. For a
+  // moving source the pointer is valid until the next call (VideoBackground::FrameAt).
+  absl::StatusOr<const VideoFrame*> PictureAt(MediaTime t);
+  // Whether PictureAt gives another picture from call to call (a video) or
+  // always the same one (a still).
+  bool moving() const { return video_ != nullptr; }
+
   // Where the picture goes (the border is drawn around it).
   const Rect& area() const { return area_; }
+  // The border as a premultiplied sprite of border_area()'s size, to go under
+  // the picture there: blitted over a frame, it gives the bytes DrawOver's
+  // rounded rectangle gives that frame.
+  const VideoFrame& border_sprite() const { return border_sprite_; }
+  Rect border_area() const {
+    return Rect{area_.x - border_, area_.y - border_, area_.width + 2 * border_, area_.height + 2 * border_};
+  }
 
  private:
   PictureInPicture(Rect area, int border, PictureInPictureOptions options, MediaProbe probe,
                    std::unique_ptr<VideoBackground> video, std::optional<VideoFrame> still);
+  // The rounded rectangle around the picture, its top-left at (x, y).
+  void DrawBorder(VideoFrame& out, int x, int y) const;
 
   const Rect area_;
   const int border_;
@@ -54,6 +73,7 @@ class PictureInPicture {
   const MediaProbe probe_;
   std::unique_ptr<VideoBackground> video_;  // a moving source
   std::optional<VideoFrame> still_;         // a source with one picture
+  VideoFrame border_sprite_;
 };
 
 }  // namespace lingcast::compose

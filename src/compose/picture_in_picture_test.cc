@@ -1,5 +1,6 @@
 #include "compose/picture_in_picture.h"
 
+#include "compose/blend.h"
 #include "compose/test_media.h"
 #include "core/scratch_dir.h"
 #include "core/status_matchers.h"
@@ -55,6 +56,35 @@ TEST(PictureInPictureTest, ShowsTheHostFrameOfEachMomentInTheTopRightCorner) {
   EXPECT_EQ(PixelAt(frame, area.x + 10, area.y + 10), tm::FrameColor(9));
 }
 
+// The CUDA compositor draws the inset as two blits, the border sprite and the
+// picture; on the CPU they give DrawOver's bytes exactly.
+TEST(PictureInPictureTest, TheBorderSpriteAndThePictureBlittedAreWhatDrawOverDraws) {
+  ScratchDir dir;
+  ASSERT_OK(tm::WriteSolidVideo(dir.File("host.mkv"), 64, 36, 10, 10, tm::FrameColor));
+  for (const auto& [width, height] : std::vector<std::pair<int, int>>{{320, 180}, {1280, 720}, {1920, 1080}}) {
+    PictureInPictureOptions options;
+    options.border = Rgba{250, 200, 40, 180};  // translucent: the blend shows through the edge
+    auto drawn = PictureInPicture::Open(dir.File("host.mkv"), width, height, options);
+    auto blitted = PictureInPicture::Open(dir.File("host.mkv"), width, height, options);
+    ASSERT_OK(drawn);
+    ASSERT_OK(blitted);
+    const Rect border = (*blitted)->border_area();
+    EXPECT_EQ((*blitted)->border_sprite().width, border.width);
+    EXPECT_EQ((*blitted)->border_sprite().height, border.height);
+    EXPECT_EQ(border.x, (*blitted)->area().x - std::max(1, height / 360));
+    for (int ms : {0, 450, 990}) {
+      VideoFrame expected = Grey(width, height), actual = Grey(width, height);
+      ASSERT_OK((*drawn)->DrawOver(MediaTime::Millis(ms), expected));
+      absl::StatusOr<const VideoFrame*> picture = (*blitted)->PictureAt(MediaTime::Millis(ms));
+      ASSERT_OK(picture);
+      BlitOver(actual, (*blitted)->border_sprite(), border.x, border.y);
+      BlitOver(actual, **picture, (*blitted)->area().x, (*blitted)->area().y);
+      EXPECT_TRUE(actual.rgba == expected.rgba) << width << "x" << height << " at " << ms << " ms";
+    }
+    EXPECT_TRUE((*blitted)->moving());
+  }
+}
+
 TEST(PictureInPictureTest, ADelayShowsAnEarlierFrame) {
   ScratchDir dir;
   ASSERT_OK(tm::WriteSolidVideo(dir.File("host.mkv"), 64, 36, 10, 10, tm::FrameColor));
@@ -73,6 +103,7 @@ TEST(PictureInPictureTest, AStillPictureIsShownAsIs) {
   absl::StatusOr<std::unique_ptr<PictureInPicture>> pip =
       PictureInPicture::Open(dir.File("cover.jpg"), 320, 180, PictureInPictureOptions{});
   ASSERT_OK(pip);
+  EXPECT_FALSE((*pip)->moving());
   VideoFrame frame = Grey(320, 180);
   ASSERT_OK((*pip)->DrawOver(MediaTime::Seconds(3), frame));
   const Rgba p = PixelAt(frame, (*pip)->area().x + 20, (*pip)->area().y + 20);

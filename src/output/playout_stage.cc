@@ -51,6 +51,7 @@ void PlayoutStage::UsePicture(PlayoutPicture picture) {
   if (picture_.gpu) {
     picture_.gpu->SetAvatarRenderer(
         [this](VectorSurface& surface, const Rect& area) { avatar_->Draw(state_, area, surface); });
+    picture_.gpu->SetPictureInPicture(picture_.picture_in_picture.get());
   }
 }
 

@@ -55,13 +55,12 @@ namespace lingcast {
 
 // What draws a picture of one size: built at start-up, and again by a video
 // switch for the new size (layout, fonts and the avatar's scale follow it).
-// With `gpu`, the CUDA renderer draws the compositor's layers and hands the
-// encoder yuv420p planes; picture-in-picture is drawn on the CPU only, so the
-// two never come together (the caller's choice, app/live_job.cc).
+// With `gpu`, the CUDA renderer draws the compositor's layers and the
+// picture-in-picture and hands the encoder yuv420p planes.
 struct PlayoutPicture {
   std::unique_ptr<compose::Compositor> compositor;
   std::unique_ptr<compose::PictureInPicture> picture_in_picture;  // null: none
-  // Null: the CPU draws. Declared after `compositor`, whose layers it reads, so it goes first.
+  // Null: the CPU draws. Declared after the two it reads, so it goes first.
   std::unique_ptr<compose::GpuCompositor> gpu;
 };
 using PlayoutPictureFactory = std::function<absl::StatusOr<PlayoutPicture>(int width, int height)>;

@@ -16,6 +16,7 @@
 #include "core/status_matchers.h"
 #include "graph/harness.h"
 #include "output/read_back.h"
+#include "output/test_util.h"
 #include "output/switch_checks.h"
 
 namespace lingcast {
@@ -92,6 +93,11 @@ class PlayoutStageTest : public ::testing::Test {
   // The picture over `compositor`, drawn on the GPU when draw_on_gpu_.
   absl::StatusOr<PlayoutPicture> Picture(std::unique_ptr<compose::Compositor> compositor) const {
     PlayoutPicture picture{std::move(compositor), nullptr, nullptr};
+    if (!inset_path_.empty()) {
+      LC_ASSIGN_OR_RETURN(picture.picture_in_picture,
+                          compose::PictureInPicture::Open(inset_path_, picture.compositor->options().width,
+                                                          picture.compositor->options().height, {}));
+    }
     if (draw_on_gpu_) {
       LC_ASSIGN_OR_RETURN(picture.gpu, compose::CreateGpuCompositor(*picture.compositor));
     }
@@ -117,6 +123,7 @@ class PlayoutStageTest : public ::testing::Test {
   std::vector<absl::StatusOr<VideoChange>> video_changes_;
   bool refuse_pictures_ = false;
   bool draw_on_gpu_ = false;  // the CUDA renderer draws (PlayoutPicture::gpu)
+  std::string inset_path_;    // when set, each picture has a picture-in-picture of it
 };
 
 // `event`'s line cut into parts as the voice sends them: the first `first_seconds`
@@ -392,7 +399,8 @@ TEST_F(PlayoutStageTest, AVideoSwitchTakesEffectAtTheNextFrameWithoutAnAudioGap)
 
 // Drawn by the CUDA renderer, the playout writes the CPU's show byte for byte:
 // the frames reach the encoder as the GPU's yuv420p planes, through a live
-// switch to another size and rate (a new GPU compositor for the new picture).
+// switch to another size and rate (a new GPU compositor for the new picture),
+// without and with a picture-in-picture of the host's video.
 // (An MP4 keeps its size through a switch by scaling, which scales the GPU's
 // planes where the CPU's RGBA is scaled: OutputSetVideoSwitchTest has that.)
 TEST_F(PlayoutStageTest, TheCudaRendererWritesTheCpusShowThroughASwitch) {
@@ -423,6 +431,22 @@ TEST_F(PlayoutStageTest, TheCudaRendererWritesTheCpusShowThroughASwitch) {
   const std::string drawn_on_cpu = show(false, "cpu");
   ASSERT_GT(drawn_on_cpu.size(), 1000u);
   EXPECT_TRUE(show(true, "cuda") == drawn_on_cpu) << "the CUDA renderer's HLS stream differs from the CPU's";
+
+  // The host's video: 3 s at 10 fps, a square moving across it.
+  inset_path_ = dir_.File("host.mp4");
+  {
+    SystemClock clock;
+    auto host = testing_util::OpenOutputs({inset_path_}, testing_util::QuickVideo(64, 36, 10),
+                                          testing_util::SpeechAudio(), OutputSetOptions{}, clock);
+    ASSERT_OK(host);
+    for (int i = 0; i < 30; ++i) ASSERT_OK((*host)->WriteVideo(testing_util::MakeFrame(64, 36, i), i));
+    ASSERT_OK((*host)->WriteAudio(testing_util::MakeTone(3.0, 22050)));
+    ASSERT_OK((*host)->Finish());
+  }
+  const std::string inset_on_cpu = show(false, "cpu-pip");
+  EXPECT_FALSE(inset_on_cpu == drawn_on_cpu) << "the picture-in-picture changed no byte";
+  EXPECT_TRUE(show(true, "cuda-pip") == inset_on_cpu)
+      << "with picture-in-picture, the CUDA renderer's HLS stream differs from the CPU's";
 }
 
 // A switch whose picture cannot be made is a warning: the picture, the cadence
