@@ -1,6 +1,7 @@
 #include "output/output_set.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -198,6 +199,17 @@ absl::Status OutputSet::Distribute(int stream_index, AVPacket& packet, AVRationa
   return AllFailedError();
 }
 
+namespace {
+
+// The yuv420p planes of a width x height picture packed one after another in `planes`.
+std::array<uint8_t*, 3> PackedPlanes(std::vector<uint8_t>& planes, int width, int height) {
+  uint8_t* y = planes.data();
+  uint8_t* u = y + static_cast<size_t>(width) * height;
+  return {y, u, u + static_cast<size_t>(width / 2) * (height / 2)};
+}
+
+}  // namespace
+
 OutputSet::Route OutputSet::VideoRoute() const { return recording_ ? Route::kFollowing : Route::kAll; }
 
 absl::Status OutputSet::WriteRecording(const VideoFrame& frame, MediaTime pts) {
@@ -228,14 +240,15 @@ absl::Status OutputSet::WriteRecording(const VideoFrame& frame, MediaTime pts) {
         recording.scaled.width = width;
         recording.scaled.height = height;
         recording.scaled_planes.assign(static_cast<size_t>(width) * height * 3 / 2, 0);
+        const std::array<uint8_t*, 3> plane = PackedPlanes(recording.scaled_planes, width, height);
         auto scaled = std::make_shared<Yuv420Picture>();
         scaled->width = width;
         scaled->height = height;
-        scaled->y = recording.scaled_planes.data();
+        scaled->y = plane[0];
         scaled->y_stride = width;
-        scaled->u = scaled->y + static_cast<size_t>(width) * height;
+        scaled->u = plane[1];
         scaled->u_stride = width / 2;
-        scaled->v = scaled->u + static_cast<size_t>(width / 2) * (height / 2);
+        scaled->v = plane[2];
         scaled->v_stride = width / 2;
         recording.scaled.yuv420 = std::move(scaled);
       } else {
@@ -245,11 +258,10 @@ absl::Status OutputSet::WriteRecording(const VideoFrame& frame, MediaTime pts) {
     if (from_yuv) {
       const uint8_t* source[3] = {planes->y, planes->u, planes->v};
       const int source_stride[3] = {planes->y_stride, planes->u_stride, planes->v_stride};
-      uint8_t* y = recording.scaled_planes.data();  // what recording.scaled.yuv420 points at
-      uint8_t* u = y + static_cast<size_t>(width) * height;
-      uint8_t* out[3] = {y, u, u + static_cast<size_t>(width / 2) * (height / 2)};
+      // Into the planes recording.scaled.yuv420 points at.
+      const std::array<uint8_t*, 3> out = PackedPlanes(recording.scaled_planes, width, height);
       const int out_stride[3] = {width, width / 2, width / 2};
-      sws_scale(recording.scaler.get(), source, source_stride, 0, frame.height, out, out_stride);
+      sws_scale(recording.scaler.get(), source, source_stride, 0, frame.height, out.data(), out_stride);
     } else {
       const uint8_t* source[1] = {frame.rgba.data()};
       const int source_stride[1] = {frame.stride};
