@@ -34,6 +34,8 @@ void AddOutputsFlags(CLI::App& c, OutputsConfig& outputs) {
   c.add_option("--preset", outputs.preset, "x264 preset")->capture_default_str();
   c.add_option("--crf", outputs.crf, "x264 quality for file outputs (0-51)")->capture_default_str();
   c.add_option("--bitrate", outputs.bitrate_kbps, "Video bitrate for network outputs, kbit/s")->capture_default_str();
+  c.add_option("--encoder-threads", outputs.encoder_threads, "x264 threads (0: automatic, from the cores)")
+      ->capture_default_str();
   c.add_option("--segment-minutes", outputs.segment_minutes,
                "MP4 rotation: write each MP4 --out as complete files FILE-0001.mp4, FILE-0002.mp4, ... cut at the "
                "first keyframe after every N minutes, each playable as soon as it closes (0: one file)")

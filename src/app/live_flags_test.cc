@@ -171,6 +171,34 @@ TEST(LiveFlagsTest, SegmentMinutesIsAWholeNumberOfMinutesUpToADay) {
   EXPECT_EQ(LiveOptionsFromSettings(settings, {}).status(), with("1441").status());
 }
 
+TEST(LiveFlagsTest, EncoderThreadsAreAutomaticOrAFewUpTo64) {
+  const std::vector<std::string> base = {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx",
+                                         "--tts", "espeak"};
+  auto with = [&base](const std::string& value) {
+    std::vector<std::string> arguments = base;
+    arguments.insert(arguments.end(), {"--encoder-threads", value});
+    return FromCommandLine(arguments);
+  };
+  absl::StatusOr<LiveOptions> options = FromCommandLine(base);
+  ASSERT_OK(options);
+  EXPECT_EQ(options->outputs.encoder_threads, 0);  // x264 chooses
+  options = with("2");
+  ASSERT_OK(options);
+  EXPECT_EQ(options->outputs.encoder_threads, 2);
+  nlohmann::json settings = Base();
+  settings["encoder_threads"] = 3;
+  options = LiveOptionsFromSettings(settings, {});
+  ASSERT_OK(options);
+  EXPECT_EQ(options->outputs.encoder_threads, 3);
+
+  EXPECT_THAT(with("65"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                   HasSubstr("--encoder-threads 65 is outside 0..64 (0: automatic)")));
+  EXPECT_THAT(with("-1"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--encoder-threads -1 is outside")));
+  EXPECT_THAT(with("many"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--encoder-threads")));
+  settings["encoder_threads"] = 100;
+  EXPECT_EQ(LiveOptionsFromSettings(settings, {}).status(), with("100").status());
+}
+
 TEST(LiveFlagsTest, SettingsThatAreNotFlagsAreRefusedByName) {
   nlohmann::json settings = Base();
   settings["frames_per_second"] = 30;

@@ -308,7 +308,7 @@ absl::StatusOr<std::shared_ptr<TtsEngine>> LoadSharedLiveVoice(const LiveOptions
 absl::StatusOr<std::unique_ptr<OutputSet>> OpenLiveOutputs(const OutputsConfig& config,
                                                           const std::vector<OutputSpec>& specs, const LookConfig& look,
                                                           int voice_rate, Clock& clock, Logger& logger) {
-  VideoEncoderOptions video = StudioVideoOptions(look, look.fps, config.preset, config.crf, 0);
+  VideoEncoderOptions video = StudioVideoOptions(look, look.fps, config.preset, config.crf, config.encoder_threads);
   bool network = false;
   for (const OutputSpec& spec : specs) network |= spec.kind == OutputSpec::kRtmp || spec.kind == OutputSpec::kSrt;
   if (network) video.bitrate = static_cast<int64_t>(config.bitrate_kbps) * 1000;

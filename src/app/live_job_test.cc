@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -616,6 +617,19 @@ TEST_F(LiveJobTest, PictureInPictureShowsTheHostVideoInStepWithTheShow) {
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("--pip"));
   EXPECT_FALSE(std::filesystem::exists(dir_.File("none.mp4")));
+}
+
+// --encoder-threads reaches x264, which writes its settings into the stream.
+TEST_F(LiveJobTest, TheEncoderRunsOnTheThreadsAskedFor) {
+  const std::string pcm = HostPcm({{"Click the link below to buy it now."}});
+  for (int threads : {1, 3}) {
+    LiveOptions options = Options();
+    options.outputs.encoder_threads = threads;
+    ASSERT_OK(Run(options, pcm));
+    std::ifstream in(options.outputs.destinations[0], std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(bytes.find(absl::StrCat(" threads=", threads, " ")), std::string::npos) << threads;
+  }
 }
 
 // --renderer: the report says what drew the frames. Without a usable GPU,

@@ -83,6 +83,10 @@ absl::Status ValidateOutputsConfig(const OutputsConfig& outputs) {
   if (outputs.bitrate_kbps < 100 || outputs.bitrate_kbps > 100'000) {
     return absl::InvalidArgumentError(absl::StrCat("--bitrate ", outputs.bitrate_kbps, " is outside 100..100000 kbit/s"));
   }
+  if (outputs.encoder_threads < 0 || outputs.encoder_threads > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--encoder-threads ", outputs.encoder_threads, " is outside 0..64 (0: automatic)"));
+  }
   if (outputs.segment_minutes < 0 || outputs.segment_minutes > kMaxSegmentMinutes) {
     return absl::InvalidArgumentError(absl::StrCat("--segment-minutes ", outputs.segment_minutes, " is outside 1..",
                                                    kMaxSegmentMinutes, " (0: one MP4 file)"));

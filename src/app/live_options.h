@@ -105,7 +105,7 @@ struct LookConfig : StudioLook {
   uint32_t seed = 1;                // --seed (blinks, idle motion)
   bool picture_in_picture = false;  // --pip: the source's video in a corner (--in must be a file with video)
   // --renderer: what draws the frames, auto (cuda when this build has it and a
-  // GPU is found; the CPU with --pip), cpu or cuda (docs/gpu.md).
+  // GPU is found), cpu or cuda (docs/gpu.md).
   std::string renderer = "auto";
 };
 absl::Status ValidateLookConfig(const LookConfig& look);
@@ -116,6 +116,9 @@ struct OutputsConfig {
   std::string preset = "veryfast";        // --preset (x264)
   int crf = 23;                           // --crf (files); live outputs use --bitrate
   int bitrate_kbps = 2500;                // --bitrate (kbit/s, network outputs)
+  // --encoder-threads: x264's threads; 0 lets x264 choose from the machine's
+  // cores. Many sessions on one machine each take that many (docs/serve.md).
+  int encoder_threads = 0;
   // --segment-minutes: MP4 outputs rotate to a new file every this many
   // minutes (at the next keyframe); 0: one file for the whole show.
   int segment_minutes = 0;
