@@ -198,12 +198,19 @@ std::unique_ptr<MarianDecoderState> MarianModel::StartDecoder(const torch::Tenso
 std::unique_ptr<MarianStaticDecoder> MarianModel::StartStaticDecoder(const torch::Tensor& encoder_out,
                                                                     const torch::Tensor& attention_mask,
                                                                     std::int64_t capacity) const {
+  return MakeStaticDecoder(encoder_out, attention_mask, capacity, /*own_model=*/true);
+}
+
+std::unique_ptr<MarianStaticDecoder> MarianModel::MakeStaticDecoder(const torch::Tensor& encoder_out,
+                                                                   const torch::Tensor& attention_mask,
+                                                                   std::int64_t capacity, bool own_model) const {
   torch::NoGradGuard no_grad;
   if (capacity < 1 || capacity > config_.max_position_embeddings) {
     Fail(ErrorCode::kInvalidArgument, "a Marian decoder holds 1 to " + std::to_string(config_.max_position_embeddings) +
                                           " positions (max_position_embeddings), not " + std::to_string(capacity));
   }
-  std::unique_ptr<MarianStaticDecoder> state(new MarianStaticDecoder(shared_from_this()));
+  std::unique_ptr<MarianStaticDecoder> state(
+      new MarianStaticDecoder(*this, own_model ? shared_from_this() : nullptr));
   state->cross_mask_ = PaddingMask(attention_mask.to(options_.device).to(torch::kBool), options_.dtype);
   StartStaticLayers(decoder_layers_, encoder_out, config_.decoder_attention_heads, config_.d_model, capacity, config_.max_position_embeddings,
                     torch::TensorOptions().dtype(options_.dtype).device(options_.device), state->cross_,
@@ -315,7 +322,7 @@ std::vector<std::vector<std::int64_t>> MarianModel::GenerateBucketed(const torch
   if (kept->decoder) {
     kept->decoder->Refill(encoded, mask);
   } else {
-    kept->decoder = StartStaticDecoder(encoded, mask, capacity);
+    kept->decoder = MakeStaticDecoder(encoded, mask, capacity, /*own_model=*/false);
   }
   std::vector<std::vector<std::int64_t>> out = StaticGreedySearch(*kept->decoder, key.batch, o, report, &kept->search);
   const StaticSearchKeep& search = kept->search;

@@ -113,6 +113,12 @@ class MarianModel : public std::enable_shared_from_this<MarianModel> {
                       const char* what) const;
   torch::Tensor DecodeStep(const torch::Tensor& decoder_ids, std::vector<KvCache>& caches,
                            const std::vector<CrossKv>& cross, const torch::Tensor& cross_mask) const;
+  // StartStaticDecoder's decoder; one that keeps the model alive when
+  // `own_model` (a decoder kept in kept_decoders_ must not: the model would
+  // then own itself, and never be freed).
+  std::unique_ptr<MarianStaticDecoder> MakeStaticDecoder(const torch::Tensor& encoder_out,
+                                                         const torch::Tensor& attention_mask, std::int64_t capacity,
+                                                         bool own_model) const;
   // `options` checked and capped to the position table.
   GenerationOptions CheckedGeneration(const GenerationOptions& options) const;
 
@@ -155,12 +161,16 @@ class MarianStaticDecoder : public StaticStepDecoder {
 
  private:
   friend class MarianModel;
-  explicit MarianStaticDecoder(std::shared_ptr<const MarianModel> model) : model_(std::move(model)) {}
+  // `owner`: the model itself, or null for a decoder the model keeps (which
+  // its model outlives).
+  MarianStaticDecoder(const MarianModel& model, std::shared_ptr<const MarianModel> owner)
+      : model_(&model), owner_(std::move(owner)) {}
   // Points the decoder at another input of the same shapes, in place (a kept CUDA
   // graph reads these storages): its cross-attention keys, values and mask.
   void Refill(const torch::Tensor& encoder_out, const torch::Tensor& attention_mask);
 
-  std::shared_ptr<const MarianModel> model_;
+  const MarianModel* model_;                  // never null
+  std::shared_ptr<const MarianModel> owner_;  // keeps *model_ alive, unless the model keeps this decoder
   std::vector<StaticKvCache> caches_;
   std::vector<CrossKv> cross_;
   torch::Tensor cross_mask_;
