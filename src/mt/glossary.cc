@@ -54,11 +54,9 @@ std::string ReplaceSpans(std::string_view text, const std::vector<TextSpan>& spa
   return out;
 }
 
-}  // namespace
-
-std::vector<TextSpan> FindTerm(std::string_view haystack, std::string_view needle) {
+// FindTerm in a text folded once for every term looked for in it.
+std::vector<TextSpan> FindFolded(const FoldedText& hay, std::string_view needle) {
   std::vector<TextSpan> spans;
-  const FoldedText hay = FoldText(haystack);
   const FoldedText term = FoldText(needle);
   if (term.chars.empty() || term.chars.size() > hay.chars.size()) return spans;
   const bool word_start = IsWordChar(term.chars.front());
@@ -81,6 +79,12 @@ std::vector<TextSpan> FindTerm(std::string_view haystack, std::string_view needl
     }
   }
   return spans;
+}
+
+}  // namespace
+
+std::vector<TextSpan> FindTerm(std::string_view haystack, std::string_view needle) {
+  return FindFolded(FoldText(haystack), needle);
 }
 
 Glossary::Glossary(Glossary&& other) noexcept {
@@ -184,9 +188,10 @@ std::vector<GlossaryTerm> Glossary::TermsIn(std::string_view source, Language fr
   });
   std::vector<GlossaryTerm> found;
   std::vector<bool> taken(source.size(), false);
+  const FoldedText folded_source = FoldText(source);
   for (GlossaryTerm& term : sorted) {
     bool used = false;
-    for (const TextSpan& span : FindTerm(source, term.In(from))) {
+    for (const TextSpan& span : FindFolded(folded_source, term.In(from))) {
       if (std::any_of(taken.begin() + static_cast<std::ptrdiff_t>(span.offset),
                       taken.begin() + static_cast<std::ptrdiff_t>(span.offset + span.length),
                       [](bool b) { return b; })) {
