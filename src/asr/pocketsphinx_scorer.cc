@@ -50,6 +50,18 @@ absl::StatusOr<Alignment> Align(ps_decoder_t* ps, const char* search, const std:
   return alignment;
 }
 
+// pocketsphinx 5prealpha's phone loop (allphone search) keeps the phone list
+// of its last backtrace until the next one, and its search_free never frees
+// it: each decoder that ever ran the loop would leave one list behind when
+// destroyed (LeakSanitizer: ~1-5 KB of sphinxbase lists per decoder). An
+// utterance without audio backtraces to nothing, which frees the list now.
+absl::Status ReleasePhoneLoopBacktrace(ps_decoder_t* ps) {
+  if (ps_set_search(ps, kPhoneLoopSearch) < 0 || ps_start_utt(ps) < 0 || ps_end_utt(ps) < 0) {
+    return absl::InternalError("pocketsphinx could not end an empty utterance of its phone-loop search");
+  }
+  return absl::OkStatus();
+}
+
 // The grammar "one of these word sequences", built as a finite-state grammar
 // directly: start --w1--> ... --wn--> final for each alternative, every
 // transition of probability 1, the graph the JSGF "( a b ) | ( c d )" gives.
@@ -135,7 +147,9 @@ absl::StatusOr<AlternativesScore> ScoreOnDecoder(ps_decoder_t* ps, const std::ve
       constrained.ok() && constrained->aligned &&
       std::find(rules.begin(), rules.end(), constrained->words) != rules.end();
   const absl::StatusOr<Alignment> free = reached_an_alternative ? Align(ps, kPhoneLoopSearch, pcm) : Alignment{};
+  const absl::Status released = reached_an_alternative ? ReleasePhoneLoopBacktrace(ps) : absl::OkStatus();
   std::copy(running.begin(), running.end(), cmn->cmn_mean);
+  LC_RETURN_IF_ERROR(released);
   LC_RETURN_IF_ERROR(constrained.status());
   LC_RETURN_IF_ERROR(free.status());
   if (!constrained->aligned || !free->aligned || free->frames <= 0) return score;
