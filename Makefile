@@ -35,11 +35,17 @@ bench: build
 # lsan.supp) is matched by a frame that the fast one cannot reach; elsewhere it
 # would make allocation-heavy tests many times slower.
 LSAN_SUPPRESS := suppressions=$(CURDIR)/tools/sanitizers/lsan.supp
+# GCC 12's ASan runtime misreads one dynamic-TLS block once lingcast has loaded the
+# neural plug-in (LSan's log: "DTLS 32 at 0x35c3-0x24000046c5"), and the leak
+# check's tracer then faults at exit. Without the __tls_get_addr interceptor
+# LSan does not scan dynamic TLS at all: that can only add reports (a block held
+# from there alone would look leaked), never hide one, and the suite has none.
+ASAN_TLS := intercept_tls_get_addr=0
 asan: deps
 	@cmake -S . -B build-asan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLINGCAST_ASAN=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
-	@LSAN_OPTIONS="$(LSAN_SUPPRESS)" ctest --test-dir build-asan -LE "^output$$" --output-on-failure -j $(JOBS)
-	@LSAN_OPTIONS="$(LSAN_SUPPRESS):fast_unwind_on_malloc=0" ctest --test-dir build-asan -L "^output$$" --output-on-failure -j $(JOBS)
+	@ASAN_OPTIONS="$(ASAN_TLS)" LSAN_OPTIONS="$(LSAN_SUPPRESS)" ctest --test-dir build-asan -LE "^output$$" --output-on-failure -j $(JOBS)
+	@ASAN_OPTIONS="$(ASAN_TLS)" LSAN_OPTIONS="$(LSAN_SUPPRESS):fast_unwind_on_malloc=0" ctest --test-dir build-asan -L "^output$$" --output-on-failure -j $(JOBS)
 
 # CI's sanitizer subset: ASan+UBSan over the core, graph, output and mt tests (the
 # modules they need, no more), within CI's time (docs/reliability.md).
