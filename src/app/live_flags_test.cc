@@ -138,15 +138,17 @@ TEST(LiveFlagsTest, TheRendererIsAutoCpuOrCudaAndEachDrawsPictureInPicture) {
   ASSERT_OK(LiveOptionsFromSettings(settings, {}));
 }
 
+// A minimal live command line (a WAV in, an MP4 out) with `more` after it.
+absl::StatusOr<LiveOptions> MinimalCommandLineWith(const std::vector<std::string>& more) {
+  std::vector<std::string> arguments = {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx",
+                                        "--tts", "espeak"};
+  arguments.insert(arguments.end(), more.begin(), more.end());
+  return FromCommandLine(arguments);
+}
+
 TEST(LiveFlagsTest, SegmentMinutesIsAWholeNumberOfMinutesUpToADay) {
-  const std::vector<std::string> base = {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx",
-                                         "--tts", "espeak"};
-  auto with = [&base](const std::string& value) {
-    std::vector<std::string> arguments = base;
-    arguments.insert(arguments.end(), {"--segment-minutes", value});
-    return FromCommandLine(arguments);
-  };
-  absl::StatusOr<LiveOptions> options = FromCommandLine(base);
+  auto with = [](const std::string& value) { return MinimalCommandLineWith({"--segment-minutes", value}); };
+  absl::StatusOr<LiveOptions> options = MinimalCommandLineWith({});
   ASSERT_OK(options);
   EXPECT_EQ(options->outputs.segment_minutes, 0);  // one file unless asked
   options = with("30");
@@ -172,14 +174,8 @@ TEST(LiveFlagsTest, SegmentMinutesIsAWholeNumberOfMinutesUpToADay) {
 }
 
 TEST(LiveFlagsTest, EncoderThreadsAreAutomaticOrAFewUpTo64) {
-  const std::vector<std::string> base = {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx",
-                                         "--tts", "espeak"};
-  auto with = [&base](const std::string& value) {
-    std::vector<std::string> arguments = base;
-    arguments.insert(arguments.end(), {"--encoder-threads", value});
-    return FromCommandLine(arguments);
-  };
-  absl::StatusOr<LiveOptions> options = FromCommandLine(base);
+  auto with = [](const std::string& value) { return MinimalCommandLineWith({"--encoder-threads", value}); };
+  absl::StatusOr<LiveOptions> options = MinimalCommandLineWith({});
   ASSERT_OK(options);
   EXPECT_EQ(options->outputs.encoder_threads, 0);  // x264 chooses
   options = with("2");
