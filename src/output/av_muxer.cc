@@ -172,7 +172,7 @@ absl::Status AvMuxer::ReplaceExtradata(int stream_index, const uint8_t* data, in
   return absl::OkStatus();
 }
 
-absl::Status AvMuxer::Finish() {
+absl::Status AvMuxer::Finish(const std::function<void()>& before_close) {
   if (finished_) return absl::OkStatus();
   finished_ = true;
   int err = av_write_trailer(context_);
@@ -184,6 +184,7 @@ absl::Status AvMuxer::Finish() {
     avio_flush(context_->pb);
     bytes_written_ = avio_size(context_->pb);
     err = context_->pb->error;
+    if (err >= 0 && before_close) before_close();
     const int close_err = avio_closep(&context_->pb);
     if (err >= 0) err = close_err;
     if (err < 0) {

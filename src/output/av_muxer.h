@@ -72,7 +72,9 @@ class AvMuxer {
   absl::Status WritePacket(int stream_index, const AVPacket& packet, AVRational time_base);
   // Writes the buffered packets and the trailer (the faststart rewrite for MP4),
   // then closes the output. Without Finish, the destructor just closes it.
-  absl::Status Finish();
+  // `before_close`, when set, runs once everything is written and flushed, with
+  // the connection still open (SRT's close hold).
+  absl::Status Finish(const std::function<void()>& before_close = nullptr);
 
   // Sets a private option of the muxer after its header (e.g. the HLS muxer's
   // "hls_flags" before Finish), for muxers that read it as they go.

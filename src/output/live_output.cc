@@ -284,6 +284,17 @@ class LiveOutput final : public OutputSink {
     return false;
   }
 
+  // NetworkOptions::srt_close_hold: the receiver plays out its latency buffer
+  // before it sees the close. Real time, as that buffer is: a test's stepped
+  // clock does not move it.
+  void HoldSrtOpen() {
+    const MediaTime hold = std::min(network_.srt_close_hold, network_.drain_timeout);
+    if (hold <= MediaTime::Zero()) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(hold.micros());
+    std::unique_lock<std::mutex> lock(wake_mu_);
+    while (!abort_ && std::chrono::steady_clock::now() < until) wake_.wait_until(lock, until);
+  }
+
   // Whether the server answers at all: a TCP connection (RTMP) or an SRT
   // induction handshake (SRT).
   absl::Status Probe(const HostPort& target, MediaTime timeout) const {
@@ -548,7 +559,8 @@ class LiveOutput final : public OutputSink {
       if (!packet) {
         if (abort_) return;
         io_deadline_us_ = finish_deadline_us_.load();
-        const absl::Status status = muxer_->Finish();
+        const absl::Status status =
+            spec_.kind == OutputSpec::kSrt ? muxer_->Finish([this] { HoldSrtOpen(); }) : muxer_->Finish();
         muxer_.reset();
         if (!status.ok()) Fail(status);
         return;

@@ -72,6 +72,14 @@ struct NetworkOptions {
   MediaTime write_timeout = MediaTime::Seconds(10);
   // Finish() waits this long for the queue to drain before closing anyway.
   MediaTime drain_timeout = MediaTime::Seconds(10);
+  // A finished SRT stream stays connected this long (real time, within
+  // drain_timeout) after its last packet before it closes. An SRT receiver holds
+  // every packet for its latency and, when the sender closes, drops what it has
+  // not played out yet (libsrt does: a listener at 3 s of latency lost the last
+  // 1.1 s of a 4 s stream); the last packets' retransmissions need the
+  // connection too. Covers receivers whose latency is up to this (SRT's default
+  // is 120 ms; lossy links use a few times their round trip). 0: close at once.
+  MediaTime srt_close_hold = MediaTime::Seconds(2);
   // While disconnected, keep at most this much media for the new connection
   // (it starts at a keyframe inside it); older media is discarded, as a live
   // audience wants now, not the past.

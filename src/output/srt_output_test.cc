@@ -81,6 +81,38 @@ TEST(SrtOutputTest, AListenerReadsBackMpegTsWithH264AndAac) {
   EXPECT_TRUE(read->Find(AVMEDIA_TYPE_VIDEO)->packets.front().key);
 }
 
+// A listener plays each packet out its latency after it was sent and drops
+// what it still holds when the caller closes: a graceful end keeps the
+// connection open (srt_close_hold) until a 3 s latency has played out. Closed
+// at once, the listener here read nothing of the 2 s pushed.
+TEST(SrtOutputTest, AGracefulEndReachesAListenerWithALongLatencyWhole) {
+  if (!HasSrtProtocol()) GTEST_SKIP() << "this libavformat was built without libsrt";
+  const int port = testing_util::FreeLoopbackPort();
+  LiveReader listener(absl::StrCat("srt://127.0.0.1:", port, "?mode=listener&latency=3000000"),
+                      {{"timeout", "30000000"}});
+  SystemClock clock;
+  OutputSetOptions options = Uncongested();
+  options.network.srt_close_hold = MediaTime::Seconds(5);
+  auto set = OpenOutputs({absl::StrCat("srt://127.0.0.1:", port)}, LiveVideo(), SpeechAudio(), options, clock);
+  ASSERT_OK(set);
+  ASSERT_TRUE(PollUntil([&] { return (*set)->stats().outputs[0].state == OutputState::kConnected; }))
+      << (*set)->stats().outputs[0].error;
+  const AudioBuffer tone = MakeTone(1.0 / 30, 22050);
+  for (int64_t i = 0; i < 60; ++i) {
+    ASSERT_OK((*set)->WriteAudio(tone));
+    ASSERT_OK((*set)->WriteVideo(MakeFrame(160, 90, i), i));
+  }
+  ASSERT_OK((*set)->Finish()) << (*set)->stats().outputs[0].error;
+  const OutputSinkStats out = (*set)->stats().outputs[0];
+  ASSERT_TRUE(PollUntil([&] { return listener.done(); }));
+  const auto& read = listener.Stop();
+  ASSERT_OK(read);
+  ASSERT_NE(read->Find(AVMEDIA_TYPE_VIDEO), nullptr);
+  ASSERT_NE(read->Find(AVMEDIA_TYPE_AUDIO), nullptr);
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_VIDEO)->packets.size(), static_cast<size_t>(out.video_packets));
+  EXPECT_EQ(read->Find(AVMEDIA_TYPE_AUDIO)->packets.size(), static_cast<size_t>(out.audio_packets));
+}
+
 // A live switch to 320x180 at 60 fps: the MPEG-TS muxer puts the new SPS/PPS
 // before the switch's keyframe and every one after it.
 TEST(SrtOutputTest, AVideoSwitchCarriesTheNewParametersInBand) {
