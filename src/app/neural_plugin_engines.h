@@ -53,12 +53,14 @@ struct WhisperPluginRequest {
   // once per this much new audio, and the window length that drops committed audio.
   int agreement = 2;
   std::int64_t min_partial_interval_ms = 500;
-  // ... and on a GPU, where a partial decode of Whisper base takes 20-50 ms.
-  // Not shorter by default: at 150 ms on the H200, two quick hypotheses of the
-  // first few hundred ms of an utterance agreed on hallucinated words
-  // ("我以为你会不会有什么好处的事"), LocalAgreement-2 committed them, and 2 of 6
-  // script lines of the Mandarin host were heard off script (docs/gpu.md).
-  std::int64_t min_partial_interval_gpu_ms = 500;
+  // ... and on a GPU, where a partial decode of Whisper base takes 20-50 ms: a
+  // script line is found from partials, so their cadence is much of its
+  // StartOffset. At 150 ms on the H200, before the streaming policy's
+  // commit_after, two quick hypotheses of an utterance's first few hundred ms
+  // agreed on hallucinated words ("我以为你会不会有什么好处的事"), were committed,
+  // and 2 of 6 script lines were heard off script (docs/gpu.md); now nothing is
+  // committed from a decode of the first second.
+  std::int64_t min_partial_interval_gpu_ms = 250;
   std::int64_t trim_after_ms = 20000;
   // debug: each partial decode's time; may be null. Must outlive the recognizer:
   // the plug-in's records are forwarded to it.

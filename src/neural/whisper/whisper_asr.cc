@@ -321,14 +321,20 @@ std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
       }
     }
   }
-  const std::vector<StreamWord> now = policy_.Add(std::move(hypothesis));
-  committed_.insert(committed_.end(), now.begin(), now.end());
+  if (heard >= static_cast<std::size_t>(options_.streaming.commit_after.ToSamples(kAsrSampleRate))) {
+    const std::vector<StreamWord> now = policy_.Add(std::move(hypothesis));
+    committed_.insert(committed_.end(), now.begin(), now.end());
+    early_tail_.clear();
+  } else {
+    early_tail_ = std::move(hypothesis);
+  }
+  const std::vector<StreamWord>& unconfirmed = early_tail_.empty() ? policy_.tail() : early_tail_;
 
   std::vector<std::int64_t> settled = previous_tokens_;
   const std::vector<std::int64_t> window_text = TokensOf(committed_, /*text_only=*/true);
   settled.insert(settled.end(), window_text.begin(), window_text.end());
   std::vector<std::int64_t> all = settled;
-  const std::vector<std::int64_t> tail = TokensOf(policy_.tail(), /*text_only=*/true);
+  const std::vector<std::int64_t> tail = TokensOf(unconfirmed, /*text_only=*/true);
   all.insert(all.end(), tail.begin(), tail.end());
   const std::string stable = Text(settled);
   AsrHypothesis h = Hypothesis(Text(all), result->no_speech_probability, /*final=*/false);
@@ -339,7 +345,7 @@ std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
                             {"window_ms", absl::StrCat(MediaTime::FromSamples(static_cast<std::int64_t>(audio_.size()),
                                                                               kAsrSampleRate).millis())},
                             {"committed_words", absl::StrCat(committed_.size())},
-                            {"tail_words", absl::StrCat(policy_.tail().size())}});
+                            {"tail_words", absl::StrCat(unconfirmed.size())}});
   }
   if (h.text.empty()) return std::nullopt;
   last_partial_ = h;
@@ -418,6 +424,7 @@ void WhisperAsrSession::Reset() {
   trimmed_words_.clear();
   trimmed_words_timed_ = true;
   policy_.Reset();
+  early_tail_.clear();
   last_partial_.reset();
 }
 

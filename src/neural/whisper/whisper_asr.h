@@ -160,6 +160,9 @@ class WhisperAsrSession : public AsrSession {
   std::string language_;                        // of the utterance, once heard (or given)
   std::vector<std::int64_t> previous_tokens_;   // committed text whose audio was dropped
   std::vector<StreamWord> committed_;           // committed words inside the window
+  // The newest hypothesis while the utterance is shorter than commit_after (it
+  // is shown, not agreed on); empty once decodes may commit.
+  std::vector<StreamWord> early_tail_;
   // The trimmed words with the times their partial decodes aligned them to
   // (on the session's timeline); valid while every trimmed word had them.
   std::vector<AsrWord> trimmed_words_;

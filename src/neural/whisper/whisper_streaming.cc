@@ -36,6 +36,11 @@ absl::Status CheckStreamingOptions(const WhisperStreamingOptions& options, Media
     return absl::InvalidArgumentError(absl::StrCat("whisper streaming: trim_after must be between 1000 ms and the ",
                                                    window.millis(), " ms window, got ", options.trim_after.millis(), " ms"));
   }
+  if (options.commit_after < MediaTime::Zero() || options.commit_after > options.trim_after) {
+    return absl::InvalidArgumentError(absl::StrCat("whisper streaming: commit_after must be between 0 ms and trim_after (",
+                                                   options.trim_after.millis(), " ms), got ",
+                                                   options.commit_after.millis(), " ms"));
+  }
   return absl::OkStatus();
 }
 

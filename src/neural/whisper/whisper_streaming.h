@@ -34,6 +34,15 @@ struct WhisperStreamingOptions {
   // A Partial() decodes again only after this much new audio (else it repeats
   // the last partial): the cost cap, one decode per interval of speech.
   MediaTime min_partial_interval = MediaTime::Millis(500);
+  // No word is committed from a decode of less than this much of the
+  // utterance: its hypothesis is shown whole as the unconfirmed tail and not
+  // counted for agreement. Two quick decodes of an utterance's first few
+  // hundred ms can agree on hallucinated words (at a 150 ms cadence on the H200
+  // they did, and 2 of 6 script lines were then heard off script: committed
+  // words are forced into every later decode). With this guard, partials may
+  // come often where decodes are cheap (a GPU) and still commit only on audio
+  // long enough to mean something.
+  MediaTime commit_after = MediaTime::Millis(1000);
   // The cadence adapts to the machine: after a partial decode that took d of
   // wall time, the next one waits for at least d / max_compute_share of new
   // audio, so partials never take more than this share of real time however

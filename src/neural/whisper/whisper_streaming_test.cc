@@ -99,6 +99,11 @@ TEST(WhisperStreamingOptions, EachBadFieldIsNamed) {
   o.max_compute_share = 1.5;
   EXPECT_NE(CheckStreamingOptions(o, window).message().find("max_compute_share"), std::string::npos);
   o = {};
+  o.commit_after = MediaTime::Millis(-1);
+  EXPECT_NE(CheckStreamingOptions(o, window).message().find("commit_after"), std::string::npos);
+  o.commit_after = MediaTime::Seconds(21);  // past trim_after: the window would move before any commit
+  EXPECT_NE(CheckStreamingOptions(o, window).message().find("commit_after"), std::string::npos);
+  o = {};
   o.trim_after = MediaTime::Millis(500);
   EXPECT_NE(CheckStreamingOptions(o, window).message().find("trim_after"), std::string::npos);
   o.trim_after = MediaTime::Seconds(31);
@@ -258,6 +263,34 @@ TEST_F(WhisperStreaming, PartialDecodesAtMostOncePerInterval) {
   const std::optional<AsrHypothesis> fresh = session->Partial();
   ASSERT_TRUE(fresh.has_value());
   EXPECT_EQ(fresh->end, MediaTime::Millis(1000));
+}
+
+// An utterance's first second is shown, never committed: with agreement 1
+// every hypothesis would commit at once, yet nothing does before commit_after.
+TEST_F(WhisperStreaming, NoWordIsCommittedFromADecodeShorterThanCommitAfter) {
+  options_.streaming.agreement = 1;
+  options_.streaming.min_partial_interval = MediaTime::Millis(100);
+  options_.streaming.max_compute_share = 0.0;
+  options_.streaming.commit_after = MediaTime::Millis(1000);
+  const std::vector<float> audio = Speech(2);
+  auto session = Session();
+  int early_partials_with_text = 0;
+  bool committed_later = false;
+  for (std::size_t at = 0; at < audio.size(); at += 1600) {
+    ASSERT_OK(session->AcceptAudio(Mono16k(audio.data() + at, 1600)));
+    const std::optional<AsrHypothesis> partial = session->Partial();
+    if (at + 1600 < 16000) {
+      EXPECT_TRUE(session->committed_words().empty()) << "committed after " << (at + 1600) / 16 << " ms";
+      if (partial) {
+        EXPECT_EQ(partial->stable_prefix_chars, 0u) << partial->text;
+        if (!partial->text.empty()) ++early_partials_with_text;
+      }
+    } else if (partial && !partial->text.empty()) {
+      committed_later = committed_later || !session->committed_words().empty();
+    }
+  }
+  EXPECT_GT(early_partials_with_text, 0) << "the early decodes said nothing: the test shows nothing";
+  EXPECT_TRUE(committed_later) << "agreement 1 commits every hypothesis once the utterance is long enough";
 }
 
 // The cadence adapts to the machine: a decode that took d waits for d /
