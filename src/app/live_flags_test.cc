@@ -195,6 +195,29 @@ TEST(LiveFlagsTest, EncoderThreadsAreAutomaticOrAFewUpTo64) {
   EXPECT_EQ(LiveOptionsFromSettings(settings, {}).status(), with("100").status());
 }
 
+TEST(LiveFlagsTest, ThePartialCadenceIsTheRecognizersOwnOrOneFrom100MsTo5s) {
+  auto with = [](const std::string& value) { return MinimalCommandLineWith({"--asr-partial-ms", value}); };
+  absl::StatusOr<LiveOptions> options = MinimalCommandLineWith({});
+  ASSERT_OK(options);
+  EXPECT_EQ(options->recognition.partial_interval_ms, 0);
+  EXPECT_EQ(LivePartialInterval(options->recognition), MediaTime::Millis(250));
+  options = with("150");
+  ASSERT_OK(options);
+  EXPECT_EQ(LivePartialInterval(options->recognition), MediaTime::Millis(150));
+  nlohmann::json settings = Base();
+  settings["asr_partial_ms"] = 1000;
+  options = LiveOptionsFromSettings(settings, {});
+  ASSERT_OK(options);
+  EXPECT_EQ(LivePartialInterval(options->recognition), MediaTime::Seconds(1));
+
+  EXPECT_THAT(with("99"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                   HasSubstr("--asr-partial-ms 99 is outside 100..5000 (0: the recognizer's own")));
+  EXPECT_THAT(with("5001"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--asr-partial-ms 5001")));
+  EXPECT_THAT(with("-5"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--asr-partial-ms -5")));
+  settings["asr_partial_ms"] = 20;
+  EXPECT_EQ(LiveOptionsFromSettings(settings, {}).status(), with("20").status());
+}
+
 TEST(LiveFlagsTest, SettingsThatAreNotFlagsAreRefusedByName) {
   nlohmann::json settings = Base();
   settings["frames_per_second"] = 30;

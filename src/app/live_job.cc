@@ -189,6 +189,9 @@ absl::StatusOr<RecognizerSettings> LiveRecognizerSettings(const LiveOptions& opt
   request.device = options.neural.device;
   request.dtype = options.neural.dtype;
   request.logger = &logger;
+  if (options.recognition.partial_interval_ms > 0) {
+    request.min_partial_interval_ms = request.min_partial_interval_gpu_ms = options.recognition.partial_interval_ms;
+  }
   LC_ASSIGN_OR_RETURN(settings.zh_script, ParseZhScriptFlag(options.recognition.zh_script));
   settings.pocketsphinx.language = options.source;
   settings.pocketsphinx.script_path = options.translation.script_path;
@@ -218,7 +221,7 @@ absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logge
   const WhisperPluginRequest& request = settings.whisper;
   const std::string key = absl::StrCat("whisper|", request.model_dir, "|", request.language, "|",
                                        request.also_translate, "|", request.device, "|", request.dtype, "|",
-                                       config.zh_script);
+                                       config.zh_script, "|", config.partial_interval_ms);
   LC_ASSIGN_OR_RETURN(hearing.asr, engines->Recognizer(key, load));
   return hearing;
 }
@@ -371,7 +374,7 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   LC_ASSIGN_OR_RETURN(parts.lines, LoadScriptLines(options.translation.script_path, options.source));
   LC_ASSIGN_OR_RETURN(parts.hearing, LoadLiveRecognizer(options, logger, engines));
   SpeechFollowerOptions follower_options;
-  follower_options.recognizer.partial_interval = MediaTime::Millis(250);
+  follower_options.recognizer.partial_interval = LivePartialInterval(options.recognition);
   // Lines and what is heard in one spelling (mt/match_text.h); the memory shares its converter.
   LC_ASSIGN_OR_RETURN(follower_options.spelling, MatchSpelling::Load(options.source));
   LC_ASSIGN_OR_RETURN(parts.follower, SpeechFollower::Create(*parts.hearing.asr, parts.lines, follower_options));

@@ -29,11 +29,20 @@ absl::Status ValidateInputConfig(const InputConfig& input) {
   return absl::OkStatus();
 }
 
+MediaTime LivePartialInterval(const RecognitionConfig& recognition) {
+  return recognition.partial_interval_ms > 0 ? MediaTime::Millis(recognition.partial_interval_ms) : MediaTime::Millis(250);
+}
+
 absl::StatusOr<RecognizerChoice> ValidateRecognitionConfig(const RecognitionConfig& recognition, Language source,
                                                            bool follows_script) {
   LC_ASSIGN_OR_RETURN(RecognizerChoice choice, ResolveRecognizer(kUsedByLive, recognition.engine, recognition.model_dir,
                                                                  source, "--source", follows_script));
   LC_RETURN_IF_ERROR(ParseZhScriptFlag(recognition.zh_script).status());
+  if (recognition.partial_interval_ms != 0 &&
+      (recognition.partial_interval_ms < 100 || recognition.partial_interval_ms > 5000)) {
+    return absl::InvalidArgumentError(absl::StrCat("--asr-partial-ms ", recognition.partial_interval_ms,
+                                                   " is outside 100..5000 (0: the recognizer's own cadence)"));
+  }
   return choice;
 }
 

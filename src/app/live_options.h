@@ -54,7 +54,16 @@ struct RecognitionConfig {
   // --zh-script: Whisper's Mandarin in "simplified" (the default) or "traditional"
   // characters; the follower and the memory match either against the script.
   std::string zh_script = "simplified";
+  // --asr-partial-ms: how often the host's open utterance is heard again (a
+  // partial hypothesis), the cost of each against how soon a script line is
+  // found. 0: the recognizer's own cadence (pocketsphinx 250 ms; Whisper 500 ms
+  // on the CPU, 250 ms on a GPU, each stretched when a decode is slow); else
+  // 100..5000.
+  int partial_interval_ms = 0;
 };
+// How often the streaming recognizer asks for a partial hypothesis:
+// --asr-partial-ms, or 250 ms (Whisper's own cadence then gates its decodes).
+MediaTime LivePartialInterval(const RecognitionConfig& recognition);
 // The recognizer `recognition` resolves to for a host speaking `source` (who
 // follows a script when `follows_script`); InvalidArgument for an unknown
 // engine, a bad --zh-script, or a language no installed recognizer hears.
