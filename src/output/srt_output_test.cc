@@ -48,6 +48,19 @@ OutputSetOptions Uncongested() {
   return options;
 }
 
+// Once connected (the listener may still be starting: the caller retries until
+// it answers), 60 frames at 30 fps with their audio, as fast as they encode.
+void PushTwoSecondsAndFinish(OutputSet& set) {
+  ASSERT_TRUE(PollUntil([&] { return set.stats().outputs[0].state == OutputState::kConnected; }))
+      << set.stats().outputs[0].error;
+  const AudioBuffer tone = MakeTone(1.0 / 30, 22050);
+  for (int64_t i = 0; i < 60; ++i) {
+    ASSERT_OK(set.WriteAudio(tone));
+    ASSERT_OK(set.WriteVideo(MakeFrame(160, 90, i), i));
+  }
+  ASSERT_OK(set.Finish()) << set.stats().outputs[0].error;
+}
+
 TEST(SrtOutputTest, AListenerReadsBackMpegTsWithH264AndAac) {
   if (!HasSrtProtocol()) GTEST_SKIP() << "this libavformat was built without libsrt";
   const int port = testing_util::FreeLoopbackPort();
@@ -56,15 +69,7 @@ TEST(SrtOutputTest, AListenerReadsBackMpegTsWithH264AndAac) {
   SystemClock clock;
   auto set = OpenOutputs({absl::StrCat("srt://127.0.0.1:", port)}, LiveVideo(), SpeechAudio(), Uncongested(), clock);
   ASSERT_OK(set);
-  // The listener may still be starting: the caller retries until it answers.
-  ASSERT_TRUE(PollUntil([&] { return (*set)->stats().outputs[0].state == OutputState::kConnected; }))
-      << (*set)->stats().outputs[0].error;
-  const AudioBuffer tone = MakeTone(1.0 / 30, 22050);
-  for (int64_t i = 0; i < 60; ++i) {
-    ASSERT_OK((*set)->WriteAudio(tone));
-    ASSERT_OK((*set)->WriteVideo(MakeFrame(160, 90, i), i));
-  }
-  ASSERT_OK((*set)->Finish()) << (*set)->stats().outputs[0].error;
+  ASSERT_NO_FATAL_FAILURE(PushTwoSecondsAndFinish(**set));
   const OutputSinkStats out = (*set)->stats().outputs[0];
   EXPECT_EQ(out.video_packets, 60);
   EXPECT_EQ(out.kind, OutputSpec::kSrt);
@@ -95,14 +100,7 @@ TEST(SrtOutputTest, AGracefulEndReachesAListenerWithALongLatencyWhole) {
   options.network.srt_close_hold = MediaTime::Seconds(5);
   auto set = OpenOutputs({absl::StrCat("srt://127.0.0.1:", port)}, LiveVideo(), SpeechAudio(), options, clock);
   ASSERT_OK(set);
-  ASSERT_TRUE(PollUntil([&] { return (*set)->stats().outputs[0].state == OutputState::kConnected; }))
-      << (*set)->stats().outputs[0].error;
-  const AudioBuffer tone = MakeTone(1.0 / 30, 22050);
-  for (int64_t i = 0; i < 60; ++i) {
-    ASSERT_OK((*set)->WriteAudio(tone));
-    ASSERT_OK((*set)->WriteVideo(MakeFrame(160, 90, i), i));
-  }
-  ASSERT_OK((*set)->Finish()) << (*set)->stats().outputs[0].error;
+  ASSERT_NO_FATAL_FAILURE(PushTwoSecondsAndFinish(**set));
   const OutputSinkStats out = (*set)->stats().outputs[0];
   ASSERT_TRUE(PollUntil([&] { return listener.done(); }));
   const auto& read = listener.Stop();
