@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
+#include "core/sync.h"
 #include "core/process_stats.h"
 
 namespace lingcast {
@@ -43,7 +43,7 @@ bool JobRunner::DrainOverdue(std::chrono::steady_clock::time_point now) const {
 }
 
 absl::Status JobRunner::Wait(const std::function<void(const JobTick&)>& on_tick) {
-  absl::Notification done;
+  Notification done;
   absl::Status result;
   std::thread waiter([&] {
     result = pipeline_.Wait();

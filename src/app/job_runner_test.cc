@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "absl/synchronization/notification.h"
+#include "core/sync.h"
 #include "core/status.h"
 #include "core/status_matchers.h"
 

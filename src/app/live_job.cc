@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "app/engine_cache.h"
 #include "app/engine_registry.h"
 #include "app/follow_command.h"
@@ -610,7 +610,7 @@ struct LiveJob::Impl {
   SimulatedClock simulated_clock;
   std::optional<LiveParts> parts;
   std::unique_ptr<LiveGraph> graph;
-  mutable absl::Mutex mu;
+  mutable Mutex mu;
   JobRunner* runner ABSL_GUARDED_BY(mu) = nullptr;
   bool stop_requested ABSL_GUARDED_BY(mu) = false;
   bool ran ABSL_GUARDED_BY(mu) = false;
@@ -656,7 +656,7 @@ absl::StatusOr<nlohmann::json> LiveJob::Run(SignalWatcher* signals, std::FILE* s
   run_options.drain_deadline = absl::Seconds(kLiveStopDeadlineSeconds);
   JobRunner runner(graph.pipeline, signals, job.logger, run_options);
   {
-    absl::MutexLock lock(&job.mu);
+    MutexLock lock(&job.mu);
     if (job.ran) return absl::FailedPreconditionError("a live job runs once");
     job.ran = true;
     LC_RETURN_IF_ERROR(runner.Start());
@@ -675,7 +675,7 @@ absl::StatusOr<nlohmann::json> LiveJob::Run(SignalWatcher* signals, std::FILE* s
   if (status != nullptr) std::fprintf(status, "\n");
   const bool stopped = runner.stop_requested();
   {
-    absl::MutexLock lock(&job.mu);
+    MutexLock lock(&job.mu);
     job.runner = nullptr;
   }
   LC_RETURN_IF_ERROR(result);
@@ -688,7 +688,7 @@ absl::StatusOr<nlohmann::json> LiveJob::Run(SignalWatcher* signals, std::FILE* s
 }
 
 void LiveJob::RequestStop() {
-  absl::MutexLock lock(&impl_->mu);
+  MutexLock lock(&impl_->mu);
   impl_->stop_requested = true;
   if (impl_->runner != nullptr) impl_->runner->RequestStop();
 }

@@ -46,7 +46,7 @@ LiveWatchdog::LiveWatchdog(DegradationLadder ladder, Rungs rungs, ReadingSource 
       source_(std::move(source)) {}
 
 void LiveWatchdog::SetReadingSource(ReadingSource source) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   source_ = std::move(source);
 }
 
@@ -58,7 +58,7 @@ void LiveWatchdog::OnOutputTick(const LiveCounters& counters) {
   const MediaTime now = counters.output_time;
   // Every frame comes here, a look is due once a second: no lock until then.
   if (now.micros() < next_look_us_.load(std::memory_order_relaxed)) return;
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (now.micros() < next_look_us_.load(std::memory_order_relaxed)) return;  // another tick looked
   next_look_us_.store((now + kLookEvery).micros(), std::memory_order_relaxed);
   const std::optional<DegradationChange> change = ladder_.Observe(now, source_(counters));
@@ -96,17 +96,17 @@ void LiveWatchdog::Apply(int from, int to, const LiveCounters& now) {
 }
 
 void LiveWatchdog::SetFloor(int level) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   floor_ = std::clamp(level, 0, kDegradationRungs - 1);
 }
 
 int LiveWatchdog::level() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return applied_;
 }
 
 nlohmann::json LiveWatchdog::Report() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   // A session's rungs end at the voice; the fourth is the server's.
   nlohmann::json report = RungCounts(ladder_, static_cast<int>(DegradationRung::kLighterVoice));
   nlohmann::json changes = nlohmann::json::array();
@@ -136,7 +136,7 @@ VideoFormat LowerVideoRung::Lowered(const VideoFormat& now) {
 }
 
 void LowerVideoRung::Act(bool taken, const LiveCounters& now) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (taken) {
     before_ = now.video;
     const VideoFormat lowered = Lowered(now.video);
@@ -148,7 +148,7 @@ void LowerVideoRung::Act(bool taken, const LiveCounters& now) {
 }
 
 std::vector<VideoChange> LowerVideoRung::TakeChanges() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return std::exchange(pending_, {});
 }
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "core/degradation_ladder.h"
 #include "core/logger.h"
 #include "media/video_format.h"
@@ -71,7 +71,7 @@ class LiveWatchdog {
 
   Logger& logger_;
   LiveMonitor& monitor_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   DegradationLadder ladder_ ABSL_GUARDED_BY(mu_);
   ReadingSource source_ ABSL_GUARDED_BY(mu_);
   // When the next look is due, in microseconds of output time (the minimum:
@@ -97,7 +97,7 @@ class LowerVideoRung {
   std::vector<VideoChange> TakeChanges();
 
  private:
-  absl::Mutex mu_;
+  Mutex mu_;
   std::vector<VideoChange> pending_ ABSL_GUARDED_BY(mu_);
   std::optional<VideoFormat> before_ ABSL_GUARDED_BY(mu_);  // the picture when the rung was taken
 };

@@ -14,7 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
-#include "absl/synchronization/notification.h"
+#include "core/sync.h"
 #include "app/model_dirs.h"
 #include "app/progress.h"
 #include "app/overlay_page.h"
@@ -326,7 +326,7 @@ int RunServe(const ServeFlags& flags, Logger& logger) {
   }
 
   // A signal: readiness fails at once (shutting_down), sessions wind down.
-  absl::Notification stop;
+  Notification stop;
   signals.SetHandler([&](int) {
     sessions.BeginShutdown();
     if (!stop.HasBeenNotified()) stop.Notify();

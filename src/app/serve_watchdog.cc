@@ -65,7 +65,7 @@ ServeWatchdog::ServeWatchdog(DegradationLadder ladder, SessionManager& sessions,
 
 void ServeWatchdog::Look(MediaTime now) {
   const PressureReading reading = source_();
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   const std::optional<DegradationChange> change = ladder_.Observe(now, reading);
   if (!change) return;
   const int level = ladder_.level();
@@ -80,12 +80,12 @@ void ServeWatchdog::Look(MediaTime now) {
 }
 
 int ServeWatchdog::level() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return ladder_.level();
 }
 
 nlohmann::json ServeWatchdog::Report() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   nlohmann::json report = RungCounts(ladder_, kDegradationRungs);
   report["level"] = ladder_.level();
   return report;

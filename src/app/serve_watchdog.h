@@ -11,7 +11,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "app/live_watchdog.h"
 #include "core/degradation_ladder.h"
 #include "core/logger.h"
@@ -48,7 +48,7 @@ class ServeWatchdog {
   SessionManager& sessions_;
   Logger& logger_;
   const ReadingSource source_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   DegradationLadder ladder_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -135,7 +135,7 @@ using pocketsphinx::PooledDecoder;
 
 absl::StatusOr<PooledDecoder> PocketsphinxModel::DecoderPool::Take() {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (!idle_.empty()) {
       PooledDecoder decoder = std::move(idle_.back());
       idle_.pop_back();
@@ -150,7 +150,7 @@ absl::StatusOr<PooledDecoder> PocketsphinxModel::DecoderPool::Take() {
 }
 
 void PocketsphinxModel::DecoderPool::Give(PooledDecoder decoder) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   idle_.push_back(std::move(decoder));
 }
 

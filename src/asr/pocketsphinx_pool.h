@@ -14,7 +14,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "asr/pocketsphinx_decoder.h"
 #include "asr/pocketsphinx_engine.h"
 #include "core/media_time.h"
@@ -107,7 +107,7 @@ class PocketsphinxModel::DecoderPool {
   absl::StatusOr<pocketsphinx::Decoder> Build() const;
 
   Recipe recipe_;
-  absl::Mutex mu_;
+  Mutex mu_;
   std::vector<pocketsphinx::PooledDecoder> idle_ ABSL_GUARDED_BY(mu_);
 };
 

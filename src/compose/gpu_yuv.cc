@@ -9,7 +9,7 @@ namespace lingcast {
 
 absl::StatusOr<PinnedBuffer> GpuYuvConverter::BufferPool::Take() {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (!free_.empty()) {
       PinnedBuffer buffer = std::move(free_.back());
       free_.pop_back();
@@ -18,19 +18,19 @@ absl::StatusOr<PinnedBuffer> GpuYuvConverter::BufferPool::Take() {
   }
   absl::StatusOr<PinnedBuffer> buffer = PinnedBuffer::Allocate(bytes_);
   if (buffer.ok()) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     ++allocated_;
   }
   return buffer;
 }
 
 void GpuYuvConverter::BufferPool::Give(PinnedBuffer buffer) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   free_.push_back(std::move(buffer));
 }
 
 int GpuYuvConverter::BufferPool::allocated() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return allocated_;
 }
 

@@ -13,7 +13,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "avatar/cuda_support.h"
 #include "avatar/gpu_canvas.h"
 #include "media/video_frame.h"
@@ -45,7 +45,7 @@ class GpuYuvConverter {
 
    private:
     const size_t bytes_;
-    mutable absl::Mutex mu_;
+    mutable Mutex mu_;
     std::vector<PinnedBuffer> free_ ABSL_GUARDED_BY(mu_);
     int allocated_ ABSL_GUARDED_BY(mu_) = 0;
   };

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
+#include "core/sync.h"
 #include "core/status.h"
 #include "core/status_matchers.h"
 
@@ -133,7 +133,7 @@ class StuckConsumer : public Stage {
     if (!never.Pop()) return Flow::kFinished;  // waits forever until cancelled
     return Flow::kContinue;
   }
-  absl::Notification started;
+  Notification started;
 };
 
 TEST(PipelineTest, ShutdownWithFullQueuesAndBlockedStagesJoins) {
@@ -179,7 +179,7 @@ class GateSink : public Stage {
     return Flow::kContinue;
   }
   void OnFlush(uint64_t generation) override { flushes.push_back(generation); }
-  absl::Notification gate_open;
+  Notification gate_open;
   std::vector<int> values;
   std::vector<uint64_t> flushes;
 };

@@ -88,7 +88,7 @@ std::vector<TextSpan> FindTerm(std::string_view haystack, std::string_view needl
 }
 
 Glossary::Glossary(Glossary&& other) noexcept {
-  absl::MutexLock lock(&other.mu_);
+  MutexLock lock(&other.mu_);
   terms_ = std::move(other.terms_);
 }
 
@@ -96,10 +96,10 @@ Glossary& Glossary::operator=(Glossary&& other) noexcept {
   if (this == &other) return *this;
   std::vector<GlossaryTerm> moved;
   {
-    absl::MutexLock lock(&other.mu_);
+    MutexLock lock(&other.mu_);
     moved = std::move(other.terms_);
   }
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   terms_ = std::move(moved);
   return *this;
 }
@@ -162,7 +162,7 @@ absl::StatusOr<Glossary> Glossary::Parse(std::string_view text, const std::strin
 }
 
 void Glossary::Put(GlossaryTerm term) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   for (GlossaryTerm& existing : terms_) {
     if (FoldText(existing.zh).chars == FoldText(term.zh).chars) {
       existing = std::move(term);
@@ -173,14 +173,14 @@ void Glossary::Put(GlossaryTerm term) {
 }
 
 size_t Glossary::size() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return terms_.size();
 }
 
 std::vector<GlossaryTerm> Glossary::TermsIn(std::string_view source, Language from) const {
   std::vector<GlossaryTerm> sorted;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     sorted = terms_;
   }
   std::stable_sort(sorted.begin(), sorted.end(), [from](const GlossaryTerm& a, const GlossaryTerm& b) {
@@ -211,7 +211,7 @@ GlossaryResult Glossary::Enforce(std::string_view source, Language from, std::st
   GlossaryResult result{std::string(translation), 0, {}};
   std::vector<GlossaryTerm> all;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     all = terms_;
   }
   // Longest target terms first, so "iPhone 15 Pro" is respelled before "iPhone".

@@ -15,7 +15,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "media/language.h"
 
 namespace lingcast {
@@ -67,7 +67,7 @@ class Glossary {
   size_t size() const;
 
  private:
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::vector<GlossaryTerm> terms_ ABSL_GUARDED_BY(mu_);
 };
 

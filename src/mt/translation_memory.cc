@@ -142,12 +142,12 @@ TranslationMemory::AddResult TranslationMemory::AddLocked(TmEntry entry, bool re
 }
 
 TranslationMemory::AddResult TranslationMemory::Add(TmEntry entry, std::string* existing_origin) {
-  absl::MutexLock lock(&mu_);
+  WriterMutexLock lock(&mu_);
   return AddLocked(std::move(entry), /*replace=*/false, existing_origin);
 }
 
 void TranslationMemory::Put(TmEntry entry) {
-  absl::MutexLock lock(&mu_);
+  WriterMutexLock lock(&mu_);
   AddLocked(std::move(entry), /*replace=*/true, nullptr);
 }
 
@@ -416,7 +416,7 @@ std::vector<TmMatch> TranslationMemory::Search(std::string_view source, Language
   if (max_results == 0) return matches;
   const std::vector<std::string> tokens = spelling(from).TokensWithWholeNumbers(source);  // (no lock needed)
   if (tokens.empty()) return matches;
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   const Direction& direction = directions_[DirectionIndex(from, to)];
   std::string key;
   for (const std::string& token : tokens) absl::StrAppend(&key, key.empty() ? "" : " ", token);
@@ -443,7 +443,7 @@ std::optional<TmMatch> TranslationMemory::Lookup(std::string_view source, Langua
 }
 
 size_t TranslationMemory::size() const {
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   size_t total = 0;
   for (const Direction& direction : directions_) total += direction.entries.size();
   return total;

@@ -30,7 +30,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "media/language.h"
 #include "mt/match_text.h"
 #include "text/script.h"
@@ -134,7 +134,7 @@ class TranslationMemory {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const MatchSpelling zh_spelling_, en_spelling_;  // set once: read without the lock
-  mutable absl::Mutex mu_;
+  mutable SharedMutex mu_;
   // Index 0: zh->en, 1: en->zh, 2: zh->zh, 3: en->en.
   Direction directions_[4] ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint32_t> token_ids_ ABSL_GUARDED_BY(mu_);

@@ -8,7 +8,7 @@
 namespace lingcast {
 
 bool CircuitBreaker::Allow() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (state_ == State::kClosed) return true;
   if (state_ == State::kOpen && clock_.Now() - opened_at_ >= config_.open_for) {
     state_ = State::kHalfOpen;  // one trial call
@@ -18,13 +18,13 @@ bool CircuitBreaker::Allow() {
 }
 
 void CircuitBreaker::RecordSuccess() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   state_ = State::kClosed;
   consecutive_failures_ = 0;
 }
 
 void CircuitBreaker::RecordFailure() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   ++consecutive_failures_;
   if (state_ == State::kHalfOpen || consecutive_failures_ >= config_.failures_to_open) {
     state_ = State::kOpen;
@@ -33,7 +33,7 @@ void CircuitBreaker::RecordFailure() {
 }
 
 CircuitBreaker::State CircuitBreaker::state() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return state_;
 }
 
@@ -62,7 +62,7 @@ absl::StatusOr<Translation> TranslatorChain::Translate(const TranslationRequest&
   for (size_t i = 0; i < engines_.size(); ++i) {
     if (stop.stop_requested()) return absl::CancelledError("translation cancelled");
     if (!breakers_[i]->Allow()) {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       ++counters_[i].skipped;
       any_failure = true;
       last_failure = absl::StatusCode::kUnavailable;
@@ -73,7 +73,7 @@ absl::StatusOr<Translation> TranslatorChain::Translate(const TranslationRequest&
     if (result.ok()) {
       breakers_[i]->RecordSuccess();
       {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         ++counters_[i].translated;
       }
       if (request.glossary != nullptr) {
@@ -89,13 +89,13 @@ absl::StatusOr<Translation> TranslatorChain::Translate(const TranslationRequest&
     absl::StrAppend(&errors, errors.empty() ? "" : "; ", engines_[i]->name(), ": ", std::string(status.message()));
     if (absl::IsNotFound(status)) {
       breakers_[i]->RecordSuccess();  // the engine answered; it just had nothing
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       ++counters_[i].missed;
     } else {
       breakers_[i]->RecordFailure();
       any_failure = true;
       last_failure = status.code();
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       ++counters_[i].failed;
     }
   }
@@ -105,7 +105,7 @@ absl::StatusOr<Translation> TranslatorChain::Translate(const TranslationRequest&
 }
 
 std::vector<EngineCounters> TranslatorChain::counters() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return counters_;
 }
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "core/clock.h"
 #include "core/media_time.h"
 #include "mt/translator.h"
@@ -40,7 +40,7 @@ class CircuitBreaker {
  private:
   const Clock& clock_;
   const CircuitBreakerConfig config_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   State state_ ABSL_GUARDED_BY(mu_) = State::kClosed;
   int consecutive_failures_ ABSL_GUARDED_BY(mu_) = 0;
   MediaTime opened_at_ ABSL_GUARDED_BY(mu_);
@@ -70,7 +70,7 @@ class TranslatorChain final : public Translator {
  private:
   std::vector<std::unique_ptr<Translator>> engines_;
   std::vector<std::unique_ptr<CircuitBreaker>> breakers_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::vector<EngineCounters> counters_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -130,7 +130,7 @@ void LiveMonitor::LineQueued(const SpokenLine& spoken) {
     event["line_number"] = line.line_number ? nlohmann::json(*line.line_number) : nlohmann::json(nullptr);
     Publish(event);
   }
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (records_.empty() || spoken.line.id >= records_.begin()->first) {  // (a folded line's news is late)
     LiveLineRecord& record = records_[spoken.line.id];
     record.line = spoken.line;
@@ -154,7 +154,7 @@ void LiveMonitor::FoldOldestLocked() {
 }
 
 void LiveMonitor::UtteranceEnd(const UtteranceEnded& ended) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   utterances_[ended.utterance] = ended;
   for (auto& [id, record] : records_) {
     if (record.line.utterance == ended.utterance) record.utterance = ended;
@@ -163,7 +163,7 @@ void LiveMonitor::UtteranceEnd(const UtteranceEnded& ended) {
 
 void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_latency, MediaTime queue_wait) {
   if (observed()) Publish({{"type", "speech_start"}, {"line", id}, {"at_ms", at.millis()}});
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (!records_.empty() && id < records_.begin()->first) return;  // folded already
   LiveLineRecord& record = records_[id];
   record.spoken = true;
@@ -174,36 +174,36 @@ void LiveMonitor::SpeechStarted(int64_t id, MediaTime at, MediaTime compute_late
 
 void LiveMonitor::SpeechEnded(int64_t id, MediaTime at) {
   if (observed()) Publish({{"type", "speech_end"}, {"line", id}, {"at_ms", at.millis()}});
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (!records_.empty() && id < records_.begin()->first) return;  // folded already
   records_[id].speech_end = at;
 }
 
 void LiveMonitor::CaptionShown(int64_t utterance, MediaTime at) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   first_caption_.try_emplace(utterance, at);
 }
 
 void LiveMonitor::UpdateCounters(const LiveCounters& counters) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     counters_ = counters;
   }
   if (tick_observer_) tick_observer_(counters);
 }
 
 LiveCounters LiveMonitor::counters() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return counters_;
 }
 
 int64_t LiveMonitor::line_count() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return folded_.lines + static_cast<int64_t>(records_.size());
 }
 
 std::vector<LiveLineRecord> LiveMonitor::records() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   std::vector<LiveLineRecord> out;
   for (const auto& [id, record] : records_) out.push_back(record);
   return out;
@@ -218,7 +218,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
     // Bounded work under the lock, whatever the show's length: the kept
     // records (at most kKeptRecords) are copied and their figures sorted; the
     // folded lines' figures are read in place (sorted as they were folded).
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     Figures kept;
     for (const auto& [id, record] : records_) {
       lines.push_back(record);

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "media/live_messages.h"
 #include "media/video_format.h"
 #include "core/latency_tracker.h"
@@ -135,7 +135,7 @@ class LiveMonitor {
   // The oldest record goes into folded_, with the utterances no kept record needs.
   void FoldOldestLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::map<int64_t, LiveLineRecord> records_ ABSL_GUARDED_BY(mu_);
   Figures folded_ ABSL_GUARDED_BY(mu_);  // the lines whose records were let go
   std::map<int64_t, UtteranceEnded> utterances_ ABSL_GUARDED_BY(mu_);

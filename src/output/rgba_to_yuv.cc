@@ -84,7 +84,7 @@ RowBandConverter::RowBandConverter(int bands) : bands_(std::max(1, bands)) {
 
 RowBandConverter::~RowBandConverter() {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   for (std::thread& helper : helpers_) helper.join();
@@ -95,9 +95,9 @@ void RowBandConverter::HelperLoop(int band) {
   while (true) {
     Job job;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       const auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || generation_ != seen; };
-      mu_.Await(absl::Condition(&woken));
+      mu_.Await(woken);
       if (stopping_) return;
       seen = generation_;
       job = job_;
@@ -107,7 +107,7 @@ void RowBandConverter::HelperLoop(int band) {
       ConvertRows(job.rgba, job.rgba_stride, job.width, BandStart(row_pairs, band, job.bands),
                   BandStart(row_pairs, band + 1, job.bands), job.out);
     }
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     --unfinished_;
   }
 }
@@ -121,15 +121,15 @@ void RowBandConverter::Convert(const uint8_t* rgba, int rgba_stride, int width, 
     return;
   }
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     job_ = Job{rgba, rgba_stride, width, height, out, bands};
     unfinished_ = bands_ - 1;  // every helper wakes and reports, with a band or without
     ++generation_;
   }
   ConvertRows(rgba, rgba_stride, width, 0, BandStart(row_pairs, 1, bands), out);
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   const auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return unfinished_ == 0; };
-  mu_.Await(absl::Condition(&done));
+  mu_.Await(done);
 }
 
 int ConversionThreadsFor(int width, int height, int cores) {

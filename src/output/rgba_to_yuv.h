@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 
 namespace lingcast {
 
@@ -60,7 +60,7 @@ class RowBandConverter {
   void HelperLoop(int band);
 
   const int bands_;
-  absl::Mutex mu_;
+  Mutex mu_;
   Job job_ ABSL_GUARDED_BY(mu_);
   int64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped per frame: wakes the helpers
   int unfinished_ ABSL_GUARDED_BY(mu_) = 0;      // helper bands of this frame not yet written

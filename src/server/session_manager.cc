@@ -25,7 +25,7 @@ void EventHub::Publish(const nlohmann::json& event, absl::Duration valid_for) {
   // Text that is not UTF-8 (a recognizer's odd byte) is replaced, not thrown on.
   const std::string text = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const auto type = event.find("type");
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (closed_) return;
   latest_[type != event.end() && type->is_string() ? type->get<std::string>() : std::string()] =
       Kept{++published_, text, absl::Now() + valid_for};
@@ -34,7 +34,7 @@ void EventHub::Publish(const nlohmann::json& event, absl::Duration valid_for) {
 }
 
 void EventHub::Join(std::shared_ptr<EventClient> client) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   // What is still true, in the order it happened.
   std::vector<const Kept*> replay;
   const absl::Time now = absl::Now();
@@ -54,7 +54,7 @@ void EventHub::Join(std::shared_ptr<EventClient> client) {
 }
 
 void EventHub::CloseAll() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   closed_ = true;
   for (const std::shared_ptr<EventClient>& client : clients_) {
     client->Send(R"({"type":"end"})");
@@ -64,7 +64,7 @@ void EventHub::CloseAll() {
 }
 
 int EventHub::clients() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return static_cast<int>(clients_.size());
 }
 
@@ -93,11 +93,11 @@ SessionManager::~SessionManager() {
 
 absl::StatusOr<std::string> SessionManager::Create(const nlohmann::json& settings) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (shutting_down_) return absl::UnavailableError("the server is shutting down: no new sessions");
   }
   if (absl::Status checked = factory_.check(settings); !checked.ok()) return checked;
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (shutting_down_) return absl::UnavailableError("the server is shutting down: no new sessions");
   if (!refusing_why_.empty()) return absl::UnavailableError(refusing_why_);
   if (active_locked() >= options_.max_sessions) {
@@ -114,7 +114,7 @@ absl::StatusOr<std::string> SessionManager::Create(const nlohmann::json& setting
 }
 
 void SessionManager::SetDegradation(int floor, bool refuse_new, const std::string& why) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   degradation_floor_ = floor;
   refusing_why_ = refuse_new ? (why.empty() ? std::string("the server is under pressure: no new sessions") : why)
                              : std::string();
@@ -124,7 +124,7 @@ void SessionManager::SetDegradation(int floor, bool refuse_new, const std::strin
 }
 
 bool SessionManager::refusing_new() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return !refusing_why_.empty();
 }
 
@@ -133,7 +133,7 @@ void SessionManager::RunSession(Session& session, nlohmann::json settings) {
   std::shared_ptr<SessionJob> job;
   if (created.ok()) {
     job = std::move(*created);
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     session.job = job;
     if (degradation_floor_ > 0) job->SetDegradationFloor(degradation_floor_);
     session.state = session.stop_requested ? SessionState::kDraining : SessionState::kRunning;
@@ -146,7 +146,7 @@ void SessionManager::RunSession(Session& session, nlohmann::json settings) {
   // locked section: WaitAll() joins threads once none is active.
   std::vector<std::thread> dropped;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (report.ok()) {
       session.state = SessionState::kFinished;
       session.last_progress = *report;
@@ -166,7 +166,7 @@ void SessionManager::RunSession(Session& session, nlohmann::json settings) {
 }
 
 bool SessionManager::session_stop_requested(const Session& session) const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return session.stop_requested;
 }
 
@@ -205,7 +205,7 @@ absl::StatusOr<SessionSummary> SessionManager::Get(const std::string& id) const 
   std::shared_ptr<SessionJob> job;
   SessionSummary summary;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("no session \"", id, "\""));
     summary = SummaryOf(*it->second);
@@ -219,7 +219,7 @@ absl::StatusOr<SessionSummary> SessionManager::Get(const std::string& id) const 
 std::vector<SessionSummary> SessionManager::List() const {
   std::vector<std::pair<SessionSummary, std::shared_ptr<SessionJob>>> all;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     for (const auto& [id, session] : sessions_) all.emplace_back(SummaryOf(*session), session->job);
   }
   std::vector<SessionSummary> out;
@@ -237,7 +237,7 @@ std::vector<SessionSummary> SessionManager::List() const {
 absl::Status SessionManager::Stop(const std::string& id) {
   std::shared_ptr<SessionJob> job;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("no session \"", id, "\""));
     Session& session = *it->second;
@@ -252,7 +252,7 @@ absl::Status SessionManager::Stop(const std::string& id) {
 }
 
 absl::StatusOr<nlohmann::json> SessionManager::Report(const std::string& id) const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("no session \"", id, "\""));
   const Session& session = *it->second;
@@ -269,7 +269,7 @@ absl::StatusOr<nlohmann::json> SessionManager::Report(const std::string& id) con
 absl::Status SessionManager::SubmitCorrection(const std::string& id, const std::string& command) {
   std::shared_ptr<SessionJob> job;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("no session \"", id, "\""));
     job = it->second->job;
@@ -284,7 +284,7 @@ absl::Status SessionManager::SubmitCorrection(const std::string& id, const std::
 absl::Status SessionManager::JoinEvents(const std::string& id, std::shared_ptr<EventClient> client) {
   std::shared_ptr<Session> session;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("no session \"", id, "\""));
     session = it->second;
@@ -294,7 +294,7 @@ absl::Status SessionManager::JoinEvents(const std::string& id, std::shared_ptr<E
 }
 
 bool SessionManager::AdmitsViewer(const std::string& id, std::string_view token) const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = sessions_.find(id);
   return it != sessions_.end() && ConstantTimeEquals(token, it->second->view_token);
 }
@@ -302,7 +302,7 @@ bool SessionManager::AdmitsViewer(const std::string& id, std::string_view token)
 void SessionManager::BeginShutdown() {
   std::vector<std::shared_ptr<SessionJob>> jobs;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     shutting_down_ = true;
     for (auto& [id, session] : sessions_) {
       session->stop_requested = true;
@@ -320,8 +320,8 @@ bool SessionManager::WaitAll(absl::Duration deadline) {
   auto all_ended = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return active_locked() == 0; };
   std::vector<std::thread> threads;
   {
-    absl::MutexLock lock(&mu_);
-    if (!mu_.AwaitWithDeadline(absl::Condition(&all_ended), until)) return false;
+    MutexLock lock(&mu_);
+    if (!mu_.AwaitWithDeadline(all_ended, until)) return false;
     // Every thread is past its last lock; joined outside it, since one may still
     // be closing its job's outputs.
     for (auto& [id, session] : sessions_) {
@@ -334,8 +334,8 @@ bool SessionManager::WaitAll(absl::Duration deadline) {
 
 bool SessionManager::WaitForActive(int count, absl::Duration deadline) const {
   auto reached = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return active_locked() <= count; };
-  absl::MutexLock lock(&mu_);
-  return mu_.AwaitWithTimeout(absl::Condition(&reached), deadline);
+  MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(reached, deadline);
 }
 
 bool SessionManager::WaitForState(const std::string& id, SessionState state, absl::Duration deadline) const {
@@ -343,14 +343,14 @@ bool SessionManager::WaitForState(const std::string& id, SessionState state, abs
     auto it = sessions_.find(id);
     return it == sessions_.end() || it->second->state == state;
   };
-  absl::MutexLock lock(&mu_);
-  if (!mu_.AwaitWithTimeout(absl::Condition(&reached), deadline)) return false;
+  MutexLock lock(&mu_);
+  if (!mu_.AwaitWithTimeout(reached, deadline)) return false;
   auto it = sessions_.find(id);
   return it != sessions_.end() && it->second->state == state;
 }
 
 bool SessionManager::shutting_down() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return shutting_down_;
 }
 
@@ -366,12 +366,12 @@ int SessionManager::active_locked() const {
 }
 
 int SessionManager::active() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return active_locked();
 }
 
 int SessionManager::capacity_left() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return shutting_down_ ? 0 : std::max(0, options_.max_sessions - active_locked());
 }
 

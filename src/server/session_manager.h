@@ -22,7 +22,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "server/http_server.h"
@@ -61,7 +61,7 @@ class EventHub {
   int clients() const;
 
  private:
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::vector<std::shared_ptr<EventClient>> clients_ ABSL_GUARDED_BY(mu_);
   struct Kept {
     int64_t sequence = 0;  // publish order
@@ -150,7 +150,7 @@ class SessionManager {
 
   const SessionFactory factory_;
   const SessionManagerOptions options_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
   std::deque<std::string> ended_order_ ABSL_GUARDED_BY(mu_);
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <set>
 
-#include "absl/synchronization/notification.h"
+#include "core/sync.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -46,7 +46,7 @@ class UntilStopped : public SessionJob {
  private:
   EventHub& events_;
   std::mutex mu_;
-  absl::Notification stopped_;
+  Notification stopped_;
   std::atomic<int> corrections_{0};
   std::atomic<int> floor_{0};
 };
@@ -273,7 +273,7 @@ TEST(SessionManagerTest, EachSessionHasItsOwnViewTokenThatAdmitsOnlyItself) {
 // job that takes long to close its outputs.
 class SlowToClose : public SessionJob {
  public:
-  explicit SlowToClose(absl::Notification& release) : release_(release) {}
+  explicit SlowToClose(Notification& release) : release_(release) {}
   ~SlowToClose() override { release_.WaitForNotification(); }
   absl::StatusOr<nlohmann::json> Run() override { return nlohmann::json::object(); }
   void RequestStop() override {}
@@ -281,12 +281,12 @@ class SlowToClose : public SessionJob {
   absl::Status SubmitCorrection(const std::string&) override { return absl::OkStatus(); }
 
  private:
-  absl::Notification& release_;
+  Notification& release_;
 };
 
 TEST(SessionManagerTest, AJobClosingSlowlyHoldsNobodyElseUp) {
-  absl::Notification release;  // lets the slow job's destructor return
-  absl::Notification at_once;  // already given: that job closes at once
+  Notification release;  // lets the slow job's destructor return
+  Notification at_once;  // already given: that job closes at once
   at_once.Notify();
   SessionFactory factory;
   factory.check = [](const nlohmann::json&) { return absl::OkStatus(); };
