@@ -37,8 +37,12 @@ class ABSL_LOCKABLE Mutex {
 
   // With the mutex held: returns once `condition()` is true, the mutex released
   // while it waits and held again on return.
+  // Waiting releases the mutex, as Unlock does, so it wakes the other waiters
+  // too: this thread may have made their condition true before it waits.
   template <typename Condition>
   void Await(const Condition& condition) ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
+    if (condition()) return;
+    changed_.notify_all();
     std::unique_lock<std::mutex> held(mu_, std::adopt_lock);
     changed_.wait(held, condition);
     held.release();
@@ -51,6 +55,8 @@ class ABSL_LOCKABLE Mutex {
       Await(condition);
       return true;
     }
+    if (condition()) return true;
+    changed_.notify_all();
     std::unique_lock<std::mutex> held(mu_, std::adopt_lock);
     const bool met = changed_.wait_for(held, absl::ToChronoNanoseconds(timeout), condition);
     held.release();
