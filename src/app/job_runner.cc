@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/sync.h"
 #include "core/process_stats.h"
+#include "core/sync.h"
 
 namespace lingcast {
 

@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/sync.h"
 #include "app/engine_cache.h"
 #include "app/engine_registry.h"
 #include "app/follow_command.h"
@@ -24,6 +23,7 @@
 #include "core/atomic_file.h"
 #include "core/process_stats.h"
 #include "core/status.h"
+#include "core/sync.h"
 #include "graph/pipeline.h"
 #include "mt/follow_stage.h"
 #include "mt/live_control.h"

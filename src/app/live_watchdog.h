@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "core/sync.h"
 #include "core/degradation_ladder.h"
 #include "core/logger.h"
+#include "core/sync.h"
 #include "media/video_format.h"
 #include "nlohmann/json.hpp"
 #include "output/live_report.h"

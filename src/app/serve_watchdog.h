@@ -11,11 +11,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "core/sync.h"
 #include "app/live_watchdog.h"
 #include "core/degradation_ladder.h"
 #include "core/logger.h"
 #include "nlohmann/json.hpp"
+#include "core/sync.h"
 #include "server/session_manager.h"
 
 namespace lingcast {

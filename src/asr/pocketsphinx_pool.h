@@ -14,10 +14,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/sync.h"
 #include "asr/pocketsphinx_decoder.h"
 #include "asr/pocketsphinx_engine.h"
 #include "core/media_time.h"
+#include "core/sync.h"
 
 namespace lingcast {
 namespace pocketsphinx {

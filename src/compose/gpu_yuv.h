@@ -13,9 +13,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "core/sync.h"
 #include "avatar/cuda_support.h"
 #include "avatar/gpu_canvas.h"
+#include "core/sync.h"
 #include "media/video_frame.h"
 
 namespace lingcast {

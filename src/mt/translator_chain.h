@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "core/sync.h"
 #include "core/clock.h"
 #include "core/media_time.h"
+#include "core/sync.h"
 #include "mt/translator.h"
 
 namespace lingcast {

@@ -22,9 +22,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/sync.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
+#include "core/sync.h"
 #include "server/http_server.h"
 
 namespace lingcast {
