@@ -36,38 +36,32 @@ class ABSL_LOCKABLE Mutex {
   }
 
   // With the mutex held: returns once `condition()` is true, the mutex released
-  // while it waits and held again on return.
-  // Waiting releases the mutex, as Unlock does, so it wakes the other waiters
-  // too: this thread may have made their condition true before it waits.
+  // while it waits and held again on return. Waiting releases the mutex, as
+  // Unlock does, so it wakes the other waiters too: this thread may have made
+  // their condition true before it waits.
   template <typename Condition>
   void Await(const Condition& condition) ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
-    if (condition()) return;
-    changed_.notify_all();
-    std::unique_lock<std::mutex> held(mu_, std::adopt_lock);
-    changed_.wait(held, condition);
-    held.release();
+    AwaitWithTimeout(condition, absl::InfiniteDuration());
   }
   // As Await, for at most `timeout` (absl::InfiniteDuration(): no limit);
   // whether `condition()` was true in the end.
   template <typename Condition>
   bool AwaitWithTimeout(const Condition& condition, absl::Duration timeout) ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
-    if (timeout == absl::InfiniteDuration()) {
-      Await(condition);
-      return true;
-    }
     if (condition()) return true;
     changed_.notify_all();
     std::unique_lock<std::mutex> held(mu_, std::adopt_lock);
-    const bool met = changed_.wait_for(held, absl::ToChronoNanoseconds(timeout), condition);
+    bool met = true;
+    if (timeout == absl::InfiniteDuration()) {
+      changed_.wait(held, condition);
+    } else {
+      met = changed_.wait_for(held, absl::ToChronoNanoseconds(timeout), condition);
+    }
     held.release();
     return met;
   }
+  // absl::InfiniteFuture() - now is absl::InfiniteDuration(): no limit.
   template <typename Condition>
   bool AwaitWithDeadline(const Condition& condition, absl::Time deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
-    if (deadline == absl::InfiniteFuture()) {
-      Await(condition);
-      return true;
-    }
     return AwaitWithTimeout(condition, deadline - absl::Now());
   }
 
@@ -135,10 +129,7 @@ class Notification {
     MutexLock lock(&mu_);
     return notified_;
   }
-  void WaitForNotification() const {
-    MutexLock lock(&mu_);
-    mu_.Await([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return notified_; });
-  }
+  void WaitForNotification() const { WaitForNotificationWithTimeout(absl::InfiniteDuration()); }
   bool WaitForNotificationWithTimeout(absl::Duration timeout) const {
     MutexLock lock(&mu_);
     return mu_.AwaitWithTimeout([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return notified_; }, timeout);
