@@ -19,6 +19,7 @@
 //   FOLLOW_BENCH_PARTIALS=1 build/bench/follow_bench   (also every partial hypothesis, with when it was
 //                                                      known as a fraction of the line's audio)
 //   FOLLOW_BENCH_DECODER="-lw 8 -wip 0.5" build/bench/follow_bench   (pocketsphinx search flags)
+//   FOLLOW_BENCH_VOCABULARY=10000 build/bench/follow_bench   (general words searched beside the script's; 0: all)
 //   FOLLOW_BENCH_ALTERNATIVES_BEAM=0 build/bench/follow_bench   (the acoustic check's beam; 0: the decoder's)
 //   FOLLOW_BENCH_DITHER=1 build/bench/follow_bench   (the recognizer's dither on; off by default)
 //   FOLLOW_BENCH_SHOW=development build/bench/follow_bench   (one show only: development, held-out or second)
@@ -167,6 +168,9 @@ absl::StatusOr<Figures> Follow(const std::string& script, const AudioBuffer& aud
   if (const char* ms = std::getenv("FOLLOW_BENCH_PARTIAL_MS")) options.partial_interval = MediaTime::Millis(std::atoi(ms));
   if (const char* n = std::getenv("FOLLOW_BENCH_EXPECTED_MIN_TOKENS")) {
     options.follower.expected_line_min_tokens = std::atoi(n);
+  }
+  if (const char* vocabulary = std::getenv("FOLLOW_BENCH_VOCABULARY")) {
+    options.script_vocabulary = static_cast<size_t>(std::atol(vocabulary));
   }
   if (const char* flags = std::getenv("FOLLOW_BENCH_DECODER")) {
     options.decoder_flags = absl::StrSplit(flags, ' ', absl::SkipWhitespace());

@@ -166,6 +166,7 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   engine_options.script_path = options.script_path;
   engine_options.script_weight = options.script_weight;
   engine_options.decoder_flags = options.decoder_flags;
+  engine_options.script_vocabulary = options.script_vocabulary;
   engine_options.alternatives_beam = options.alternatives_beam;
   engine_options.dither = options.dither;
   engine_options.debug_log = options.debug_log;

@@ -48,6 +48,7 @@ struct FollowCommandOptions {
   std::vector<std::string> decoder_flags;
   double alternatives_beam = PocketsphinxOptions{}.alternatives_beam;
   bool dither = PocketsphinxOptions{}.dither;
+  size_t script_vocabulary = PocketsphinxOptions{}.script_vocabulary;  // PocketsphinxOptions::script_vocabulary
   std::vector<std::string> fallback_engines = {"tm"};
   LlmConfig llm;
   std::string marian_model_dir;  // --marian-model: the Marian checkpoint for --engine marian

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +25,8 @@ namespace lingcast {
 namespace {
 
 using pocketsphinx::Decoder;
+using pocketsphinx::KeepDictionaryWords;
+using pocketsphinx::LikeliestWords;
 using pocketsphinx::LookupWord;
 using pocketsphinx::PooledDecoder;
 using pocketsphinx::TempFile;
@@ -117,7 +121,9 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
   if (!options.script_path.empty()) {
     LC_ASSIGN_OR_RETURN(script, ParseScriptFile(options.script_path));
   }
+  const std::string language_model = recipe.language_model;
   auto pool = std::make_shared<DecoderPool>(std::move(recipe));
+  std::set<std::string> vocabulary;  // the script's words
   if (script) {
     const ScriptCorpus corpus = CorpusOf(*script, options.language);
     info.skipped_lines = corpus.skipped_lines;
@@ -140,7 +146,6 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
     // Pronunciations for words the dictionary lacks, looked up once here.
     LC_ASSIGN_OR_RETURN(Decoder bare, pool->BuildBare());
     auto lookup = [&](const std::string& word) { return LookupWord(bare.get(), word); };
-    std::set<std::string> vocabulary;
     for (const auto& sentence : corpus.sentences) vocabulary.insert(sentence.begin(), sentence.end());
     std::map<std::string, std::string> added;
     for (const std::string& word : vocabulary) {
@@ -169,6 +174,18 @@ absl::StatusOr<std::shared_ptr<PocketsphinxModel>> PocketsphinxModel::Load(const
     }
     LC_ASSIGN_OR_RETURN(TempFile arpa, TempFile::Write(BuildArpa(corpus.sentences)));
     pool->set_script(std::move(arpa), std::move(added), std::move(pronunciations));
+  }
+  if (script && options.script_vocabulary > 0) {
+    LC_ASSIGN_OR_RETURN(std::vector<std::string> likeliest,
+                        LikeliestWords(language_model, options.script_vocabulary));
+    vocabulary.insert(likeliest.begin(), likeliest.end());
+    std::ifstream in(pool->dictionary(), std::ios::binary);
+    if (!in.is_open()) return absl::NotFoundError(absl::StrCat("cannot read the dictionary ", pool->dictionary()));
+    std::ostringstream text;
+    text << in.rdbuf();
+    LC_ASSIGN_OR_RETURN(std::string kept, KeepDictionaryWords(text.str(), vocabulary));
+    LC_ASSIGN_OR_RETURN(TempFile search_dictionary, TempFile::Write(kept));
+    pool->set_search_dictionary(std::move(search_dictionary));
   }
   // Build the first decoder now: a broken model fails here, and the first session starts at once.
   LC_ASSIGN_OR_RETURN(PooledDecoder first, pool->Take());

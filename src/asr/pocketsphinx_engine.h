@@ -84,6 +84,18 @@ struct PocketsphinxOptions {
   // streamed through the VAD went from under 0.5 to 0.91 WER (docs/translation.md).
   bool dither = false;
 
+  // Script mode: how many words of the general language model the recognizer
+  // searches beside the script's own, the likeliest on their own (unigram
+  // probability). The search's cost grows with its vocabulary, and the
+  // follower needs the script's words and common speech, not the whole
+  // language: at 10,000 (of en-us's 72,000) recognition took less than half
+  // the CPU and found more script lines and heard ad-libs no worse
+  // (bench/follow_bench; README: "Search vocabulary"). 0 searches every word.
+  // Free mode always searches every word: rare words ("concord", "amidst")
+  // are what it would lose.
+  size_t script_vocabulary = kDefaultScriptVocabulary;
+  static constexpr size_t kDefaultScriptVocabulary = 10000;
+
   // Search settings of the recognizing decoder, as pocketsphinx's own flags
   // ("-lw", "8"): name, value, name, value... For tuning (bench/follow_bench's
   // FOLLOW_BENCH_DECODER); empty leaves pocketsphinx's defaults. A flag it does

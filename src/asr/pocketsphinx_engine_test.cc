@@ -1,5 +1,6 @@
 #include "asr/pocketsphinx_engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "asr/asr_test_data.h"
+#include "asr/pocketsphinx_pool.h"
 #include "asr/word_error_rate.h"
 #include "absl/strings/str_cat.h"
 #include "audio/audio_decoder.h"
@@ -692,6 +694,77 @@ TEST_F(PocketsphinxTest, TheAlternativesBeamIsTheGrammarSearchs) {
   EXPECT_EQ(scores[0].best, 1);
   EXPECT_EQ(scores[1].best, -1);
   EXPECT_EQ(next[0], next[1]);
+}
+
+TEST(SearchVocabularyTest, TheDictionaryKeepsTheWordsAskedForWithEveryPronunciation) {
+  const std::string dictionary =
+      "the DH AH\nthe(2) DH IY\r\n\ntents T EH N T S\n  \nconcord K AA N K AO R D\nread R IY D\nread(2) R EH D\n";
+  absl::StatusOr<std::string> kept = pocketsphinx::KeepDictionaryWords(dictionary, {"the", "read", "absent"});
+  ASSERT_OK(kept);
+  EXPECT_EQ(*kept, "the DH AH\nthe(2) DH IY\nread R IY D\nread(2) R EH D\n");
+  absl::StatusOr<std::string> none = pocketsphinx::KeepDictionaryWords(dictionary, {});
+  ASSERT_OK(none);
+  EXPECT_EQ(*none, "");
+}
+
+TEST(SearchVocabularyTest, ADictionaryLineWithoutPhonesIsNamed) {
+  absl::StatusOr<std::string> kept = pocketsphinx::KeepDictionaryWords("the DH AH\n\nbroken\n", {"the"});
+  ASSERT_FALSE(kept.ok());
+  EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(kept.status().message(), HasSubstr("dictionary line 3 has no phones: 'broken'"));
+}
+
+TEST(SearchVocabularyTest, TheLikeliestWordsOfTheGeneralModelComeFirst) {
+  const std::string model = PocketsphinxOptions{}.model_dir + "/en-us.lm.bin";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << model << " is not installed (pocketsphinx-en-us)";
+  absl::StatusOr<std::vector<std::string>> words = pocketsphinx::LikeliestWords(model, 1000);
+  ASSERT_OK(words);
+  ASSERT_EQ(words->size(), 1000u);
+  EXPECT_EQ(words->front(), "the");
+  EXPECT_THAT(*words, Contains("country"));
+  for (const std::string& word : *words) EXPECT_NE(word.front(), '<') << word;  // no <s>, </s>, <UNK>
+  absl::StatusOr<std::vector<std::string>> all = pocketsphinx::LikeliestWords(model, 1'000'000);
+  ASSERT_OK(all);
+  EXPECT_GT(all->size(), 70'000u);
+  EXPECT_LT(all->size(), 1'000'000u);
+  absl::StatusOr<std::vector<std::string>> missing = pocketsphinx::LikeliestWords("/nonexistent/lm.bin", 10);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("/nonexistent/lm.bin"));
+}
+
+// In script mode the search hears the script's words and the likeliest of the
+// general model's, and no other word; free mode hears every word.
+TEST_F(PocketsphinxTest, AScriptsNarrowVocabularyHearsOnlyItsWordsAndTheScripts) {
+  LOAD_SPEECH_OR_SKIP(audio, kLibri);
+  const std::string lm = PocketsphinxOptions{}.model_dir + "/en-us.lm.bin";
+  absl::StatusOr<std::vector<std::string>> likeliest = pocketsphinx::LikeliestWords(lm, 500);
+  ASSERT_OK(likeliest);
+  // "concord", "amidst" and "tents" are far outside the 500 likeliest words.
+  EXPECT_THAT(*likeliest, ::testing::Not(Contains("concord")));
+  const std::string other = WriteScript("narrow-other.txt", "Welcome to the live room everyone\n");
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> narrow =
+      PocketsphinxModel::Load({.script_path = other, .script_vocabulary = 500});
+  ASSERT_OK(narrow);
+  const AsrHypothesis heard = Recognize(**narrow, *audio);
+  std::printf("librispeech, 500 words and another script: \"%s\"\n", heard.text.c_str());
+  EXPECT_FALSE(heard.words.empty());
+  const std::vector<std::string> script_words = {"welcome", "to", "the", "live", "room", "everyone"};
+  for (const AsrWord& word : heard.words) {
+    const bool known = std::find(likeliest->begin(), likeliest->end(), word.text) != likeliest->end() ||
+                       std::find(script_words.begin(), script_words.end(), word.text) != script_words.end();
+    EXPECT_TRUE(known) << word.text;
+  }
+  // Free mode searches every word, whatever the option says.
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> free_mode = PocketsphinxModel::Load({.script_vocabulary = 500});
+  ASSERT_OK(free_mode);
+  EXPECT_THAT(Recognize(**free_mode, *audio).text, HasSubstr("concord"));
+
+  const std::string script = WriteScript("narrow.txt", ScriptWithReferences());
+  absl::StatusOr<std::shared_ptr<PocketsphinxModel>> scripted =
+      PocketsphinxModel::Load({.script_path = script, .script_vocabulary = 500});
+  ASSERT_OK(scripted);
+  const AsrHypothesis hyp = Recognize(**scripted, *audio);
+  EXPECT_EQ(CountWordErrors(kLibri.transcript, hyp.text).errors(), 0) << hyp.text;
 }
 
 }  // namespace

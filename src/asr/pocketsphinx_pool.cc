@@ -126,6 +126,54 @@ absl::Status CheckDecoderFlags(const std::vector<std::string>& flags) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<std::string>> LikeliestWords(const std::string& language_model, size_t size) {
+  std::lock_guard<std::mutex> lock(SphinxRuntime::Get().mutex());
+  SphinxRuntime::Get().SetLogging(false);
+  // The base only orders the scores; sphinxbase's own default.
+  std::unique_ptr<logmath_t, decltype(&logmath_free)> logmath(logmath_init(1.0001, 0, 0), &logmath_free);
+  Ngram model(ngram_model_read(nullptr, language_model.c_str(), NGRAM_AUTO, logmath.get()));
+  if (!model) return absl::FailedPreconditionError(absl::StrCat("cannot read the language model ", language_model));
+  const int32 unigrams = static_cast<int32>(ngram_model_get_counts(model.get())[0]);
+  std::vector<std::pair<int32, int32>> scored;  // (log probability, word id)
+  scored.reserve(static_cast<size_t>(unigrams));
+  for (int32 id = 0; id < unigrams; ++id) {
+    const char* word = ngram_word(model.get(), id);
+    if (word == nullptr || word[0] == '<') continue;  // <s>, </s>, <UNK>
+    int32 order_used = 0;
+    scored.emplace_back(ngram_ng_score(model.get(), id, nullptr, 0, &order_used), id);
+  }
+  // Likeliest first; equal scores in the model's own order, so the cut is the same every run.
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  scored.resize(std::min(scored.size(), size));
+  std::vector<std::string> words;
+  words.reserve(scored.size());
+  for (const auto& [score, id] : scored) words.emplace_back(ngram_word(model.get(), id));
+  return words;
+}
+
+absl::StatusOr<std::string> KeepDictionaryWords(std::string_view dictionary, const std::set<std::string>& keep) {
+  constexpr std::string_view kBlank = " \t\r";
+  std::string kept;
+  int line_number = 0;
+  while (!dictionary.empty()) {
+    const size_t end = std::min(dictionary.find('\n'), dictionary.size());
+    std::string_view line = dictionary.substr(0, end);
+    dictionary.remove_prefix(std::min(end + 1, dictionary.size()));
+    ++line_number;
+    const size_t word_start = line.find_first_not_of(kBlank);
+    if (word_start == std::string_view::npos) continue;
+    const size_t word_end = line.find_first_of(kBlank, word_start);
+    if (word_end == std::string_view::npos || line.find_first_not_of(kBlank, word_end) == std::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("dictionary line ", line_number, " has no phones: '",
+                                                     std::string(line.substr(0, 60)), "'"));
+    }
+    if (keep.count(BaseWord(std::string(line.substr(word_start, word_end - word_start)).c_str())) == 0) continue;
+    kept.append(line.substr(0, line.find_last_not_of(kBlank) + 1));  // a CRLF file's \r goes
+    kept.push_back('\n');
+  }
+  return kept;
+}
+
 }  // namespace pocketsphinx
 
 using pocketsphinx::Config;
@@ -156,7 +204,7 @@ void PocketsphinxModel::DecoderPool::Give(PooledDecoder decoder) {
 
 absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildBare() const {
   std::lock_guard<std::mutex> lock(SphinxRuntime::Get().mutex());
-  return BuildBareLocked();
+  return BuildBareLocked(recipe_.dictionary);
 }
 
 void PocketsphinxModel::DecoderPool::set_script(pocketsphinx::TempFile arpa,
@@ -169,7 +217,7 @@ void PocketsphinxModel::DecoderPool::set_script(pocketsphinx::TempFile arpa,
 
 absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildScorer() const {
   std::lock_guard<std::mutex> lock(SphinxRuntime::Get().mutex());
-  if (!recipe_.script_arpa) return BuildBareLocked();
+  if (!recipe_.script_arpa) return BuildBareLocked(recipe_.dictionary);
   SphinxRuntime::Get().SetLogging(recipe_.debug_log);
   // An empty main dictionary (the filler words come from the model's noisedict).
   Config config(cmd_ln_init(nullptr, ps_args(), TRUE, "-hmm", recipe_.acoustic_model.c_str(), "-dict", "/dev/null",
@@ -189,17 +237,16 @@ absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildScorer() const {
   return decoder;
 }
 
-absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildBareLocked() const {
+absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildBareLocked(const std::string& dictionary) const {
   SphinxRuntime::Get().SetLogging(recipe_.debug_log);
   // -remove_silence no: our VAD already cut the audio, and pocketsphinx's own
   // silence removal drops frames, which would shift every word time.
-  Config config(ParseDecoderConfig(recipe_.acoustic_model, recipe_.dictionary, recipe_.second_pass,
-                                   recipe_.decoder_flags));
+  Config config(ParseDecoderConfig(recipe_.acoustic_model, dictionary, recipe_.second_pass, recipe_.decoder_flags));
   if (!config) return absl::InternalError("pocketsphinx rejected its configuration");
   Decoder decoder(ps_init(config.get()));
   if (!decoder) {
     return absl::FailedPreconditionError(absl::StrCat("cannot load the pocketsphinx model ", recipe_.acoustic_model,
-                                                      " with ", recipe_.dictionary,
+                                                      " with ", dictionary,
                                                       " (run with --log-level debug to see pocketsphinx's log)"));
   }
   return decoder;
@@ -207,7 +254,8 @@ absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::BuildBareLocked() const 
 
 absl::StatusOr<Decoder> PocketsphinxModel::DecoderPool::Build() const {
   std::lock_guard<std::mutex> lock(SphinxRuntime::Get().mutex());
-  LC_ASSIGN_OR_RETURN(Decoder decoder, BuildBareLocked());
+  LC_ASSIGN_OR_RETURN(Decoder decoder, BuildBareLocked(recipe_.search_dictionary ? recipe_.search_dictionary->path()
+                                                                                  : recipe_.dictionary));
   ps_decoder_t* ps = decoder.get();
   cmd_ln_t* config = ps_get_config(ps);
   logmath_t* lmath = ps_get_logmath(ps);

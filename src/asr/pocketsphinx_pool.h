@@ -7,7 +7,9 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +56,18 @@ class TempFile {
 // we do not set ourselves) and a value of its type.
 absl::Status CheckDecoderFlags(const std::vector<std::string>& flags);
 
+// PocketsphinxOptions::vocabulary: the `size` words of the language model at
+// `language_model` that are likeliest on their own (unigram probability), in
+// that order; fewer when the model has fewer. Sentence marks and <UNK> are not
+// words. NotFound / FailedPrecondition when the model cannot be read.
+absl::StatusOr<std::vector<std::string>> LikeliestWords(const std::string& language_model, size_t size);
+
+// The lines of a pocketsphinx dictionary (`word phones`, a variant as
+// `word(2) phones`) whose word is in `keep`, variants with their word, in
+// the order given. Blank lines go; any other line without phones is
+// InvalidArgument naming its line number.
+absl::StatusOr<std::string> KeepDictionaryWords(std::string_view dictionary, const std::set<std::string>& keep);
+
 }  // namespace pocketsphinx
 
 // Everything needed to build one more decoder, and the idle decoders.
@@ -61,6 +75,9 @@ class PocketsphinxModel::DecoderPool {
  public:
   struct Recipe {
     std::string acoustic_model, language_model, dictionary;
+    // The recognizing decoder's dictionary when PocketsphinxOptions::vocabulary
+    // narrows it (`dictionary` still answers pronunciation lookups).
+    std::optional<pocketsphinx::TempFile> search_dictionary;
     bool debug_log = false;
     bool second_pass = true;
     std::optional<pocketsphinx::TempFile> script_arpa;  // script mode
@@ -93,6 +110,10 @@ class PocketsphinxModel::DecoderPool {
   // Called by Load() before the pool is shared; the recipe is read-only afterwards.
   void set_script(pocketsphinx::TempFile arpa, std::map<std::string, std::string> added_words,
                   std::map<std::string, std::string> pronunciations);
+  // Called by Load() before the pool is shared: the recognizing decoders'
+  // narrowed dictionary (PocketsphinxOptions::vocabulary).
+  void set_search_dictionary(pocketsphinx::TempFile dictionary) { recipe_.search_dictionary.emplace(std::move(dictionary)); }
+  const std::string& dictionary() const { return recipe_.dictionary; }
 
   // A decoder for AlternativesScorer. In script mode the alternatives are
   // script lines, so it knows only the script's words and has no language
@@ -101,7 +122,8 @@ class PocketsphinxModel::DecoderPool {
   absl::StatusOr<pocketsphinx::Decoder> BuildScorer() const;
 
  private:
-  absl::StatusOr<pocketsphinx::Decoder> BuildBareLocked() const;
+  // A decoder without a language model, with `dictionary`.
+  absl::StatusOr<pocketsphinx::Decoder> BuildBareLocked(const std::string& dictionary) const;
   // A recognizing decoder: the general language model, or in script mode the
   // script's interpolated with it.
   absl::StatusOr<pocketsphinx::Decoder> Build() const;
