@@ -117,8 +117,9 @@ class PocketsphinxModel::DecoderPool {
 
   // A decoder for AlternativesScorer. In script mode the alternatives are
   // script lines, so it knows only the script's words and has no language
-  // model: about 8 MB where a recognizing decoder takes about 100 (the
-  // dictionary's 135,000 words and the general model's lexicon tree).
+  // model: about 8 MB where a recognizing decoder takes about 100 in free mode
+  // (the dictionary's 135,000 words and the general model's lexicon tree; less
+  // in script mode, whose search dictionary is narrowed).
   absl::StatusOr<pocketsphinx::Decoder> BuildScorer() const;
 
  private:
