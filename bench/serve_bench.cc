@@ -17,7 +17,6 @@
 // session's live report as DIR/n<N>-s<I>.json (per-line latencies, stage times);
 // SERVE_BENCH_STAGGER_MS=M starts the sessions of a round M ms apart instead of at once;
 // SERVE_BENCH_SETTINGS='{"preset":"superfast"}' adds settings to every session's.
-#include <malloc.h>
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -38,6 +37,7 @@
 #include "absl/strings/str_cat.h"
 #include "app/serve_command.h"
 #include "app/serve_sessions.h"
+#include "core/process_memory.h"
 #include "core/process_stats.h"
 #include "live_show.h"
 #include "output/live_report.h"
@@ -276,7 +276,7 @@ int Main(int argc, char** argv) {
 int main(int argc, char** argv) {
   // As lingcast's own main() does (src/app/main.cc): memory freed by an ended
   // session goes back to the system, so the next round's RSS is its own.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  lingcast::TuneMallocForLongRuns();
+  lingcast::FreedMemoryReleaser releaser(absl::Minutes(1));
   return lingcast::Main(argc, argv);
 }

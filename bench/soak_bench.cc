@@ -71,6 +71,7 @@
 #include "app/live_job.h"
 #include "app/serve_sessions.h"
 #include "app/signals.h"
+#include "core/process_memory.h"
 #include "core/process_stats.h"
 #include "live_show.h"
 #include "output/live_report.h"
@@ -661,4 +662,13 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace lingcast
 
-int main(int argc, char** argv) { return lingcast::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // As lingcast's own main() does (src/app/main.cc), so the soak measures the
+  // process a user runs. SOAK_RELEASE_MEMORY=0 leaves the releaser out, to
+  // compare.
+  lingcast::TuneMallocForLongRuns();
+  const char* release = std::getenv("SOAK_RELEASE_MEMORY");
+  std::optional<lingcast::FreedMemoryReleaser> releaser;
+  if (release == nullptr || std::string(release) != "0") releaser.emplace(absl::Minutes(1));
+  return lingcast::Main(argc, argv);
+}

@@ -3,7 +3,6 @@
 //   0 ok; 2 bad usage or bad input (one line naming file, line, field);
 //   1 internal failure; 130 interrupted (SIGINT/SIGTERM; nothing half-written).
 // Each subcommand's flags and run live beside its job (app/command.h).
-#include <malloc.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +23,7 @@
 #include "app/tts_command.h"
 #include "app/worker_command.h"
 #include "core/logger.h"
+#include "core/process_memory.h"
 
 extern "C" {
 #include <libavutil/log.h>
@@ -85,17 +85,8 @@ int main(int argc, char** argv) {
   // CPU 117-139% -> 43-45%, decision to first sample 830-1563 -> 663-730 ms.
   // A value the user set wins.
   setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
-  // Large blocks (the neural engines' activations, tens of MB a line) come from
-  // mmap and go back to the system when freed. By default glibc raises its mmap
-  // threshold after each such free, up to 32 MB, so later blocks come from the
-  // heap, which keeps what was freed: the process grows by every activation
-  // size a show ever needed. Measured on 2 cores, live zh->en on AISHELL with
-  // Whisper base (simulated clock): peak RSS 463 -> 394 MB with espeak-ng, 902 ->
-  // 532 MB with the Piper voice, same wall time. Each threshold the user set
-  // (MALLOC_*_THRESHOLD_, or any glibc.malloc tunable) wins.
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  const bool malloc_tuned = tunables != nullptr && std::string(tunables).find("glibc.malloc") != std::string::npos;
-  if (!malloc_tuned && std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  if (!malloc_tuned && std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr) mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  // core/process_memory.h says why and what it measured.
+  lingcast::TuneMallocForLongRuns();
+  lingcast::FreedMemoryReleaser releaser(absl::Minutes(1));
   return lingcast::Main(argc, argv);
 }
