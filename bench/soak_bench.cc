@@ -54,6 +54,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -354,7 +355,9 @@ int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, i
   std::vector<Sample> samples;
   const auto wall_start = std::chrono::steady_clock::now();
   auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(); };
-  size_t utterances_seen = 0;
+  // The id of the last line counted: the report keeps the last 1,000 lines
+  // only (LiveMonitor::kKeptRecords), so a position in its list moves.
+  int64_t counted_through_id = -1;
   int restarts = 0, corrections = 0, refused = 0;
   std::map<int, std::vector<double>> latency_by_hour;  // hour -> compute latency of its lines
   auto take_sample = [&](int minute) {
@@ -373,9 +376,8 @@ int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, i
     std::vector<double> recent;
     const nlohmann::json& utterances = progress.report["utterances"];
     // Lines whose speech has started (and so has a compute latency) since the last sample.
-    size_t i = utterances_seen;
-    for (; i < utterances.size(); ++i) {
-      const nlohmann::json& u = utterances[i];
+    for (const nlohmann::json& u : utterances) {
+      if (u["id"].get<int64_t>() <= counted_through_id) continue;
       // Settled: said (a compute latency), skipped, or decided long enough ago to be subtitles only.
       const bool settled = u["compute_latency_ms"].is_number() || u["skipped"].get<bool>() ||
                            u["decided_at_ms"].get<double>() + 30'000 < minute * 60'000.0;
@@ -384,8 +386,8 @@ int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, i
         recent.push_back(u["compute_latency_ms"].get<double>());
         latency_by_hour[(minute - 1) / 60].push_back(recent.back());
       }
+      counted_through_id = u["id"].get<int64_t>();
     }
-    utterances_seen = i;
     if (!recent.empty()) s.latency_p95_ms = ComputePercentiles(recent).p95;
     if (auto hls = HlsOffsets(work / "hls")) std::tie(s.hls_start_ms, s.hls_end_ms) = *hls;
     if (auto rtmp = wire.OffsetMs()) s.rtmp_ms = *rtmp;
