@@ -1,9 +1,13 @@
 #include "core/process_memory.h"
 
 #include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "core/process_stats.h"
 
@@ -23,7 +27,26 @@ double ReleaseFreedMemory() {
   return before - CurrentRssMb();
 }
 
-FreedMemoryReleaser::FreedMemoryReleaser(absl::Duration period) : period_(period), thread_([this] { Run(); }) {}
+namespace {
+
+// Starts `body` on a thread that takes no process signal. A command waits for
+// SIGINT/SIGTERM with sigwait on signals it blocks in its own threads
+// (app/signals.h); a thread started before that, with them unblocked, would
+// take the signal itself and die of it, output half-written. Blocked before the
+// thread exists, so no signal can land in between.
+std::thread StartWithoutSignals(std::function<void()> body) {
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &previous);
+  std::thread thread(std::move(body));
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return thread;
+}
+
+}  // namespace
+
+FreedMemoryReleaser::FreedMemoryReleaser(absl::Duration period)
+    : period_(period), thread_(StartWithoutSignals([this] { Run(); })) {}
 
 FreedMemoryReleaser::~FreedMemoryReleaser() {
   {

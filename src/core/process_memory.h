@@ -32,6 +32,8 @@ double ReleaseFreedMemory();
 // memory leaves in the arenas of a show's many threads grow the resident set
 // by several MB an hour although the heap in use stays flat (docs/reliability.md,
 // "Soak"); a look every minute keeps it flat. One per process: the arenas are.
+// Its thread blocks every signal, so a command that waits for SIGINT/SIGTERM
+// (app/signals.h) still gets them when the releaser was started first.
 class FreedMemoryReleaser {
  public:
   explicit FreedMemoryReleaser(absl::Duration period);

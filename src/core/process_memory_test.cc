@@ -1,7 +1,14 @@
 #include "core/process_memory.h"
 
+#include <signal.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -40,6 +47,41 @@ TEST(ProcessMemoryTest, ReleaserStopsAtOnceWithoutWaitingOutItsPeriod) {
   // ctest's timeout.
   FreedMemoryReleaser releaser(absl::Hours(24));
   EXPECT_EQ(releaser.releases(), 0);
+}
+
+std::set<std::string> ThreadIds() {
+  std::set<std::string> ids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    ids.insert(entry.path().filename().string());
+  }
+  return ids;
+}
+
+// The mask of signals the thread blocks (SigBlk in /proc), bit N-1 for signal N.
+uint64_t BlockedSignals(const std::string& thread_id) {
+  std::ifstream status("/proc/self/task/" + thread_id + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigBlk:", 0) == 0) return std::stoull(line.substr(7), nullptr, 16);
+  }
+  ADD_FAILURE() << "no SigBlk for thread " << thread_id;
+  return 0;
+}
+
+TEST(ProcessMemoryTest, ReleasersThreadTakesNoSignal) {
+  // A command blocks SIGINT and SIGTERM and waits for them (app/signals.h);
+  // the releaser, started before, must not take them and die of them.
+  const std::set<std::string> before = ThreadIds();
+  FreedMemoryReleaser releaser(absl::Hours(24));
+  int checked = 0;
+  for (const std::string& id : ThreadIds()) {
+    if (before.count(id) > 0) continue;
+    const uint64_t blocked = BlockedSignals(id);
+    EXPECT_NE(blocked & (uint64_t{1} << (SIGINT - 1)), 0u) << "thread " << id;
+    EXPECT_NE(blocked & (uint64_t{1} << (SIGTERM - 1)), 0u) << "thread " << id;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1) << "the releaser's one thread";
 }
 
 TEST(ProcessMemoryTest, ReleaserReleasesOncePerPeriod) {
