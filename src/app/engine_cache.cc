@@ -36,9 +36,15 @@ absl::StatusOr<std::shared_ptr<AsrModel>> EngineCache::Recognizer(const std::str
   return Get(recognizers_, key, load);
 }
 
+absl::StatusOr<std::shared_ptr<Translator>> EngineCache::SharedTranslator(const std::string& key,
+                                                                         const Loader<Translator>& load) {
+  return Get(translators_, key, load);
+}
+
 EngineCache::Stats EngineCache::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return Stats{static_cast<int>(voices_.size()), static_cast<int>(recognizers_.size()), loads_, reuses_};
+  return Stats{static_cast<int>(voices_.size()), static_cast<int>(recognizers_.size()),
+               static_cast<int>(translators_.size()), loads_, reuses_};
 }
 
 }  // namespace lingcast

@@ -3,7 +3,8 @@
 // many run. An AsrModel's sessions are independent by contract (asr/asr_engine.h)
 // and the voices synthesize from immutable models, so one engine serves many
 // live shows at once. pocketsphinx is not shared: its language model is built
-// from each show's script.
+// from each show's script. A Marian translator is shared the same way: it
+// translates lines from several threads at once (neural/marian/marian_translator.h).
 #pragma once
 
 #include <functional>
@@ -15,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "asr/asr_engine.h"
+#include "mt/translator.h"
 #include "tts/tts_engine.h"
 
 namespace lingcast {
@@ -30,9 +32,10 @@ class EngineCache {
   // the engines already kept do not wait for a load.
   absl::StatusOr<std::shared_ptr<TtsEngine>> Voice(const std::string& key, const Loader<TtsEngine>& load);
   absl::StatusOr<std::shared_ptr<AsrModel>> Recognizer(const std::string& key, const Loader<AsrModel>& load);
+  absl::StatusOr<std::shared_ptr<Translator>> SharedTranslator(const std::string& key, const Loader<Translator>& load);
 
   struct Stats {
-    int voices = 0, recognizers = 0;  // engines kept
+    int voices = 0, recognizers = 0, translators = 0;  // engines kept
     int64_t loads = 0, reuses = 0;    // askers that loaded one, and that got one already loaded
   };
   Stats stats() const;
@@ -46,6 +49,7 @@ class EngineCache {
   mutable std::mutex mu_;  // the tables and counters; held briefly
   std::map<std::string, std::shared_ptr<TtsEngine>> voices_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<AsrModel>> recognizers_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<Translator>> translators_ ABSL_GUARDED_BY(mu_);
   int64_t loads_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t reuses_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -230,7 +230,7 @@ absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logge
 // chain: off-script speech becomes subtitles only.
 absl::StatusOr<TranslationStack> LoadLiveTranslation(const LiveOptions& options, bool whisper_translates,
                                                      std::shared_ptr<const ZhScriptConverter> to_simplified,
-                                                     Clock& clock, Logger& logger) {
+                                                     Clock& clock, Logger& logger, EngineCache* engines) {
   const TranslationConfig& config = options.translation;
   TranslationOptions translation;
   translation.from = options.source;
@@ -255,6 +255,7 @@ absl::StatusOr<TranslationStack> LoadLiveTranslation(const LiveOptions& options,
   translation.marian_model_dir = config.marian_model_dir;
   translation.marian_device = options.neural;
   translation.to_simplified = std::move(to_simplified);
+  translation.shared_engines = engines;
   LC_ASSIGN_OR_RETURN(TranslationStack stack, BuildTranslationStack(translation, clock, logger));
   if (translation.engines.empty()) stack.chain.reset();  // subtitles only off script
   return stack;
@@ -380,7 +381,7 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   LC_ASSIGN_OR_RETURN(parts.follower, SpeechFollower::Create(*parts.hearing.asr, parts.lines, follower_options));
   LC_ASSIGN_OR_RETURN(parts.translation,
                       LoadLiveTranslation(options, parts.hearing.whisper_translates,
-                                          follower_options.spelling.to_simplified(), system_clock, logger));
+                                          follower_options.spelling.to_simplified(), system_clock, logger, engines));
   if (options.translation.control_in_process) {
     parts.control = LiveControl::InProcess();
   } else if (!options.translation.control_path.empty()) {

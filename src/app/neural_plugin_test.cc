@@ -12,12 +12,16 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "app/neural_plugin_engines.h"
 #include "app/studio.h"
+#include "app/translation_setup.h"
 #include "app/tts_command.h"
+#include "core/clock.h"
+#include "core/logger.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -339,6 +343,51 @@ TEST_F(RealMarianTest, ABatchGivesWhatEachLineGivesAlone) {
   absl::StatusOr<std::vector<std::string>> batch = translator_->TranslateBatch(lines);
   ASSERT_OK(batch);
   EXPECT_EQ(*batch, alone);
+}
+
+// The server's sessions ask for the same Marian checkpoint: one copy is
+// loaded, and two jobs translate through it at once and get what a job's own
+// copy gives.
+TEST_F(RealMarianTest, JobsThatShareAnEngineCacheShareOneModel) {
+  SimulatedClock clock{MediaTime::Zero(), SimulatedClock::Mode::kAutoAdvance};
+  Logger logger{LogLevel::kOff};
+  TranslationOptions options;
+  options.engines = {"marian"};
+  options.marian_model_dir = std::string(NEURAL_TESTDATA_DIR) + "/marian_tiny";
+  options.marian_device.device = "cpu";
+  const TranslationStack unused;
+  absl::StatusOr<std::unique_ptr<Translator>> own = MakeMarianTranslator(options, unused, clock, logger);
+  ASSERT_OK(own);
+
+  EngineCache cache;
+  options.shared_engines = &cache;
+  absl::StatusOr<std::unique_ptr<Translator>> first = MakeMarianTranslator(options, unused, clock, logger);
+  absl::StatusOr<std::unique_ptr<Translator>> second = MakeMarianTranslator(options, unused, clock, logger);
+  ASSERT_OK(first);
+  ASSERT_OK(second);
+  EngineCache::Stats stats = cache.stats();
+  EXPECT_EQ(stats.translators, 1);
+  EXPECT_EQ(stats.loads, 1);
+  EXPECT_EQ(stats.reuses, 1);
+  TranslationOptions missing = options;
+  missing.marian_model_dir = options.marian_model_dir + "-missing";
+  EXPECT_FALSE(MakeMarianTranslator(missing, unused, clock, logger).ok());
+  EXPECT_EQ(cache.stats().translators, 1);  // a failed load keeps nothing
+
+  TranslationRequest request;
+  request.source = "今天所有订单都包邮。";
+  absl::StatusOr<Translation> expected = (*own)->Translate(request);
+  ASSERT_OK(expected);
+  absl::StatusOr<Translation> got_first = absl::UnknownError("not run"), got_second = absl::UnknownError("not run");
+  std::thread a([&] { got_first = (*first)->Translate(request); });
+  std::thread b([&] { got_second = (*second)->Translate(request); });
+  a.join();
+  b.join();
+  ASSERT_OK(got_first);
+  ASSERT_OK(got_second);
+  EXPECT_EQ(got_first->text, expected->text);
+  EXPECT_EQ(got_second->text, expected->text);
+  EXPECT_EQ((*first)->name(), "marian");
 }
 
 TEST_F(RealMarianTest, AnotherDirectionIsNotFoundWithThePlugInsMessage) {

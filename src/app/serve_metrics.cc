@@ -135,6 +135,8 @@ std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capaci
              engines.voices, {{"role", "voice"}});
   text.Gauge("lingcast_engines_loaded", "Engines in memory, one copy each for every session that uses it",
              engines.recognizers, {{"role", "recognizer"}});
+  text.Gauge("lingcast_engines_loaded", "Engines in memory, one copy each for every session that uses it",
+             engines.translators, {{"role", "translator"}});
   text.Counter("lingcast_engine_reuses_total", "Sessions that got an engine already loaded instead of loading it",
                static_cast<double>(engines.reuses));
   text.Gauge("lingcast_process_resident_memory_bytes", "Resident memory of the server process",

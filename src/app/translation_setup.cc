@@ -140,25 +140,56 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeLlmTranslator(const TranslationO
 
 // The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
 // (app/neural_plugin_engines.h).
+namespace {
+
+// One job's handle on a translator kept in an EngineCache.
+class SharedTranslatorHandle : public Translator {
+ public:
+  explicit SharedTranslatorHandle(std::shared_ptr<Translator> shared) : shared_(std::move(shared)) {}
+  std::string name() const override { return shared_->name(); }
+  absl::StatusOr<Translation> Translate(const TranslationRequest& request, std::stop_token stop = {},
+                                        const PartialTranslation& on_partial = {}) override {
+    return shared_->Translate(request, stop, on_partial);
+  }
+
+ private:
+  std::shared_ptr<Translator> shared_;
+};
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options,
                                                                  const TranslationStack& /*stack*/, Clock& /*clock*/,
                                                                  Logger& logger) {
   if (options.marian_model_dir.empty()) {
     return absl::InvalidArgumentError("the marian engine needs a checkpoint directory: give --model DIR (docs/models.md)");
   }
-  LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("marian"));
-  MarianPluginRequest request;
-  request.model_dir = options.marian_model_dir;
-  request.from = options.from;
-  request.to = options.to;
-  request.quantize = options.marian_quantize;
-  request.device = options.marian_device.device;
-  request.dtype = options.marian_device.dtype;
-  std::string placed_on;
-  request.placed_on = &placed_on;
-  LC_ASSIGN_OR_RETURN(std::unique_ptr<PluginTranslator> translator, PluginTranslator::Create(plugin, request));
-  logger.Info("mt", "marian loaded", {{"model", options.marian_model_dir}, {"device", placed_on}});
-  return std::unique_ptr<Translator>(std::move(translator));
+  auto load = [&]() -> absl::StatusOr<std::unique_ptr<Translator>> {
+    LC_ASSIGN_OR_RETURN(NeuralPlugin plugin, NeuralPlugin::Open("marian"));
+    MarianPluginRequest request;
+    request.model_dir = options.marian_model_dir;
+    request.from = options.from;
+    request.to = options.to;
+    request.quantize = options.marian_quantize;
+    request.device = options.marian_device.device;
+    request.dtype = options.marian_device.dtype;
+    std::string placed_on;
+    request.placed_on = &placed_on;
+    LC_ASSIGN_OR_RETURN(std::unique_ptr<PluginTranslator> translator, PluginTranslator::Create(plugin, request));
+    logger.Info("mt", "marian loaded", {{"model", options.marian_model_dir}, {"device", placed_on}});
+    return std::unique_ptr<Translator>(std::move(translator));
+  };
+  if (options.shared_engines == nullptr) return load();
+  // The plug-in's MarianTranslator translates from several threads at once.
+  const std::string key = options.marian_model_dir + "|" + std::string(LanguageCode(options.from)) + "|" +
+                          std::string(LanguageCode(options.to)) + "|" + options.marian_quantize + "|" +
+                          options.marian_device.device + "|" + options.marian_device.dtype;
+  LC_ASSIGN_OR_RETURN(std::shared_ptr<Translator> shared,
+                      options.shared_engines->SharedTranslator(key, [&]() -> absl::StatusOr<std::shared_ptr<Translator>> {
+                        LC_ASSIGN_OR_RETURN(std::unique_ptr<Translator> loaded, load());
+                        return std::shared_ptr<Translator>(std::move(loaded));
+                      }));
+  return std::unique_ptr<Translator>(std::make_unique<SharedTranslatorHandle>(std::move(shared)));
 }
 
 }  // namespace lingcast

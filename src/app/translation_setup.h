@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "app/engine_cache.h"
 #include "app/engine_registry.h"
 #include "app/neural_plugin.h"
 #include "core/clock.h"
@@ -41,6 +42,9 @@ struct TranslationOptions {
   // Traditional -> Simplified for the memory's matching (MatchSpelling), shared
   // with whoever else loaded it; null: loaded here when `from` is zh.
   std::shared_ptr<const ZhScriptConverter> to_simplified;
+  // Where the marian engine's model is kept for every job that asks for the
+  // same one (the server's sessions); null: loaded for this job alone.
+  EngineCache* shared_engines = nullptr;
 };
 
 // Parses "tm,llm" (or repeated options) into engine names; InvalidArgument for an

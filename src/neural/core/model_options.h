@@ -3,6 +3,7 @@
 // its CUDA-graph paths may keep.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -11,6 +12,22 @@
 #include "neural/core/quantization.h"
 
 namespace lingcast::neural {
+
+// Whisper: the decode steps of concurrent requests on one model (the server's
+// sessions) joined into one pass (whisper/whisper_step_batcher.h). Marian
+// batches whole lines instead (marian/marian_batcher.h).
+struct StepBatchingOptions {
+  bool enabled = true;
+  // How long a step waits for the other live decoders' steps. A whisper base
+  // int8 step on 2 CPU cores takes several ms (11.8 ms in whisper_sessions_bench
+  // with one core busy elsewhere); 1 ms covers the work a caller does
+  // between steps (choosing a token), so decoders in step join without a
+  // decoder that is busy elsewhere (a long prompt) holding the rest back long.
+  std::chrono::microseconds window{1000};
+  // Most rows (decoders x beams) in one pass: past ~16 a CPU pass costs about
+  // as much per row as alone, and each row waits for the whole pass.
+  std::int64_t max_rows = 16;
+};
 
 struct ModelOptions {
   torch::Device device = torch::kCPU;
@@ -25,6 +42,7 @@ struct ModelOptions {
   // used freed past it (cache_budget.h); 0: bounded by count only. Default 256 MiB.
   std::int64_t graph_cache_bytes = kDefaultGraphCacheBytes;
   static constexpr std::int64_t kDefaultGraphCacheBytes = std::int64_t{256} << 20;
+  StepBatchingOptions step_batching;  // Whisper only (above)
 };
 
 // Refuses what int8 quantization cannot do (a dtype other than float32, float16

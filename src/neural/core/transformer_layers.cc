@@ -248,4 +248,33 @@ torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activ
       cross);
 }
 
+torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                                  const std::vector<std::int64_t>& rows, const std::vector<KvCache*>& caches,
+                                  const std::vector<const CrossKv*>& cross) {
+  if (rows.size() != caches.size() || rows.size() != cross.size() || x.size(1) != 1) {
+    Fail(ErrorCode::kInvalidArgument, "a step of " + std::to_string(rows.size()) + " decoders needs as many caches and "
+                                      "encoder outputs, and one position each");
+  }
+  const auto& s = w.self_attn;
+  auto [q, k, v] = ProjectQkv(s, LayerNorm(x, w.self_attn_norm));
+  const std::vector<torch::Tensor> qs = q.split_with_sizes(rows, 0), ks = k.split_with_sizes(rows, 0),
+                                   vs = v.split_with_sizes(rows, 0);
+  std::vector<torch::Tensor> attended;
+  attended.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    caches[i]->Append(ks[i], vs[i]);
+    attended.push_back(Attention(qs[i], caches[i]->keys(), caches[i]->values(), torch::Tensor(), Scale(s)));
+  }
+  torch::Tensor h = x + Linear(MergeHeads(torch::cat(attended, 0)), s.out);
+  const auto& c = w.cross_attn;
+  const std::vector<torch::Tensor> cqs =
+      SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads).split_with_sizes(rows, 0);
+  attended.clear();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    attended.push_back(Attention(cqs[i], cross[i]->keys, cross[i]->values, torch::Tensor(), Scale(c)));
+  }
+  h = h + Linear(MergeHeads(torch::cat(attended, 0)), c.out);
+  return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);
+}
+
 }  // namespace lingcast::neural

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <torch/types.h>
 #include <torch/utils.h>
@@ -63,6 +64,8 @@ class KvCache {
   torch::Tensor keys() const { return keys_.narrow(2, 0, length_); }
   torch::Tensor values() const { return values_.narrow(2, 0, length_); }
   std::int64_t length() const { return length_; }
+  std::int64_t capacity() const { return keys_.defined() ? keys_.size(2) : 0; }
+  std::int64_t rows() const { return keys_.defined() ? keys_.size(0) : 0; }
   // Keeps rows `rows` (int64 indices, repeats allowed), in that order.
   void Select(const torch::Tensor& rows);
 
@@ -135,5 +138,15 @@ torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activ
 torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
                                   StaticKvCache& cache, const torch::Tensor& positions, const torch::Tensor& self_mask,
                                   const CrossKv& cross);
+// One new position of several independent decoders at once (requests of many
+// sessions batched: whisper_step_batcher.h). x (R, 1, D) holds decoder i's
+// rows[i] rows one decoder after another; the linear layers run once over all R
+// rows (on a CPU a step's cost is mostly reading their weights), the attention
+// of each decoder over its own cache (appended in place) and its own encoder
+// output. The same values as each decoder's own PreNormDecoderLayer, up to the
+// rounding of a product over more rows.
+torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
+                                  const std::vector<std::int64_t>& rows, const std::vector<KvCache*>& caches,
+                                  const std::vector<const CrossKv*>& cross);
 
 }  // namespace lingcast::neural

@@ -135,6 +135,7 @@ std::shared_ptr<WhisperModel> WhisperModel::Build(const WhisperConfig& c, const 
   std::shared_ptr<WhisperModel> model(new WhisperModel());
   model->config_ = c;
   model->options_ = options;
+  model->step_batcher_ = std::make_unique<WhisperStepBatcher>(*model, options.step_batching);
   const std::int64_t d = c.d_model;
   model->conv1_ = LinearWeights{weight("model.encoder.conv1.weight", {d, c.num_mel_bins, 3}), weight("model.encoder.conv1.bias", {d})};
   model->conv2_ = LinearWeights{weight("model.encoder.conv2.weight", {d, d, 3}), weight("model.encoder.conv2.bias", {d})};
@@ -387,9 +388,49 @@ torch::Tensor WhisperModel::Logits(const torch::Tensor& encoder_out, const torch
   return state->PrefillAll(decoder_input_ids);
 }
 
-torch::Tensor WhisperDecoderState::Step(const torch::Tensor& tokens) {
+torch::Tensor WhisperDecoderState::Step(const torch::Tensor& tokens) { return model_->step_batcher_->Step(*this, tokens); }
+
+void WhisperModel::CheckStep(const WhisperDecoderState& state, const torch::Tensor& tokens) const {
+  const KvCache& cache = state.caches_.front();
+  if (tokens.dim() != 1 || tokens.size(0) != cache.rows()) {
+    Fail(ErrorCode::kInvalidArgument, "a decoder step of " + std::to_string(cache.rows()) + " rows takes " +
+                                          std::to_string(cache.rows()) + " token ids, not " + ShapeString(tokens.sizes().vec()));
+  }
+  CheckTokenIds(tokens, config_.vocab_size);
+  if (cache.length() + 1 > cache.capacity()) {
+    Fail(ErrorCode::kInvalidArgument, "decoder cache holds " + std::to_string(cache.capacity()) +
+                                          " positions; cannot add 1 after " + std::to_string(cache.length()));
+  }
+}
+
+torch::Tensor WhisperModel::StepAlone(WhisperDecoderState& state, const torch::Tensor& tokens) const {
   torch::NoGradGuard no_grad;
-  return model_->DecodeTokens(tokens.view({tokens.size(0), 1}), caches_, cross_).select(1, 0).to(torch::kFloat);
+  return DecodeTokens(tokens.view({tokens.size(0), 1}), state.caches_, state.cross_).select(1, 0).to(torch::kFloat);
+}
+
+std::vector<torch::Tensor> WhisperModel::StepAcross(const std::vector<WhisperDecoderState*>& states,
+                                                    const std::vector<torch::Tensor>& tokens) const {
+  torch::NoGradGuard no_grad;
+  std::vector<std::int64_t> rows;
+  std::vector<torch::Tensor> embedded;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const std::int64_t past = states[i]->caches_.front().length();
+    rows.push_back(tokens[i].size(0));
+    embedded.push_back(EmbeddingRows(token_embed_, tokens[i].view({tokens[i].size(0), 1}).to(options_.device)) +
+                       decoder_positions_.narrow(0, past, 1));
+  }
+  torch::Tensor x = torch::cat(embedded, 0);
+  std::vector<KvCache*> caches(states.size());
+  std::vector<const CrossKv*> cross(states.size());
+  for (std::size_t layer = 0; layer < decoder_layers_.size(); ++layer) {
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      caches[i] = &states[i]->caches_[layer];
+      cross[i] = &states[i]->cross_[layer];
+    }
+    x = PreNormDecoderLayer(decoder_layers_[layer], config_.activation, x, rows, caches, cross);
+  }
+  const torch::Tensor logits = Linear(LayerNorm(x, decoder_norm_), proj_out_).select(1, 0).to(torch::kFloat);
+  return logits.split_with_sizes(rows, 0);
 }
 
 torch::Tensor WhisperDecoderState::PrefillAll(const torch::Tensor& tokens) {

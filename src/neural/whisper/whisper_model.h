@@ -27,6 +27,7 @@
 #include "neural/core/thread_annotations.h"
 #include "neural/core/transformer_layers.h"
 #include "neural/whisper/whisper_config.h"
+#include "neural/whisper/whisper_step_batcher.h"
 
 namespace lingcast::neural {
 
@@ -71,6 +72,8 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   torch::Tensor Encode(const torch::Tensor& features, EncoderPath path = EncoderPath::kAuto) const;
   // What the encoder's CUDA graphs did so far (all zero without them).
   GraphCacheStats encoder_graph_stats() const;
+  // What the decoder steps of concurrent requests did (whisper_step_batcher.h).
+  StepBatchingStats step_batching_stats() const { return step_batcher_->stats(); }
 
   // A decoder over `encoder_out`, each row repeated `repeat` times in a row (the
   // beams), with caches for up to `capacity` positions (at most max_target_positions).
@@ -115,6 +118,7 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
  private:
   friend class WhisperDecoderState;
   friend class WhisperStaticDecoder;
+  friend class WhisperStepBatcher;
   WhisperModel() = default;
   static std::shared_ptr<WhisperModel> Build(const WhisperConfig& config, const ModelOptions& options,
                                              const WeightSource& weight, bool has_proj_out);
@@ -124,6 +128,15 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
                              const std::vector<std::int64_t>* rows = nullptr) const;
   // The encoder's layers on features already on the device in the compute dtype.
   torch::Tensor EncodeOnDevice(const torch::Tensor& features) const;
+  // kInvalidArgument for a step `state` cannot take: tokens not (rows) ids of
+  // the vocabulary, or no position left.
+  void CheckStep(const WhisperDecoderState& state, const torch::Tensor& tokens) const;
+  // One step of one decoder: tokens (N) -> logits (N, V) float32.
+  torch::Tensor StepAlone(WhisperDecoderState& state, const torch::Tensor& tokens) const;
+  // One step of several decoders in one pass (PreNormDecoderLayer's
+  // many-decoder form): each state's logits, as StepAlone gives them.
+  std::vector<torch::Tensor> StepAcross(const std::vector<WhisperDecoderState*>& states,
+                                        const std::vector<torch::Tensor>& tokens) const;
 
   WhisperConfig config_;
   ModelOptions options_;
@@ -138,10 +151,16 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   // One graph per batch size (EncoderPath::kAuto on CUDA); created on first use.
   mutable std::mutex encoder_graphs_mutex_;
   mutable std::unique_ptr<GraphCache> encoder_graphs_ ABSL_GUARDED_BY(encoder_graphs_mutex_);
+  // Joins concurrent decoders' steps (ModelOptions::step_batching); made by Build.
+  std::unique_ptr<WhisperStepBatcher> step_batcher_;
 };
 
 class WhisperDecoderState : public StepDecoder {
  public:
+  ~WhisperDecoderState() override { model_->step_batcher_->Leave(); }
+  WhisperDecoderState(const WhisperDecoderState&) = delete;
+  WhisperDecoderState& operator=(const WhisperDecoderState&) = delete;
+  // Through the model's step batcher: joined with other live decoders' steps.
   torch::Tensor Step(const torch::Tensor& tokens) override;
   void Select(const torch::Tensor& rows) override;
   torch::Tensor Prefill(const torch::Tensor& tokens) override;
@@ -155,7 +174,9 @@ class WhisperDecoderState : public StepDecoder {
 
  private:
   friend class WhisperModel;
-  explicit WhisperDecoderState(std::shared_ptr<const WhisperModel> model) : model_(std::move(model)) {}
+  explicit WhisperDecoderState(std::shared_ptr<const WhisperModel> model) : model_(std::move(model)) {
+    model_->step_batcher_->Join();
+  }
 
   std::shared_ptr<const WhisperModel> model_;
   std::vector<KvCache> caches_;
