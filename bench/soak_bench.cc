@@ -433,7 +433,10 @@ int RunLiveSoak(SignalWatcher& signals, double hours, const std::string& size, i
       (submitted.ok() ? corrections : refused) += 1;
       if (!submitted.ok()) std::printf("  correction refused: %s\n", submitted.ToString().c_str());
     }
-    if (minute % 60 == 0 && nginx) {
+    // Not at the show's last minute: a server killed as the stream ends leaves the
+    // RTMP output unconnected at its end, which the job reports as an error (the
+    // 24 h run of 2026-12-06 ended so at its 24th restart, after its last sample).
+    if (minute % 60 == 0 && nginx && minute + 1 < static_cast<int>(hours * 60)) {
       nginx->Kill();
       if (!nginx->Start()) std::printf("  nginx did not come back at %d min\n", minute);
       ++restarts;
