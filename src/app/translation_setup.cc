@@ -138,8 +138,6 @@ absl::StatusOr<std::unique_ptr<Translator>> MakeLlmTranslator(const TranslationO
   return std::unique_ptr<Translator>(std::move(llm));
 }
 
-// The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
-// (app/neural_plugin_engines.h).
 namespace {
 
 // One job's handle on a translator kept in an EngineCache.
@@ -158,6 +156,8 @@ class SharedTranslatorHandle : public Translator {
 
 }  // namespace
 
+// The marian engine: a Marian (OPUS-MT) checkpoint on libtorch, from the plug-in
+// (app/neural_plugin_engines.h); one copy per process when `shared_engines` is given.
 absl::StatusOr<std::unique_ptr<Translator>> MakeMarianTranslator(const TranslationOptions& options,
                                                                  const TranslationStack& /*stack*/, Clock& /*clock*/,
                                                                  Logger& logger) {

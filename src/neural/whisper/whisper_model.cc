@@ -310,7 +310,6 @@ std::vector<std::vector<std::int64_t>> WhisperModel::Generate(const torch::Tenso
 
 torch::Tensor WhisperModel::DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches,
                                          const std::vector<CrossKv>& cross, const std::vector<std::int64_t>* rows) const {
-  CheckTokenIds(ids, config_.vocab_size);
   const std::int64_t past = caches.front().length();
   const std::int64_t t = ids.size(1);
   if (past + t > config_.max_target_positions) {
@@ -435,11 +434,13 @@ std::vector<torch::Tensor> WhisperModel::StepAcross(const std::vector<WhisperDec
 
 torch::Tensor WhisperDecoderState::PrefillAll(const torch::Tensor& tokens) {
   torch::NoGradGuard no_grad;
+  CheckTokenIds(tokens, model_->config_.vocab_size);
   return model_->DecodeTokens(tokens, caches_, cross_).to(torch::kFloat);
 }
 
 torch::Tensor WhisperDecoderState::PrefillRows(const torch::Tensor& tokens, const std::vector<std::int64_t>& rows) {
   torch::NoGradGuard no_grad;
+  CheckTokenIds(tokens, model_->config_.vocab_size);
   return model_->DecodeTokens(tokens, caches_, cross_, &rows).to(torch::kFloat);
 }
 

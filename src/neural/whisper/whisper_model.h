@@ -122,7 +122,8 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
   WhisperModel() = default;
   static std::shared_ptr<WhisperModel> Build(const WhisperConfig& config, const ModelOptions& options,
                                              const WeightSource& weight, bool has_proj_out);
-  // ids (N, t) at positions past.. -> logits (N, t, V); with `rows`, those of
+  // ids (N, t), already checked against the vocabulary (CheckStep, or the
+  // Prefill functions), at positions past.. -> logits (N, t, V); with `rows`, those of
   // the positions rows (indices into the t) only: (N, rows.size(), V).
   torch::Tensor DecodeTokens(const torch::Tensor& ids, std::vector<KvCache>& caches, const std::vector<CrossKv>& cross,
                              const std::vector<std::int64_t>* rows = nullptr) const;
