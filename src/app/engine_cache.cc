@@ -1,5 +1,7 @@
 #include "app/engine_cache.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 namespace lingcast {
@@ -43,8 +45,17 @@ absl::StatusOr<std::shared_ptr<Translator>> EngineCache::SharedTranslator(const 
 
 EngineCache::Stats EngineCache::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return Stats{static_cast<int>(voices_.size()), static_cast<int>(recognizers_.size()),
-               static_cast<int>(translators_.size()), loads_, reuses_};
+  Stats stats{static_cast<int>(voices_.size()), static_cast<int>(recognizers_.size()),
+              static_cast<int>(translators_.size()), loads_, reuses_, {}};
+  for (const auto& [key, recognizer] : recognizers_) {
+    const std::optional<AsrModel::StepBatching> steps = recognizer->step_batching();
+    if (!steps) continue;
+    stats.recognizer_steps.steps += steps->steps;
+    stats.recognizer_steps.passes += steps->passes;
+    stats.recognizer_steps.joined_steps += steps->joined_steps;
+    stats.recognizer_steps.largest_pass = std::max(stats.recognizer_steps.largest_pass, steps->largest_pass);
+  }
+  return stats;
 }
 
 }  // namespace lingcast

@@ -37,6 +37,9 @@ class EngineCache {
   struct Stats {
     int voices = 0, recognizers = 0, translators = 0;  // engines kept
     int64_t loads = 0, reuses = 0;    // askers that loaded one, and that got one already loaded
+    // The kept recognizers' decoder passes shared by their sessions, summed
+    // (largest_pass: the most in any); all 0 when none batches.
+    AsrModel::StepBatching recognizer_steps;
   };
   Stats stats() const;
 

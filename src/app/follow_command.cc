@@ -249,6 +249,9 @@ std::string FollowRecordJson(const FollowRecord& record) {
   json["engine"] = record.engine.empty() ? nlohmann::json(nullptr) : nlohmann::json(record.engine);
   json["utterance_start_ms"] = record.utterance_start.millis();
   json["utterance_end_ms"] = record.utterance_end.millis();
+  // What the recognizer heard as the utterance went on: why a line was decided when it was.
+  json["partials"] = nlohmann::json::array();
+  for (const auto& [at, text] : record.partials) json["partials"].push_back({{"at_ms", at.millis()}, {"text", text}});
   return json.dump();
 }
 
@@ -315,7 +318,7 @@ Command AddFollowCommand(CLI::App& app) {
       ->capture_default_str();
   follow_cmd->add_flag("--json", follow_options.json,
                        "One JSON object per decision: line, off_script, confidence, commit_time_ms, commit_point, "
-                       "source_text, translation");
+                       "source_text, translation, partials (what was heard when)");
   return {follow_cmd, [flags](Logger& logger) { return RunFromFlags(*flags, logger); }};
 }
 

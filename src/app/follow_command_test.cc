@@ -130,6 +130,12 @@ TEST(FollowCommandTest, AnAdLibIsOffScript) {
   }
   EXPECT_TRUE(off["line"].is_null());
   EXPECT_TRUE(off["commit_point"].is_null());
+  // The partials heard, in order, each with when it was heard.
+  ASSERT_EQ(off["partials"].size(), seen[0].partials.size());
+  for (size_t i = 0; i < seen[0].partials.size(); ++i) {
+    EXPECT_EQ(off["partials"][i]["at_ms"], seen[0].partials[i].first.millis());
+    EXPECT_EQ(off["partials"][i]["text"], seen[0].partials[i].second);
+  }
   EXPECT_THAT(FollowRecordLine(seen[0]), HasSubstr("off script"));
 }
 

@@ -1,6 +1,7 @@
 #include "app/neural_plugin_engines.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -158,6 +159,17 @@ class PluginAsrModel : public AsrModel {
   }
   Language language() const override { return FromC(table().recognizer_language(handle_->recognizer)); }
   std::string name() const override { return table().recognizer_name(handle_->recognizer); }
+  std::optional<StepBatching> step_batching() const override {
+    // A plug-in of minor 2 or later has the entry (lingcast_plugin_abi.h).
+    if (table().struct_size < offsetof(lc_plugin_table, recognizer_step_batching) + sizeof(void (*)(void)) ||
+        table().recognizer_step_batching == nullptr) {
+      return std::nullopt;
+    }
+    lc_step_batching stats{};
+    stats.struct_size = sizeof(stats);
+    if (table().recognizer_step_batching(handle_->recognizer, &stats) == 0) return std::nullopt;
+    return StepBatching{stats.steps, stats.passes, stats.joined_steps, stats.largest_pass};
+  }
 
  private:
   const lc_plugin_table& table() const { return handle_->library->table(); }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "app/engine_cache.h"
 #include "app/neural_plugin_engines.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
@@ -222,6 +223,62 @@ TEST(NeuralPluginTest, ThePlugInBuiltBesideThisLingcastOffersEveryEngine) {
   EXPECT_OK(plugin->Require(plugin->table().create_fastspeech2_voice, "fastspeech2"));
   EXPECT_OK(plugin->Require(plugin->table().describe_runtime, "runtime"));
   EXPECT_THAT(DescribePluginRuntime(*plugin).summary, HasSubstr("libtorch"));
+}
+
+// Minor 2: a Whisper recognizer counts the decoder steps of its sessions and
+// the passes they took (alone or joined by the step batcher), and the engine
+// cache that keeps it sums them for /metrics.
+TEST(NeuralPluginTest, AWhisperRecognizerCountsItsSessionsDecoderStepsForMetrics) {
+  ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("whisper");
+  ASSERT_OK(plugin);
+  WhisperPluginRequest request;
+  request.model_dir = std::string(NEURAL_TESTDATA_DIR) + "/whisper_tiny";
+  request.language = "en";
+  request.device = "cpu";
+  EngineCache engines;
+  absl::StatusOr<std::shared_ptr<AsrModel>> model =
+      engines.Recognizer("whisper_tiny", [&] { return MakePluginRecognizer(*plugin, request); });
+  ASSERT_OK(model);
+  const std::optional<AsrModel::StepBatching> before = (*model)->step_batching();
+  ASSERT_TRUE(before.has_value()) << "the plug-in of this build has minor 2";
+  EXPECT_EQ(before->steps, 0);
+  EXPECT_EQ(before->passes, 0);
+
+  // Two sessions decode at once, each a second of its own tone.
+  auto decode = [&](float hz, absl::Status* result) {
+    absl::StatusOr<std::unique_ptr<AsrSession>> session = (*model)->NewSession();
+    if (!session.ok()) {
+      *result = session.status();
+      return;
+    }
+    AudioBuffer tone;
+    tone.sample_rate = 16000;
+    tone.channels = 1;
+    for (int i = 0; i < 16000; ++i) tone.samples.push_back(0.3f * std::sin(6.2831853f * hz * i / 16000.0f));
+    *result = (*session)->AcceptAudio(tone);
+    if (result->ok()) *result = (*session)->Finish().status();
+  };
+  absl::Status first, second;
+  std::thread a(decode, 220.0f, &first), b(decode, 330.0f, &second);
+  a.join();
+  b.join();
+  ASSERT_OK(first);
+  ASSERT_OK(second);
+
+  const std::optional<AsrModel::StepBatching> after = (*model)->step_batching();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GE(after->steps, 2);  // each session's final took at least one step
+  EXPECT_GE(after->passes, 1);
+  EXPECT_LE(after->passes, after->steps);
+  EXPECT_LE(after->joined_steps, after->steps);
+  EXPECT_GE(after->largest_pass, 1);
+  EXPECT_LE(after->largest_pass, 2);  // never more steps in one pass than sessions
+  const EngineCache::Stats stats = engines.stats();
+  EXPECT_EQ(stats.recognizer_steps.steps, after->steps);
+  EXPECT_EQ(stats.recognizer_steps.passes, after->passes);
+  EXPECT_EQ(stats.recognizer_steps.joined_steps, after->joined_steps);
+  EXPECT_EQ(stats.recognizer_steps.largest_pass, after->largest_pass);
 }
 
 // A host of minor 0 fills lc_whisper_options up to log_level: the plug-in of

@@ -139,6 +139,17 @@ std::string ServeMetrics(const std::vector<SessionSummary>& sessions, int capaci
              engines.translators, {{"role", "translator"}});
   text.Counter("lingcast_engine_reuses_total", "Sessions that got an engine already loaded instead of loading it",
                static_cast<double>(engines.reuses));
+  // Whisper's step batcher: passes / steps is the decoder's cost per step
+  // shared out (1 when every session decodes alone).
+  text.Counter("lingcast_asr_decoder_steps_total", "Decoder steps of the shared recognizers' sessions, alone or joined",
+               static_cast<double>(engines.recognizer_steps.steps));
+  text.Counter("lingcast_asr_decoder_passes_total",
+               "Passes over the shared recognizers' decoder weights (steps of several sessions join in one)",
+               static_cast<double>(engines.recognizer_steps.passes));
+  text.Counter("lingcast_asr_decoder_joined_steps_total", "Decoder steps that shared their pass with another session's",
+               static_cast<double>(engines.recognizer_steps.joined_steps));
+  text.Gauge("lingcast_asr_decoder_largest_pass", "Most sessions' decoder steps in one pass so far",
+             static_cast<double>(engines.recognizer_steps.largest_pass));
   text.Gauge("lingcast_process_resident_memory_bytes", "Resident memory of the server process",
              CurrentRssMb() * 1024 * 1024);
   text.Counter("lingcast_process_cpu_seconds_total", "CPU time of the server process", ProcessCpuSeconds());

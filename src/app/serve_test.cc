@@ -516,6 +516,19 @@ TEST_F(ServeTest, UnderMemoryPressureTheServerRefusesNewSessionsUntilItPasses) {
               HasSubstr(R"(lingcast_degradation_steps_total{rung="refuse_new_sessions",direction="up"} 1)"));
 }
 
+// The shared recognizers' decoder passes, as EngineCache sums them.
+TEST(ServeMetricsTest, TheRecognizersStepBatchingIsExported) {
+  EngineCache::Stats engines;
+  engines.recognizers = 1;
+  engines.recognizer_steps = {/*steps=*/120, /*passes=*/50, /*joined_steps=*/90, /*largest_pass=*/3};
+  const std::string text = ServeMetrics({}, 3, false, HttpServer::Stats{}, engines);
+  EXPECT_THAT(text, HasSubstr("lingcast_asr_decoder_steps_total 120\n"));
+  EXPECT_THAT(text, HasSubstr("lingcast_asr_decoder_passes_total 50\n"));
+  EXPECT_THAT(text, HasSubstr("lingcast_asr_decoder_joined_steps_total 90\n"));
+  EXPECT_THAT(text, HasSubstr("lingcast_asr_decoder_largest_pass 3\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE lingcast_asr_decoder_passes_total counter"));
+}
+
 TEST(ServeMetricsTest, BucketsAreCumulative) {
   EXPECT_EQ(BucketCounts({40, 120, 120, 900, 20000}, {0.05, 0.15, 1, 10}), (std::vector<uint64_t>{1, 3, 4, 4}));
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,6 +130,17 @@ class AsrModel {
 
   virtual Language language() const = 0;
   virtual std::string name() const = 0;
+
+  // How this model's concurrent sessions shared its decoder's passes (Whisper's
+  // step batcher), counted since it was loaded; nullopt for a model that does
+  // not batch its sessions. Thread-safe.
+  struct StepBatching {
+    int64_t steps = 0;         // decoder steps run, alone or joined
+    int64_t passes = 0;        // passes over the decoder's weights (a step alone is one)
+    int64_t joined_steps = 0;  // steps that shared their pass with another session's
+    int64_t largest_pass = 0;  // most steps in one pass
+  };
+  virtual std::optional<StepBatching> step_batching() const { return std::nullopt; }
 };
 
 // Checks that `pcm` is what engines take; InvalidArgument naming what it is otherwise.

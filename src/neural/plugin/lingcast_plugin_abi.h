@@ -52,12 +52,25 @@
 extern "C" {
 #endif
 
+/* Minor 2: how a recognizer's concurrent sessions shared its decoder passes
+ * (Whisper's step batcher, neural/whisper/whisper_step_batcher.h), counted
+ * since it was created. */
+typedef struct lc_step_batching {
+  uint32_t struct_size; /* the host's sizeof; the plug-in fills what both know */
+  uint32_t reserved;
+  int64_t steps;        /* decoder steps run, alone or joined */
+  int64_t passes;       /* passes over the decoder's weights (a step alone is one) */
+  int64_t joined_steps; /* steps that shared their pass with another session's */
+  int64_t largest_pass; /* most steps in one pass */
+} lc_step_batching;
+
 /* Major 1 was the C++ table of lingcast before this header (std::string, absl
  * and lingcast types across the boundary); its plug-ins are refused. */
 #define LC_PLUGIN_ABI_MAJOR 2
 /* Minor 1 appended lc_whisper_options.min_partial_interval_gpu_us and
- * lc_vits_options.capture_as_needed. */
-#define LC_PLUGIN_ABI_MINOR 1
+ * lc_vits_options.capture_as_needed. Minor 2 appended the table's
+ * recognizer_step_batching and lc_step_batching. */
+#define LC_PLUGIN_ABI_MINOR 2
 #define LC_PLUGIN_ENTRY_SYMBOL "lingcast_neural_plugin_table"
 
 /* absl::StatusCode's numbers. */
@@ -382,6 +395,10 @@ typedef struct lc_plugin_table {
                                                 void* user, lc_status* status);
   void (*voice_session_cancel)(lc_voice_session* session);
   int32_t (*voice_session_cancelled)(const lc_voice_session* session);
+
+  /* Minor 2. Fills `out` and returns 1; 0 (and `out` untouched) for a
+   * recognizer that does not batch its sessions' steps. */
+  int32_t (*recognizer_step_batching)(const lc_recognizer* recognizer, lc_step_batching* out);
 } lc_plugin_table;
 
 /* What a table of minor 0 holds at least: up to its last entry (a later

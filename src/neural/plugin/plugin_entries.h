@@ -31,6 +31,7 @@ lc_status_code RecognizerSessionPartial(lc_recognizer_session* session, lc_hypot
 lc_status_code RecognizerSessionFinish(lc_recognizer_session* session, lc_hypothesis_sink sink, void* user,
                                        lc_status* status);
 int64_t RecognizerSessionPositionUs(const lc_recognizer_session* session);
+int32_t RecognizerStepBatching(const lc_recognizer* recognizer, lc_step_batching* out);
 
 lc_voice* CreateVitsVoice(const lc_vits_options* options, lc_status* status);
 lc_voice* CreateFastSpeech2Voice(const lc_fastspeech2_options* options, lc_status* status);

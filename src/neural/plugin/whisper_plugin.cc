@@ -1,6 +1,7 @@
 // The Whisper recognizer behind the C ABI (lingcast_plugin_abi.h):
 // WhisperAsrModel with libtorch inside, its streaming sessions, and its debug
 // records forwarded to the host's logger.
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,6 +130,16 @@ void RecognizerDestroy(lc_recognizer* recognizer) { delete recognizer; }
 const char* RecognizerName(const lc_recognizer* recognizer) { return recognizer->name.c_str(); }
 
 lc_language RecognizerLanguage(const lc_recognizer* recognizer) { return ToC(recognizer->model->language()); }
+
+int32_t RecognizerStepBatching(const lc_recognizer* recognizer, lc_step_batching* out) {
+  if (out == nullptr || out->struct_size < offsetof(lc_step_batching, largest_pass) + sizeof(int64_t)) return 0;
+  const neural::StepBatchingStats stats = recognizer->model->transcriber().model().step_batching_stats();
+  out->steps = stats.steps;
+  out->passes = stats.passes;
+  out->joined_steps = stats.joined_steps;
+  out->largest_pass = stats.largest_pass;
+  return 1;
+}
 
 lc_recognizer_session* RecognizerNewSession(lc_recognizer* recognizer, lc_status* status) {
   std::unique_ptr<lc_recognizer_session> session;
