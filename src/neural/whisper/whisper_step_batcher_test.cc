@@ -67,12 +67,17 @@ class WhisperStepBatcherTest : public ::testing::Test {
     return requests;
   }
 
+  void ExpectJoinedLogitsAreTheLoneOnes(torch::Device device) const;
+
   std::string dir_;
 };
 
-TEST_F(WhisperStepBatcherTest, DecodersSteppedInOnePassGetTheLogitsEachGetsAlone) {
-  const auto alone = WhisperTranscriber::Load(dir_, Batching(false));
-  const auto joined = WhisperTranscriber::Load(dir_, Batching(true));
+// Three decoders stepped from their own threads, joined and alone, on `device`.
+void WhisperStepBatcherTest::ExpectJoinedLogitsAreTheLoneOnes(torch::Device device) const {
+  ModelOptions alone_options = Batching(false), joined_options = Batching(true);
+  alone_options.device = joined_options.device = device;
+  const auto alone = WhisperTranscriber::Load(dir_, alone_options);
+  const auto joined = WhisperTranscriber::Load(dir_, joined_options);
   const std::vector<Request> requests = Requests(*alone);
   constexpr int kSteps = 6;
   const std::int64_t token = alone->special().no_timestamps;
@@ -81,21 +86,21 @@ TEST_F(WhisperStepBatcherTest, DecodersSteppedInOnePassGetTheLogitsEachGetsAlone
   std::vector<std::vector<torch::Tensor>> expected(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     auto state = alone->model().StartDecoder(requests[i].encoded, 1, 64);
-    state->Prefill(torch::tensor(requests[i].prompt, torch::kLong).view({1, -1}));
-    for (int s = 0; s < kSteps; ++s) expected[i].push_back(state->Step(torch::full({1}, token + s, torch::kLong)));
+    state->Prefill(torch::tensor(requests[i].prompt, torch::kLong).view({1, -1}).to(device));
+    for (int s = 0; s < kSteps; ++s) expected[i].push_back(state->Step(torch::full({1}, token + s, torch::dtype(torch::kLong).device(device))));
   }
 
   // Joined: every decoder live before any steps, each on its own thread.
   std::vector<std::unique_ptr<WhisperDecoderState>> states;
   for (const Request& request : requests) {
     states.push_back(joined->model().StartDecoder(request.encoded, 1, 64));
-    states.back()->Prefill(torch::tensor(request.prompt, torch::kLong).view({1, -1}));
+    states.back()->Prefill(torch::tensor(request.prompt, torch::kLong).view({1, -1}).to(device));
   }
   std::vector<std::vector<torch::Tensor>> got(requests.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     threads.emplace_back([&, i] {
-      for (int s = 0; s < kSteps; ++s) got[i].push_back(states[i]->Step(torch::full({1}, token + s, torch::kLong)));
+      for (int s = 0; s < kSteps; ++s) got[i].push_back(states[i]->Step(torch::full({1}, token + s, torch::dtype(torch::kLong).device(device))));
       states[i].reset();
     });
   }
@@ -113,6 +118,46 @@ TEST_F(WhisperStepBatcherTest, DecodersSteppedInOnePassGetTheLogitsEachGetsAlone
   EXPECT_EQ(stats.joined_steps, 3 * kSteps);
   EXPECT_EQ(stats.largest_pass, 3);
   EXPECT_EQ(alone->model().step_batching_stats().steps, 0);  // off: nothing goes through it
+}
+
+TEST_F(WhisperStepBatcherTest, DecodersSteppedInOnePassGetTheLogitsEachGetsAlone) {
+  ExpectJoinedLogitsAreTheLoneOnes(torch::kCPU);
+}
+
+// On CUDA the eager step (beam search's) goes through the batcher too.
+TEST_F(WhisperStepBatcherTest, OnCudaDecodersSteppedInOnePassGetTheLogitsEachGetsAlone) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CUDA test runs on the GPU machine";
+  ExpectJoinedLogitsAreTheLoneOnes(torch::kCUDA);
+}
+
+// Concurrent beam searches on CUDA: the tokens each gets alone.
+TEST_F(WhisperStepBatcherTest, OnCudaConcurrentBeamSearchesGetTheTokensEachGetsAlone) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CUDA test runs on the GPU machine";
+  ModelOptions alone_options = Batching(false), joined_options = Batching(true);
+  alone_options.device = joined_options.device = torch::kCUDA;
+  const auto alone = WhisperTranscriber::Load(dir_, alone_options);
+  const auto joined = WhisperTranscriber::Load(dir_, joined_options);
+  const std::vector<std::vector<float>> audio = {Tone(300, 2.0), Tone(1200, 3.5), Tone(600, 1.0)};
+  WhisperOptions options;
+  options.language = "en";
+  options.num_beams = 2;
+  options.max_new_tokens = 24;
+  std::vector<WhisperResult> expected;
+  for (const auto& samples : audio) {
+    expected.push_back(alone->Transcribe(samples.data(), static_cast<std::int64_t>(samples.size()), options));
+  }
+  std::vector<WhisperResult> got(audio.size());
+  std::latch start(static_cast<std::ptrdiff_t>(audio.size()));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < audio.size(); ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      got[i] = joined->Transcribe(audio[i].data(), static_cast<std::int64_t>(audio[i].size()), options);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (std::size_t i = 0; i < audio.size(); ++i) EXPECT_EQ(got[i].sequence, expected[i].sequence) << "request " << i;
+  EXPECT_GT(joined->model().step_batching_stats().steps, 0);
 }
 
 TEST_F(WhisperStepBatcherTest, ConcurrentTranscriptionsGetTheTokensEachGetsAlone) {
