@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
   UseAvailableCpuThreads();
   ModelOptions options;
   options.quantization = Quantization::kInt8;
+  options.step_batching.enabled = true;  // off by default (model_options.h says why)
   ModelOptions alone_options = options;
   alone_options.step_batching.enabled = false;
   const auto batched = WhisperTranscriber::Load(model_dir, options);

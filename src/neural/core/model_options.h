@@ -17,7 +17,13 @@ namespace lingcast::neural {
 // sessions) joined into one pass (whisper/whisper_step_batcher.h). Marian
 // batches whole lines instead (marian/marian_batcher.h).
 struct StepBatchingOptions {
-  bool enabled = true;
+  // Off by default: on an idle 2-core machine (whisper_sessions_bench, Whisper
+  // base int8, 2026-12-06) sessions decoding alone, each on its own thread,
+  // finished sooner than batched ones: 1.77x the wall time batched with 2
+  // sessions, 1.28x with 3, though a pass of 2 decoders costs 0.79x of two
+  // steps. Alone, the sessions' steps and encoders run on both cores at once;
+  // batched, the others wait while the leading thread runs the pass.
+  bool enabled = false;
   // How long a step waits for the other live decoders' steps. A whisper base
   // int8 step on 2 CPU cores takes several ms (11.8 ms in whisper_sessions_bench
   // with one core busy elsewhere); 1 ms covers the work a caller does

@@ -20,7 +20,15 @@ void WhisperStepBatcher::Leave() {
 
 torch::Tensor WhisperStepBatcher::Step(WhisperDecoderState& state, const torch::Tensor& tokens) {
   model_.CheckStep(state, tokens);
-  if (!options_.enabled) return model_.StepAlone(state, tokens);
+  if (!options_.enabled) {
+    torch::Tensor logits = model_.StepAlone(state, tokens);
+    // Counted all the same: /metrics shows the decoder's load either way.
+    std::lock_guard lock(mutex_);
+    stats_.steps += 1;
+    stats_.passes += 1;
+    stats_.largest_pass = std::max<std::int64_t>(stats_.largest_pass, 1);
+    return logits;
+  }
   Waiting mine{&state, tokens, std::chrono::steady_clock::now()};
   std::unique_lock lock(mutex_);
   waiting_.push_back(&mine);

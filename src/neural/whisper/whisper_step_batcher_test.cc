@@ -117,7 +117,12 @@ void WhisperStepBatcherTest::ExpectJoinedLogitsAreTheLoneOnes(torch::Device devi
   EXPECT_EQ(stats.passes, kSteps);  // every pass waited for all three
   EXPECT_EQ(stats.joined_steps, 3 * kSteps);
   EXPECT_EQ(stats.largest_pass, 3);
-  EXPECT_EQ(alone->model().step_batching_stats().steps, 0);  // off: nothing goes through it
+  // Off: every step its own pass, counted all the same.
+  const StepBatchingStats off = alone->model().step_batching_stats();
+  EXPECT_EQ(off.steps, 3 * kSteps);
+  EXPECT_EQ(off.passes, 3 * kSteps);
+  EXPECT_EQ(off.joined_steps, 0);
+  EXPECT_EQ(off.largest_pass, 1);
 }
 
 TEST_F(WhisperStepBatcherTest, DecodersSteppedInOnePassGetTheLogitsEachGetsAlone) {
