@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -118,6 +119,15 @@ absl::Status WriteScript(const std::string& path, const ShowSpec& spec) {
   std::ofstream out(path);
   for (const auto& [en, zh] : Lines(spec)) out << "en: " << en << " | zh: " << zh << "\n";
   return out ? absl::OkStatus() : absl::InternalError("cannot write " + path);
+}
+
+absl::StatusOr<std::filesystem::path> WriteShowDir(const std::string& name, const ShowSpec& spec) {
+  std::string pattern = (std::filesystem::temp_directory_path() / ("lingcast_" + name + "_XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) return absl::InternalError("cannot make a folder like " + pattern);
+  const std::filesystem::path dir = pattern;
+  LC_RETURN_IF_ERROR(WriteHost((dir / "host.wav").string(), 1, spec));
+  LC_RETURN_IF_ERROR(WriteScript((dir / "show.script").string(), spec));
+  return dir;
 }
 
 }  // namespace lingcast

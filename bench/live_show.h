@@ -2,11 +2,13 @@
 // script (with ad-libs), written as a 16 kHz WAV by a real voice.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace lingcast {
 
@@ -26,5 +28,8 @@ absl::Status WriteHost(const std::string& path, int repeats, const ShowSpec& spe
 absl::Status WriteScript(const std::string& path, const ShowSpec& spec);
 // The duration of a WAV WriteHost wrote.
 double Seconds(const std::string& wav);
+// A new folder lingcast_NAME_XXXXXX under the temporary directory holding the
+// show once (host.wav) and its script (show.script).
+absl::StatusOr<std::filesystem::path> WriteShowDir(const std::string& name, const ShowSpec& spec);
 
 }  // namespace lingcast

@@ -205,18 +205,13 @@ int Main(int argc, char** argv) {
   const int api_rate = argc > 4 ? std::atoi(argv[4]) : 200;
   setenv("LINGCAST_DATA_DIR", LINGCAST_BINARY_DIR "/data", 1);
   av_log_set_level(AV_LOG_ERROR);
-  std::string pattern = (std::filesystem::temp_directory_path() / "lingcast_serve_bench_XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    std::perror("mkdtemp");
-    return 1;
-  }
-  const std::filesystem::path dir = pattern;
   const ShowSpec spec;
-  if (absl::Status s = WriteHost((dir / "host.wav").string(), 1, spec); !s.ok()) {
-    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+  const absl::StatusOr<std::filesystem::path> show_dir = WriteShowDir("serve_bench", spec);
+  if (!show_dir.ok()) {
+    std::fprintf(stderr, "%s\n", show_dir.status().ToString().c_str());
     return 1;
   }
-  if (absl::Status s = WriteScript((dir / "show.script").string(), spec); !s.ok()) return 1;
+  const std::filesystem::path dir = *show_dir;
   std::printf("the show: %.1f s of host audio, %zu script lines; %s at 30 fps, the default engines\n",
               Seconds((dir / "host.wav").string()), Lines(spec).size(), size.c_str());
   ServeDirectories dirs;

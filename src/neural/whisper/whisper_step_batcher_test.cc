@@ -9,6 +9,8 @@
 
 #include <latch>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "neural/core/safetensors.h"
@@ -39,6 +41,28 @@ std::vector<float> Tone(double hertz, double seconds) {
   std::vector<float> samples(static_cast<std::size_t>(seconds * 16000));
   for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = 0.3f * std::sin(2 * M_PI * hertz * i / 16000.0);
   return samples;
+}
+
+// Each recording transcribed by `alone` one at a time, and by `joined` from a
+// thread each, started together: {alone's results, joined's}.
+std::pair<std::vector<WhisperResult>, std::vector<WhisperResult>> TranscribeAloneAndAtOnce(
+    const WhisperTranscriber& alone, const WhisperTranscriber& joined, const std::vector<std::vector<float>>& audio,
+    const WhisperOptions& options) {
+  std::vector<WhisperResult> expected;
+  for (const auto& samples : audio) {
+    expected.push_back(alone.Transcribe(samples.data(), static_cast<std::int64_t>(samples.size()), options));
+  }
+  std::vector<WhisperResult> got(audio.size());
+  std::latch start(static_cast<std::ptrdiff_t>(audio.size()));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < audio.size(); ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      got[i] = joined.Transcribe(audio[i].data(), static_cast<std::int64_t>(audio[i].size()), options);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return {std::move(expected), std::move(got)};
 }
 
 class WhisperStepBatcherTest : public ::testing::Test {
@@ -147,20 +171,7 @@ TEST_F(WhisperStepBatcherTest, OnCudaConcurrentBeamSearchesGetTheTokensEachGetsA
   options.language = "en";
   options.num_beams = 2;
   options.max_new_tokens = 24;
-  std::vector<WhisperResult> expected;
-  for (const auto& samples : audio) {
-    expected.push_back(alone->Transcribe(samples.data(), static_cast<std::int64_t>(samples.size()), options));
-  }
-  std::vector<WhisperResult> got(audio.size());
-  std::latch start(static_cast<std::ptrdiff_t>(audio.size()));
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < audio.size(); ++i) {
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      got[i] = joined->Transcribe(audio[i].data(), static_cast<std::int64_t>(audio[i].size()), options);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  const auto [expected, got] = TranscribeAloneAndAtOnce(*alone, *joined, audio, options);
   for (std::size_t i = 0; i < audio.size(); ++i) EXPECT_EQ(got[i].sequence, expected[i].sequence) << "request " << i;
   EXPECT_GT(joined->model().step_batching_stats().steps, 0);
 }
@@ -172,21 +183,7 @@ TEST_F(WhisperStepBatcherTest, ConcurrentTranscriptionsGetTheTokensEachGetsAlone
   WhisperOptions options;  // the language detected: one more decoder per request
   options.max_new_tokens = 24;
   options.timestamps = true;
-
-  std::vector<WhisperResult> expected;
-  for (const auto& samples : audio) {
-    expected.push_back(alone->Transcribe(samples.data(), static_cast<std::int64_t>(samples.size()), options));
-  }
-  std::vector<WhisperResult> got(audio.size());
-  std::latch start(static_cast<std::ptrdiff_t>(audio.size()));
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < audio.size(); ++i) {
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      got[i] = joined->Transcribe(audio[i].data(), static_cast<std::int64_t>(audio[i].size()), options);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  const auto [expected, got] = TranscribeAloneAndAtOnce(*alone, *joined, audio, options);
   for (std::size_t i = 0; i < audio.size(); ++i) {
     EXPECT_EQ(got[i].sequence, expected[i].sequence) << "request " << i;
     EXPECT_EQ(got[i].language, expected[i].language) << "request " << i;
