@@ -16,6 +16,11 @@
 //   decode 32  greedy decoding of exactly 32 tokens after the 4-token prompt
 //              (<|endoftext|> suppressed), the encoder not included
 //   generate   encoder + decode 32, what transformers' generate() times
+//   sessions   N decoders (1, 2, 4, 8) stepping 32 tokens each from their own
+//              threads, as the server's sessions do: each alone (the default) and
+//              joined into one pass per step (the step batcher,
+//              whisper/whisper_step_batcher.h); wall time per step of all N, and
+//              the ratio joined / alone (the reference is the alone run)
 // each by the default path (on CUDA: static caches, on-device logits processors,
 // the step replayed from a CUDA graph) and by the eager one (caches grown step by
 // step, scores to the host every step, the encoder eager).
@@ -27,7 +32,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <torch/cuda.h>
@@ -58,6 +65,31 @@ double MedianMs(F&& f, int runs, bool cuda) {
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+// Wall time per step (ms) of `decoders` decoders over `encoded`, each stepping
+// `steps` tokens from its own thread after the 4-token prompt.
+double ConcurrentStepMs(const WhisperModel& model, const torch::Tensor& encoded, int decoders, int steps, bool cuda) {
+  std::vector<std::unique_ptr<lingcast::neural::WhisperDecoderState>> states;
+  const torch::Tensor prompt =
+      torch::tensor(std::vector<std::int64_t>{50258, 50259, 50359, 50363}, torch::kLong).view({1, -1});
+  for (int d = 0; d < decoders; ++d) {
+    states.push_back(model.StartDecoder(encoded, 1, 4 + steps));
+    states.back()->Prefill(prompt.to(model.options().device));
+  }
+  const torch::Tensor token = torch::full({1}, 440, torch::dtype(torch::kLong).device(model.options().device));
+  if (cuda) torch::cuda::synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int d = 0; d < decoders; ++d) {
+    threads.emplace_back([&, d] {
+      for (int s = 0; s < steps; ++s) states[d]->Step(token);
+      if (cuda) torch::cuda::synchronize();
+      states[d].reset();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / steps;
 }
 
 }  // namespace
@@ -134,6 +166,27 @@ int main(int argc, char** argv) {
                 static_cast<long long>(c.d_model), static_cast<long long>(c.encoder_layers),
                 static_cast<long long>(c.decoder_layers), label, encoder_ms, decode_ms, generate_ms,
                 report.cuda_graph ? "cuda graph" : (cuda ? "static, no graph" : "eager"), eager_decode_ms, eager_generate_ms);
+
+    // Concurrent sessions' steps: alone (the default) against joined in one pass.
+    if (checkpoint.empty()) {
+      ModelOptions joined_options = options;
+      joined_options.step_batching.enabled = true;
+      joined_options.step_batching.window = std::chrono::minutes(1);  // every pass holds all N
+      auto joined = WhisperModel::Random(small, joined_options, 1);
+      const torch::Tensor one = encoded.narrow(0, 0, 1);
+      for (int n : {1, 2, 4, 8}) {
+        std::vector<double> alone_ms, joined_ms;
+        for (int r = 0; r < 3; ++r) {  // alternating, the median of 3
+          alone_ms.push_back(ConcurrentStepMs(*model, one, n, 32, cuda));
+          joined_ms.push_back(ConcurrentStepMs(*joined, one, n, 32, cuda));
+        }
+        std::sort(alone_ms.begin(), alone_ms.end());
+        std::sort(joined_ms.begin(), joined_ms.end());
+        std::printf("%s sessions: %d decoders stepping at once, per step of all: alone %.2f ms, joined %.2f ms, "
+                    "joined / alone %.2fx\n",
+                    label, n, alone_ms[1], joined_ms[1], joined_ms[1] / alone_ms[1]);
+      }
+    }
   }
   return 0;
 }
