@@ -244,6 +244,10 @@ class UdpFaultRelay {
   int port() const { return port_; }
   int64_t forwarded() const { return forwarded_; }
   int64_t lost() const { return lost_; }
+  // From now on no datagram is lost (delay and jitter stay). A stream's last
+  // datagram lost has no later one to reveal the gap, so a retransmitting
+  // protocol cannot recover it: a test of recovery stops losing before its end.
+  void StopLosing() { losing_ = false; }
 
  private:
   using Clock = fault_relay_internal::Clock;
@@ -262,7 +266,7 @@ class UdpFaultRelay {
       client_ = from;
       have_client_ = true;
     }
-    if (faults_.loss > 0 && std::uniform_real_distribution<double>(0, 1)(random_) < faults_.loss) {
+    if (losing_ && faults_.loss > 0 && std::uniform_real_distribution<double>(0, 1)(random_) < faults_.loss) {
       ++lost_;
       return;
     }
@@ -301,6 +305,7 @@ class UdpFaultRelay {
   std::atomic<int64_t> forwarded_{0};
   std::atomic<int64_t> lost_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> losing_{true};
   std::thread thread_;
 };
 

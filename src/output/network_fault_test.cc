@@ -204,7 +204,13 @@ TEST(NetworkFaultTest, SrtThroughLossDelayAndJitterArrivesWhole) {
   ASSERT_TRUE(PollUntil([&] { return OutputStats(**set).state == OutputState::kConnected; }))
       << OutputStats(**set).error;
   PacedFeeder feeder(**set, video);
-  ASSERT_OK(feeder.Seconds(4));
+  ASSERT_OK(feeder.Seconds(3));
+  // The stream's last second goes through whole: a lost last datagram has no
+  // later packet to reveal it, and no protocol could ask for it again (this
+  // failed CI once, 187 of 188 audio packets received). Every loss before it
+  // must be recovered by retransmission.
+  relay.StopLosing();
+  ASSERT_OK(feeder.Seconds(1));
   ASSERT_OK((*set)->Finish()) << OutputStats(**set).error;
   const OutputSetStats stats = (*set)->stats();
   ExpectNoAudioLost(stats);
