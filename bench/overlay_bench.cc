@@ -78,6 +78,9 @@ double Percentile(std::vector<double> values, double p) {
 // One show with chromium on its overlay; appends each line's figures.
 absl::Status RunShow(int show, const ServeDirectories& dirs, Logger& logger, std::vector<double>& compute_ms,
                      std::vector<double>& to_page_ms) {
+  testing_util::HeadlessChromium chromium(
+      (std::filesystem::path(dirs.output) / absl::StrCat("chromium", show)).string());
+  LC_RETURN_IF_ERROR(chromium.WaitUntilListening());  // before the show, which does not wait
   EngineCache engines;
   SessionManager sessions(LiveSessionFactory(dirs, logger, engines), SessionManagerOptions{});
   HttpServerOptions http;
@@ -94,10 +97,9 @@ absl::Status RunShow(int show, const ServeDirectories& dirs, Logger& logger, std
   LC_ASSIGN_OR_RETURN(std::string id, sessions.Create(settings));
   auto clock = std::make_shared<SubtitleClock>();
   LC_RETURN_IF_ERROR(sessions.JoinEvents(id, clock));
-  testing_util::HeadlessChromium chromium(
-      absl::StrCat("http://127.0.0.1:", server.port(), "/overlay/", id, "?token=", kToken),
-      (std::filesystem::path(dirs.output) / absl::StrCat("chromium", show)).string());
-  LC_ASSIGN_OR_RETURN(testing_util::TestConnection page, chromium.ConnectToPage("/overlay/"));
+  LC_ASSIGN_OR_RETURN(testing_util::TestConnection page,
+                      chromium.OpenPage(absl::StrCat("http://127.0.0.1:", server.port(), "/overlay/", id,
+                                                     "?token=", kToken)));
   // A subtitle sent before the page listened reaches it as a late joiner's
   // replay, not live: only those sent after this moment count.
   const int64_t page_ready_at = absl::ToUnixMillis(absl::Now());

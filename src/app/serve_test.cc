@@ -636,6 +636,10 @@ TEST_F(ServeTest, TheOverlayShowsTheSubtitleInABrowser) {
   if (access(testing_util::kChromiumPath, X_OK) != 0) {
     GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
   }
+  // Chromium first: a cold one on a busy machine can take long to start, and
+  // the show on the real clock would not wait for it.
+  HeadlessChromium chromium(dir_.File("chromium"));
+  ASSERT_OK(chromium.WaitUntilListening());
   // On the real clock: three seconds of silence first, so the page is connected
   // before the host says the line.
   std::vector<std::string> lines = {"This dress comes in red and in black."};
@@ -649,10 +653,8 @@ TEST_F(ServeTest, TheOverlayShowsTheSubtitleInABrowser) {
   const std::string id = created.json()["id"];
   auto events = std::make_shared<TimedRecorder>();
   ASSERT_OK(sessions_->JoinEvents(id, events));
-
-  HeadlessChromium chromium(absl::StrCat("http://127.0.0.1:", server_->port(), "/overlay/", id, "?token=", kToken),
-                            dir_.File("chromium"));
-  absl::StatusOr<TestConnection> page = chromium.ConnectToPage("/overlay/");
+  absl::StatusOr<TestConnection> page =
+      chromium.OpenPage(absl::StrCat("http://127.0.0.1:", server_->port(), "/overlay/", id, "?token=", kToken));
   ASSERT_OK(page) << chromium.log();
 
   // Until the page has shown a subtitle (bounded: the show is 8 s long).

@@ -14,7 +14,7 @@
 
 namespace lingcast::testing_util {
 
-HeadlessChromium::HeadlessChromium(const std::string& url, const std::string& profile_dir) {
+HeadlessChromium::HeadlessChromium(const std::string& profile_dir) {
   std::filesystem::create_directories(profile_dir);
   log_path_ = profile_dir + "/chromium.log";
   port_file_ = profile_dir + "/profile/DevToolsActivePort";
@@ -24,49 +24,61 @@ HeadlessChromium::HeadlessChromium(const std::string& url, const std::string& pr
     dup2(log, STDERR_FILENO);
     dup2(log, STDOUT_FILENO);
     const std::string profile = "--user-data-dir=" + profile_dir + "/profile";
+    // Nothing a test needs from the network or the desktop: no updates, sync,
+    // extensions or crash reports to start first.
     execl(kChromiumPath, kChromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-          "--remote-debugging-port=0", "--window-size=1280,720", profile.c_str(), url.c_str(),
+          "--no-default-browser-check", "--disable-extensions", "--disable-component-update",
+          "--disable-background-networking", "--disable-sync", "--disable-crash-reporter", "--mute-audio",
+          "--remote-debugging-port=0", "--window-size=1280,720", profile.c_str(), "about:blank",
           static_cast<char*>(nullptr));
     _exit(127);
   }
 }
 
 HeadlessChromium::~HeadlessChromium() {
-  if (pid_ > 0) {
+  if (pid_ > 0 && exit_status_ < 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
 }
 
-int HeadlessChromium::DevToolsPort() {
-  for (int i = 0; i < 600; ++i) {
+absl::Status HeadlessChromium::WaitUntilListening() {
+  if (pid_ < 0) return absl::UnavailableError(absl::StrCat("could not start ", kChromiumPath));
+  for (int i = 0; i < 2400 && devtools_port_ <= 0; ++i) {
     std::ifstream file(port_file_);
-    int port = 0;
-    if (file >> port && port > 0) return port;
+    if (int port = 0; file >> port && port > 0) {
+      devtools_port_ = port;
+      break;
+    }
+    int status = 0;
+    if (exit_status_ < 0 && waitpid(pid_, &status, WNOHANG) == pid_) {
+      exit_status_ = status;
+      return absl::UnavailableError(absl::StrCat(
+          "chromium ended before it listened for DevTools (",
+          WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status)) : absl::StrCat("signal ", WTERMSIG(status)),
+          "): ", log()));
+    }
     usleep(50'000);
   }
-  return 0;
+  if (devtools_port_ <= 0) {
+    return absl::UnavailableError(absl::StrCat("chromium has not listened for DevTools in 120 s: ", log()));
+  }
+  return absl::OkStatus();
 }
 
-absl::StatusOr<TestConnection> HeadlessChromium::ConnectToPage(const std::string& url_part) {
-  const int devtools = DevToolsPort();
-  if (devtools <= 0) return absl::UnavailableError(absl::StrCat("chromium never listened for DevTools: ", log()));
-  std::string page_path, listed;
-  for (int i = 0; i < 200 && page_path.empty(); ++i) {
-    LC_ASSIGN_OR_RETURN(TestConnection listing, TestConnection::Connect(devtools));
-    LC_RETURN_IF_ERROR(listing.Send(HttpRequestText("GET", "/json/list")));
-    LC_ASSIGN_OR_RETURN(RawResponse pages, listing.ReadResponse());
-    listed = pages.body;
-    for (const nlohmann::json& p : nlohmann::json::parse(pages.body, nullptr, false)) {
-      if (p.value("type", "") == "page" && p.value("url", "").find(url_part) != std::string::npos) {
-        page_path = p["webSocketDebuggerUrl"].get<std::string>();
-      }
-    }
-    if (page_path.empty()) usleep(50'000);
+absl::StatusOr<TestConnection> HeadlessChromium::OpenPage(const std::string& url) {
+  LC_RETURN_IF_ERROR(WaitUntilListening());
+  LC_ASSIGN_OR_RETURN(TestConnection browser, TestConnection::Connect(devtools_port_));
+  LC_RETURN_IF_ERROR(browser.Send(HttpRequestText("PUT", absl::StrCat("/json/new?", url))));
+  LC_ASSIGN_OR_RETURN(RawResponse opened, browser.ReadResponse());
+  const nlohmann::json target = nlohmann::json::parse(opened.body, nullptr, false);
+  const std::string socket_url = target.is_object() ? target.value("webSocketDebuggerUrl", "") : "";
+  const size_t path = socket_url.find("/devtools/");
+  if (path == std::string::npos) {
+    return absl::UnavailableError(absl::StrCat("chromium opened no tab for ", url, ": ", opened.body));
   }
-  if (page_path.empty()) return absl::NotFoundError(absl::StrCat("chromium opened no page at ", url_part, ": ", listed));
-  LC_ASSIGN_OR_RETURN(TestConnection page, TestConnection::Connect(devtools));
-  LC_RETURN_IF_ERROR(page.UpgradeToWebSocket(page_path.substr(page_path.find("/devtools/"))));
+  LC_ASSIGN_OR_RETURN(TestConnection page, TestConnection::Connect(devtools_port_));
+  LC_RETURN_IF_ERROR(page.UpgradeToWebSocket(socket_url.substr(path)));
   return page;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <sys/types.h>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "server/test_client.h"
@@ -14,29 +15,32 @@ namespace lingcast::testing_util {
 
 inline constexpr char kChromiumPath[] = "/usr/bin/chromium";
 
-// A headless chromium showing `url` with its profile in `profile_dir`, killed
-// when this object goes.
+// A headless chromium with its profile in `profile_dir`, started on a blank
+// page and killed when this object goes. Start it before the show: a cold
+// chromium on a busy machine (CI, the binary not yet in the page cache) can
+// take tens of seconds to listen, and a show on the real clock does not wait.
 class HeadlessChromium {
  public:
-  HeadlessChromium(const std::string& url, const std::string& profile_dir);
+  explicit HeadlessChromium(const std::string& profile_dir);
   ~HeadlessChromium();
   HeadlessChromium(const HeadlessChromium&) = delete;
   HeadlessChromium& operator=(const HeadlessChromium&) = delete;
 
-  // A WebSocket to the DevTools target of the page whose URL contains
-  // `url_part`, once chromium listens and has opened it (bounded waits: a
-  // safety net against a hung browser, not a timing assertion).
-  absl::StatusOr<TestConnection> ConnectToPage(const std::string& url_part);
+  // Until chromium listens for DevTools: Unavailable with its exit status and
+  // log if it died first, or if it has not listened in two minutes (a safety
+  // net against a hung browser, not a timing assertion).
+  absl::Status WaitUntilListening();
+  // Opens `url` in a new tab; a WebSocket to that tab's DevTools target.
+  absl::StatusOr<TestConnection> OpenPage(const std::string& url);
   // What chromium printed, for a failure's message.
   std::string log() const;
 
  private:
-  // The DevTools port, from the file chromium writes once it listens; 0 if it never does.
-  int DevToolsPort();
-
   std::string log_path_;
   std::string port_file_;
   pid_t pid_ = -1;
+  int exit_status_ = -1;  // once reaped
+  int devtools_port_ = 0;
 };
 
 // One DevTools call on a page's socket (`id` unique per call); its result object.
