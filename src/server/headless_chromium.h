@@ -27,8 +27,9 @@ class HeadlessChromium {
   HeadlessChromium& operator=(const HeadlessChromium&) = delete;
 
   // Until chromium listens for DevTools: Unavailable with its exit status and
-  // log if it died first, or if it has not listened in two minutes (a safety
-  // net against a hung browser, not a timing assertion).
+  // log if it died first. One that has not listened in a minute is killed and
+  // started again, once (a safety net against a hung browser, not a timing
+  // assertion).
   absl::Status WaitUntilListening();
   // Opens `url` in a new tab; a WebSocket to that tab's DevTools target.
   absl::StatusOr<TestConnection> OpenPage(const std::string& url);
@@ -36,6 +37,9 @@ class HeadlessChromium {
   std::string log() const;
 
  private:
+  void Launch();  // forks and execs chromium on a blank page
+
+  std::string profile_dir_;
   std::string log_path_;
   std::string port_file_;
   pid_t pid_ = -1;
