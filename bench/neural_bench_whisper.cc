@@ -34,9 +34,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <latch>
 #include <memory>
 #include <string>
-#include <latch>
 #include <thread>
 #include <vector>
 
@@ -70,10 +70,9 @@ double MedianMs(F&& f, int runs, bool cuda) {
   return ms[ms.size() / 2];
 }
 
-// Wall time per step (ms) of `decoders` decoders over `encoded`, each stepping
-// `steps` tokens from its own thread after the 4-token prompt.
-// Per step of all `decoders`, each stepping `steps` tokens from a thread of its
-// own. Every thread first takes one step untimed (a new thread's first use of
+// Wall time per step (ms) of all `decoders` decoders over `encoded`, each
+// stepping `steps` tokens from a thread of its own after the 4-token prompt.
+// Every thread first takes one step untimed (a new thread's first use of
 // the device costs far more than a step: `first_step_ms`, the slowest), then
 // all start together.
 double ConcurrentStepMs(const WhisperModel& model, const torch::Tensor& encoded, int decoders, int steps, bool cuda,

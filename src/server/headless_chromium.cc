@@ -40,11 +40,14 @@ void HeadlessChromium::Launch() {
   }
 }
 
-HeadlessChromium::~HeadlessChromium() {
+HeadlessChromium::~HeadlessChromium() { Kill(); }
+
+void HeadlessChromium::Kill() {
   if (pid_ > 0 && exit_status_ < 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
+  pid_ = -1;
 }
 
 absl::Status HeadlessChromium::WaitUntilListening() {
@@ -55,8 +58,7 @@ absl::Status HeadlessChromium::WaitUntilListening() {
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (attempt > 0) {
       first_log = log();
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
+      Kill();
       Launch();
     }
     if (pid_ < 0) return absl::UnavailableError(absl::StrCat("could not start ", kChromiumPath));

@@ -38,6 +38,7 @@ class HeadlessChromium {
 
  private:
   void Launch();  // forks and execs chromium on a blank page
+  void Kill();    // the running chromium, if any, killed and reaped
 
   std::string profile_dir_;
   std::string log_path_;
