@@ -39,32 +39,13 @@ constexpr double kAccept = -3.0;
 constexpr double kMargin = 1.5;
 
 // Each line's first kTokens tokens' mean log-probability after `prompt`, all
-// lines in one teacher-forced pass (shorter lines padded, the padding unscored).
+// lines in one teacher-forced pass (WhisperTranscriber::ScoreOpenings, what the
+// live session's AsrSession::ScoreOpenings runs).
 std::vector<double> Scores(const WhisperTranscriber& t, const torch::Tensor& encoded,
                            const std::vector<std::int64_t>& prompt, const std::vector<std::string>& lines) {
-  const auto rows = static_cast<std::int64_t>(lines.size());
-  const auto width = static_cast<std::int64_t>(prompt.size() + kTokens);
   std::vector<std::vector<std::int64_t>> tokens;
-  std::vector<std::int64_t> ids;
-  for (const std::string& line : lines) {
-    tokens.push_back(t.tokenizer().Encode(line));
-    tokens.back().resize(std::min(tokens.back().size(), kTokens));
-    ids.insert(ids.end(), prompt.begin(), prompt.end());
-    for (std::size_t i = 0; i < kTokens; ++i) ids.push_back(i < tokens.back().size() ? tokens.back()[i] : prompt.back());
-  }
-  const torch::Tensor input = torch::tensor(ids, torch::kLong).view({rows, width}).to(encoded.device());
-  auto decoder = t.model().StartDecoder(encoded, rows, width);
-  const torch::Tensor logp = torch::log_softmax(decoder->PrefillAll(input), -1).cpu();
-  std::vector<double> scores;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::vector<std::int64_t>& line = tokens[static_cast<std::size_t>(r)];
-    double sum = 0;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      sum += logp[r][static_cast<std::int64_t>(prompt.size() + i) - 1][line[i]].item<float>();
-    }
-    scores.push_back(line.empty() ? -1e9 : sum / static_cast<double>(line.size()));
-  }
-  return scores;
+  for (const std::string& line : lines) tokens.push_back(t.tokenizer().Encode(line));
+  return t.ScoreOpenings(encoded, prompt, tokens, kTokens);
 }
 
 // The first two characters (UTF-8 code points) of `text`.

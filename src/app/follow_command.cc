@@ -244,6 +244,8 @@ std::string FollowRecordJson(const FollowRecord& record) {
   json["commit_time_ms"] = d.commit_time.millis();
   json["commit_point"] = d.commit_point ? nlohmann::json(*d.commit_point) : nlohmann::json(nullptr);
   json["at_endpoint"] = d.at_endpoint;
+  // Set when the recognizer's score of the line's opening committed it (ScriptFollower::OnOpeningScores).
+  json["opening_logp"] = d.opening_logp ? nlohmann::json(*d.opening_logp) : nlohmann::json(nullptr);
   json["source_text"] = record.source_text;
   json["translation"] = record.translation;
   json["engine"] = record.engine.empty() ? nlohmann::json(nullptr) : nlohmann::json(record.engine);

@@ -56,6 +56,9 @@ void AddRecognitionFlags(CLI::App& c, RecognitionConfig& recognition) {
                "How often the open utterance is heard again, 100..5000 ms (0: the recognizer's own: 250 ms, Whisper "
                "500 ms on the CPU and 250 ms on a GPU)")
       ->capture_default_str();
+  c.add_flag("--no-opening-scores{false}", recognition.score_openings,
+             "With --script: commit lines from the words heard only, not from Whisper's score of the expected line's "
+             "opening (docs/live.md)");
 }
 
 void AddTranslationFlags(CLI::App& c, TranslationConfig& translation, LiveFlags& flags) {

@@ -376,6 +376,7 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   LC_ASSIGN_OR_RETURN(parts.hearing, LoadLiveRecognizer(options, logger, engines));
   SpeechFollowerOptions follower_options;
   follower_options.recognizer.partial_interval = LivePartialInterval(options.recognition);
+  follower_options.score_openings = options.recognition.score_openings;
   // Lines and what is heard in one spelling (mt/match_text.h); the memory shares its converter.
   LC_ASSIGN_OR_RETURN(follower_options.spelling, MatchSpelling::Load(options.source));
   LC_ASSIGN_OR_RETURN(parts.follower, SpeechFollower::Create(*parts.hearing.asr, parts.lines, follower_options));

@@ -60,6 +60,12 @@ struct RecognitionConfig {
   // on the CPU, 250 ms on a GPU, each stretched when a decode is slow); else
   // 100..5000.
   int partial_interval_ms = 0;
+  // --no-opening-scores: with a script, the recognizer no longer scores the
+  // openings of the line expected next and its neighbours after a partial that
+  // commits nothing (Whisper only; docs/live.md), and lines commit from the
+  // words heard alone. On by default: Whisper's score of a Mandarin line's
+  // opening can commit it before its greedy text spells the line.
+  bool score_openings = true;
 };
 // How often the streaming recognizer asks for a partial hypothesis:
 // --asr-partial-ms, or 250 ms (Whisper's own cadence then gates its decodes).

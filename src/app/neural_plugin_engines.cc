@@ -137,6 +137,25 @@ class PluginAsrSession : public AsrSession {
     if (!final) return absl::InternalError("the neural plug-in finished an utterance without a hypothesis");
     return *std::move(final);
   }
+  absl::StatusOr<std::vector<double>> ScoreOpenings(const std::vector<std::string>& openings) override {
+    // A plug-in of minor 2 or older has no such entry.
+    if (table().struct_size < offsetof(lc_plugin_table, recognizer_session_score_openings) + sizeof(void (*)(void)) ||
+        table().recognizer_session_score_openings == nullptr) {
+      return AsrSession::ScoreOpenings(openings);
+    }
+    std::vector<const char*> texts;
+    std::vector<size_t> sizes;
+    for (const std::string& opening : openings) {
+      texts.push_back(opening.data());
+      sizes.push_back(opening.size());
+    }
+    std::vector<double> scores(openings.size());
+    lc_status status{};
+    const lc_status_code code = table().recognizer_session_score_openings(session_, texts.data(), sizes.data(),
+                                                                          openings.size(), scores.data(), &status);
+    if (code != LC_OK) return StatusFromPlugin(code, status);
+    return scores;
+  }
   MediaTime position() const override {
     return MediaTime::Micros(table().recognizer_session_position_us(session_));
   }
@@ -426,6 +445,7 @@ absl::StatusOr<std::shared_ptr<AsrModel>> MakePluginRecognizer(const NeuralPlugi
   options.agreement = request.agreement;
   options.min_partial_interval_us = request.min_partial_interval_ms * 1000;
   options.min_partial_interval_gpu_us = request.min_partial_interval_gpu_ms * 1000;
+  options.max_compute_share = request.max_compute_share;
   options.trim_after_us = request.trim_after_ms * 1000;
   options.quantize = request.quantize.c_str();
   options.int8_on_cpu = request.int8_on_cpu ? 1 : 0;

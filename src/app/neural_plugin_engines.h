@@ -62,6 +62,10 @@ struct WhisperPluginRequest {
   // committed from a decode of the first second.
   std::int64_t min_partial_interval_gpu_ms = 250;
   std::int64_t trim_after_ms = 20000;
+  // A partial decode of d wall time waits for d / max_compute_share of new audio
+  // before the next (0: Whisper's 0.4); negative: no such wait, so partials come
+  // at min_partial_interval on any machine (tests).
+  double max_compute_share = 0.0;
   // debug: each partial decode's time; may be null. Must outlive the recognizer:
   // the plug-in's records are forwarded to it.
   Logger* logger = nullptr;

@@ -9,6 +9,9 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -17,15 +20,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "app/engine_cache.h"
+#include "app/model_dirs.h"
 #include "app/neural_plugin_engines.h"
 #include "app/studio.h"
 #include "app/translation_setup.h"
 #include "app/tts_command.h"
+#include "audio/audio_decoder.h"
 #include "core/clock.h"
 #include "core/logger.h"
+#include "core/status.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mt/speech_follower.h"
 
 namespace lingcast {
 namespace {
@@ -279,6 +286,125 @@ TEST(NeuralPluginTest, AWhisperRecognizerCountsItsSessionsDecoderStepsForMetrics
   EXPECT_EQ(stats.recognizer_steps.passes, after->passes);
   EXPECT_EQ(stats.recognizer_steps.joined_steps, after->joined_steps);
   EXPECT_EQ(stats.recognizer_steps.largest_pass, after->largest_pass);
+}
+
+// Minor 3: a Whisper session scores how the utterance so far begins
+// (AsrSession::ScoreOpenings), each opening in one batch as it scores alone.
+TEST(NeuralPluginTest, AWhisperSessionScoresOpeningsOfTheUtteranceSoFar) {
+  ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("whisper");
+  ASSERT_OK(plugin);
+  WhisperPluginRequest request;
+  request.model_dir = std::string(NEURAL_TESTDATA_DIR) + "/whisper_tiny";
+  request.language = "en";
+  request.device = "cpu";
+  absl::StatusOr<std::shared_ptr<AsrModel>> model = MakePluginRecognizer(*plugin, request);
+  ASSERT_OK(model);
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = (*model)->NewSession();
+  ASSERT_OK(session);
+  // Nothing decoded yet: nothing to score against, said so.
+  EXPECT_THAT((*session)->ScoreOpenings({"hello"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no partial decode")));
+
+  AudioBuffer tone{16000, 1, {}};
+  for (int i = 0; i < 12000; ++i) tone.samples.push_back(0.3f * std::sin(6.2831853f * 220.0f * i / 16000.0f));
+  ASSERT_OK((*session)->AcceptAudio(tone));
+  (*session)->Partial();
+  const std::vector<std::string> openings = {"hello world", "", "and so my fellow", "换一首歌"};
+  absl::StatusOr<std::vector<double>> together = (*session)->ScoreOpenings(openings);
+  ASSERT_OK(together);
+  ASSERT_EQ(together->size(), openings.size());
+  EXPECT_EQ((*together)[1], -std::numeric_limits<double>::infinity());  // an empty opening
+  for (size_t i = 0; i < openings.size(); ++i) {
+    if (openings[i].empty()) continue;
+    EXPECT_TRUE(std::isfinite((*together)[i])) << openings[i];
+    EXPECT_LE((*together)[i], 0.0) << openings[i];
+    // Scored alone, the same: rows of one pass do not see each other.
+    absl::StatusOr<std::vector<double>> alone = (*session)->ScoreOpenings({openings[i]});
+    ASSERT_OK(alone);
+    EXPECT_NEAR((*alone)[0], (*together)[i], 1e-4) << openings[i];
+  }
+  // The utterance's final ends it: its opening is no longer there to score.
+  ASSERT_OK((*session)->Finish());
+  EXPECT_THAT((*session)->ScoreOpenings({"hello"}), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no partial")));
+}
+
+// Whisper base on a real Mandarin recording of the script's line 换一首歌, with
+// partials every 100 ms: its score of the line's opening commits the line
+// before the greedy text spells it (bench/whisper_line_check measured 800 ms
+// against 1000 ms), and the same follower without scores commits the same line
+// later.
+TEST(NeuralPluginTest, WhisperBaseCommitsAMandarinLineFromItsOpeningBeforeItsWords) {
+  const std::optional<ModelDirectory> installed = FindInstalledModel("whisper-base");
+  const std::string recording = std::string(LINGCAST_SOURCE_DIR) + "/../shared/data/speech/zh-IT0011W0001.wav";
+  if (!installed) GTEST_SKIP() << "whisper-base is not installed in " << ModelsRoot() << " (scripts/install-deps.sh installs it)";
+  const std::string model_dir = installed->path;
+  if (!std::filesystem::exists(recording)) GTEST_SKIP() << recording << " is absent (../shared/data is not part of a clone)";
+  ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
+  absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("whisper");
+  ASSERT_OK(plugin);
+  WhisperPluginRequest request;
+  request.model_dir = model_dir;
+  request.language = "zh";
+  request.device = "cpu";
+  request.min_partial_interval_ms = 100;
+  request.max_compute_share = -1;  // a partial every 100 ms of audio, however long each decode takes here
+  absl::StatusOr<std::shared_ptr<AsrModel>> model = MakePluginRecognizer(*plugin, request);
+  ASSERT_OK(model);
+  absl::StatusOr<AudioBuffer> audio = DecodeAudioFile(recording, 16000);
+  ASSERT_OK(audio);
+  // A live-commerce script that opens with the line the host says.
+  const std::vector<std::string> sources = {"换一首歌", "甚至出现交易几乎停滞的情况", "今晚我想给大家展示我们的新款铸铁锅",
+                                            "平时的价格是八十九美元", "前五十个订单包邮", "每瓶容量是五百毫升",
+                                            "点击下方链接就可以加入购物车", "库存只剩下二十件了", "电池充满电可以用十个小时"};
+  std::vector<FollowerLine> lines;
+  for (const std::string& source : sources) lines.push_back(FollowerLine{static_cast<int>(lines.size()) + 1, source, "", ""});
+
+  struct Run {
+    std::vector<FollowDecision> decisions;
+    size_t scored = 0;
+  };
+  auto follow = [&](bool score_openings) -> absl::StatusOr<Run> {
+    SpeechFollowerOptions options;
+    options.score_openings = score_openings;
+    LC_ASSIGN_OR_RETURN(options.spelling, MatchSpelling::Load(Language::kZh));
+    LC_ASSIGN_OR_RETURN(SpeechFollower follower, SpeechFollower::Create(**model, lines, options));
+    Run run;
+    const FollowSink keep = [&](FollowEvent event) {
+      if (event.type == FollowEvent::Type::kDecision) run.decisions.push_back(std::move(event.decision));
+      return absl::OkStatus();
+    };
+    for (size_t at = 0; at < audio->samples.size(); at += 1600) {
+      const size_t take = std::min<size_t>(1600, audio->samples.size() - at);
+      const AudioBuffer chunk{16000, 1, std::vector<float>(audio->samples.begin() + static_cast<std::ptrdiff_t>(at),
+                                                           audio->samples.begin() + static_cast<std::ptrdiff_t>(at + take))};
+      LC_RETURN_IF_ERROR(follower.Push(chunk, keep));
+    }
+    LC_RETURN_IF_ERROR(follower.Push(AudioBuffer{16000, 1, std::vector<float>(16000, 0.0f)}, keep));
+    LC_RETURN_IF_ERROR(follower.Flush(keep));
+    run.scored = follower.opening_score_cpu_ms().size();
+    return run;
+  };
+  absl::StatusOr<Run> scored = follow(true);
+  ASSERT_OK(scored);
+  absl::StatusOr<Run> words_only = follow(false);
+  ASSERT_OK(words_only);
+  ASSERT_FALSE(scored->decisions.empty());
+  ASSERT_FALSE(words_only->decisions.empty());
+  const FollowDecision& by_score = scored->decisions.front();
+  const FollowDecision& by_words = words_only->decisions.front();
+  std::cout << "[ opening  ] 换一首歌 committed at " << by_score.commit_time.millis() << " ms by its opening score ("
+            << by_score.opening_logp.value_or(0) << " per token, " << scored->scored << " scorings), at "
+            << by_words.commit_time.millis() << " ms by the words heard (" << by_words.heard << ")\n";
+  EXPECT_EQ(by_score.line, 0);
+  EXPECT_EQ(by_words.line, 0);
+  ASSERT_TRUE(by_score.opening_logp.has_value()) << "heard: " << by_score.heard;
+  EXPECT_GE(*by_score.opening_logp, -3.0);
+  EXPECT_FALSE(by_words.opening_logp.has_value());
+  EXPECT_LT(by_score.commit_time, by_words.commit_time);
+  EXPECT_EQ(words_only->scored, 0u);
+  // One line said, one decided: the rest of the utterance is that line.
+  EXPECT_EQ(scored->decisions.size(), 1u);
 }
 
 // A host of minor 0 fills lc_whisper_options up to log_level: the plug-in of

@@ -98,6 +98,20 @@ class AsrSession {
     (void)alternatives;
     return absl::UnimplementedError("this recognizer cannot score alternatives");
   }
+  // How likely the open utterance's audio so far begins with each of
+  // `openings` (texts as the recognizer writes them, e.g. a script line in
+  // Traditional and in Simplified characters), by the recognizer's own
+  // decoder: the mean log-probability per token of each opening's first few
+  // tokens (0 best; an empty opening -infinity), as of the last Partial() that
+  // decoded. The script follower asks it to commit the line expected next before
+  // the words heard spell it (ScriptFollower::OnOpeningScores). Unimplemented
+  // for engines that cannot; FailedPrecondition when no partial has decoded
+  // the utterance's opening (none yet, or the recognizer already committed words
+  // of it and decodes on from them).
+  virtual absl::StatusOr<std::vector<double>> ScoreOpenings(const std::vector<std::string>& openings) {
+    (void)openings;
+    return absl::UnimplementedError("this recognizer cannot score openings");
+  }
   // One past the last sample fed, on the input timeline.
   virtual MediaTime position() const = 0;
 };

@@ -109,6 +109,11 @@ class StreamingRecognizer {
   absl::StatusOr<AlternativesScore> ScoreLastUtterance(const std::vector<std::string>& alternatives) {
     return session_->ScoreAlternatives(alternatives);
   }
+  // The session's AsrSession::ScoreOpenings for the open utterance, as of the
+  // partial reported last (call it from the kPartial event's sink).
+  absl::StatusOr<std::vector<double>> ScoreOpenings(const std::vector<std::string>& openings) {
+    return session_->ScoreOpenings(openings);
+  }
   // The model's AlternativesScorer for any utterance's audio (a kPause event's),
   // so the open utterance goes on undisturbed. FailedPrecondition unless
   // pause_hypothesis_after is on and the model can score.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "mt/match_text.h"
@@ -318,6 +319,47 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
 
 std::vector<FollowDecision> ScriptFollower::OnPartial(const std::string& text, MediaTime heard_until) {
   return Decide(Tokens(text), heard_until, /*final=*/false);
+}
+
+std::vector<int> ScriptFollower::OpeningCandidates() const {
+  const int count = static_cast<int>(lines_.size());
+  const int expected = last_committed_ ? *last_committed_ + 1 : 0;
+  if (config_.opening_lines <= 0 || count < std::max(config_.opening_min_lines, 2) || expected >= count ||
+      committed_ || consumed_ > 0 || unfinished_) {
+    return {};
+  }
+  // The expected line, then the others nearest it (before it first on a tie).
+  std::vector<int> candidates = {expected};
+  for (int distance = 1; static_cast<int>(candidates.size()) < config_.opening_lines; ++distance) {
+    if (expected - distance < 0 && expected + distance >= count) break;
+    for (const int line : {expected - distance, expected + distance}) {
+      if (line >= 0 && line < count && static_cast<int>(candidates.size()) < config_.opening_lines) {
+        candidates.push_back(line);
+      }
+    }
+  }
+  return candidates;
+}
+
+std::vector<FollowDecision> ScriptFollower::OnOpeningScores(const std::vector<int>& candidates,
+                                                            const std::vector<double>& scores,
+                                                            const std::string& text, MediaTime heard_until) {
+  if (candidates.size() < 2 || scores.size() != candidates.size() || candidates != OpeningCandidates()) return {};
+  // A line written again later in the script (a host's second 谢谢大家) is the
+  // same opening, not a rival of it.
+  const std::vector<uint32_t>& expected = line_tokens_[static_cast<size_t>(candidates[0])];
+  double others = -std::numeric_limits<double>::infinity();
+  for (size_t i = 1; i < scores.size(); ++i) {
+    if (line_tokens_[static_cast<size_t>(candidates[i])] != expected) others = std::max(others, scores[i]);
+  }
+  if (!(scores[0] >= config_.opening_min_logp) || !(scores[0] - others >= config_.opening_margin)) return {};
+  const std::vector<uint32_t> heard = Tokens(text);
+  Alignment opening = AlignPrefix(candidates[0], heard);
+  std::vector<FollowDecision> decisions = {Commit(opening, heard, heard_until, /*final=*/false)};
+  decisions.back().confidence = std::exp(scores[0]);  // the mean probability of a token of the line's opening
+  decisions.back().opening_logp = scores[0];
+  committed_ = opening;
+  return decisions;
 }
 
 std::optional<AcousticMatch> ScriptFollower::CheckAcoustically(std::vector<std::pair<double, int>> ranked,

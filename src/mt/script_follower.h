@@ -96,6 +96,22 @@ struct FollowerConfig {
   // lines the audio found in the bench agreed in 2 of 8 to 5 of 10 words.
   int acoustic_min_agreeing_tokens = 2;
   double acoustic_min_agreement = 0.2;
+  // The recognizer's own score of an utterance's opening (AsrSession::
+  // ScoreOpenings: Whisper's log-probability of a line's first tokens, which it
+  // can give before its greedy text spells them) commits the line expected next
+  // when that line scores at least `opening_min_logp` per token and
+  // `opening_margin` more than every other line scored. Measured with
+  // bench/whisper_line_check on real Mandarin speech against 34 lines: 换一首歌
+  // was accepted from 800 ms of its audio, where Whisper base's greedy text first
+  // began with it at 1000 ms; no wrong line was accepted in 202 decodes (the
+  // closest came 1.05 ahead). The other lines are what make it safe, so the
+  // expected line is scored with up to `opening_lines` - 1 of the lines nearest
+  // it, and a script of fewer than `opening_min_lines` lines is not scored at all.
+  // `opening_lines` 0 turns it off.
+  int opening_lines = 34;
+  int opening_min_lines = 8;
+  double opening_min_logp = -3.0;
+  double opening_margin = 1.5;
 };
 
 // What the audio of an utterance says about a few candidate lines: the one it
@@ -117,6 +133,9 @@ struct FollowDecision {
   std::optional<double> commit_point;  // fraction of the line heard at the commit (null off script)
   bool at_endpoint = false;       // decided only at the final hypothesis
   std::optional<double> acoustic_gap;  // set when the audio, not the words, decided it (AcousticMatch::gap)
+  // Set when the recognizer's score of the line's opening, not the words,
+  // committed it (ScriptFollower::OnOpeningScores): its log-probability per token.
+  std::optional<double> opening_logp;
   std::string heard;              // the recognized words the decision is based on (match tokens, spelled as matched)
   std::string translation;        // the line's translation (empty off script)
   // Off script, at the endpoint: the recognizer's own English for the utterance
@@ -163,6 +182,19 @@ class ScriptFollower {
   // asks (only when the words match no line): run early, during the VAD's
   // hangover, its answer can be given to OnEndpoint and OnFinal.
   std::vector<FollowDecision> Preview(const std::string& text, MediaTime end, const AcousticCheck& check);
+
+  // The lines whose openings the recognizer should score now, the line
+  // expected next first; none when the utterance has already committed a line or
+  // may go on with the last one, when the script is shorter than
+  // `opening_min_lines`, or when opening scores are off.
+  std::vector<int> OpeningCandidates() const;
+  // The recognizer's scores of those lines (one per candidate, in their order:
+  // the best of each line's spellings) for the partial last given to OnPartial
+  // (`text`, `heard_until`). Commits the expected line (candidates[0]) when it
+  // clears `opening_min_logp` and leads every other candidate by
+  // `opening_margin`; otherwise changes nothing.
+  std::vector<FollowDecision> OnOpeningScores(const std::vector<int>& candidates, const std::vector<double>& scores,
+                                              const std::string& text, MediaTime heard_until);
 
   const std::vector<FollowerLine>& lines() const { return lines_; }
   std::optional<int> last_line() const { return last_committed_; }

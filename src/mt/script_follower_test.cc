@@ -1,5 +1,7 @@
 #include "mt/script_follower.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "core/status_matchers.h"
@@ -598,6 +600,127 @@ TEST(ScriptFollowerTest, EnglishDigitsAndNumberWordsAreTheSameLine) {
   d = as_written.OnFinal("now only eighty nine dollars for the whole set", MediaTime::Seconds(3));
   ASSERT_EQ(d.size(), 1u);
   EXPECT_LT(d[0].confidence, 0.99);
+}
+
+
+// Opening scores (OnOpeningScores): the recognizer's log-probability of each
+// candidate line's first tokens. The Lines() script has 8 lines, the fewest
+// that are scored by default.
+
+TEST(ScriptFollowerTest, OpeningCandidatesAreTheExpectedLineThenTheNearestOthers) {
+  FollowerConfig config;
+  config.opening_lines = 4;
+  ScriptFollower follower(Lines(), config);
+  EXPECT_THAT(follower.OpeningCandidates(), ::testing::ElementsAre(0, 1, 2, 3));
+  Speak(follower, "Today we have a very special cream for you");
+  ASSERT_EQ(follower.last_line(), 1);
+  // The line after the one committed, then its neighbours, the earlier first.
+  EXPECT_THAT(follower.OpeningCandidates(), ::testing::ElementsAre(2, 1, 3, 0));
+}
+
+TEST(ScriptFollowerTest, AClearOpeningScoreCommitsTheExpectedLineBeforeItsWordsDo) {
+  ScriptFollower follower(Lines());
+  // Two words heard, neither the line's: the words alone commit nothing.
+  EXPECT_TRUE(follower.OnPartial("we come", MediaTime::Millis(800)).empty());
+  const std::vector<int> candidates = follower.OpeningCandidates();
+  ASSERT_EQ(candidates.size(), 8u);
+  ASSERT_EQ(candidates[0], 0);
+  std::vector<double> scores(candidates.size(), -5.0);
+  scores[0] = -2.8;  // 1.5 and more ahead of every other line, above -3.0
+  scores[3] = -4.3;
+  const std::vector<FollowDecision> decisions =
+      follower.OnOpeningScores(candidates, scores, "we come", MediaTime::Millis(800));
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].line, 0);
+  EXPECT_EQ(decisions[0].line_number, 1);
+  EXPECT_FALSE(decisions[0].at_endpoint);
+  EXPECT_EQ(decisions[0].commit_time, MediaTime::Millis(800));
+  ASSERT_TRUE(decisions[0].opening_logp.has_value());
+  EXPECT_DOUBLE_EQ(*decisions[0].opening_logp, -2.8);
+  EXPECT_NEAR(decisions[0].confidence, std::exp(-2.8), 1e-9);
+  EXPECT_EQ(decisions[0].translation, "欢迎大家来到直播间");
+  // The utterance has its line: nothing more is scored, and the rest of the
+  // line heard and its final decide nothing new.
+  EXPECT_TRUE(follower.OpeningCandidates().empty());
+  EXPECT_TRUE(follower.OnPartial("welcome to the live room", MediaTime::Millis(1500)).empty());
+  EXPECT_TRUE(follower.OnFinal("welcome to the live room everyone", MediaTime::Millis(2500)).empty());
+  // The next utterance expects the line after it.
+  EXPECT_EQ(follower.OpeningCandidates().front(), 1);
+}
+
+TEST(ScriptFollowerTest, AnOpeningScoreTooLowOrTooCloseToAnotherLineCommitsNothing) {
+  ScriptFollower follower(Lines());
+  ASSERT_TRUE(follower.OnPartial("we come", MediaTime::Millis(800)).empty());
+  const std::vector<int> candidates = follower.OpeningCandidates();
+  std::vector<double> scores(candidates.size(), -6.0);
+  scores[0] = -3.2;  // far ahead, but below -3.0
+  EXPECT_TRUE(follower.OnOpeningScores(candidates, scores, "we come", MediaTime::Millis(800)).empty());
+  scores[0] = -2.0;
+  scores[5] = -3.4;  // above -3.0, but only 1.4 ahead of another line
+  EXPECT_TRUE(follower.OnOpeningScores(candidates, scores, "we come", MediaTime::Millis(800)).empty());
+  scores[5] = -3.6;
+  scores[1] = -1.9;  // another line scores best: only the expected line is committed this way
+  EXPECT_TRUE(follower.OnOpeningScores(candidates, scores, "we come", MediaTime::Millis(800)).empty());
+  // Not a number (a recognizer's failure) commits nothing either.
+  scores[1] = -6.0;
+  scores[0] = std::nan("");
+  EXPECT_TRUE(follower.OnOpeningScores(candidates, scores, "we come", MediaTime::Millis(800)).empty());
+  // Nothing changed: the words still decide the line at the endpoint.
+  EXPECT_EQ(follower.last_line(), std::nullopt);
+  EXPECT_EQ(follower.OpeningCandidates(), candidates);
+}
+
+TEST(ScriptFollowerTest, OpeningScoresForOtherCandidatesThanTheFollowersAreIgnored) {
+  ScriptFollower follower(Lines());
+  std::vector<int> candidates = follower.OpeningCandidates();
+  std::vector<double> scores(candidates.size(), -6.0);
+  scores[0] = -1.0;
+  // Fewer scores than candidates, or candidates in another order.
+  EXPECT_TRUE(follower.OnOpeningScores(candidates, {-1.0, -6.0}, "", MediaTime::Millis(500)).empty());
+  std::swap(candidates[0], candidates[1]);
+  EXPECT_TRUE(follower.OnOpeningScores(candidates, scores, "", MediaTime::Millis(500)).empty());
+  EXPECT_EQ(follower.last_line(), std::nullopt);
+}
+
+TEST(ScriptFollowerTest, AShortScriptOrOpeningScoresOffScoreNothing) {
+  std::vector<FollowerLine> short_script = Lines();
+  short_script.resize(7);
+  EXPECT_TRUE(ScriptFollower(short_script).OpeningCandidates().empty());
+  FollowerConfig off;
+  off.opening_lines = 0;
+  EXPECT_TRUE(ScriptFollower(Lines(), off).OpeningCandidates().empty());
+  FollowerConfig fewer;
+  fewer.opening_min_lines = 2;
+  EXPECT_EQ(ScriptFollower(short_script, fewer).OpeningCandidates().size(), 7u);
+}
+
+TEST(ScriptFollowerTest, OpeningsAreNotScoredAfterTheLastLineOrWhileALineIsOnItsWay) {
+  ScriptFollower follower(Lines());
+  // A line committed from its words: the utterance's opening is decided.
+  ASSERT_EQ(follower.OnPartial("Welcome to the live", MediaTime::Millis(900)).size(), 1u);
+  EXPECT_TRUE(follower.OpeningCandidates().empty());
+  follower.OnFinal("Welcome to the live room everyone", MediaTime::Millis(2000));
+  EXPECT_FALSE(follower.OpeningCandidates().empty());
+  // The last line said: no line is expected next.
+  Speak(follower, "Do not forget to follow our channel");
+  ASSERT_EQ(follower.last_line(), 7);
+  EXPECT_TRUE(follower.OpeningCandidates().empty());
+}
+
+
+TEST(ScriptFollowerTest, TheSameLineWrittenAgainIsNoRivalOfItsOpening) {
+  std::vector<FollowerLine> lines = Lines();
+  lines.push_back(FollowerLine{9, "Welcome to the live room, everyone!", "", "欢迎大家"});
+  ScriptFollower follower(lines);
+  const std::vector<int> candidates = follower.OpeningCandidates();
+  ASSERT_EQ(candidates.size(), 9u);
+  std::vector<double> scores(candidates.size(), -6.0);
+  scores[0] = -2.0;
+  // Line 9 is line 1 again (punctuation and case aside): it scores as line 1 does.
+  scores[static_cast<size_t>(std::find(candidates.begin(), candidates.end(), 8) - candidates.begin())] = -2.0;
+  const std::vector<FollowDecision> decisions = follower.OnOpeningScores(candidates, scores, "", MediaTime::Millis(700));
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].line, 0);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_join.h"
@@ -30,11 +32,59 @@ absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std
     }
   }
   LC_ASSIGN_OR_RETURN(StreamingRecognizer recognizer, StreamingRecognizer::Create(model, recognizer_options));
-  return SpeechFollower(std::move(recognizer), ScriptFollower(std::move(lines), options.follower, options.spelling));
+  const bool score_openings = options.score_openings && options.follower.opening_lines > 0 &&
+                              static_cast<int>(lines.size()) >= options.follower.opening_min_lines;
+  std::shared_ptr<const ZhScriptConverter> to_traditional = options.to_traditional;
+  if (score_openings && to_traditional == nullptr && options.spelling.language() == Language::kZh) {
+    LC_ASSIGN_OR_RETURN(ZhScriptConverter loaded, ZhScriptConverter::Load(ZhScript::kTraditional));
+    to_traditional = std::make_shared<const ZhScriptConverter>(std::move(loaded));
+  }
+  return SpeechFollower(std::move(recognizer), ScriptFollower(std::move(lines), options.follower, options.spelling),
+                        score_openings, std::move(to_traditional));
 }
 
-SpeechFollower::SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower)
-    : recognizer_(std::move(recognizer)), follower_(std::move(follower)) {}
+SpeechFollower::SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower, bool score_openings,
+                               std::shared_ptr<const ZhScriptConverter> to_traditional)
+    : recognizer_(std::move(recognizer)),
+      follower_(std::move(follower)),
+      score_openings_(score_openings),
+      to_traditional_(std::move(to_traditional)) {}
+
+std::vector<FollowDecision> SpeechFollower::ScoreOpenings(const std::string& text, MediaTime heard_until) {
+  const std::vector<int> candidates = follower_.OpeningCandidates();
+  if (candidates.empty()) return {};
+  // Each line as the recognizer would write it, and in Traditional characters.
+  std::vector<std::string> openings;
+  std::vector<size_t> line_of;  // opening -> index into candidates
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const FollowerLine& line = follower_.lines()[static_cast<size_t>(candidates[i])];
+    std::string spelled = line.spoken.empty() ? line.source : line.spoken;
+    if (to_traditional_ != nullptr) {
+      std::string traditional = to_traditional_->Convert(spelled);
+      if (traditional != spelled) {
+        openings.push_back(std::move(traditional));
+        line_of.push_back(i);
+      }
+    }
+    openings.push_back(std::move(spelled));
+    line_of.push_back(i);
+  }
+  const double cpu_start = ThreadCpuMillis();
+  const absl::StatusOr<std::vector<double>> scored = recognizer_.ScoreOpenings(openings);
+  if (absl::IsUnimplemented(scored.status())) {
+    score_openings_ = false;  // this recognizer never will
+    return {};
+  }
+  // Not now (no partial decoded the opening) or not at all (an engine error the
+  // final will meet too): the words decide, as without scores.
+  if (!scored.ok() || scored->size() != openings.size()) return {};
+  opening_score_cpu_ms_.push_back(ThreadCpuMillis() - cpu_start);
+  std::vector<double> scores(candidates.size(), -std::numeric_limits<double>::infinity());
+  for (size_t j = 0; j < openings.size(); ++j) scores[line_of[j]] = std::max(scores[line_of[j]], (*scored)[j]);
+  std::vector<FollowDecision> decisions = follower_.OnOpeningScores(candidates, scores, text, heard_until);
+  opening_commits_ += static_cast<int>(decisions.size());
+  return decisions;
+}
 
 absl::Status SpeechFollower::Push(const AudioBuffer& pcm16k, const FollowSink& sink) {
   return recognizer_.Push(pcm16k, [&](RecognizerEvent event) { return Handle(std::move(event), sink); });
@@ -124,7 +174,9 @@ absl::Status SpeechFollower::Handle(RecognizerEvent event, const FollowSink& sin
       partial.text = event.hypothesis.text;
       LC_RETURN_IF_ERROR(sink(std::move(partial)));
       if (!has_script()) return absl::OkStatus();
-      return SendDecisions(follower_.OnPartial(event.hypothesis.text, event.hypothesis.end), event.decided_at, sink);
+      std::vector<FollowDecision> decisions = follower_.OnPartial(event.hypothesis.text, event.hypothesis.end);
+      if (decisions.empty() && score_openings_) decisions = ScoreOpenings(event.hypothesis.text, event.hypothesis.end);
+      return SendDecisions(std::move(decisions), event.decided_at, sink);
     }
     case RecognizerEvent::Type::kPause: {
       // The speech may be over: if its words match no line, the check the

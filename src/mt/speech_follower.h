@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "asr/streaming_recognizer.h"
 #include "mt/script_follower.h"
+#include "text/zh_script.h"
 
 namespace lingcast {
 
@@ -37,6 +39,17 @@ struct SpeechFollowerOptions {
   // the final reuses it: a misheard line costs no check after its endpoint.
   // 0, or not shorter than the VAD hangover, turns it off.
   MediaTime check_on_pause = MediaTime::Millis(150);
+  // With a script: after each partial that commits nothing, the recognizer
+  // scores the openings of the line expected next and of the lines nearest it
+  // (AsrSession::ScoreOpenings; ScriptFollower::OnOpeningScores decides), while
+  // the utterance has committed no line. Whisper can do it, pocketsphinx cannot
+  // (then nothing is asked after the first Unimplemented). Off: lines commit
+  // from the words heard only.
+  bool score_openings = true;
+  // Mandarin lines are also scored in Traditional characters (Whisper writes
+  // Mandarin mostly so; the better of the two counts). Null: loaded by Create
+  // (OpenCC's s2t) when `spelling` is Chinese and openings are scored.
+  std::shared_ptr<const ZhScriptConverter> to_traditional;
 };
 
 struct FollowEvent {
@@ -83,9 +96,17 @@ class SpeechFollower {
   // an endpoint instead of a check after it.
   int checks_on_pause() const { return checks_on_pause_; }
   int checks_on_pause_used() const { return checks_on_pause_used_; }
+  // Times the recognizer scored line openings, their CPU time each, and the
+  // lines they committed.
+  const std::vector<double>& opening_score_cpu_ms() const { return opening_score_cpu_ms_; }
+  int opening_commits() const { return opening_commits_; }
 
  private:
-  SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower);
+  SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower, bool score_openings,
+                 std::shared_ptr<const ZhScriptConverter> to_traditional);
+  // The recognizer's scores of the candidate lines' openings, handed to the
+  // follower (`text`, `heard_until`: the partial they belong to).
+  std::vector<FollowDecision> ScoreOpenings(const std::string& text, MediaTime heard_until);
   absl::Status Handle(RecognizerEvent event, const FollowSink& sink);
   absl::Status SendDecisions(std::vector<FollowDecision> decisions, MediaTime decided_at, const FollowSink& sink);
   FollowEvent Event(FollowEvent::Type type, MediaTime decided_at) const;
@@ -109,6 +130,10 @@ class SpeechFollower {
   std::optional<PauseCheck> pause_check_;
   int checks_on_pause_ = 0;
   int checks_on_pause_used_ = 0;
+  bool score_openings_;
+  std::shared_ptr<const ZhScriptConverter> to_traditional_;
+  std::vector<double> opening_score_cpu_ms_;
+  int opening_commits_ = 0;
 };
 
 }  // namespace lingcast

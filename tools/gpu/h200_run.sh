@@ -18,7 +18,8 @@
 #   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
 # H200_RENDERERS, H200_PRESETS, H200_ASR_DEVICES, H200_LIVE_MODES
 # (space-separated; empty skips that part; a live mode ending in _pN, e.g.
-# script_p500, runs with --asr-partial-ms N) and H200_SLOW=0 (no slow-preset
+# script_p500, runs with --asr-partial-ms N; one with _long follows
+# tools/gpu/zh_host_long.script, one with _words adds --no-opening-scores) and H200_SLOW=0 (no slow-preset
 # reference) narrow a run to what is being checked; the 1080p60 render always
 # runs. With make_bundle.sh --with-gpu-tests it first runs the CUDA renderer's
 # parity tests and benchmark.
@@ -152,6 +153,12 @@ done
 for mode in ${H200_LIVE_MODES-off_script script script_cpu}; do
   script_flag=()
   [[ $mode == script* ]] && script_flag=(--script "$repo/tools/gpu/zh_host.script")
+  # _long: the 38-line script (the host's six lines in order among 32 others),
+  # long enough for Whisper's opening scores; _words: without them
+  # (--no-opening-scores), lines committed from the words heard only.
+  [[ $mode == script*_long* ]] && script_flag=(--script "$repo/tools/gpu/zh_host_long.script")
+  scores_flag=()
+  [[ $mode == *_words* ]] && scores_flag=(--no-opening-scores)
   device=cuda
   [[ $mode == *_cpu ]] && device=cpu
   rtmp_flag=()
@@ -161,7 +168,7 @@ for mode in ${H200_LIVE_MODES-off_script script script_cpu}; do
   [[ $mode =~ _p([0-9]+)$ ]] && partial_flag=(--asr-partial-ms "${BASH_REMATCH[1]}")
   gpu_sampled "live_$mode" timeout 200 "$lc" live --in "$inputs/zh_host.wav" --out "/tmp/live_$mode.mp4" \
     --source zh --target en --asr whisper --tts auto --device "$device" --size 1920x1080 --fps 60 \
-    "${script_flag[@]}" "${rtmp_flag[@]}" "${partial_flag[@]}" --report "$logs/live_$mode.json" --quiet
+    "${script_flag[@]}" "${rtmp_flag[@]}" "${partial_flag[@]}" "${scores_flag[@]}" --report "$logs/live_$mode.json" --quiet
   python3 - "$logs/live_$mode.json" <<'PY' | tee -a "$out/summary.txt"
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -69,8 +69,9 @@ typedef struct lc_step_batching {
 #define LC_PLUGIN_ABI_MAJOR 2
 /* Minor 1 appended lc_whisper_options.min_partial_interval_gpu_us and
  * lc_vits_options.capture_as_needed. Minor 2 appended the table's
- * recognizer_step_batching and lc_step_batching. */
-#define LC_PLUGIN_ABI_MINOR 2
+ * recognizer_step_batching and lc_step_batching. Minor 3 appended the table's
+ * recognizer_session_score_openings and lc_whisper_options.max_compute_share. */
+#define LC_PLUGIN_ABI_MINOR 3
 #define LC_PLUGIN_ENTRY_SYMBOL "lingcast_neural_plugin_table"
 
 /* absl::StatusCode's numbers. */
@@ -202,6 +203,12 @@ typedef struct lc_whisper_options {
    * model lands on a GPU, where a partial decode costs tens of milliseconds and
    * more partials find a script line sooner. <= 0: min_partial_interval_us. */
   int64_t min_partial_interval_gpu_us;
+  /* Minor 3: a partial decode that took d of wall time waits for at least
+   * d / max_compute_share of new audio before the next (the session's own
+   * brake on a slow machine). 0 (and a host of minor 2 or older): Whisper's
+   * default, 0.4; negative: no such wait, partials at min_partial_interval
+   * whatever they cost (a test's cadence, the same on any machine). */
+  double max_compute_share;
 } lc_whisper_options;
 
 /* What a host of minor 0 fills of lc_whisper_options. */
@@ -399,6 +406,15 @@ typedef struct lc_plugin_table {
   /* Minor 2. Fills `out` and returns 1; 0 (and `out` untouched) for a
    * recognizer that does not batch its sessions' steps. */
   int32_t (*recognizer_step_batching)(const lc_recognizer* recognizer, lc_step_batching* out);
+
+  /* Minor 3. How likely the open utterance so far begins with each of the
+   * `count` texts (UTF-8, pointer + size each), by the recognizer's decoder
+   * as of its last partial decode: writes `count` mean log-probabilities per
+   * token to `scores` (lingcast's AsrSession::ScoreOpenings). LC_FAILED_PRECONDITION
+   * when no partial decoded the utterance's opening. */
+  lc_status_code (*recognizer_session_score_openings)(lc_recognizer_session* session, const char* const* texts,
+                                                      const size_t* sizes, size_t count, double* scores,
+                                                      lc_status* status);
 } lc_plugin_table;
 
 /* What a table of minor 0 holds at least: up to its last entry (a later

@@ -32,6 +32,8 @@ lc_status_code RecognizerSessionFinish(lc_recognizer_session* session, lc_hypoth
                                        lc_status* status);
 int64_t RecognizerSessionPositionUs(const lc_recognizer_session* session);
 int32_t RecognizerStepBatching(const lc_recognizer* recognizer, lc_step_batching* out);
+lc_status_code RecognizerSessionScoreOpenings(lc_recognizer_session* session, const char* const* texts,
+                                              const size_t* sizes, size_t count, double* scores, lc_status* status);
 
 lc_voice* CreateVitsVoice(const lc_vits_options* options, lc_status* status);
 lc_voice* CreateFastSpeech2Voice(const lc_fastspeech2_options* options, lc_status* status);

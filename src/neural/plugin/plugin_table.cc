@@ -41,6 +41,7 @@ lc_plugin_table MakeTable() {
   table.recognizer_session_finish = &RecognizerSessionFinish;
   table.recognizer_session_position_us = &RecognizerSessionPositionUs;
   table.recognizer_step_batching = &RecognizerStepBatching;
+  table.recognizer_session_score_openings = &RecognizerSessionScoreOpenings;
 #endif
 #ifdef LINGCAST_PLUGIN_HAS_VOICES
   table.create_vits_voice = &CreateVitsVoice;

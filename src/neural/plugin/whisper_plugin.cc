@@ -1,6 +1,7 @@
 // The Whisper recognizer behind the C ABI (lingcast_plugin_abi.h):
 // WhisperAsrModel with libtorch inside, its streaming sessions, and its debug
 // records forwarded to the host's logger.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -83,6 +84,10 @@ absl::StatusOr<std::unique_ptr<lc_recognizer>> Create(const lc_whisper_options& 
       request.struct_size >= offsetof(lc_whisper_options, min_partial_interval_gpu_us) + sizeof(int64_t);
   if (has_gpu_interval && request.min_partial_interval_gpu_us > 0 && placement->device.is_cuda()) {
     options.streaming.min_partial_interval = MediaTime::Micros(request.min_partial_interval_gpu_us);
+  }
+  if (request.struct_size >= offsetof(lc_whisper_options, max_compute_share) + sizeof(double) &&
+      request.max_compute_share != 0.0) {
+    options.streaming.max_compute_share = std::max(request.max_compute_share, 0.0);
   }
   if (request.int8_on_cpu && quantize == "none" && placement->device.is_cpu()) {
     options.model.quantization = neural::Quantization::kInt8;
@@ -173,6 +178,23 @@ lc_status_code RecognizerSessionPartial(lc_recognizer_session* session, lc_hypot
   return Report(Guard("recognizing with whisper", [&]() -> absl::Status {
                   const std::optional<AsrHypothesis> partial = session->session->Partial();
                   if (partial) HandOver(*partial, sink, user);
+                  return absl::OkStatus();
+                }),
+                status);
+}
+
+lc_status_code RecognizerSessionScoreOpenings(lc_recognizer_session* session, const char* const* texts,
+                                              const size_t* sizes, size_t count, double* scores, lc_status* status) {
+  return Report(Guard("scoring openings with whisper", [&]() -> absl::Status {
+                  if (count > 0 && (texts == nullptr || sizes == nullptr || scores == nullptr)) {
+                    return absl::InvalidArgumentError("openings to score need texts, sizes and room for the scores");
+                  }
+                  std::vector<std::string> openings;
+                  openings.reserve(count);
+                  for (size_t i = 0; i < count; ++i) openings.emplace_back(texts[i], sizes[i]);
+                  absl::StatusOr<std::vector<double>> scored = session->session->ScoreOpenings(openings);
+                  if (!scored.ok()) return scored.status();
+                  for (size_t i = 0; i < count; ++i) scores[i] = (*scored)[i];
                   return absl::OkStatus();
                 }),
                 status);

@@ -1,6 +1,7 @@
 #include "neural/whisper/whisper_asr.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -289,13 +290,17 @@ std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
   const std::size_t heard = trimmed_ + audio_.size();
   if (last_partial_ && heard < decoded_at_ + interval) return last_partial_;
   TrimWindow();
+  // A decode of the utterance's opening keeps its encoder output to score
+  // openings on (a copy of (1, positions, d_model): ~100 KB a second of audio).
+  const bool opening = committed_.empty() && previous_tokens_.empty() && trimmed_ == 0;
   const auto began = std::chrono::steady_clock::now();
-  absl::StatusOr<WhisperResult> result =
-      CallNeural("recognizing with whisper",
-                 [&] { return DecodeWindow(0, audio_.size(), /*continue_committed=*/true, word_times()); });
+  absl::StatusOr<WhisperResult> result = CallNeural("recognizing with whisper", [&] {
+    return DecodeWindow(0, audio_.size(), /*continue_committed=*/true, word_times(), /*keep_encoder_output=*/opening);
+  });
   const double decode_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   if (!result.ok()) return last_partial_;  // a partial is a hint; Finish() reports the error
   decoded_at_ = heard;
+  opening_encoded_ = opening ? std::move(result->encoder_output) : torch::Tensor();
   // Partials take at most max_compute_share of real time: the next one waits for
   // audio enough to pay for this one.
   next_interval_ = options_.streaming.max_compute_share > 0.0
@@ -426,6 +431,28 @@ void WhisperAsrSession::Reset() {
   policy_.Reset();
   early_tail_.clear();
   last_partial_.reset();
+  opening_encoded_ = torch::Tensor();
+}
+
+absl::StatusOr<std::vector<double>> WhisperAsrSession::ScoreOpenings(const std::vector<std::string>& openings) {
+  if (!opening_encoded_.defined() || (language_.empty() && transcriber_->multilingual())) {
+    return absl::FailedPreconditionError("no partial decode of the utterance's opening to score openings on");
+  }
+  return CallNeural("scoring openings with whisper", [&] {
+    WhisperOptions o;
+    o.language = language_;
+    o.task = options_.task;
+    o.timestamps = true;  // as the partial decoded: its text begins after <|0.00|>
+    std::vector<std::int64_t> prompt = transcriber_->Prompt(language_, o);
+    prompt.push_back(transcriber_->special().timestamp_begin);
+    std::vector<std::vector<std::int64_t>> tokens;
+    tokens.reserve(openings.size());
+    for (const std::string& text : openings) {
+      const bool word = !text.empty() && std::isalnum(static_cast<unsigned char>(text.front())) != 0;
+      tokens.push_back(transcriber_->tokenizer().Encode(word ? " " + text : text));
+    }
+    return transcriber_->ScoreOpenings(opening_encoded_, prompt, tokens, kOpeningTokens);
+  });
 }
 
 }  // namespace lingcast::neural

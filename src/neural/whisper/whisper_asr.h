@@ -109,7 +109,17 @@ class WhisperAsrSession : public AsrSession {
   absl::Status AcceptAudio(const AudioBuffer& pcm16k, MediaTime pts) override;
   std::optional<AsrHypothesis> Partial() override;
   absl::StatusOr<AsrHypothesis> Finish() override;
+  // Each opening's first kOpeningTokens tokens scored after the prompt and
+  // <|0.00|> of the last partial decode, on that decode's encoder output (no
+  // second encode), all openings in one decoder pass
+  // (WhisperTranscriber::ScoreOpenings). An opening that begins with a Latin
+  // letter or digit is scored with the space Whisper writes before a word.
+  absl::StatusOr<std::vector<double>> ScoreOpenings(const std::vector<std::string>& openings) override;
   MediaTime position() const override { return position_; }
+
+  // Tokens of an opening scored (bench/whisper_line_check: three told a line
+  // from 33 others on real Mandarin speech).
+  static constexpr std::size_t kOpeningTokens = 3;
 
   // What the streaming policy has settled, for tests and tools: committed words
   // still inside the window, and the text tokens of those whose audio was dropped.
@@ -168,6 +178,10 @@ class WhisperAsrSession : public AsrSession {
   std::vector<AsrWord> trimmed_words_;
   bool trimmed_words_timed_ = true;
   std::optional<AsrHypothesis> last_partial_;
+  // The encoder's output of the last partial decode while it decoded the
+  // utterance from its start with nothing forced (ScoreOpenings); undefined
+  // otherwise.
+  torch::Tensor opening_encoded_;
 };
 
 }  // namespace lingcast::neural

@@ -396,4 +396,62 @@ std::vector<WhisperSegment> WhisperTranscriber::Segments(const std::vector<std::
   return segments;
 }
 
+std::vector<double> WhisperTranscriber::ScoreOpenings(const torch::Tensor& encoder_out,
+                                                      const std::vector<std::int64_t>& prompt,
+                                                      const std::vector<std::vector<std::int64_t>>& openings,
+                                                      std::size_t max_tokens) const {
+  std::vector<double> scores(openings.size(), -std::numeric_limits<double>::infinity());
+  if (openings.empty() || max_tokens == 0) return scores;
+  if (prompt.empty()) Fail(ErrorCode::kInvalidArgument, "scoring openings needs a prompt to follow");
+  const std::int64_t vocab = model_->config().vocab_size;
+  for (const std::vector<std::int64_t>& opening : openings) {
+    for (std::int64_t id : opening) {
+      if (id < 0 || id >= vocab) {
+        Fail(ErrorCode::kInvalidArgument, "an opening holds " + std::to_string(id) + ", outside vocab_size " +
+                                              std::to_string(vocab));
+      }
+    }
+  }
+  const auto rows = static_cast<std::int64_t>(openings.size());
+  const auto width = static_cast<std::int64_t>(prompt.size() + max_tokens);
+  if (width > model_->config().max_target_positions) {
+    Fail(ErrorCode::kInvalidArgument, "a prompt of " + std::to_string(prompt.size()) + " tokens leaves no room for " +
+                                          std::to_string(max_tokens) + " more in " +
+                                          std::to_string(model_->config().max_target_positions) + " positions");
+  }
+  // Rows of one width: a short opening is padded with its prompt's last token,
+  // and the padding is not scored (the decoder is causal, so it changes nothing
+  // before it).
+  std::vector<std::int64_t> ids;
+  ids.reserve(static_cast<std::size_t>(rows * width));
+  for (const std::vector<std::int64_t>& opening : openings) {
+    ids.insert(ids.end(), prompt.begin(), prompt.end());
+    for (std::size_t i = 0; i < max_tokens; ++i) ids.push_back(i < opening.size() ? opening[i] : prompt.back());
+  }
+  // The logits that predict each opening token: at the prompt's last position
+  // and the openings' own positions but the last.
+  std::vector<std::int64_t> positions;
+  for (std::size_t i = 0; i < max_tokens; ++i) positions.push_back(static_cast<std::int64_t>(prompt.size() + i) - 1);
+  const torch::Tensor input = torch::tensor(ids, torch::kLong).view({rows, width}).to(encoder_out.device());
+  const std::unique_ptr<WhisperDecoderState> decoder = model_->StartDecoder(encoder_out, rows, width);
+  const torch::Tensor logp = torch::log_softmax(decoder->PrefillRows(input, positions), -1);
+  // Gather the scored tokens on the device; only (rows, max_tokens) comes back.
+  std::vector<std::int64_t> targets;
+  for (const std::vector<std::int64_t>& opening : openings) {
+    for (std::size_t i = 0; i < max_tokens; ++i) targets.push_back(i < opening.size() ? opening[i] : 0);
+  }
+  const torch::Tensor index =
+      torch::tensor(targets, torch::kLong).view({rows, static_cast<std::int64_t>(max_tokens), 1}).to(logp.device());
+  const torch::Tensor picked = logp.gather(2, index).squeeze(2).to(torch::kCPU).contiguous();
+  const float* values = picked.data_ptr<float>();
+  for (std::size_t r = 0; r < openings.size(); ++r) {
+    const std::size_t scored = std::min(openings[r].size(), max_tokens);
+    if (scored == 0) continue;
+    double sum = 0;
+    for (std::size_t i = 0; i < scored; ++i) sum += values[r * max_tokens + i];
+    scores[r] = sum / static_cast<double>(scored);
+  }
+  return scores;
+}
+
 }  // namespace lingcast::neural

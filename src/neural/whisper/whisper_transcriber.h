@@ -144,6 +144,17 @@ class WhisperTranscriber {
   // <|notimestamps|>; prefix_tokens are not part of it.
   std::vector<std::int64_t> Prompt(const std::string& language, const WhisperOptions& options) const;
 
+  // How likely the decoder finds each of `openings` (text tokens) right after
+  // `prompt`, given the encoder output of one window (1, S, D): the mean
+  // log-probability per token of each opening's first `max_tokens` tokens, all
+  // openings in one teacher-forced pass (nothing is generated, so unlike a
+  // prompt the text cannot be copied into a transcript). An empty opening
+  // scores -infinity. What the script follower asks to commit the line expected
+  // next before the greedy text spells it (WhisperAsrSession::ScoreOpenings).
+  std::vector<double> ScoreOpenings(const torch::Tensor& encoder_out, const std::vector<std::int64_t>& prompt,
+                                    const std::vector<std::vector<std::int64_t>>& openings,
+                                    std::size_t max_tokens) const;
+
  private:
   WhisperTranscriber(std::shared_ptr<const WhisperModel> model, WhisperTokenizer tokenizer, WhisperFeatures features,
                      WhisperSpecialTokens special)
