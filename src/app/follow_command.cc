@@ -214,6 +214,8 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
     if (hypothesis) summary.hypothesis_ms.push_back(MillisSince(start));
   }
   summary.acoustic_check_ms = hearing.acoustic_check_cpu_ms();
+  summary.opening_score_ms = hearing.opening_score_cpu_ms();
+  summary.opening_commits = hearing.opening_commits();
   return summary;
 }
 
@@ -281,8 +283,14 @@ int RunFromFlags(FollowCommandOptions& follow_options, Logger& logger) {
   absl::StatusOr<FollowSummary> summary = RunFollowCommand(follow_options, std::cout, logger);
   if (!summary.ok()) return ReportCommandStatus(summary.status());
   if (!follow_options.json) {
-    std::fprintf(stderr, "follow: %d utterances, %d script lines, %d off script\n", summary->utterances,
-                 summary->committed_lines, summary->off_script);
+    std::fprintf(stderr, "follow: %d utterances, %d script lines (%d by an opening score), %d off script\n",
+                 summary->utterances, summary->committed_lines, summary->opening_commits, summary->off_script);
+    if (!summary->opening_score_ms.empty()) {
+      std::vector<double> ms = summary->opening_score_ms;
+      std::sort(ms.begin(), ms.end());
+      std::fprintf(stderr, "follow: openings scored %zu times, CPU %.0f ms median, %.0f ms at most\n", ms.size(),
+                   ms[ms.size() / 2], ms.back());
+    }
   }
   return 0;
 }
@@ -318,6 +326,9 @@ Command AddFollowCommand(CLI::App& app) {
   follow_cmd->add_option("--zh-script", follow_options.zh_script,
                          "Mandarin from --asr whisper in simplified or traditional characters (either matches the script)")
       ->capture_default_str();
+  follow_cmd->add_flag("--no-opening-scores{0}", follow_options.follower.opening_lines,
+                       "Commit lines from the words heard only, not from Whisper's score of the expected line's opening "
+                       "(docs/live.md)");
   follow_cmd->add_flag("--json", follow_options.json,
                        "One JSON object per decision: line, off_script, confidence, commit_time_ms, commit_point, "
                        "source_text, translation, partials (what was heard when)");

@@ -86,6 +86,10 @@ struct FollowSummary {
   std::vector<double> hypothesis_ms;
   // CPU time of each acoustic check of an utterance (part of its final's hypothesis_ms).
   std::vector<double> acoustic_check_ms;
+  // CPU time of each time the recognizer scored line openings, and the lines
+  // those scores committed (SpeechFollower::opening_score_cpu_ms; docs/live.md).
+  std::vector<double> opening_score_ms;
+  int opening_commits = 0;
   std::vector<FollowRecord> records;
 };
 

@@ -64,12 +64,13 @@ TEST(LiveFlagsTest, SettingsGiveTheOptionsTheCommandLineGives) {
   settings["lag_policy"] = "skip";
   settings["clock"] = "simulated";
   settings["no_provisional"] = true;
+  settings["no_opening_scores"] = true;
   absl::StatusOr<LiveOptions> from_settings = LiveOptionsFromSettings(settings, {});
   ASSERT_OK(from_settings);
   absl::StatusOr<LiveOptions> from_cli = FromCommandLine(
       {"--in", "show.wav", "--out", "show.mp4", "--asr", "pocketsphinx", "--tts", "espeak", "--source", "en",
        "--target", "zh", "--size", "640x360", "--engine", "tm", "--max-lag", "3", "--lag-policy", "skip", "--clock",
-       "simulated", "--no-provisional"});
+       "simulated", "--no-provisional", "--no-opening-scores"});
   ASSERT_OK(from_cli);
   for (const LiveOptions* o : {&*from_settings, &*from_cli}) {
     EXPECT_EQ(o->input.path, "show.wav");
@@ -82,8 +83,13 @@ TEST(LiveFlagsTest, SettingsGiveTheOptionsTheCommandLineGives) {
     EXPECT_EQ(o->timing.lag_policy, LagPolicy::kSkip);
     EXPECT_EQ(o->timing.clock, LiveClock::kSimulated);
     EXPECT_FALSE(o->translation.provisional_captions);
+    EXPECT_FALSE(o->recognition.score_openings);
     EXPECT_EQ(o->translation.engines, std::vector<std::string>{"tm"});
   }
+  // Opening scores are on unless turned off.
+  absl::StatusOr<LiveOptions> by_default = LiveOptionsFromSettings(Base(), {});
+  ASSERT_OK(by_default);
+  EXPECT_TRUE(by_default->recognition.score_openings);
 }
 
 TEST(LiveFlagsTest, BadValuesFailWithTheCommandLinesMessage) {
