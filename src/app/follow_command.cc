@@ -194,6 +194,7 @@ absl::StatusOr<FollowSummary> RunFollow(const FollowCommandOptions& options, con
   follower_options.recognizer.vad = options.vad;
   follower_options.recognizer.partial_interval = options.partial_interval;
   follower_options.follower = options.follower;
+  follower_options.score_openings = options.score_openings;
   // Lines and what is heard in one spelling (mt/match_text.h), as the memory has them.
   follower_options.spelling = fallback.memory->spelling(heard);
   LC_ASSIGN_OR_RETURN(SpeechFollower hearing, SpeechFollower::Create(*model, std::move(lines), follower_options));
@@ -326,7 +327,7 @@ Command AddFollowCommand(CLI::App& app) {
   follow_cmd->add_option("--zh-script", follow_options.zh_script,
                          "Mandarin from --asr whisper in simplified or traditional characters (either matches the script)")
       ->capture_default_str();
-  follow_cmd->add_flag("--no-opening-scores{0}", follow_options.follower.opening_lines,
+  follow_cmd->add_flag("--no-opening-scores{false}", follow_options.score_openings,
                        "Commit lines from the words heard only, not from Whisper's score of the expected line's opening "
                        "(docs/live.md)");
   follow_cmd->add_flag("--json", follow_options.json,

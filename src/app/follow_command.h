@@ -41,6 +41,9 @@ struct FollowCommandOptions {
   MediaTime partial_interval = MediaTime::Millis(250);
   VadConfig vad;
   FollowerConfig follower;
+  // --no-opening-scores: lines commit from the words heard only, not from
+  // Whisper's score of the expected line's opening (SpeechFollowerOptions).
+  bool score_openings = true;
   // Weight of the script's language model against the general one (asr/README.md).
   float script_weight = PocketsphinxOptions{}.script_weight;
   // pocketsphinx search settings (PocketsphinxOptions::decoder_flags and

@@ -44,6 +44,11 @@ class ZhScriptSession : public AsrSession {
   absl::StatusOr<AlternativesScore> ScoreAlternatives(const std::vector<std::string>& alternatives) override {
     return inner_->ScoreAlternatives(alternatives);
   }
+  // The openings as the caller wrote them: the inner recognizer scores text as
+  // it writes it, and the caller gives both scripts (SpeechFollower).
+  absl::StatusOr<std::vector<double>> ScoreOpenings(const std::vector<std::string>& openings) override {
+    return inner_->ScoreOpenings(openings);
+  }
   MediaTime position() const override { return inner_->position(); }
 
  private:

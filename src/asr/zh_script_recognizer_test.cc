@@ -27,6 +27,12 @@ class ScriptedSession : public AsrSession {
   }
   std::optional<AsrHypothesis> Partial() override { return Next(); }
   absl::StatusOr<AsrHypothesis> Finish() override { return Next(); }
+  // Each opening's score: 1 when it is written in Traditional characters as given.
+  absl::StatusOr<std::vector<double>> ScoreOpenings(const std::vector<std::string>& openings) override {
+    std::vector<double> scores;
+    for (const std::string& opening : openings) scores.push_back(opening == "換一首歌" ? 1.0 : 0.0);
+    return scores;
+  }
   MediaTime position() const override { return position_; }
 
  private:
@@ -126,6 +132,18 @@ TEST(ZhScriptRecognizerTest, OtherLanguagesPassUnchanged) {
   ConvertHypothesis(*converter, h);
   EXPECT_EQ(h.text, "Welcome to 臺灣");
   EXPECT_EQ(h.words[2].text, "臺灣");
+}
+
+// Opening scores pass through as written: the inner recognizer scores its own
+// spelling, and the follower asks in both scripts (SpeechFollower).
+TEST(ZhScriptRecognizerTest, OpeningsAreScoredAsWritten) {
+  const std::shared_ptr<AsrModel> model =
+      WriteChineseIn(std::make_shared<ScriptedModel>(std::deque<AsrHypothesis>{}), Converter(ZhScript::kSimplified));
+  absl::StatusOr<std::unique_ptr<AsrSession>> session = model->NewSession();
+  ASSERT_OK(session);
+  absl::StatusOr<std::vector<double>> scores = (*session)->ScoreOpenings({"换一首歌", "換一首歌"});
+  ASSERT_OK(scores);
+  EXPECT_THAT(*scores, ElementsAre(0.0, 1.0));
 }
 
 }  // namespace

@@ -115,6 +115,10 @@ ScriptFollower::Alignment ScriptFollower::AlignPrefix(int line, const std::vecto
   return a;
 }
 
+bool ScriptFollower::SameLine(int a, int b) const {
+  return line_tokens_[static_cast<size_t>(a)] == line_tokens_[static_cast<size_t>(b)];
+}
+
 std::optional<ScriptFollower::Alignment> ScriptFollower::PartialCommit(const std::vector<uint32_t>& heard) const {
   const int fewest = std::min(config_.min_tokens, config_.expected_line_min_tokens);
   if (static_cast<int>(heard.size()) < fewest || lines_.empty()) return std::nullopt;
@@ -123,7 +127,15 @@ std::optional<ScriptFollower::Alignment> ScriptFollower::PartialCommit(const std
   std::sort(alignments.begin(), alignments.end(),
             [](const Alignment& a, const Alignment& b) { return a.score > b.score; });
   const Alignment& best = alignments[0];
-  const double second = alignments.size() > 1 ? alignments[1].score : 0.0;
+  // The runner-up among the other lines; the same line written again later in
+  // the script (a host's second 谢谢大家) is that line, not a rival of it.
+  double second = 0.0;
+  for (size_t i = 1; i < alignments.size(); ++i) {
+    if (!SameLine(alignments[i].line, best.line)) {
+      second = alignments[i].score;
+      break;
+    }
+  }
   const size_t line_length = line_tokens_[static_cast<size_t>(best.line)].size();
   // The expected line heard word for word from its start may commit sooner.
   const int next = last_committed_ ? *last_committed_ + 1 : 0;
@@ -269,13 +281,14 @@ std::vector<FollowDecision> ScriptFollower::Decide(const std::vector<uint32_t>& 
       const double score = similarity + (i == next ? config_.next_line_bonus : 0.0);
       ranked.emplace_back(score, i);
       if (score > best_score) {
-        second_score = best_score;
         best_score = score;
         best_line = i;
         best_similarity = similarity;
-      } else if (score > second_score) {
-        second_score = score;
       }
+    }
+    // The runner-up; as for a partial, a line written twice is no rival of itself.
+    for (const auto& [score, line] : ranked) {
+      if (line != best_line && !SameLine(line, best_line)) second_score = std::max(second_score, score);
     }
     std::optional<Alignment> fragment, words_lost;
     if (best_line < 0 || best_similarity < config_.final_quality || best_score <= second_score) {
@@ -345,12 +358,10 @@ std::vector<FollowDecision> ScriptFollower::OnOpeningScores(const std::vector<in
                                                             const std::vector<double>& scores,
                                                             const std::string& text, MediaTime heard_until) {
   if (candidates.size() < 2 || scores.size() != candidates.size() || candidates != OpeningCandidates()) return {};
-  // A line written again later in the script (a host's second 谢谢大家) is the
-  // same opening, not a rival of it.
-  const std::vector<uint32_t>& expected = line_tokens_[static_cast<size_t>(candidates[0])];
+  // A line written again later in the script is the same opening, not a rival.
   double others = -std::numeric_limits<double>::infinity();
   for (size_t i = 1; i < scores.size(); ++i) {
-    if (line_tokens_[static_cast<size_t>(candidates[i])] != expected) others = std::max(others, scores[i]);
+    if (!SameLine(candidates[i], candidates[0])) others = std::max(others, scores[i]);
   }
   if (!(scores[0] >= config_.opening_min_logp) || !(scores[0] - others >= config_.opening_margin)) return {};
   const std::vector<uint32_t> heard = Tokens(text);

@@ -222,6 +222,8 @@ class ScriptFollower {
   // and margin over every other line.
   std::optional<Alignment> PartialCommit(const std::vector<uint32_t>& heard) const;
   std::optional<Alignment> FindFragment(const std::vector<uint32_t>& heard) const;
+  // Lines a and b are written alike (as matched): a line the script says twice.
+  bool SameLine(int a, int b) const;
   std::optional<Alignment> FindWithWordsLost(const std::vector<uint32_t>& heard) const;
   std::optional<AcousticMatch> CheckAcoustically(std::vector<std::pair<double, int>> ranked,
                                                  const std::vector<uint32_t>& heard,

@@ -723,5 +723,24 @@ TEST(ScriptFollowerTest, TheSameLineWrittenAgainIsNoRivalOfItsOpening) {
   EXPECT_EQ(decisions[0].line, 0);
 }
 
+
+// A script that says a line twice (a host's second 谢谢大家): the words heard
+// commit it from a partial as they would a line written once.
+TEST(ScriptFollowerTest, ALineWrittenTwiceIsCommittedFromPartialsAndAtTheEndpoint) {
+  std::vector<FollowerLine> lines = Lines();
+  lines.push_back(lines[1]);
+  lines.back().line_number = 9;
+  ScriptFollower follower(lines);
+  Spoken spoken = Speak(follower, "Today we have a very special cream for you");
+  ASSERT_EQ(spoken.decisions.size(), 1u);
+  EXPECT_EQ(spoken.decisions[0].translation, "今天给大家带来一款特别的面霜");
+  EXPECT_FALSE(spoken.decisions[0].at_endpoint);
+  // Heard only whole, at the endpoint: still that line, not an ad-lib.
+  const std::vector<FollowDecision> at_end = follower.OnFinal("Today we have a very special cream for you", MediaTime::Seconds(9));
+  ASSERT_EQ(at_end.size(), 1u);
+  EXPECT_FALSE(at_end[0].off_script);
+  EXPECT_EQ(at_end[0].translation, "今天给大家带来一款特别的面霜");
+}
+
 }  // namespace
 }  // namespace lingcast

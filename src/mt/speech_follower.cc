@@ -40,14 +40,15 @@ absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std
     to_traditional = std::make_shared<const ZhScriptConverter>(std::move(loaded));
   }
   return SpeechFollower(std::move(recognizer), ScriptFollower(std::move(lines), options.follower, options.spelling),
-                        score_openings, std::move(to_traditional));
+                        score_openings, options.score_openings_after, std::move(to_traditional));
 }
 
 SpeechFollower::SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower, bool score_openings,
-                               std::shared_ptr<const ZhScriptConverter> to_traditional)
+                               MediaTime score_openings_after, std::shared_ptr<const ZhScriptConverter> to_traditional)
     : recognizer_(std::move(recognizer)),
       follower_(std::move(follower)),
       score_openings_(score_openings),
+      score_openings_after_(score_openings_after),
       to_traditional_(std::move(to_traditional)) {}
 
 std::vector<FollowDecision> SpeechFollower::ScoreOpenings(const std::string& text, MediaTime heard_until) {
@@ -175,7 +176,9 @@ absl::Status SpeechFollower::Handle(RecognizerEvent event, const FollowSink& sin
       LC_RETURN_IF_ERROR(sink(std::move(partial)));
       if (!has_script()) return absl::OkStatus();
       std::vector<FollowDecision> decisions = follower_.OnPartial(event.hypothesis.text, event.hypothesis.end);
-      if (decisions.empty() && score_openings_) decisions = ScoreOpenings(event.hypothesis.text, event.hypothesis.end);
+      if (decisions.empty() && score_openings_ && event.hypothesis.end - utterance_start_ >= score_openings_after_) {
+        decisions = ScoreOpenings(event.hypothesis.text, event.hypothesis.end);
+      }
       return SendDecisions(std::move(decisions), event.decided_at, sink);
     }
     case RecognizerEvent::Type::kPause: {

@@ -46,6 +46,11 @@ struct SpeechFollowerOptions {
   // (then nothing is asked after the first Unimplemented). Off: lines commit
   // from the words heard only.
   bool score_openings = true;
+  // ... from this much of the utterance's audio on: Whisper's score accepted no
+  // line from less than 800 ms of its audio in bench/whisper_line_check, and
+  // its first partials (a few hundred ms) are mostly hallucinated, so scoring
+  // them would cost a decoder pass for nothing.
+  MediaTime score_openings_after = MediaTime::Millis(600);
   // Mandarin lines are also scored in Traditional characters (Whisper writes
   // Mandarin mostly so; the better of the two counts). Null: loaded by Create
   // (OpenCC's s2t) when `spelling` is Chinese and openings are scored.
@@ -103,7 +108,7 @@ class SpeechFollower {
 
  private:
   SpeechFollower(StreamingRecognizer recognizer, ScriptFollower follower, bool score_openings,
-                 std::shared_ptr<const ZhScriptConverter> to_traditional);
+                 MediaTime score_openings_after, std::shared_ptr<const ZhScriptConverter> to_traditional);
   // The recognizer's scores of the candidate lines' openings, handed to the
   // follower (`text`, `heard_until`: the partial they belong to).
   std::vector<FollowDecision> ScoreOpenings(const std::string& text, MediaTime heard_until);
@@ -131,6 +136,7 @@ class SpeechFollower {
   int checks_on_pause_ = 0;
   int checks_on_pause_used_ = 0;
   bool score_openings_;
+  MediaTime score_openings_after_;
   std::shared_ptr<const ZhScriptConverter> to_traditional_;
   std::vector<double> opening_score_cpu_ms_;
   int opening_commits_ = 0;

@@ -438,7 +438,8 @@ absl::StatusOr<std::vector<double>> WhisperAsrSession::ScoreOpenings(const std::
   if (!opening_encoded_.defined() || (language_.empty() && transcriber_->multilingual())) {
     return absl::FailedPreconditionError("no partial decode of the utterance's opening to score openings on");
   }
-  return CallNeural("scoring openings with whisper", [&] {
+  const auto began = std::chrono::steady_clock::now();
+  absl::StatusOr<std::vector<double>> scores = CallNeural("scoring openings with whisper", [&] {
     WhisperOptions o;
     o.language = language_;
     o.task = options_.task;
@@ -453,6 +454,14 @@ absl::StatusOr<std::vector<double>> WhisperAsrSession::ScoreOpenings(const std::
     }
     return transcriber_->ScoreOpenings(opening_encoded_, prompt, tokens, kOpeningTokens);
   });
+  // The scoring is the partial's compute too: the next partial waits for audio
+  // enough to pay for both.
+  const double score_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+  if (options_.streaming.max_compute_share > 0.0) {
+    next_interval_ +=
+        static_cast<std::size_t>(score_ms / 1000.0 / options_.streaming.max_compute_share * kAsrSampleRate);
+  }
+  return scores;
 }
 
 }  // namespace lingcast::neural

@@ -113,7 +113,8 @@ class WhisperAsrSession : public AsrSession {
   // <|0.00|> of the last partial decode, on that decode's encoder output (no
   // second encode), all openings in one decoder pass
   // (WhisperTranscriber::ScoreOpenings). An opening that begins with a Latin
-  // letter or digit is scored with the space Whisper writes before a word.
+  // letter or digit is scored with the space Whisper writes before a word. Its
+  // wall time counts toward the partials' compute share, as a decode's does.
   absl::StatusOr<std::vector<double>> ScoreOpenings(const std::vector<std::string>& openings) override;
   MediaTime position() const override { return position_; }
 

@@ -242,13 +242,21 @@ std::unique_ptr<WhisperDecoderState> WhisperModel::StartDecoder(const torch::Ten
                                           " positions, not " + std::to_string(capacity));
   }
   std::unique_ptr<WhisperDecoderState> state(new WhisperDecoderState(shared_from_this()));
-  const torch::Tensor encoded = repeat > 1 ? encoder_out.repeat_interleave(repeat, 0) : encoder_out;
   const std::int64_t heads = config_.decoder_attention_heads;
   const auto tensor_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
   for (const auto& layer : decoder_layers_) {
-    state->cross_.push_back(ProjectCrossKv(layer.cross_attn, encoded));
+    // The keys and values of each encoder output once, then repeated: rows of
+    // one audio (beams, scored openings) share them, and projecting the
+    // repeated output cost `repeat` times as much.
+    CrossKv kv = ProjectCrossKv(layer.cross_attn, encoder_out);
+    if (repeat > 1) {
+      kv.keys = kv.keys.repeat_interleave(repeat, 0);
+      kv.values = kv.values.repeat_interleave(repeat, 0);
+    }
+    state->cross_.push_back(std::move(kv));
     state->caches_.emplace_back();
-    state->caches_.back().Allocate(encoded.size(0), heads, capacity, config_.d_model / heads, tensor_options);
+    state->caches_.back().Allocate(encoder_out.size(0) * std::max<std::int64_t>(repeat, 1), heads, capacity,
+                                   config_.d_model / heads, tensor_options);
   }
   return state;
 }

@@ -132,6 +132,40 @@ TEST_P(WhisperParity, TeacherForcedLogitsMatchAtOnceAndStepByStep) {
   }
 }
 
+// Scored openings (WhisperTranscriber::ScoreOpenings: the prompt fed once, then
+// each opening's tokens on a copy of its cache) are the reference's
+// teacher-forced log-probabilities of the same tokens: each opening the first
+// 1-3 tokens after a prefix of the reference's ids, all in one call, with an
+// empty one among them.
+TEST_P(WhisperParity, ScoredOpeningsAreTheReferencesTeacherForcedLogProbabilities) {
+  for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
+    const auto ids = reference_["inputs"][i]["teacher_forced_ids"].get<std::vector<std::int64_t>>();
+    ASSERT_GE(ids.size(), 5u);
+    const torch::Tensor expected =
+        torch::log_softmax(tensors_->Load("teacher_forced_logits_" + std::to_string(i)).to(torch::kDouble), -1);
+    const torch::Tensor encoded = transcriber_->model().Encode(ReferenceFeatures(i));
+    const std::size_t prompt_length = 2;
+    const std::vector<std::int64_t> prompt(ids.begin(), ids.begin() + prompt_length);
+    std::vector<std::vector<std::int64_t>> openings;
+    for (std::size_t length : {3, 1, 0, 2}) {
+      openings.emplace_back(ids.begin() + prompt_length, ids.begin() + prompt_length + length);
+    }
+    const std::vector<double> scores = transcriber_->ScoreOpenings(encoded, prompt, openings, 3);
+    ASSERT_EQ(scores.size(), openings.size());
+    for (std::size_t o = 0; o < openings.size(); ++o) {
+      if (openings[o].empty()) {
+        EXPECT_EQ(scores[o], -std::numeric_limits<double>::infinity());
+        continue;
+      }
+      double sum = 0;
+      for (std::size_t t = 0; t < openings[o].size(); ++t) {
+        sum += expected[static_cast<std::int64_t>(prompt_length + t) - 1][openings[o][t]].item<double>();
+      }
+      EXPECT_NEAR(scores[o], sum / static_cast<double>(openings[o].size()), 1e-3) << "input " << i << " opening " << o;
+    }
+  }
+}
+
 TEST_P(WhisperParity, LanguageProbabilitiesMatch) {
   for (std::size_t i = 0; i < reference_["inputs"].size(); ++i) {
     const auto& entry = reference_["inputs"][i];

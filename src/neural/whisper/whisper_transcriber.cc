@@ -412,37 +412,51 @@ std::vector<double> WhisperTranscriber::ScoreOpenings(const torch::Tensor& encod
       }
     }
   }
-  const auto rows = static_cast<std::int64_t>(openings.size());
+  // The prompt is every row's: fed once, its cache then copied to one row per
+  // opening, which feeds only its own tokens (a short opening padded with its
+  // last token or the prompt's, unscored; the decoder is causal, so padding
+  // changes nothing before it).
+  const std::int64_t rows = static_cast<std::int64_t>(openings.size());
   const auto width = static_cast<std::int64_t>(prompt.size() + max_tokens);
   if (width > model_->config().max_target_positions) {
     Fail(ErrorCode::kInvalidArgument, "a prompt of " + std::to_string(prompt.size()) + " tokens leaves no room for " +
                                           std::to_string(max_tokens) + " more in " +
                                           std::to_string(model_->config().max_target_positions) + " positions");
   }
-  // Rows of one width: a short opening is padded with its prompt's last token,
-  // and the padding is not scored (the decoder is causal, so it changes nothing
-  // before it).
-  std::vector<std::int64_t> ids;
-  ids.reserve(static_cast<std::size_t>(rows * width));
-  for (const std::vector<std::int64_t>& opening : openings) {
-    ids.insert(ids.end(), prompt.begin(), prompt.end());
-    for (std::size_t i = 0; i < max_tokens; ++i) ids.push_back(i < opening.size() ? opening[i] : prompt.back());
+  const torch::Device device = encoder_out.device();
+  const std::unique_ptr<WhisperDecoderState> decoder = model_->StartDecoder(encoder_out, 1, width);
+  const auto prompt_length = static_cast<std::int64_t>(prompt.size());
+  // The logits after the prompt: each opening's first token.
+  const torch::Tensor first = torch::log_softmax(
+      decoder->PrefillRows(torch::tensor(prompt, torch::kLong).view({1, prompt_length}).to(device), {prompt_length - 1}),
+      -1);  // (1, 1, V)
+  decoder->Select(torch::zeros({rows}, torch::kLong));
+  // Then each opening's own tokens but its last: the logits of its later tokens.
+  torch::Tensor later;  // (rows, max_tokens - 1, V)
+  if (max_tokens > 1) {
+    std::vector<std::int64_t> fed;
+    for (const std::vector<std::int64_t>& opening : openings) {
+      for (std::size_t i = 0; i + 1 < max_tokens; ++i) {
+        fed.push_back(i < opening.size() ? opening[i] : (opening.empty() ? prompt.back() : opening.back()));
+      }
+    }
+    std::vector<std::int64_t> positions(max_tokens - 1);
+    for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<std::int64_t>(i);
+    const torch::Tensor input = torch::tensor(fed, torch::kLong).view({rows, -1}).to(device);
+    later = torch::log_softmax(decoder->PrefillRows(input, positions), -1);
   }
-  // The logits that predict each opening token: at the prompt's last position
-  // and the openings' own positions but the last.
-  std::vector<std::int64_t> positions;
-  for (std::size_t i = 0; i < max_tokens; ++i) positions.push_back(static_cast<std::int64_t>(prompt.size() + i) - 1);
-  const torch::Tensor input = torch::tensor(ids, torch::kLong).view({rows, width}).to(encoder_out.device());
-  const std::unique_ptr<WhisperDecoderState> decoder = model_->StartDecoder(encoder_out, rows, width);
-  const torch::Tensor logp = torch::log_softmax(decoder->PrefillRows(input, positions), -1);
-  // Gather the scored tokens on the device; only (rows, max_tokens) comes back.
+  // Each row's scored tokens gathered on the device; only (rows, max_tokens) comes back.
   std::vector<std::int64_t> targets;
   for (const std::vector<std::int64_t>& opening : openings) {
     for (std::size_t i = 0; i < max_tokens; ++i) targets.push_back(i < opening.size() ? opening[i] : 0);
   }
-  const torch::Tensor index =
-      torch::tensor(targets, torch::kLong).view({rows, static_cast<std::int64_t>(max_tokens), 1}).to(logp.device());
-  const torch::Tensor picked = logp.gather(2, index).squeeze(2).to(torch::kCPU).contiguous();
+  const auto columns = static_cast<std::int64_t>(max_tokens);
+  const torch::Tensor index = torch::tensor(targets, torch::kLong).view({rows, columns}).to(device);
+  torch::Tensor picked = first.view({-1}).index_select(0, index.select(1, 0)).unsqueeze(1);  // (rows, 1)
+  if (later.defined()) {
+    picked = torch::cat({picked, later.gather(2, index.narrow(1, 1, columns - 1).unsqueeze(2)).squeeze(2)}, 1);
+  }
+  picked = picked.to(torch::kCPU).contiguous();
   const float* values = picked.data_ptr<float>();
   for (std::size_t r = 0; r < openings.size(); ++r) {
     const std::size_t scored = std::min(openings[r].size(), max_tokens);
