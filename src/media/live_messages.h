@@ -27,6 +27,9 @@ struct HeardLine {
   std::optional<int> line_number;  // the script line; nullopt off script
   double confidence = 0;
   std::optional<double> commit_point;  // fraction of the script line heard at the commit
+  // Set when the recognizer's score of the line's opening, not its words,
+  // committed it: the log-probability per token (ScriptFollower::OnOpeningScores).
+  std::optional<double> opening_logp;
   bool at_endpoint = false;            // decided only when the utterance ended
   std::string source_text;  // the script line as written, or what was heard off script
   std::string heard;        // the recognized words the decision rests on

@@ -39,6 +39,7 @@ absl::Status FollowStage::Send(FollowEvent event, MediaTime watermark, MediaTime
     line.utterance = event.utterance;
     line.confidence = d.confidence;
     line.commit_point = d.commit_point;
+    line.opening_logp = d.opening_logp;
     line.at_endpoint = d.at_endpoint;
     line.heard = d.heard;
     line.speech_translation = d.speech_translation;

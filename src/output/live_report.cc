@@ -256,6 +256,7 @@ nlohmann::json LiveMonitor::Report(const std::vector<LatencySummary>& stage_late
     u["engine"] = l.engine.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.engine);
     u["confidence"] = std::round(l.confidence * 1000) / 1000;
     u["commit_point"] = l.commit_point ? nlohmann::json(std::round(*l.commit_point * 1000) / 1000) : nlohmann::json(nullptr);
+    u["opening_logp"] = l.opening_logp ? nlohmann::json(std::round(*l.opening_logp * 1000) / 1000) : nlohmann::json(nullptr);
     u["spoken"] = r.spoken;
     u["skipped"] = r.skipped;
     u["rate"] = std::round(r.rate * 1000) / 1000;
