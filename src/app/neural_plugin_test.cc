@@ -232,6 +232,15 @@ TEST(NeuralPluginTest, ThePlugInBuiltBesideThisLingcastOffersEveryEngine) {
   EXPECT_THAT(DescribePluginRuntime(*plugin).summary, HasSubstr("libtorch"));
 }
 
+// The tiny test checkpoint (random weights), English, on the CPU.
+WhisperPluginRequest TinyWhisperOnTheCpu() {
+  WhisperPluginRequest request;
+  request.model_dir = std::string(NEURAL_TESTDATA_DIR) + "/whisper_tiny";
+  request.language = "en";
+  request.device = "cpu";
+  return request;
+}
+
 // Minor 2: a Whisper recognizer counts the decoder steps of its sessions and
 // the passes they took (alone or joined by the step batcher), and the engine
 // cache that keeps it sums them for /metrics.
@@ -239,10 +248,7 @@ TEST(NeuralPluginTest, AWhisperRecognizerCountsItsSessionsDecoderStepsForMetrics
   ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
   absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("whisper");
   ASSERT_OK(plugin);
-  WhisperPluginRequest request;
-  request.model_dir = std::string(NEURAL_TESTDATA_DIR) + "/whisper_tiny";
-  request.language = "en";
-  request.device = "cpu";
+  const WhisperPluginRequest request = TinyWhisperOnTheCpu();
   EngineCache engines;
   absl::StatusOr<std::shared_ptr<AsrModel>> model =
       engines.Recognizer("whisper_tiny", [&] { return MakePluginRecognizer(*plugin, request); });
@@ -294,10 +300,7 @@ TEST(NeuralPluginTest, AWhisperSessionScoresOpeningsOfTheUtteranceSoFar) {
   ScopedPluginPath path(LINGCAST_NEURAL_PLUGIN_PATH);
   absl::StatusOr<NeuralPlugin> plugin = NeuralPlugin::Open("whisper");
   ASSERT_OK(plugin);
-  WhisperPluginRequest request;
-  request.model_dir = std::string(NEURAL_TESTDATA_DIR) + "/whisper_tiny";
-  request.language = "en";
-  request.device = "cpu";
+  const WhisperPluginRequest request = TinyWhisperOnTheCpu();
   absl::StatusOr<std::shared_ptr<AsrModel>> model = MakePluginRecognizer(*plugin, request);
   ASSERT_OK(model);
   absl::StatusOr<std::unique_ptr<AsrSession>> session = (*model)->NewSession();
