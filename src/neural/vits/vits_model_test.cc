@@ -5,6 +5,7 @@
 // drew. Bad checkpoints fail with the file and tensor named.
 #include "neural/vits/vits_model.h"
 
+#include <algorithm>
 #include <ATen/Context.h>
 #include <torch/cuda.h>
 
@@ -197,7 +198,11 @@ TEST(VitsStreaming, ChunksJoinToTheWholeWaveformAtAnyChunkSize) {
       EXPECT_TRUE(torch::equal(streamed.durations, whole.durations)) << name;
       const torch::Tensor joined = streamed.Joined();
       ASSERT_EQ(joined.size(0), expected.size(0)) << name;
-      EXPECT_LT((joined - expected).abs().max().item<double>(), 1e-5) << name << " first " << chunking.first_frames;
+      // The same sums in another order (the vocoder's convolutions cut at chunk
+      // edges, each CPU's own kernels): float32 rounding, 1.6e-5 of a peak near 1
+      // on an AVX2-only machine. A lost context frame costs orders more.
+      const double tolerance = 1e-4 * std::max(1.0, expected.abs().max().item<double>());
+      EXPECT_LT((joined - expected).abs().max().item<double>(), tolerance) << name << " first " << chunking.first_frames;
     }
   }
 }
