@@ -48,27 +48,30 @@ SpeechFollower::SpeechFollower(StreamingRecognizer recognizer, ScriptFollower fo
     : recognizer_(std::move(recognizer)),
       follower_(std::move(follower)),
       score_openings_(score_openings),
-      score_openings_after_(score_openings_after),
-      to_traditional_(std::move(to_traditional)) {}
+      score_openings_after_(score_openings_after) {
+  if (!score_openings_) return;
+  // Each line as the recognizer would write it, and in Traditional characters
+  // when that differs: spelled once here, not at every scoring.
+  for (const FollowerLine& line : follower_.lines()) {
+    std::vector<std::string>& spellings = line_openings_.emplace_back();
+    spellings.push_back(line.spoken.empty() ? line.source : line.spoken);
+    if (to_traditional != nullptr) {
+      std::string traditional = to_traditional->Convert(spellings.front());
+      if (traditional != spellings.front()) spellings.push_back(std::move(traditional));
+    }
+  }
+}
 
 std::vector<FollowDecision> SpeechFollower::ScoreOpenings(const std::string& text, MediaTime heard_until) {
   const std::vector<int> candidates = follower_.OpeningCandidates();
   if (candidates.empty()) return {};
-  // Each line as the recognizer would write it, and in Traditional characters.
   std::vector<std::string> openings;
   std::vector<size_t> line_of;  // opening -> index into candidates
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const FollowerLine& line = follower_.lines()[static_cast<size_t>(candidates[i])];
-    std::string spelled = line.spoken.empty() ? line.source : line.spoken;
-    if (to_traditional_ != nullptr) {
-      std::string traditional = to_traditional_->Convert(spelled);
-      if (traditional != spelled) {
-        openings.push_back(std::move(traditional));
-        line_of.push_back(i);
-      }
+    for (const std::string& spelled : line_openings_[static_cast<size_t>(candidates[i])]) {
+      openings.push_back(spelled);
+      line_of.push_back(i);
     }
-    openings.push_back(std::move(spelled));
-    line_of.push_back(i);
   }
   const double cpu_start = ThreadCpuMillis();
   const absl::StatusOr<std::vector<double>> scored = recognizer_.ScoreOpenings(openings);

@@ -137,7 +137,8 @@ class SpeechFollower {
   int checks_on_pause_used_ = 0;
   bool score_openings_;
   MediaTime score_openings_after_;
-  std::shared_ptr<const ZhScriptConverter> to_traditional_;
+  // Per script line, the texts whose openings are scored (ScoreOpenings).
+  std::vector<std::vector<std::string>> line_openings_;
   std::vector<double> opening_score_cpu_ms_;
   int opening_commits_ = 0;
 };
