@@ -47,6 +47,21 @@ torch::Tensor SelfAttend(const AttentionWeights& s, const torch::Tensor& x, Stat
   return Linear(MergeHeads(Attention(q, cache.keys(), cache.values(), self_mask, Scale(s))), s.out);
 }
 
+// Cross-attention of q (N, H, L, Dh) over `cross`. Keys and values of one
+// audio (batch 1) serve any number of query rows (beams, scored openings): the
+// rows are folded into the query positions, one attention without copying the
+// keys N times. Exact: no query masks another, and a padding mask of batch 1
+// holds for every row.
+torch::Tensor CrossAttend(const torch::Tensor& q, const CrossKv& cross, const torch::Tensor& mask, double scale) {
+  const std::int64_t n = q.size(0);
+  if (n == 1 || cross.keys.size(0) != 1 || (mask.defined() && mask.size(0) != 1)) {
+    return Attention(q, cross.keys, cross.values, mask, scale);
+  }
+  const std::int64_t heads = q.size(1), length = q.size(2), head_dim = q.size(3);
+  const torch::Tensor folded = q.transpose(0, 1).reshape({1, heads, n * length, head_dim});
+  return Attention(folded, cross.keys, cross.values, mask, scale).view({heads, n, length, head_dim}).transpose(0, 1);
+}
+
 // A post-norm decoder layer around `self_attend` (x -> its self-attention output).
 template <typename SelfAttendFn>
 torch::Tensor PostNormDecoder(const DecoderLayerWeights& w, Activation activation, const torch::Tensor& x,
@@ -54,7 +69,7 @@ torch::Tensor PostNormDecoder(const DecoderLayerWeights& w, Activation activatio
   torch::Tensor h = LayerNorm(x + self_attend(x), w.self_attn_norm);
   const auto& c = w.cross_attn;
   torch::Tensor cq = SplitHeads(Linear(h, c.q), c.heads);
-  torch::Tensor crossed = Linear(MergeHeads(Attention(cq, cross.keys, cross.values, cross_mask, Scale(c))), c.out);
+  torch::Tensor crossed = Linear(MergeHeads(CrossAttend(cq, cross, cross_mask, Scale(c))), c.out);
   h = LayerNorm(h + crossed, w.cross_attn_norm);
   return LayerNorm(h + FeedForward(h, w.fc1, w.fc2, activation), w.final_norm);
 }
@@ -65,7 +80,7 @@ torch::Tensor PreNormDecoder(const DecoderLayerWeights& w, Activation activation
   torch::Tensor h = x + self_attend(LayerNorm(x, w.self_attn_norm));
   const auto& c = w.cross_attn;
   torch::Tensor cq = SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads);
-  h = h + Linear(MergeHeads(Attention(cq, cross.keys, cross.values, torch::Tensor(), Scale(c))), c.out);
+  h = h + Linear(MergeHeads(CrossAttend(cq, cross, torch::Tensor(), Scale(c))), c.out);
   return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);
 }
 
@@ -271,7 +286,7 @@ torch::Tensor PreNormDecoderLayer(const DecoderLayerWeights& w, Activation activ
       SplitHeads(Linear(LayerNorm(h, w.cross_attn_norm), c.q), c.heads).split_with_sizes(rows, 0);
   attended.clear();
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    attended.push_back(Attention(cqs[i], cross[i]->keys, cross[i]->values, torch::Tensor(), Scale(c)));
+    attended.push_back(CrossAttend(cqs[i], *cross[i], torch::Tensor(), Scale(c)));
   }
   h = h + Linear(MergeHeads(torch::cat(attended, 0)), c.out);
   return h + FeedForward(LayerNorm(h, w.final_norm), w.fc1, w.fc2, activation);

@@ -94,7 +94,8 @@ class StaticKvCache {
 
 // Cross-attention keys and values: projected from the encoder output once.
 struct CrossKv {
-  torch::Tensor keys, values;  // (N, H, S, Dh)
+  // (N, H, S, Dh); N is 1 where the rows of a decoder all attend to one audio.
+  torch::Tensor keys, values;
   void Select(const torch::Tensor& rows) {
     keys = keys.index_select(0, rows);
     values = values.index_select(0, rows);

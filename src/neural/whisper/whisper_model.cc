@@ -245,11 +245,11 @@ std::unique_ptr<WhisperDecoderState> WhisperModel::StartDecoder(const torch::Ten
   const std::int64_t heads = config_.decoder_attention_heads;
   const auto tensor_options = torch::TensorOptions().dtype(options_.dtype).device(options_.device);
   for (const auto& layer : decoder_layers_) {
-    // The keys and values of each encoder output once, then repeated: rows of
-    // one audio (beams, scored openings) share them, and projecting the
-    // repeated output cost `repeat` times as much.
+    // The keys and values of each encoder output once: rows of one audio
+    // (beams, scored openings) share them. One audio's stay one row, which
+    // every decoder row attends to (CrossAttend); a batch's are repeated.
     CrossKv kv = ProjectCrossKv(layer.cross_attn, encoder_out);
-    if (repeat > 1) {
+    if (repeat > 1 && encoder_out.size(0) > 1) {
       kv.keys = kv.keys.repeat_interleave(repeat, 0);
       kv.values = kv.values.repeat_interleave(repeat, 0);
     }
@@ -472,7 +472,10 @@ torch::Tensor WhisperStaticDecoder::Forward(const torch::Tensor& tokens, const t
 void WhisperDecoderState::Select(const torch::Tensor& rows) {
   const torch::Tensor on_device = rows.to(model_->options_.device);
   for (auto& cache : caches_) cache.Select(on_device);
-  for (auto& cross : cross_) cross.Select(on_device);
+  // One audio's cross keys and values serve every row as they are.
+  for (auto& cross : cross_) {
+    if (cross.keys.size(0) > 1) cross.Select(on_device);
+  }
 }
 
 }  // namespace lingcast::neural

@@ -77,6 +77,8 @@ class WhisperModel : public std::enable_shared_from_this<WhisperModel> {
 
   // A decoder over `encoder_out`, each row repeated `repeat` times in a row (the
   // beams), with caches for up to `capacity` positions (at most max_target_positions).
+  // The cross-attention keys and values of a single encoder output are kept once
+  // for all its rows, however many Select() makes.
   std::unique_ptr<WhisperDecoderState> StartDecoder(const torch::Tensor& encoder_out, std::int64_t repeat,
                                                     std::int64_t capacity) const;
 

@@ -132,6 +132,31 @@ TEST_P(WhisperParity, TeacherForcedLogitsMatchAtOnceAndStepByStep) {
   }
 }
 
+// A decoder over one audio keeps its cross-attention keys once however many
+// rows Select() makes (beams, scored openings); its rows decode what rows over
+// copies of that audio decode, each with its own tokens.
+TEST_P(WhisperParity, RowsOfOneAudioDecodeAsRowsOverItsCopies) {
+  const WhisperModel& model = transcriber_->model();
+  const torch::Tensor encoded = model.Encode(ReferenceFeatures(0));
+  constexpr std::int64_t kRows = 4;
+  auto shared = model.StartDecoder(encoded, 1, 8);
+  shared->Select(torch::zeros({kRows}, torch::kLong));
+  auto copies = model.StartDecoder(encoded.expand({kRows, -1, -1}).contiguous(), 1, 8);
+  const auto ids = reference_["inputs"][0]["teacher_forced_ids"].get<std::vector<std::int64_t>>();
+  ASSERT_GE(ids.size(), 4u);
+  // Each row its own three tokens: the reference's, rotated by the row.
+  std::vector<std::int64_t> fed;
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    for (std::int64_t t = 0; t < 3; ++t) fed.push_back(ids[static_cast<std::size_t>((r + t) % 4)]);
+  }
+  const torch::Tensor tokens = torch::tensor(fed, torch::kLong).view({kRows, 3});
+  const torch::Tensor expected = copies->PrefillAll(tokens);
+  EXPECT_LT(RelativeError(shared->PrefillAll(tokens), expected), kTolerance);
+  // A step after the prefill, on the same path the beams take.
+  const torch::Tensor next = tokens.select(1, 0);
+  EXPECT_LT(RelativeError(shared->Step(next), copies->Step(next)), kTolerance);
+}
+
 // Scored openings (WhisperTranscriber::ScoreOpenings: the prompt fed once, then
 // each opening's tokens on a copy of its cache) are the reference's
 // teacher-forced log-probabilities of the same tokens: each opening the first
