@@ -124,8 +124,10 @@ std::optional<ScriptFollower::Alignment> ScriptFollower::PartialCommit(const std
   if (static_cast<int>(heard.size()) < fewest || lines_.empty()) return std::nullopt;
   std::vector<Alignment> alignments;
   for (int i = 0; i < static_cast<int>(lines_.size()); ++i) alignments.push_back(AlignPrefix(i, heard));
-  std::sort(alignments.begin(), alignments.end(),
-            [](const Alignment& a, const Alignment& b) { return a.score > b.score; });
+  // Stable: of lines that score alike (a line written twice, neither expected
+  // next), the earlier one, the same on every platform's sort.
+  std::stable_sort(alignments.begin(), alignments.end(),
+                   [](const Alignment& a, const Alignment& b) { return a.score > b.score; });
   const Alignment& best = alignments[0];
   // The runner-up among the other lines; the same line written again later in
   // the script (a host's second 谢谢大家) is that line, not a rival of it.
