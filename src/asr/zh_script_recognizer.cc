@@ -69,6 +69,7 @@ class ZhScriptModel : public AsrModel {
   }
   Language language() const override { return inner_->language(); }
   std::string name() const override { return inner_->name(); }
+  std::optional<StepBatching> step_batching() const override { return inner_->step_batching(); }
 
  private:
   std::shared_ptr<AsrModel> inner_;

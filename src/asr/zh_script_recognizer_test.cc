@@ -53,6 +53,7 @@ class ScriptedModel : public AsrModel {
   }
   Language language() const override { return Language::kZh; }
   std::string name() const override { return "scripted"; }
+  std::optional<StepBatching> step_batching() const override { return StepBatching{10, 7, 6, 2}; }
 
  private:
   std::deque<AsrHypothesis> said_;
@@ -144,6 +145,19 @@ TEST(ZhScriptRecognizerTest, OpeningsAreScoredAsWritten) {
   absl::StatusOr<std::vector<double>> scores = (*session)->ScoreOpenings({"换一首歌", "換一首歌"});
   ASSERT_OK(scores);
   EXPECT_THAT(*scores, ElementsAre(0.0, 1.0));
+}
+
+// How the wrapped recognizer's sessions shared its decoder passes passes
+// through (serve's /metrics reads it of a Mandarin host's recognizer too).
+TEST(ZhScriptRecognizerTest, TheWrappedRecognizersStepBatchingPassesThrough) {
+  const std::shared_ptr<AsrModel> model =
+      WriteChineseIn(std::make_shared<ScriptedModel>(std::deque<AsrHypothesis>{}), Converter(ZhScript::kSimplified));
+  const std::optional<AsrModel::StepBatching> batching = model->step_batching();
+  ASSERT_TRUE(batching.has_value());
+  EXPECT_EQ(batching->steps, 10);
+  EXPECT_EQ(batching->passes, 7);
+  EXPECT_EQ(batching->joined_steps, 6);
+  EXPECT_EQ(batching->largest_pass, 2);
 }
 
 }  // namespace
