@@ -51,10 +51,10 @@ torch::Tensor SelfAttend(const AttentionWeights& s, const torch::Tensor& x, Stat
 // audio (batch 1) serve any number of query rows (beams, scored openings): the
 // rows are folded into the query positions, one attention without copying the
 // keys N times. Exact: no query masks another, and a padding mask of batch 1
-// holds for every row.
+// (one row for every query) holds for every row.
 torch::Tensor CrossAttend(const torch::Tensor& q, const CrossKv& cross, const torch::Tensor& mask, double scale) {
   const std::int64_t n = q.size(0);
-  if (n == 1 || cross.keys.size(0) != 1 || (mask.defined() && mask.size(0) != 1)) {
+  if (n == 1 || cross.keys.size(0) != 1 || (mask.defined() && (mask.size(0) != 1 || mask.size(-2) != 1))) {
     return Attention(q, cross.keys, cross.values, mask, scale);
   }
   const std::int64_t heads = q.size(1), length = q.size(2), head_dim = q.size(3);
