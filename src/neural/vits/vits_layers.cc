@@ -130,11 +130,17 @@ torch::Tensor WaveNetForward(const WaveNet& w, torch::Tensor x, const torch::Ten
 }  // namespace
 
 torch::Tensor Apply(const Conv& conv, const torch::Tensor& x) {
-  return torch::conv1d(x, conv.weight, conv.bias, 1, conv.padding, conv.dilation, conv.groups);
+  if (conv.cudnn) return torch::conv1d(x, conv.weight, conv.bias, 1, conv.padding, conv.dilation, conv.groups);
+  return at::_convolution(x, conv.weight, conv.bias, /*stride=*/{1}, {conv.padding}, {conv.dilation},
+                          /*transposed=*/false, /*output_padding=*/{0}, conv.groups, /*benchmark=*/false,
+                          /*deterministic=*/false, /*cudnn_enabled=*/false, at::globalContext().allowTF32CuDNN());
 }
 
 torch::Tensor Apply(const ConvTranspose& conv, const torch::Tensor& x) {
-  return torch::conv_transpose1d(x, conv.weight, conv.bias, conv.stride, conv.padding);
+  if (conv.cudnn) return torch::conv_transpose1d(x, conv.weight, conv.bias, conv.stride, conv.padding);
+  return at::_convolution(x, conv.weight, conv.bias, {conv.stride}, {conv.padding}, /*dilation=*/{1},
+                          /*transposed=*/true, /*output_padding=*/{0}, /*groups=*/1, /*benchmark=*/false,
+                          /*deterministic=*/false, /*cudnn_enabled=*/false, at::globalContext().allowTF32CuDNN());
 }
 
 torch::Tensor EncoderLayerForward(const EncoderLayer& w, Activation act, const torch::Tensor& x,

@@ -19,13 +19,17 @@
 
 namespace lingcast::neural::vits {
 
+// `cudnn` false: on CUDA through PyTorch's own convolution kernels, not cuDNN's
+// (VitsModelOptions::cudnn_convolutions says why); no difference on the CPU.
 struct Conv {
   torch::Tensor weight, bias;  // bias may be undefined
   std::int64_t padding = 0, dilation = 1, groups = 1;
+  bool cudnn = true;
 };
 struct ConvTranspose {
   torch::Tensor weight, bias;
   std::int64_t stride = 1, padding = 0;
+  bool cudnn = true;
 };
 torch::Tensor Apply(const Conv& conv, const torch::Tensor& x);
 torch::Tensor Apply(const ConvTranspose& conv, const torch::Tensor& x);

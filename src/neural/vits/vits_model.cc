@@ -35,7 +35,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 // Builds the weights from a source, naming tensors as transformers' VitsModel does.
 class Builder {
  public:
-  Builder(const VitsConfig& c, const WeightSource& source) : c_(c), w_(source) {}
+  Builder(const VitsConfig& c, const WeightSource& source, bool cudnn) : c_(c), w_(source), cudnn_(cudnn) {}
 
   std::unique_ptr<VitsModel::Weights> Build() {
     auto m = std::make_unique<VitsModel::Weights>();
@@ -57,7 +57,7 @@ class Builder {
   vits::Conv Conv(const std::string& p, std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t padding = 0,
                   std::int64_t dilation = 1, std::int64_t groups = 1, bool bias = true) {
     return vits::Conv{w_(p + ".weight", {out, in / groups, kernel}), bias ? w_(p + ".bias", {out}) : torch::Tensor(),
-                      padding, dilation, groups};
+                      padding, dilation, groups, cudnn_};
   }
   LinearWeights Linear(const std::string& p, std::int64_t out, std::int64_t in) {
     return LinearWeights{w_(p + ".weight", {out, in}), c_.use_bias ? w_(p + ".bias", {out}) : torch::Tensor()};
@@ -164,7 +164,7 @@ class Builder {
       const std::int64_t rate = c_.upsample_rates[i], k = c_.upsample_kernel_sizes[i], out = channels / 2;
       const std::string p = "decoder.upsampler." + std::to_string(i);
       d.upsamplers.push_back(vits::ConvTranspose{w_(p + ".weight", {channels, out, k}), w_(p + ".bias", {out}), rate,
-                                                 (k - rate) / 2});
+                                                 (k - rate) / 2, cudnn_});
       channels = out;
       for (std::size_t j = 0; j < kernels; ++j) {
         const std::string b = "decoder.resblocks." + std::to_string(i * kernels + j);
@@ -188,6 +188,7 @@ class Builder {
 
   const VitsConfig& c_;
   const WeightSource& w_;
+  bool cudnn_;
 };
 
 std::string ShapeOf(const torch::Tensor& t) { return ShapeString(t.sizes().vec()); }
@@ -249,7 +250,7 @@ std::shared_ptr<const VitsModel> VitsModel::Load(const std::string& dir, const V
   std::shared_ptr<VitsModel> model(new VitsModel());
   model->config_ = config;
   model->options_ = options;
-  model->weights_ = Builder(config, weight).Build();
+  model->weights_ = Builder(config, weight, options.cudnn_convolutions).Build();
   return model;
 }
 
@@ -277,7 +278,7 @@ std::shared_ptr<const VitsModel> VitsModel::Random(const VitsConfig& config, con
   std::shared_ptr<VitsModel> model(new VitsModel());
   model->config_ = config;
   model->options_ = options;
-  model->weights_ = Builder(config, weight).Build();
+  model->weights_ = Builder(config, weight, options.cudnn_convolutions).Build();
   return model;
 }
 

@@ -37,6 +37,12 @@ struct VitsModelOptions {
   // What the stage graphs may keep, least recently used freed past it
   // (GraphCache, cache_budget.h); 0: bounded by count only (48 graphs).
   std::int64_t graph_cache_bytes = std::int64_t{256} << 20;
+  // On CUDA: convolutions through cuDNN. cuDNN plans each convolution anew at
+  // every input length it has not seen, and HiFi-GAN has dozens, so the first
+  // line at each new length pays that planning; false takes PyTorch's own
+  // kernels (im2col and a GEMM), which plan nothing. The same numbers to float
+  // rounding; no difference on the CPU.
+  bool cudnn_convolutions = true;
 };
 
 // The buckets VitsModel::WarmGraphs records before the first line: every text

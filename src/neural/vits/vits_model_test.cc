@@ -532,5 +532,42 @@ TEST(VitsCuda, GraphsFollowTheReference) {
   }
 }
 
+// cudnn_convolutions false: every convolution through at::_convolution with
+// cuDNN off, the waveform still the reference's (on the CPU, where that is the
+// same kernel, it checks the arguments; on CUDA, PyTorch's own kernels).
+TEST(VitsModel, ConvolutionsWithoutCudnnFollowTheReference) {
+  const NoTf32Convolutions exact;
+  std::vector<torch::Device> devices = {torch::kCPU};
+  if (torch::cuda::is_available()) devices.emplace_back(torch::kCUDA);
+  for (const torch::Device device : devices) {
+    for (const std::string fixture : {"vits_tiny", "vits_tiny_deterministic"}) {
+      SCOPED_TRACE(fixture + " on " + device.str());
+      const std::string dir = TestdataDir(fixture);
+      const auto reference = ReadJsonFile(dir + "/reference.json");
+      const auto tensors = SafetensorsFile::Open(dir + "/reference.safetensors");
+      VitsModelOptions options{device, torch::kFloat};
+      options.cudnn_convolutions = false;
+      const auto model = VitsModel::Load(dir, options);
+      for (const auto& c : reference["cases"]) {
+        const std::string name = c["name"].get<std::string>();
+        SCOPED_TRACE(name);
+        VitsNoise noise;
+        if (tensors->Contains(name + ".duration_noise")) noise.duration = tensors->Load(name + ".duration_noise");
+        noise.prior = tensors->Load(name + ".prior_noise");
+        VitsSynthesisOptions synthesis;
+        synthesis.speaking_rate = c["speaking_rate"].get<double>();
+        synthesis.noise_scale = c["noise_scale"].get<double>();
+        synthesis.noise_scale_duration = c["noise_scale_duration"].get<double>();
+        synthesis.noise = &noise;
+        const VitsOutput out = model->Synthesize(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]), synthesis);
+        EXPECT_EQ(Rows(out.durations), IdLists(c["durations"]));
+        const torch::Tensor expected = tensors->Load(name + ".waveform");
+        ASSERT_EQ(out.waveform.sizes(), expected.sizes());
+        EXPECT_LT(RelativeError(out.waveform.cpu(), expected), 1e-3);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lingcast::neural
