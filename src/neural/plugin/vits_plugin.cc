@@ -45,10 +45,10 @@ absl::StatusOr<std::unique_ptr<lc_voice>> Create(const lc_vits_options& request)
       request.struct_size >= offsetof(lc_vits_options, capture_as_needed) + sizeof(int32_t);
   options.warm_at_load = !(has_capture_flag && request.capture_as_needed != 0);
   // Without the warm-up (a render) most lines come at a length not seen yet,
-  // and cuDNN plans every convolution anew at each: a Piper-sized HiFi-GAN took
-  // 107-146 ms at a new length against 8 ms at a known one, PyTorch's own
-  // kernels about 40 ms at either (H100, 2026-12-07). Live warms its lengths at
-  // load and keeps cuDNN's 8 ms.
+  // and cuDNN plans every convolution anew at each: a HiFi-GAN V1 took 107-146
+  // ms at a new length against 8 ms at a known one, PyTorch's own kernels about
+  // 40 ms at either (H100, 2026-12-07; docs/gpu.md). Live warms its lengths at
+  // load and keeps cuDNN.
   options.model.cudnn_convolutions = options.warm_at_load;
   const absl::StatusOr<neural::DeviceChoice> placement = neural::CallNeural("--device", [&] {
     return neural::ChooseDevice(StringOr(request.device, "auto"), StringOr(request.dtype, "auto"),

@@ -40,9 +40,9 @@ struct VitsModelOptions {
   // On CUDA: convolutions through cuDNN. cuDNN plans each convolution anew at
   // every input length it has not seen, and HiFi-GAN has dozens, so the first
   // line at each new length pays that planning; false takes PyTorch's own
-  // kernels (im2col and a GEMM), which plan nothing: on an H100 a Piper-sized
-  // HiFi-GAN at a new length took 107-146 ms with cuDNN, 8 ms at a length seen
-  // before, and about 40 ms either way without. The same numbers to float
+  // kernels (im2col and a GEMM), which plan nothing: on an H100 a HiFi-GAN V1
+  // at a new length took 107-146 ms with cuDNN, 8 ms at a length seen before,
+  // and about 40 ms either way without (docs/gpu.md). The same numbers to float
   // rounding; no difference on the CPU.
   bool cudnn_convolutions = true;
 };
