@@ -3,6 +3,7 @@
 // on the same weights and input in the same device call.
 //
 //   build/bench/vits_bench [REFERENCE_DIR]   (CUDA when available, else CPU)
+//   build/bench/vits_bench --cold VOICE_DIR   (only 4. below)
 //
 // REFERENCE_DIR is what `tools/neural/vits_gpu_bench.py DIR` wrote just before:
 // model/ (random weights at facebook/mms-tts-eng's size, as transformers saved
@@ -17,6 +18,11 @@
 //    text); the graph variant is warmed on the same seeds first, so its buckets
 //    are captured (the first two calls of a new bucket are printed apart);
 // 3. parity: the reference's noise replayed, waveform against transformers'.
+// 4. --cold: lines at lengths not met before, as a render meets them (no graphs
+//    warmed): random weights at VOICE_DIR/config.json's sizes (e.g. the Piper
+//    voice), eager, with cuDNN's convolutions and with PyTorch's own
+//    (VitsModelOptions::cudnn_convolutions), alternating: each of six token
+//    lengths once, then the same six again.
 // Prints figures; never fails on time.
 #include <algorithm>
 #include <chrono>
@@ -108,11 +114,52 @@ void Parity(const VitsModel& model, const torch::Tensor& ids, const std::string&
               label, static_cast<long long>(got.size(1)), diff, diff / scale);
 }
 
+// 4. Lines at new lengths against the same lengths again, cuDNN on and off.
+void ColdLengths(const std::string& voice_dir) {
+  const VitsConfig config = lingcast::neural::LoadVitsConfig(voice_dir);
+  const bool cuda = torch::cuda::is_available();
+  const torch::Device device = cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+  std::printf("cold lengths: random weights at %s/config.json's sizes, %s float32, eager, batch 1\n", voice_dir.c_str(),
+              cuda ? "cuda" : "cpu");
+  const std::vector<std::int64_t> lengths = {61, 83, 107, 131, 157, 181};  // tokens: Piper ids, a pad between phonemes
+  for (int round = 0; round < 2; ++round) {
+    for (const bool cudnn : {true, false}) {
+      VitsModelOptions options{device, torch::kFloat, /*cuda_graphs=*/false};
+      options.cudnn_convolutions = cudnn;
+      const auto model = VitsModel::Random(config, options, 1);
+      TimeOne(*model, torch::randint(1, config.vocab_size, {1, 7}, torch::kLong), 0);  // the first call's set-up apart
+      std::string news, agains;
+      double audio = 0;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (const std::int64_t t : lengths) {
+          torch::manual_seed(t);
+          const torch::Tensor ids = torch::randint(1, config.vocab_size, {1, t}, torch::kLong);
+          const double seconds = TimeOne(*model, ids, 0);
+          char ms[32];
+          std::snprintf(ms, sizeof ms, "%s%.1f", (pass == 0 ? news : agains).empty() ? "" : " ", seconds * 1e3);
+          (pass == 0 ? news : agains) += ms;
+          if (pass == 0) {
+            VitsSynthesisOptions o;
+            audio += static_cast<double>(model->Synthesize(ids, {}, o).lengths[0]) / static_cast<double>(config.sampling_rate);
+          }
+        }
+      }
+      std::printf("  round %d, %s: new lengths %s ms; the same again %s ms (%.1f s of audio in all)\n", round + 1,
+                  cudnn ? "cuDNN convolutions" : "PyTorch's own convolutions", news.c_str(), agains.c_str(), audio);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines survive a crash in a pipe
   torch::NoGradGuard no_grad;
+  if (argc > 2 && std::string(argv[1]) == "--cold") {
+    std::printf("vits_bench: libtorch %s\n", TORCH_VERSION);
+    ColdLengths(argv[2]);
+    return 0;
+  }
   const bool cuda = torch::cuda::is_available();
   std::printf("vits_bench: libtorch %s, device %s, %d CPU threads\n", TORCH_VERSION, cuda ? "cuda" : "cpu",
               torch::get_num_threads());
