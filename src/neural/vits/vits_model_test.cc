@@ -45,6 +45,21 @@ std::vector<std::vector<std::int64_t>> Rows(const torch::Tensor& t) {
   return rows;
 }
 
+// One case of a fixture's reference.json synthesized by `model` with the
+// reference's own noise replayed (reference.safetensors) and its settings.
+VitsOutput ReplayCase(const VitsModel& model, const SafetensorsFile& tensors, const nlohmann::json& c) {
+  const std::string name = c["name"].get<std::string>();
+  VitsNoise noise;
+  if (tensors.Contains(name + ".duration_noise")) noise.duration = tensors.Load(name + ".duration_noise");
+  noise.prior = tensors.Load(name + ".prior_noise");
+  VitsSynthesisOptions options;
+  options.speaking_rate = c["speaking_rate"].get<double>();
+  options.noise_scale = c["noise_scale"].get<double>();
+  options.noise_scale_duration = c["noise_scale_duration"].get<double>();
+  options.noise = &noise;
+  return model.Synthesize(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]), options);
+}
+
 class VitsParity : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -54,18 +69,7 @@ class VitsParity : public ::testing::TestWithParam<std::string> {
     tensors_ = SafetensorsFile::Open(dir_ + "/reference.safetensors");
   }
 
-  VitsOutput Replay(const nlohmann::json& c) const {
-    const std::string name = c["name"].get<std::string>();
-    VitsNoise noise;
-    if (tensors_->Contains(name + ".duration_noise")) noise.duration = tensors_->Load(name + ".duration_noise");
-    noise.prior = tensors_->Load(name + ".prior_noise");
-    VitsSynthesisOptions options;
-    options.speaking_rate = c["speaking_rate"].get<double>();
-    options.noise_scale = c["noise_scale"].get<double>();
-    options.noise_scale_duration = c["noise_scale_duration"].get<double>();
-    options.noise = &noise;
-    return model_->Synthesize(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]), options);
-  }
+  VitsOutput Replay(const nlohmann::json& c) const { return ReplayCase(*model_, *tensors_, c); }
 
   std::string dir_;
   std::shared_ptr<const VitsModel> model_;
@@ -504,23 +508,14 @@ TEST(VitsCuda, GraphsFollowTheReference) {
       for (const auto& c : reference["cases"]) {
         const std::string name = c["name"].get<std::string>();
         SCOPED_TRACE(name + " round " + std::to_string(round));
-        VitsNoise noise;
-        if (tensors->Contains(name + ".duration_noise")) noise.duration = tensors->Load(name + ".duration_noise");
-        noise.prior = tensors->Load(name + ".prior_noise");
-        VitsSynthesisOptions options;
-        options.speaking_rate = c["speaking_rate"].get<double>();
-        options.noise_scale = c["noise_scale"].get<double>();
-        options.noise_scale_duration = c["noise_scale_duration"].get<double>();
-        options.noise = &noise;
-        const torch::Tensor ids = IdsTensor(c["input_ids"]), mask = IdsTensor(c["attention_mask"]);
-        const VitsOutput out = graphed->Synthesize(ids, mask, options);
+        const VitsOutput out = ReplayCase(*graphed, *tensors, c);
         EXPECT_EQ(Rows(out.durations), IdLists(c["durations"]));
         EXPECT_EQ(out.lengths, c["sequence_lengths"].get<std::vector<std::int64_t>>());
         const torch::Tensor expected = tensors->Load(name + ".waveform");
         ASSERT_EQ(out.waveform.sizes(), expected.sizes());
         EXPECT_LT(RelativeError(out.waveform.cpu(), expected), 1e-3);
         if (round > 0) continue;
-        const torch::Tensor plain = eager->Synthesize(ids, mask, options).waveform.cpu();
+        const torch::Tensor plain = ReplayCase(*eager, *tensors, c).waveform.cpu();
         EXPECT_LT(RelativeError(plain, expected), 1e-3);
         EXPECT_LT(RelativeError(out.waveform.cpu(), plain), 1e-3);
       }
@@ -551,15 +546,7 @@ TEST(VitsModel, ConvolutionsWithoutCudnnFollowTheReference) {
       for (const auto& c : reference["cases"]) {
         const std::string name = c["name"].get<std::string>();
         SCOPED_TRACE(name);
-        VitsNoise noise;
-        if (tensors->Contains(name + ".duration_noise")) noise.duration = tensors->Load(name + ".duration_noise");
-        noise.prior = tensors->Load(name + ".prior_noise");
-        VitsSynthesisOptions synthesis;
-        synthesis.speaking_rate = c["speaking_rate"].get<double>();
-        synthesis.noise_scale = c["noise_scale"].get<double>();
-        synthesis.noise_scale_duration = c["noise_scale_duration"].get<double>();
-        synthesis.noise = &noise;
-        const VitsOutput out = model->Synthesize(IdsTensor(c["input_ids"]), IdsTensor(c["attention_mask"]), synthesis);
+        const VitsOutput out = ReplayCase(*model, *tensors, c);
         EXPECT_EQ(Rows(out.durations), IdLists(c["durations"]));
         const torch::Tensor expected = tensors->Load(name + ".waveform");
         ASSERT_EQ(out.waveform.sizes(), expected.sizes());
