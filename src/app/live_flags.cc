@@ -54,7 +54,7 @@ void AddRecognitionFlags(CLI::App& c, RecognitionConfig& recognition) {
       ->capture_default_str();
   c.add_option("--asr-partial-ms", recognition.partial_interval_ms,
                "How often the open utterance is heard again, 100..5000 ms (0: the recognizer's own: 250 ms, Whisper "
-               "500 ms on the CPU and 250 ms on a GPU)")
+               "500 ms on the CPU and 250 ms on a GPU, 150 ms there when opening scores follow the script)")
       ->capture_default_str();
   c.add_flag("--no-opening-scores{false}", recognition.score_openings,
              "With --script: commit lines from the words heard only, not from Whisper's score of the expected line's "

@@ -206,15 +206,31 @@ TEST(LiveFlagsTest, ThePartialCadenceIsTheRecognizersOwnOrOneFrom100MsTo5s) {
   absl::StatusOr<LiveOptions> options = MinimalCommandLineWith({});
   ASSERT_OK(options);
   EXPECT_EQ(options->recognition.partial_interval_ms, 0);
-  EXPECT_EQ(LivePartialInterval(options->recognition), MediaTime::Millis(250));
+  PartialCadence cadence = LivePartialCadence(options->recognition, /*scores_openings=*/false);
+  EXPECT_EQ(cadence.follower, MediaTime::Millis(250));
+  EXPECT_EQ(cadence.whisper_cpu_ms, 0);  // Whisper's own: 500 ms
+  EXPECT_EQ(cadence.whisper_gpu_ms, 0);  // ... and 250 ms on a GPU
+  // Opening scores gain from each decode more: 150 ms, Whisper's CPU cadence kept.
+  cadence = LivePartialCadence(options->recognition, /*scores_openings=*/true);
+  EXPECT_EQ(cadence.follower, MediaTime::Millis(150));
+  EXPECT_EQ(cadence.whisper_cpu_ms, 0);
+  EXPECT_EQ(cadence.whisper_gpu_ms, 150);
+
   options = with("150");
   ASSERT_OK(options);
-  EXPECT_EQ(LivePartialInterval(options->recognition), MediaTime::Millis(150));
+  cadence = LivePartialCadence(options->recognition, /*scores_openings=*/false);
+  EXPECT_EQ(cadence.follower, MediaTime::Millis(150));
+  EXPECT_EQ(cadence.whisper_cpu_ms, 150);
+  EXPECT_EQ(cadence.whisper_gpu_ms, 150);
   nlohmann::json settings = Base();
   settings["asr_partial_ms"] = 1000;
   options = LiveOptionsFromSettings(settings, {});
   ASSERT_OK(options);
-  EXPECT_EQ(LivePartialInterval(options->recognition), MediaTime::Seconds(1));
+  // Given, it holds with opening scores too.
+  cadence = LivePartialCadence(options->recognition, /*scores_openings=*/true);
+  EXPECT_EQ(cadence.follower, MediaTime::Seconds(1));
+  EXPECT_EQ(cadence.whisper_cpu_ms, 1000);
+  EXPECT_EQ(cadence.whisper_gpu_ms, 1000);
 
   EXPECT_THAT(with("99"), StatusIs(absl::StatusCode::kInvalidArgument,
                                    HasSubstr("--asr-partial-ms 99 is outside 100..5000 (0: the recognizer's own")));

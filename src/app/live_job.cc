@@ -173,11 +173,13 @@ absl::StatusOr<std::vector<FollowerLine>> LoadScriptLines(const std::string& scr
 struct LiveHearing {
   std::shared_ptr<AsrModel> asr;
   bool whisper_translates = false;
+  MediaTime partial_interval;  // how often the follower asks for a partial
 };
 
 // What each recognizer takes from the show's options.
 absl::StatusOr<RecognizerSettings> LiveRecognizerSettings(const LiveOptions& options, const RecognizerChoice& recognizer,
-                                                          bool whisper_translates, Logger& logger) {
+                                                          bool whisper_translates, const PartialCadence& cadence,
+                                                          Logger& logger) {
   RecognizerSettings settings;
   // The host's language is given: no detection per utterance, no translation
   // by Whisper (the follower and the translators do that).
@@ -189,9 +191,8 @@ absl::StatusOr<RecognizerSettings> LiveRecognizerSettings(const LiveOptions& opt
   request.device = options.neural.device;
   request.dtype = options.neural.dtype;
   request.logger = &logger;
-  if (options.recognition.partial_interval_ms > 0) {
-    request.min_partial_interval_ms = request.min_partial_interval_gpu_ms = options.recognition.partial_interval_ms;
-  }
+  if (cadence.whisper_cpu_ms > 0) request.min_partial_interval_ms = cadence.whisper_cpu_ms;
+  if (cadence.whisper_gpu_ms > 0) request.min_partial_interval_gpu_ms = cadence.whisper_gpu_ms;
   LC_ASSIGN_OR_RETURN(settings.zh_script, ParseZhScriptFlag(options.recognition.zh_script));
   settings.pocketsphinx.language = options.source;
   settings.pocketsphinx.script_path = options.translation.script_path;
@@ -199,7 +200,10 @@ absl::StatusOr<RecognizerSettings> LiveRecognizerSettings(const LiveOptions& opt
   return settings;
 }
 
-absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logger& logger, EngineCache* engines) {
+// `scores_openings`: the follower will ask for opening scores, if the
+// recognizer can give them (Whisper can).
+absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, bool scores_openings, Logger& logger,
+                                               EngineCache* engines) {
   const RecognitionConfig& config = options.recognition;
   LC_ASSIGN_OR_RETURN(const RecognizerChoice recognizer,
                       ResolveRecognizer(kUsedByLive, config.engine, config.model_dir, options.source, "--source",
@@ -210,8 +214,10 @@ absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logge
   hearing.whisper_translates = engine.translates_speech && options.source == Language::kZh &&
                                options.target == Language::kEn &&
                                !AnyNeuralEngine(EngineRole::kTranslator, options.translation.engines);
+  const PartialCadence cadence = LivePartialCadence(config, scores_openings && engine.neural);
+  hearing.partial_interval = cadence.follower;
   LC_ASSIGN_OR_RETURN(const RecognizerSettings settings,
-                      LiveRecognizerSettings(options, recognizer, hearing.whisper_translates, logger));
+                      LiveRecognizerSettings(options, recognizer, hearing.whisper_translates, cadence, logger));
   auto load = [&]() -> absl::StatusOr<std::shared_ptr<AsrModel>> { return MakeRecognizer(engine.name, settings); };
   // Only a neural model is worth sharing between the server's sessions.
   if (engines == nullptr || !engine.neural) {
@@ -221,7 +227,7 @@ absl::StatusOr<LiveHearing> LoadLiveRecognizer(const LiveOptions& options, Logge
   const WhisperPluginRequest& request = settings.whisper;
   const std::string key = absl::StrCat("whisper|", request.model_dir, "|", request.language, "|",
                                        request.also_translate, "|", request.device, "|", request.dtype, "|",
-                                       config.zh_script, "|", config.partial_interval_ms);
+                                       config.zh_script, "|", cadence.whisper_cpu_ms, "|", cadence.whisper_gpu_ms);
   LC_ASSIGN_OR_RETURN(hearing.asr, engines->Recognizer(key, load));
   return hearing;
 }
@@ -373,10 +379,11 @@ absl::StatusOr<LiveParts> LoadLiveParts(const LiveOptions& options, const std::v
   LC_ASSIGN_OR_RETURN(parts.input, OpenLiveInput(options.input, stdin_stream));
   LC_ASSIGN_OR_RETURN(parts.look, LoadLiveLook(options.look, options.input));
   LC_ASSIGN_OR_RETURN(parts.lines, LoadScriptLines(options.translation.script_path, options.source));
-  LC_ASSIGN_OR_RETURN(parts.hearing, LoadLiveRecognizer(options, logger, engines));
   SpeechFollowerOptions follower_options;
-  follower_options.recognizer.partial_interval = LivePartialInterval(options.recognition);
   follower_options.score_openings = options.recognition.score_openings;
+  LC_ASSIGN_OR_RETURN(parts.hearing,
+                      LoadLiveRecognizer(options, ScoresOpenings(follower_options, parts.lines.size()), logger, engines));
+  follower_options.recognizer.partial_interval = parts.hearing.partial_interval;
   // Lines and what is heard in one spelling (mt/match_text.h); the memory shares its converter.
   LC_ASSIGN_OR_RETURN(follower_options.spelling, MatchSpelling::Load(options.source));
   LC_ASSIGN_OR_RETURN(parts.follower, SpeechFollower::Create(*parts.hearing.asr, parts.lines, follower_options));

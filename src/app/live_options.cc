@@ -29,8 +29,16 @@ absl::Status ValidateInputConfig(const InputConfig& input) {
   return absl::OkStatus();
 }
 
-MediaTime LivePartialInterval(const RecognitionConfig& recognition) {
-  return recognition.partial_interval_ms > 0 ? MediaTime::Millis(recognition.partial_interval_ms) : MediaTime::Millis(250);
+PartialCadence LivePartialCadence(const RecognitionConfig& recognition, bool scores_openings) {
+  PartialCadence cadence;
+  if (recognition.partial_interval_ms > 0) {
+    cadence.follower = MediaTime::Millis(recognition.partial_interval_ms);
+    cadence.whisper_cpu_ms = cadence.whisper_gpu_ms = recognition.partial_interval_ms;
+  } else if (scores_openings) {
+    cadence.follower = MediaTime::Millis(150);
+    cadence.whisper_gpu_ms = 150;
+  }
+  return cadence;
 }
 
 absl::StatusOr<RecognizerChoice> ValidateRecognitionConfig(const RecognitionConfig& recognition, Language source,

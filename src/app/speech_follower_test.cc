@@ -247,5 +247,20 @@ TEST(SpeechFollowerTest, WithoutAScriptEachUtteranceIsOneOffScriptDecisionAtItsE
   EXPECT_EQ(decisions, 2);
 }
 
+// The live show's partial cadence follows this (app/live_options.h): a show
+// that scores openings asks for partials more often.
+TEST(SpeechFollowerTest, OpeningsAreScoredOnAScriptOfEightLinesOrMoreUnlessTurnedOff) {
+  SpeechFollowerOptions options;
+  EXPECT_FALSE(ScoresOpenings(options, 0));
+  EXPECT_FALSE(ScoresOpenings(options, 7));
+  EXPECT_TRUE(ScoresOpenings(options, 8));
+  EXPECT_TRUE(ScoresOpenings(options, 500));
+  options.score_openings = false;  // --no-opening-scores
+  EXPECT_FALSE(ScoresOpenings(options, 500));
+  options.score_openings = true;
+  options.follower.opening_lines = 0;
+  EXPECT_FALSE(ScoresOpenings(options, 500));
+}
+
 }  // namespace
 }  // namespace lingcast

@@ -22,6 +22,11 @@ double ThreadCpuMillis() {
 
 }  // namespace
 
+bool ScoresOpenings(const SpeechFollowerOptions& options, std::size_t line_count) {
+  return options.score_openings && options.follower.opening_lines > 0 &&
+         line_count >= static_cast<std::size_t>(std::max(options.follower.opening_min_lines, 0));
+}
+
 absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std::vector<FollowerLine> lines,
                                                       const SpeechFollowerOptions& options) {
   StreamingRecognizerOptions recognizer_options = options.recognizer;
@@ -32,8 +37,7 @@ absl::StatusOr<SpeechFollower> SpeechFollower::Create(const AsrModel& model, std
     }
   }
   LC_ASSIGN_OR_RETURN(StreamingRecognizer recognizer, StreamingRecognizer::Create(model, recognizer_options));
-  const bool score_openings = options.score_openings && options.follower.opening_lines > 0 &&
-                              static_cast<int>(lines.size()) >= options.follower.opening_min_lines;
+  const bool score_openings = ScoresOpenings(options, lines.size());
   std::shared_ptr<const ZhScriptConverter> to_traditional = options.to_traditional;
   if (score_openings && to_traditional == nullptr && options.spelling.language() == Language::kZh) {
     LC_ASSIGN_OR_RETURN(ZhScriptConverter loaded, ZhScriptConverter::Load(ZhScript::kTraditional));

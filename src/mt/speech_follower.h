@@ -8,6 +8,7 @@
 // Times are on the input's media timeline. Used from one thread at a time.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -56,6 +57,10 @@ struct SpeechFollowerOptions {
   // (OpenCC's s2t) when `spelling` is Chinese and openings are scored.
   std::shared_ptr<const ZhScriptConverter> to_traditional;
 };
+
+// Whether a follower made with `options` asks for opening scores on a script
+// of `line_count` lines (if its recognizer can give them).
+bool ScoresOpenings(const SpeechFollowerOptions& options, std::size_t line_count);
 
 struct FollowEvent {
   enum class Type {
