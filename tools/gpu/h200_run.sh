@@ -10,9 +10,11 @@
 #   3. `live` with a Mandarin host (the real recordings, tools/gpu/zh_host.wav):
 #      Whisper base (real weights) on the GPU hears it, Whisper's translate task
 #      interprets off-script speech, Piper speaks it on the GPU, 1080p60 out;
-#      once off-script and once following tools/gpu/zh_host.script (and that
+#      once off-script, once following tools/gpu/zh_host.script (and that
 #      again with every engine on the CPU, for reference; the GPU script run also
-#      streams to a local RTMP server when the bundle has nginx); the reports,
+#      streams to a local RTMP server when the bundle has nginx), and following
+#      tools/gpu/zh_host_long.script, where opening scores commit lines, at the
+#      default partial cadence and at 250 ms for reference; the reports,
 #      the GPU memory the whole process held (nvidia-smi, sampled every 100 ms)
 #      and its CPU time.
 #   tools/gpu/h200_run.sh PARTS_DIR INPUTS_DIR OUT_DIR
@@ -150,7 +152,7 @@ done
 
 # 3. live end to end, a Mandarin host, every engine neural, on the real clock;
 #    the script run again with every engine on the CPU, for reference.
-for mode in ${H200_LIVE_MODES-off_script script script_cpu}; do
+for mode in ${H200_LIVE_MODES-off_script script script_long script_long_p250 script_cpu}; do
   script_flag=()
   [[ $mode == script* ]] && script_flag=(--script "$repo/tools/gpu/zh_host.script")
   # _long: the 38-line script (the host's six lines in order among 32 others),
