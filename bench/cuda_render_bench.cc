@@ -9,8 +9,10 @@
 //         the render stage runs it, the mean time a frame);
 // and prints p50/p99 and their ratio. Without a CUDA GPU (or a build without
 // the CUDA renderer) it prints the CPU figures and why CUDA was skipped.
+// After the pipelined run it names its slowest frame starts and whether a word's
+// highlight changed at each, to tell what the tail is made of.
 // Prints figures; never fails on time.
-//   cuda_render_bench [FRAMES] [WxH]
+//   cuda_render_bench [FRAMES] [WxH|all] [no-highlight]
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
   const int frames = argc > 1 ? std::max(50, std::atoi(argv[1])) : 300;
   std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {3840, 2160}};
   if (argc > 2 && std::sscanf(argv[2], "%dx%d", &sizes[0].first, &sizes[0].second) == 2) sizes.resize(1);
+  const bool highlight = !(argc > 3 && std::string(argv[3]) == "no-highlight");
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   const absl::Status cuda = CudaDeviceUsable();
   absl::StatusOr<std::string> device = CudaDeviceDescription();
@@ -78,7 +81,7 @@ int main(int argc, char** argv) {
     CompositorOptions options;
     options.width = width;
     options.height = height;
-    options.highlight_words = true;
+    options.highlight_words = highlight;
     options.titles = {{"李娜 Li Na", "主播 · Host", MediaTime::Zero(), MediaTime::Seconds(3600)}};
     auto compositor = Compositor::Create(options);
     if (!compositor.ok()) {
@@ -89,6 +92,27 @@ int main(int argc, char** argv) {
     AvatarState state;
     (*compositor)->SetAvatarRenderer(
         [&](VideoFrame& frame, const Rect& area, const Rect& clip) { avatar.Render(state, frame, area, clip); });
+
+    // What each renderer's frame start asks of the compositor on the CPU: the
+    // layers, where a new word's highlight re-colours its glyphs in the sprite.
+    {
+      auto layers_only = Compositor::Create(options);
+      if (!layers_only.ok()) return 1;
+      std::vector<double> changed, unchanged;
+      for (int i = -10; i < frames; ++i) {
+        const MediaTime t = MediaTime::FromFrameIndex(std::max(0, i) + 10, 60);
+        const auto start = Clock::now();
+        if (!(*layers_only)->LayersAt(t, &cue).ok()) return 1;
+        const double ms = MsSince(start);
+        const bool change = highlight && t.millis() / 300 != (t - MediaTime::FromFrameIndex(1, 60)).millis() / 300;
+        if (i >= 0) (change ? changed : unchanged).push_back(ms);
+      }
+      std::printf("%dx%d layers (cpu): with a new word highlighted %zu frames, p50 %.3f ms max %.3f ms; the rest p50 "
+                  "%.3f ms p99 %.3f ms\n",
+                  width, height, changed.size(), changed.empty() ? 0.0 : Percentile(changed, 0.5),
+                  changed.empty() ? 0.0 : Percentile(changed, 1.0), Percentile(unchanged, 0.5),
+                  Percentile(unchanged, 0.99));
+    }
 
     // CPU: drawing, then the encoder's conversion.
     RowBandConverter converter(ConversionThreadsFor(width, height, cores));
@@ -145,6 +169,7 @@ int main(int argc, char** argv) {
     const std::shared_ptr<VideoFramePool> pool =
         VideoFramePool::Create(width, height, GpuCompositor::kFramesInFlight + 1);
     std::vector<double> pipelined, starts;
+    std::vector<bool> highlight_changed;  // at that frame, a new word highlighted
     const auto pipelined_start = Clock::now();
     for (int i = -10; i < frames; ++i) {
       const auto frame_start = Clock::now();
@@ -156,6 +181,8 @@ int main(int argc, char** argv) {
       if (i >= 0) {
         starts.push_back(MsSince(start));
         pipelined.push_back(MsSince(frame_start));
+        const int64_t word_now = t.millis() / 300, word_before = (t - MediaTime::FromFrameIndex(1, 60)).millis() / 300;
+        highlight_changed.push_back(highlight && word_now != word_before);
       }
     }
     while ((*gpu)->in_flight() > 0) {
@@ -166,6 +193,20 @@ int main(int argc, char** argv) {
                 width, height, GpuCompositor::kFramesInFlight, MsSince(pipelined_start) / (frames + 10),
                 Percentile(pipelined, 0.5), Percentile(pipelined, 0.99), Percentile(starts, 0.5),
                 Percentile(starts, 0.99));
+    std::vector<size_t> order(starts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return starts[a] > starts[b]; });
+    std::printf("%dx%d slowest starts (frame: ms, * = a new word highlighted):", width, height);
+    for (size_t i = 0; i < std::min<size_t>(order.size(), 12); ++i) {
+      std::printf(" %zu: %.2f%s", order[i], starts[order[i]], highlight_changed[order[i]] ? "*" : "");
+    }
+    std::vector<double> with_change, without_change;
+    for (size_t i = 0; i < starts.size(); ++i) (highlight_changed[i] ? with_change : without_change).push_back(starts[i]);
+    std::printf("\n%dx%d starts with a new word highlighted: %zu, p50 %.2f ms p99 %.2f ms; the rest: %zu, p50 %.2f ms "
+                "p99 %.2f ms\n",
+                width, height, with_change.size(), with_change.empty() ? 0.0 : Percentile(with_change, 0.5),
+                with_change.empty() ? 0.0 : Percentile(with_change, 0.99), without_change.size(),
+                Percentile(without_change, 0.5), Percentile(without_change, 0.99));
   }
   return 0;
 }
