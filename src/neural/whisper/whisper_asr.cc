@@ -327,9 +327,23 @@ std::optional<AsrHypothesis> WhisperAsrSession::Partial() {
     }
   }
   if (heard >= static_cast<std::size_t>(options_.streaming.commit_after.ToSamples(kAsrSampleRate))) {
-    const std::vector<StreamWord> now = policy_.Add(std::move(hypothesis));
-    committed_.insert(committed_.end(), now.begin(), now.end());
+    std::vector<StreamWord> now = policy_.Add(std::move(hypothesis));
     early_tail_.clear();
+    if (const std::size_t keep = CommittableWords(committed_, now); keep < now.size()) {
+      // A phrase agreed on again right after itself: held back with the rest
+      // of the hypothesis, shown as unconfirmed, and agreed on anew from the
+      // next decodes (CommittableWords).
+      early_tail_.assign(now.begin() + static_cast<std::ptrdiff_t>(keep), now.end());
+      early_tail_.insert(early_tail_.end(), policy_.tail().begin(), policy_.tail().end());
+      now.resize(keep);
+      policy_.Reset();
+      if (options_.logger != nullptr) {
+        options_.logger->Debug("whisper", "repeat held back",
+                               {{"held", Text(TokensOf(early_tail_, /*text_only=*/true))},
+                                {"committed_words", absl::StrCat(committed_.size() + keep)}});
+      }
+    }
+    committed_.insert(committed_.end(), now.begin(), now.end());
   } else {
     early_tail_ = std::move(hypothesis);
   }

@@ -1,6 +1,8 @@
 #include "neural/whisper/whisper_streaming.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "neural/whisper/whisper_transcriber.h"
@@ -16,6 +18,37 @@ bool HasText(const StreamWord& word) {
 }
 
 bool IsAscii(char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; }
+
+// Letters, digits and CJK characters in `text`: ASCII punctuation and spaces,
+// CJK symbols and punctuation (U+3000-U+303F) and full-width punctuation
+// (U+FF01-U+FF0F, U+FF1A-U+FF20) do not count.
+int SpokenCharacters(const std::string& text) {
+  int count = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80) {
+      if (std::isalnum(lead)) ++count;
+      ++i;
+      continue;
+    }
+    const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    std::uint32_t code = length == 4 ? lead & 0x07u : length == 3 ? lead & 0x0Fu : length == 2 ? lead & 0x1Fu : 0u;
+    for (std::size_t j = 1; j < length && i + j < text.size(); ++j) {
+      code = (code << 6) | (static_cast<unsigned char>(text[i + j]) & 0x3Fu);
+    }
+    const bool punctuation = (code >= 0x3000 && code <= 0x303F) || (code >= 0xFF01 && code <= 0xFF0F) ||
+                             (code >= 0xFF1A && code <= 0xFF20);
+    if (length > 1 && !punctuation) ++count;
+    i += length;
+  }
+  return count;
+}
+
+std::string Trimmed(const std::string& text) {
+  const std::size_t begin = text.find_first_not_of(' ');
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(' ') - begin + 1);
+}
 
 }  // namespace
 
@@ -71,6 +104,33 @@ std::vector<StreamWord> LocalAgreement::Add(std::vector<StreamWord> hypothesis) 
 const std::vector<StreamWord>& LocalAgreement::tail() const {
   static const std::vector<StreamWord> kNone;
   return recent_.empty() ? kNone : recent_.back();
+}
+
+std::size_t CommittableWords(const std::vector<StreamWord>& committed, const std::vector<StreamWord>& agreed) {
+  constexpr int kMinRepeatedCharacters = 4;
+  std::vector<std::string> words;
+  words.reserve(committed.size() + agreed.size());
+  for (const StreamWord& w : committed) words.push_back(Trimmed(w.text));
+  for (const StreamWord& w : agreed) words.push_back(Trimmed(w.text));
+  const std::size_t base = committed.size();
+  // The first repeat to end among the agreed words; of those ending there, the
+  // one whose second copy starts soonest.
+  for (std::size_t end = base + 1; end <= words.size(); ++end) {
+    std::optional<std::size_t> copy_start;
+    for (std::size_t length = 1; 2 * length <= end; ++length) {
+      const std::size_t second = end - length, first = second - length;
+      if (!std::equal(words.begin() + static_cast<std::ptrdiff_t>(first),
+                      words.begin() + static_cast<std::ptrdiff_t>(second),
+                      words.begin() + static_cast<std::ptrdiff_t>(second))) {
+        continue;
+      }
+      int characters = 0;
+      for (std::size_t i = second; i < end; ++i) characters += SpokenCharacters(words[i]);
+      if (characters >= kMinRepeatedCharacters) copy_start = second;
+    }
+    if (copy_start) return *copy_start > base ? *copy_start - base : 0;
+  }
+  return agreed.size();
 }
 
 std::vector<StreamWord> SplitWords(const std::vector<std::int64_t>& tokens, const WhisperTranscriber& transcriber,

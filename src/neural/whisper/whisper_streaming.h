@@ -95,6 +95,19 @@ class LocalAgreement {
   std::deque<std::vector<StreamWord>> recent_;  // the last `agreement_` hypotheses, newest last
 };
 
+// How many of `agreed` (words LocalAgreement commits now, after `committed`)
+// may be committed: those before a phrase of at least 4 characters
+// (punctuation and spaces not counted) said again right after itself. Whisper
+// loops across decodes too: each decode continues the committed words, and
+// where the audio has not moved on it may say the phrase just committed once
+// more; two decodes agree on the copy, it is committed and forced into the next
+// decode, which says it again. On an H100, Whisper base committed
+// 甚至出现交易, six times over in one utterance that way. The words held back
+// wait for the next decodes, and at the latest for the final, which hears the
+// whole utterance again. A phrase said twice for real waits the same way; it is
+// not lost.
+std::size_t CommittableWords(const std::vector<StreamWord>& committed, const std::vector<StreamWord>& agreed);
+
 // Cuts generated tokens into words (other special tokens than timestamps ride
 // along in the word they fall in, outside its text): a word starts at a token that begins with a space, at a non-ASCII
 // character next to another word (Chinese has no spaces: each character stands

@@ -86,6 +86,45 @@ TEST(LocalAgreement, BadAgreementIsRefused) {
   EXPECT_NE(zero.status().message().find("got 0"), std::string::npos) << zero.status();
 }
 
+std::vector<StreamWord> Characters(const std::string& utf8) {
+  std::vector<std::string> characters;
+  for (std::size_t i = 0; i < utf8.size();) {
+    const auto lead = static_cast<unsigned char>(utf8[i]);
+    const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    characters.push_back(utf8.substr(i, length));
+    i += length;
+  }
+  return Words(characters);
+}
+
+std::vector<StreamWord> Joined(std::vector<StreamWord> a, const std::vector<StreamWord>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(CommittableWords, APhraseAgreedOnAgainRightAfterItselfIsHeldBack) {
+  // What Whisper base committed on an H100: the phrase once more at each pair of decodes.
+  const std::vector<StreamWord> phrase = Characters("甚至出现交易，");
+  EXPECT_EQ(CommittableWords(phrase, phrase), 0u);
+  EXPECT_EQ(CommittableWords(phrase, Joined(phrase, Characters("几乎"))), 0u) << "nothing after the copy either";
+  EXPECT_EQ(CommittableWords({}, Joined(phrase, phrase)), phrase.size()) << "the first copy is committed";
+  EXPECT_EQ(CommittableWords(Characters("甚至出现"), Characters("交易甚至出现交易")), 2u)
+      << "a copy that began among the committed words";
+  // English: the words before the copy go through.
+  EXPECT_EQ(CommittableWords(Words({" we", " have"}), Words({" a", " new", " product", " a", " new", " product"})), 3u);
+  EXPECT_EQ(CommittableWords(Words({" a", " new", " product"}), Words({" a", " new", " product", " for"})), 0u);
+}
+
+TEST(CommittableWords, ShortRepeatsAndNewWordsAreCommitted) {
+  EXPECT_EQ(CommittableWords(Words({" ask", " not"}), Words({" what", " your", " country"})), 3u);
+  EXPECT_EQ(CommittableWords(Words({" the"}), Words({" the", " dog"})), 2u) << "3 letters: a stammer, not a loop";
+  EXPECT_EQ(CommittableWords({}, Characters("谢谢谢谢")), 4u) << "two characters said twice";
+  EXPECT_EQ(CommittableWords(Characters("好，"), Characters("，，，，好")), 5u) << "punctuation is not a phrase";
+  EXPECT_EQ(CommittableWords(Words({" go", " go"}), {}), 0u) << "nothing agreed, nothing to commit";
+  // A repeat already among the committed words is not looked at again.
+  EXPECT_EQ(CommittableWords(Joined(Characters("换一首歌"), Characters("换一首歌")), Characters("吧")), 1u);
+}
+
 TEST(WhisperStreamingOptions, EachBadFieldIsNamed) {
   const MediaTime window = MediaTime::Seconds(30);
   EXPECT_OK(CheckStreamingOptions({}, window));
