@@ -101,8 +101,9 @@ class LocalAgreement {
 // loops across decodes too: each decode continues the committed words, and
 // where the audio has not moved on it may say the phrase just committed once
 // more; two decodes agree on the copy, it is committed and forced into the next
-// decode, which says it again. On an H100, Whisper base committed
-// 甚至出现交易, six times over in one utterance that way. The words held back
+// decode, which says it again. (On an H100 one utterance came out as
+// 甚至出现交易, six times over and then the rest; whether those copies were
+// committed that way or came from the final decode was not traced.) The words held back
 // wait for the next decodes, and at the latest for the final, which hears the
 // whole utterance again. A phrase said twice for real waits the same way; it is
 // not lost.
