@@ -1,11 +1,13 @@
 #include "neural/whisper/whisper_streaming.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
+#include <string_view>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "neural/whisper/whisper_transcriber.h"
+#include "text/utf8.h"
 
 namespace lingcast::neural {
 namespace {
@@ -19,35 +21,14 @@ bool HasText(const StreamWord& word) {
 
 bool IsAscii(char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; }
 
-// Letters, digits and CJK characters in `text`: ASCII punctuation and spaces,
-// CJK symbols and punctuation (U+3000-U+303F) and full-width punctuation
-// (U+FF01-U+FF0F, U+FF1A-U+FF20) do not count.
-int SpokenCharacters(const std::string& text) {
+// Han characters, Latin letters and digits in `text`: punctuation, spaces and
+// symbols do not count toward a phrase's length.
+int SpokenCharacters(std::string_view text) {
   int count = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    if (lead < 0x80) {
-      if (std::isalnum(lead)) ++count;
-      ++i;
-      continue;
-    }
-    const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    std::uint32_t code = length == 4 ? lead & 0x07u : length == 3 ? lead & 0x0Fu : length == 2 ? lead & 0x1Fu : 0u;
-    for (std::size_t j = 1; j < length && i + j < text.size(); ++j) {
-      code = (code << 6) | (static_cast<unsigned char>(text[i + j]) & 0x3Fu);
-    }
-    const bool punctuation = (code >= 0x3000 && code <= 0x303F) || (code >= 0xFF01 && code <= 0xFF0F) ||
-                             (code >= 0xFF1A && code <= 0xFF20);
-    if (length > 1 && !punctuation) ++count;
-    i += length;
+  for (const CodePoint& c : DecodeUtf8(text)) {
+    if (IsHan(c.value) || IsLatinLetter(c.value) || IsAsciiDigit(c.value)) ++count;
   }
   return count;
-}
-
-std::string Trimmed(const std::string& text) {
-  const std::size_t begin = text.find_first_not_of(' ');
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(' ') - begin + 1);
 }
 
 }  // namespace
@@ -110,8 +91,8 @@ std::size_t CommittableWords(const std::vector<StreamWord>& committed, const std
   constexpr int kMinRepeatedCharacters = 4;
   std::vector<std::string> words;
   words.reserve(committed.size() + agreed.size());
-  for (const StreamWord& w : committed) words.push_back(Trimmed(w.text));
-  for (const StreamWord& w : agreed) words.push_back(Trimmed(w.text));
+  for (const StreamWord& w : committed) words.emplace_back(absl::StripAsciiWhitespace(w.text));
+  for (const StreamWord& w : agreed) words.emplace_back(absl::StripAsciiWhitespace(w.text));
   const std::size_t base = committed.size();
   // The first repeat to end among the agreed words; of those ending there, the
   // one whose second copy starts soonest.

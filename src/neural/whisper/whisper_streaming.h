@@ -96,8 +96,8 @@ class LocalAgreement {
 };
 
 // How many of `agreed` (words LocalAgreement commits now, after `committed`)
-// may be committed: those before a phrase of at least 4 characters
-// (punctuation and spaces not counted) said again right after itself. Whisper
+// may be committed: those before a phrase of at least 4 Han characters,
+// Latin letters or digits said again right after itself. Whisper
 // loops across decodes too: each decode continues the committed words, and
 // where the audio has not moved on it may say the phrase just committed once
 // more; two decodes agree on the copy, it is committed and forced into the next
