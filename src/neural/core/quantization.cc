@@ -6,6 +6,7 @@
 #include <torch/version.h>
 
 #include "neural/core/int8_gemm_cpu.h"
+#include "neural/core/int8_gemv_avx2.h"
 #include "neural/core/int8_gemv.h"
 #include "neural/core/neural_error.h"
 
@@ -68,6 +69,8 @@ bool Int8KernelCompiled() {
 #endif
 }
 
+bool CpuInt8KernelsRun() { return CpuInt8GemmSupported() || CpuInt8GemvAvx2Supported(); }
+
 LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel, bool pack) {
   torch::NoGradGuard no_grad;
   const torch::ScalarType dtype = w.weight.scalar_type();
@@ -102,6 +105,11 @@ LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel, bool pack)
     if (pack) q.cpu_int8_packed = PackInt8ForGemm(q.weight);
     return q;
   }
+  if (kernel == Int8Kernel::kAuto && dtype == torch::kFloat && w.weight.device().is_cpu() &&
+      CpuInt8GemvAvx2Supported()) {
+    q.cpu_int8_avx2 = true;
+    return q;
+  }
   q.int8_kernel = LibtorchKernelRuns(q);
   if (kernel == Int8Kernel::kLibtorch && !q.int8_kernel) {
     Fail(ErrorCode::kUnimplemented,
@@ -116,6 +124,10 @@ torch::Tensor Dequantize(const LinearWeights& w) { return w.weight * w.scales.un
 torch::Tensor Int8Linear(const torch::Tensor& x, const LinearWeights& w) {
   if (w.cpu_int8_row_sums.defined() && x.device().is_cpu() && x.scalar_type() == torch::kFloat) {
     return CpuInt8Linear(x, w.weight, w.scales, w.cpu_int8_row_sums, w.cpu_int8_packed, w.bias);
+  }
+  if (w.cpu_int8_avx2 && x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
+      x.numel() <= kAvx2GemvMaxRows * x.size(-1)) {
+    return CpuInt8GemvAvx2(x, w.weight, w.scales, w.bias);
   }
   if (w.int8_gemv && Int8GemvRuns(x, w)) return Int8Gemv(x, w);
   torch::Tensor y;

@@ -45,6 +45,11 @@ enum class Int8Kernel { kAuto, kLibtorch, kDequantize };
 // Whether this build's libtorch declares _weight_int8pack_mm.
 bool Int8KernelCompiled();
 
+// Whether int8 products on this CPU run through our kernels (int8_gemm_cpu.h
+// with AVX-512 VNNI; int8_gemv_avx2.h for decode steps with AVX2) rather than
+// dequantizing every weight on every call, which is slower than float32.
+bool CpuInt8KernelsRun();
+
 // `w` quantized (see above); its bias stays as it is. `w.weight` is (out, in) in
 // the compute dtype (float, half or bfloat16; anything else is kUnimplemented).
 // On the CPU with kAuto, where the CPU has AVX-512 VNNI, products run through

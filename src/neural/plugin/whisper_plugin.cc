@@ -11,7 +11,6 @@
 #include "core/logger.h"
 #include "neural/core/cpu_threads.h"
 #include "neural/core/device_choice.h"
-#include "neural/core/int8_gemm_cpu.h"
 #include "neural/core/quantization.h"
 #include "neural/core/status_adapter.h"
 #include "neural/plugin/plugin_entries.h"
@@ -90,11 +89,11 @@ absl::StatusOr<std::unique_ptr<lc_recognizer>> Create(const lc_whisper_options& 
       request.max_compute_share != 0.0) {
     options.streaming.max_compute_share = std::max(request.max_compute_share, 0.0);
   }
-  // int8 only where the CPU has the int8 kernels (AVX-512 VNNI): elsewhere each
-  // product would dequantize its weight first, 3-10x slower than float32 (a
-  // partial decode of Whisper base took 3.4 s instead of 0.3 s on an AVX2-only
-  // machine).
-  if (request.int8_on_cpu && quantize == "none" && placement->device.is_cpu() && neural::CpuInt8GemmSupported()) {
+  // int8 only where the CPU has our int8 kernels (AVX-512 VNNI, or AVX2 for the
+  // decode steps): elsewhere each product would dequantize its weight first,
+  // 3-10x slower than float32 (a partial decode of Whisper base took 3.4 s
+  // instead of 0.3 s on an AVX2-only machine before the AVX2 kernel).
+  if (request.int8_on_cpu && quantize == "none" && placement->device.is_cpu() && neural::CpuInt8KernelsRun()) {
     options.model.quantization = neural::Quantization::kInt8;
   }
   absl::StatusOr<std::shared_ptr<neural::WhisperAsrModel>> created = neural::WhisperAsrModel::Load(options);

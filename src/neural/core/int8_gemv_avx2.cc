@@ -1,0 +1,108 @@
+#include "neural/core/int8_gemv_avx2.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <string>
+
+#include <ATen/Parallel.h>
+
+#include "neural/core/neural_error.h"
+#include "neural/core/safetensors.h"  // ShapeString
+
+// The build targets baseline x86-64; these functions are compiled for AVX2 and
+// FMA and only called after CpuInt8GemvAvx2Supported() said the CPU has them.
+#define LINGCAST_AVX2 __attribute__((target("avx2,fma")))
+
+namespace lingcast::neural {
+namespace {
+
+// Eight int8 weights widened to float32.
+LINGCAST_AVX2 inline __m256 WidenedWeights(const std::int8_t* w) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(w))));
+}
+
+LINGCAST_AVX2 inline float Sum(__m256 v) {
+  const __m128 pairs = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 halves = _mm_add_ps(pairs, _mm_movehl_ps(pairs, pairs));
+  return _mm_cvtss_f32(_mm_add_ss(halves, _mm_shuffle_ps(halves, halves, 1)));
+}
+
+// R rows of x against J weight rows at a time, over weight rows [n0, n1). R x J
+// accumulators plus J widened weights stay within the 16 vector registers.
+template <int R, int J>
+LINGCAST_AVX2 void GemvRows(const float* x, std::int64_t row0, const std::int8_t* w, std::int64_t k, std::int64_t n0,
+                            std::int64_t n1, const float* scales, const float* bias, float* y, std::int64_t n_total) {
+  const std::int64_t k8 = k / 8 * 8;
+  const float* a[R];
+  for (int r = 0; r < R; ++r) a[r] = x + (row0 + r) * k;
+  std::int64_t n = n0;
+  for (; n + J <= n1; n += J) {
+    __m256 acc[R][J];
+    for (int r = 0; r < R; ++r) {
+      for (int j = 0; j < J; ++j) acc[r][j] = _mm256_setzero_ps();
+    }
+    for (std::int64_t i = 0; i < k8; i += 8) {
+      __m256 wv[J];
+      for (int j = 0; j < J; ++j) wv[j] = WidenedWeights(w + (n + j) * k + i);
+      for (int r = 0; r < R; ++r) {
+        const __m256 av = _mm256_loadu_ps(a[r] + i);
+        for (int j = 0; j < J; ++j) acc[r][j] = _mm256_fmadd_ps(av, wv[j], acc[r][j]);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      for (int j = 0; j < J; ++j) {
+        const std::int64_t col = n + j;
+        float dot = Sum(acc[r][j]);
+        for (std::int64_t i = k8; i < k; ++i) dot += a[r][i] * static_cast<float>(w[col * k + i]);
+        y[(row0 + r) * n_total + col] = dot * scales[col] + (bias != nullptr ? bias[col] : 0.0f);
+      }
+    }
+  }
+  if (n < n1) GemvRows<R, 1>(x, row0, w, k, n, n1, scales, bias, y, n_total);
+}
+
+void Gemv(const float* x, std::int64_t rows, const std::int8_t* w, std::int64_t k, std::int64_t n, const float* scales,
+          const float* bias, float* y) {
+  // Chunks of whole 4-row groups; each thread streams its share of the weight once.
+  at::parallel_for(0, (n + 3) / 4, 64, [&](std::int64_t begin, std::int64_t end) {
+    const std::int64_t n0 = begin * 4, n1 = std::min(n, end * 4);
+    std::int64_t r = 0;
+    for (; r + 2 <= rows; r += 2) GemvRows<2, 4>(x, r, w, k, n0, n1, scales, bias, y, n);
+    if (r < rows) GemvRows<1, 4>(x, r, w, k, n0, n1, scales, bias, y, n);
+  });
+}
+
+}  // namespace
+
+bool CpuInt8GemvAvx2Supported() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+torch::Tensor CpuInt8GemvAvx2(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& scales,
+                              const torch::Tensor& bias) {
+  const std::int64_t k = weight.size(1), n = weight.size(0);
+  if (x.size(-1) != k || x.scalar_type() != torch::kFloat) {
+    Fail(ErrorCode::kInvalidArgument, "the int8 AVX2 product takes float32 (..., " + std::to_string(k) +
+                                          ") inputs, not " + ShapeString(x.sizes().vec()));
+  }
+  const torch::Tensor x2d = x.reshape({-1, k}).contiguous();
+  const std::int64_t rows = x2d.size(0);
+  if (rows > kAvx2GemvMaxRows) {
+    Fail(ErrorCode::kInvalidArgument, "the int8 AVX2 product takes at most " + std::to_string(kAvx2GemvMaxRows) +
+                                          " rows, not " + std::to_string(rows));
+  }
+  const torch::Tensor w = weight.contiguous();
+  std::vector<std::int64_t> shape = x.sizes().vec();
+  shape.back() = n;
+  torch::Tensor y = torch::empty({rows, n}, torch::kFloat);
+  if (rows == 0) return y.view(shape);
+  const torch::Tensor s = scales.to(torch::kFloat).contiguous();
+  const torch::Tensor b = bias.defined() ? bias.to(torch::kFloat).contiguous() : torch::Tensor();
+  Gemv(x2d.data_ptr<float>(), rows, w.data_ptr<std::int8_t>(), k, n, s.data_ptr<float>(),
+       b.defined() ? b.data_ptr<float>() : nullptr, y.data_ptr<float>());
+  return y.view(shape);
+}
+
+}  // namespace lingcast::neural
