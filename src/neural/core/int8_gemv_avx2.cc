@@ -64,12 +64,17 @@ LINGCAST_AVX2 void GemvRows(const float* x, std::int64_t row0, const std::int8_t
 
 void Gemv(const float* x, std::int64_t rows, const std::int8_t* w, std::int64_t k, std::int64_t n, const float* scales,
           const float* bias, float* y) {
-  // Chunks of whole 4-row groups; each thread streams its share of the weight once.
+  // Chunks of whole 4-row groups; each thread streams its share of the weight
+  // once: every pair of x's rows runs over 16 weight rows (8-32 KB, still in
+  // the cache) before the next 16 are read.
+  constexpr std::int64_t kBlock = 16;
   at::parallel_for(0, (n + 3) / 4, 64, [&](std::int64_t begin, std::int64_t end) {
-    const std::int64_t n0 = begin * 4, n1 = std::min(n, end * 4);
-    std::int64_t r = 0;
-    for (; r + 2 <= rows; r += 2) GemvRows<2, 4>(x, r, w, k, n0, n1, scales, bias, y, n);
-    if (r < rows) GemvRows<1, 4>(x, r, w, k, n0, n1, scales, bias, y, n);
+    for (std::int64_t n0 = begin * 4, last = std::min(n, end * 4); n0 < last; n0 += kBlock) {
+      const std::int64_t n1 = std::min(last, n0 + kBlock);
+      std::int64_t r = 0;
+      for (; r + 2 <= rows; r += 2) GemvRows<2, 4>(x, r, w, k, n0, n1, scales, bias, y, n);
+      if (r < rows) GemvRows<1, 4>(x, r, w, k, n0, n1, scales, bias, y, n);
+    }
   });
 }
 
@@ -80,8 +85,8 @@ bool CpuInt8GemvAvx2Supported() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-torch::Tensor CpuInt8GemvAvx2(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& scales,
-                              const torch::Tensor& bias) {
+torch::Tensor CpuInt8LinearAvx2(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& scales,
+                                const torch::Tensor& bias) {
   const std::int64_t k = weight.size(1), n = weight.size(0);
   if (x.size(-1) != k || x.scalar_type() != torch::kFloat) {
     Fail(ErrorCode::kInvalidArgument, "the int8 AVX2 product takes float32 (..., " + std::to_string(k) +
@@ -89,10 +94,6 @@ torch::Tensor CpuInt8GemvAvx2(const torch::Tensor& x, const torch::Tensor& weigh
   }
   const torch::Tensor x2d = x.reshape({-1, k}).contiguous();
   const std::int64_t rows = x2d.size(0);
-  if (rows > kAvx2GemvMaxRows) {
-    Fail(ErrorCode::kInvalidArgument, "the int8 AVX2 product takes at most " + std::to_string(kAvx2GemvMaxRows) +
-                                          " rows, not " + std::to_string(rows));
-  }
   const torch::Tensor w = weight.contiguous();
   std::vector<std::int64_t> shape = x.sizes().vec();
   shape.back() = n;
@@ -100,8 +101,28 @@ torch::Tensor CpuInt8GemvAvx2(const torch::Tensor& x, const torch::Tensor& weigh
   if (rows == 0) return y.view(shape);
   const torch::Tensor s = scales.to(torch::kFloat).contiguous();
   const torch::Tensor b = bias.defined() ? bias.to(torch::kFloat).contiguous() : torch::Tensor();
-  Gemv(x2d.data_ptr<float>(), rows, w.data_ptr<std::int8_t>(), k, n, s.data_ptr<float>(),
-       b.defined() ? b.data_ptr<float>() : nullptr, y.data_ptr<float>());
+  if (rows <= kAvx2GemvMaxRows) {
+    Gemv(x2d.data_ptr<float>(), rows, w.data_ptr<std::int8_t>(), k, n, s.data_ptr<float>(),
+         b.defined() ? b.data_ptr<float>() : nullptr, y.data_ptr<float>());
+    return y.view(shape);
+  }
+  // Many rows: the BLAS's GEMM over float32 blocks of the weight, dequantized
+  // into one reused buffer. Dequantizing the whole weight per call instead
+  // wrote (and, with lingcast's fixed mmap threshold, page-faulted in) up to
+  // 106 MB for every prompt or encoder product.
+  constexpr std::int64_t kBlockRows = 256;
+  torch::Tensor block = torch::empty({std::min(n, kBlockRows), k}, torch::kFloat);
+  for (std::int64_t n0 = 0; n0 < n; n0 += kBlockRows) {
+    const std::int64_t nb = std::min(kBlockRows, n - n0);
+    torch::Tensor real = block.narrow(0, 0, nb);
+    torch::mul_out(real, w.narrow(0, n0, nb), s.narrow(0, n0, nb).unsqueeze(1));
+    torch::Tensor out = y.narrow(1, n0, nb);
+    if (b.defined()) {
+      torch::addmm_out(out, b.narrow(0, n0, nb), x2d, real.t());
+    } else {
+      torch::mm_out(out, x2d, real.t());
+    }
+  }
   return y.view(shape);
 }
 

@@ -5,14 +5,15 @@
 // Without it such a CPU dequantized every int8 weight to float32 on every call:
 // a decode step wrote and read the 51865-row output projection as 106 MB of
 // float32, which made int8 Whisper several times slower than float32 there.
-// This kernel reads each weight byte once, widens it to float32 in registers
-// and multiplies with the float32 activations (no activation quantization, so
-// the result is the dequantized product up to float rounding):
+// For a few rows (a decode step) a GEMV reads each weight byte once, widens it
+// to float32 in registers and multiplies with the float32 activations (no
+// activation quantization, so the result is the dequantized product up to
+// float rounding):
 //   y[m][n] = sw[n] * sum_k x[m][k] w[n][k] + b[n].
 // A decode step is bound by how fast the weights stream in, so reading a
 // quarter of the bytes of float32 is what it buys. Products of many rows (the
-// encoder, prompts) are compute-bound and stay on the dequantizing path, where
-// the BLAS's GEMM amortizes the dequantization over the rows.
+// encoder, prompts, opening scores) are compute-bound: the BLAS's GEMM runs
+// them over blocks of 256 weight rows dequantized into one reused buffer.
 // Threads: libtorch's intra-op pool (at::parallel_for), split over output rows.
 #pragma once
 
@@ -25,14 +26,15 @@ namespace lingcast::neural {
 // Whether this CPU runs the kernel (AVX2 and FMA).
 bool CpuInt8GemvAvx2Supported();
 
-// The most rows of x (all dimensions but the last) the kernel takes; beyond
-// it dequantize-then-GEMM costs less.
+// The most rows of x (all dimensions but the last) the GEMV takes; beyond it
+// the product runs as the BLAS's GEMM over blocks of the weight dequantized
+// into one reused buffer, which costs less per row.
 inline constexpr std::int64_t kAvx2GemvMaxRows = 8;
 
-// x (..., K) float32, at most kAvx2GemvMaxRows rows -> (..., N) float32 for an
-// int8 `weight` (N, K) with `scales` (N) float32 and `bias` (N) float32 or
-// undefined. CpuInt8GemvAvx2Supported() must hold.
-torch::Tensor CpuInt8GemvAvx2(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& scales,
-                              const torch::Tensor& bias);
+// x (..., K) float32 -> (..., N) float32 for an int8 `weight` (N, K) with
+// `scales` (N) float32 and `bias` (N) float32 or undefined.
+// CpuInt8GemvAvx2Supported() must hold.
+torch::Tensor CpuInt8LinearAvx2(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& scales,
+                                const torch::Tensor& bias);
 
 }  // namespace lingcast::neural

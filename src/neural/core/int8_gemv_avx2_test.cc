@@ -31,18 +31,21 @@ TEST_P(Int8GemvAvx2Shapes, ComputesTheDequantizedProduct) {
   const torch::Tensor bias = with_bias ? torch::randn({n}) : torch::Tensor();
   const torch::Tensor x = torch::randn({rows, k}) * 3.0;
   const torch::Tensor want = Expected(x, weight, scales, bias);
-  const torch::Tensor got = CpuInt8GemvAvx2(x, weight, scales, bias);
+  const torch::Tensor got = CpuInt8LinearAvx2(x, weight, scales, bias);
   ASSERT_EQ(got.sizes(), want.sizes());
   // float32 sums of K products against double: rounding only.
   EXPECT_LE((got - want).abs().max().item<double>(), 1e-5 * want.abs().max().item<double>() + 1e-5);
 }
 
 // Rows past the 2-row pairs, inputs past the 8-wide steps, outputs past the
-// 4-row groups; with and without a bias; the most rows the kernel takes.
+// 4-row groups and the 16-row blocks; with and without a bias; the most rows
+// the GEMV takes, and more (the blocked GEMM, outputs past its 256-row blocks).
 INSTANTIATE_TEST_SUITE_P(Shapes, Int8GemvAvx2Shapes,
                          ::testing::Values(std::make_tuple(1, 512, 512, true), std::make_tuple(2, 70, 37, false),
                                            std::make_tuple(3, 64, 16, true), std::make_tuple(5, 130, 50, true),
-                                           std::make_tuple(8, 2048, 103, false), std::make_tuple(1, 7, 3, true)));
+                                           std::make_tuple(8, 2048, 103, false), std::make_tuple(1, 7, 3, true),
+                                           std::make_tuple(9, 64, 40, true), std::make_tuple(70, 130, 600, false),
+                                           std::make_tuple(300, 512, 257, true)));
 
 TEST(CpuInt8GemvAvx2Test, ABatchedInputKeepsItsShape) {
   if (!CpuInt8GemvAvx2Supported()) GTEST_SKIP() << "this CPU has no AVX2 and FMA";
@@ -50,7 +53,7 @@ TEST(CpuInt8GemvAvx2Test, ABatchedInputKeepsItsShape) {
   const torch::Tensor weight = torch::randint(-127, 128, {40, 24}, torch::kChar);
   const torch::Tensor scales = torch::rand({40}) * 0.01 + 0.001;
   const torch::Tensor x = torch::randn({2, 3, 24});
-  const torch::Tensor got = CpuInt8GemvAvx2(x, weight, scales, torch::Tensor());
+  const torch::Tensor got = CpuInt8LinearAvx2(x, weight, scales, torch::Tensor());
   ASSERT_EQ(got.sizes(), (std::vector<std::int64_t>{2, 3, 40}));
   EXPECT_TRUE(torch::allclose(got.reshape({6, 40}), Expected(x.reshape({6, 24}), weight, scales, {}), 1e-5, 1e-5));
 }
@@ -59,17 +62,14 @@ TEST(CpuInt8GemvAvx2Test, RefusesInputsItCannotTakeWithAClearError) {
   if (!CpuInt8GemvAvx2Supported()) GTEST_SKIP() << "this CPU has no AVX2 and FMA";
   const torch::Tensor weight = torch::zeros({4, 16}, torch::kChar);
   const torch::Tensor scales = torch::ones({4});
-  testing::ExpectError([&] { CpuInt8GemvAvx2(torch::zeros({1, 15}), weight, scales, {}); }, ErrorCode::kInvalidArgument,
+  testing::ExpectError([&] { CpuInt8LinearAvx2(torch::zeros({1, 15}), weight, scales, {}); }, ErrorCode::kInvalidArgument,
               {"float32 (..., 16)", "[1, 15]"});
-  testing::ExpectError([&] { CpuInt8GemvAvx2(torch::zeros({1, 16}, torch::kDouble), weight, scales, {}); },
+  testing::ExpectError([&] { CpuInt8LinearAvx2(torch::zeros({1, 16}, torch::kDouble), weight, scales, {}); },
               ErrorCode::kInvalidArgument, {"float32"});
-  testing::ExpectError([&] { CpuInt8GemvAvx2(torch::zeros({kAvx2GemvMaxRows + 1, 16}), weight, scales, {}); },
-              ErrorCode::kInvalidArgument, {"at most 8 rows", "not 9"});
 }
 
-// On a CPU with AVX2 but no VNNI, an int8 weight's product of a few rows runs
-// through the kernel and one of many rows through dequantize-then-matmul; both
-// are the dequantized product.
+// On a CPU with AVX2 but no VNNI, an int8 weight's products run through the
+// AVX2 path, a few rows or many: the dequantized product.
 TEST(CpuInt8GemvAvx2Test, QuantizedLinearTakesTheKernelForAFewRowsWhereThereIsNoVnni) {
   if (!CpuInt8GemvAvx2Supported()) GTEST_SKIP() << "this CPU has no AVX2 and FMA";
   if (CpuInt8GemmSupported()) GTEST_SKIP() << "this CPU has AVX-512 VNNI, whose kernels int8_gemm_cpu_test covers";

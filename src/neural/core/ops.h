@@ -30,7 +30,7 @@ struct LinearWeights {
   torch::Tensor cpu_int8_row_sums;
   torch::Tensor cpu_int8_packed;
   // On a CPU with AVX2 but no VNNI (int8_gemv_avx2.h): products of a few rows
-  // run through our AVX2 GEMV, more rows dequantize-then-matmul.
+  // run through our AVX2 GEMV, more rows through GEMMs over dequantized blocks.
   bool cpu_int8_avx2 = false;
 };
 

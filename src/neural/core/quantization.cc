@@ -125,9 +125,8 @@ torch::Tensor Int8Linear(const torch::Tensor& x, const LinearWeights& w) {
   if (w.cpu_int8_row_sums.defined() && x.device().is_cpu() && x.scalar_type() == torch::kFloat) {
     return CpuInt8Linear(x, w.weight, w.scales, w.cpu_int8_row_sums, w.cpu_int8_packed, w.bias);
   }
-  if (w.cpu_int8_avx2 && x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
-      x.numel() <= kAvx2GemvMaxRows * x.size(-1)) {
-    return CpuInt8GemvAvx2(x, w.weight, w.scales, w.bias);
+  if (w.cpu_int8_avx2 && x.device().is_cpu() && x.scalar_type() == torch::kFloat) {
+    return CpuInt8LinearAvx2(x, w.weight, w.scales, w.bias);
   }
   if (w.int8_gemv && Int8GemvRuns(x, w)) return Int8Gemv(x, w);
   torch::Tensor y;
