@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include <ATen/Parallel.h>
@@ -78,6 +79,16 @@ void Gemv(const float* x, std::int64_t rows, const std::int8_t* w, std::int64_t 
   });
 }
 
+// Float32 scratch of at least `elements`, kept by the calling thread between
+// products (the first `elements` of it, contiguous). Per thread, so products
+// on several sessions' threads never share it; at most a few MB a thread.
+torch::Tensor Scratch(int which, std::int64_t elements) {
+  thread_local std::array<torch::Tensor, 2> kept;
+  torch::Tensor& t = kept[static_cast<std::size_t>(which)];
+  if (!t.defined() || t.numel() < elements) t = torch::empty({elements}, torch::kFloat);
+  return t.narrow(0, 0, elements);
+}
+
 }  // namespace
 
 bool CpuInt8GemvAvx2Supported() {
@@ -107,21 +118,24 @@ torch::Tensor CpuInt8LinearAvx2(const torch::Tensor& x, const torch::Tensor& wei
     return y.view(shape);
   }
   // Many rows: the BLAS's GEMM over float32 blocks of the weight, dequantized
-  // into one reused buffer. Dequantizing the whole weight per call instead
-  // wrote (and, with lingcast's fixed mmap threshold, page-faulted in) up to
-  // 106 MB for every prompt or encoder product.
+  // into scratch that the calling thread keeps. Dequantizing the whole weight
+  // into a fresh tensor on every call wrote up to 106 MB, and a fresh buffer of
+  // any size above lingcast's fixed 128 KB mmap threshold (src/app/main.cc) is
+  // page-faulted in again on every call: either made an int8 partial decode
+  // slower than float32's in `live`.
   constexpr std::int64_t kBlockRows = 256;
-  torch::Tensor block = torch::empty({std::min(n, kBlockRows), k}, torch::kFloat);
+  const std::int64_t block_rows = std::min(n, kBlockRows);
+  torch::Tensor block = Scratch(0, block_rows * k).view({block_rows, k});
+  torch::Tensor product = Scratch(1, rows * block_rows).view({rows, block_rows});
   for (std::int64_t n0 = 0; n0 < n; n0 += kBlockRows) {
     const std::int64_t nb = std::min(kBlockRows, n - n0);
     torch::Tensor real = block.narrow(0, 0, nb);
     torch::mul_out(real, w.narrow(0, n0, nb), s.narrow(0, n0, nb).unsqueeze(1));
-    torch::Tensor out = y.narrow(1, n0, nb);
-    if (b.defined()) {
-      torch::addmm_out(out, b.narrow(0, n0, nb), x2d, real.t());
-    } else {
-      torch::mm_out(out, x2d, real.t());
-    }
+    torch::Tensor out = nb == block_rows ? product : Scratch(1, rows * nb).view({rows, nb});
+    torch::mm_out(out, x2d, real.t());
+    torch::Tensor columns = y.narrow(1, n0, nb);
+    columns.copy_(out);
+    if (b.defined()) columns.add_(b.narrow(0, n0, nb));
   }
   return y.view(shape);
 }

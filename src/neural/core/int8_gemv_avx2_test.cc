@@ -7,6 +7,7 @@
 #include "neural/core/int8_gemm_cpu.h"
 #include "neural/core/quantization.h"
 #include "neural/core/test_util.h"
+#include "neural/core/transformer_layers.h"
 
 namespace lingcast::neural {
 namespace {
@@ -86,6 +87,32 @@ TEST(CpuInt8GemvAvx2Test, QuantizedLinearTakesTheKernelForAFewRowsWhereThereIsNo
     ASSERT_EQ(got.sizes(), want.sizes());
     EXPECT_LE((got - want).abs().max().item<double>(), 1e-5 * want.abs().max().item<double>() + 1e-5) << rows;
   }
+}
+
+// Fused attention: q, k and v stay views into the quantized qkv and run on the
+// kernel it was quantized for. (Before, the parts lost the AVX2 choice and
+// every cross-attention product of a decode dequantized its whole weight.)
+TEST(CpuInt8GemvAvx2Test, TheFusedAttentionsPartsRunOnTheWholesKernel) {
+  if (!CpuInt8GemvAvx2Supported()) GTEST_SKIP() << "this CPU has no AVX2 and FMA";
+  if (CpuInt8GemmSupported()) GTEST_SKIP() << "this CPU has AVX-512 VNNI, whose kernels int8_gemm_cpu_test covers";
+  torch::manual_seed(9);
+  AttentionWeights attention;
+  attention.q = LinearWeights{torch::randn({32, 32}) * 0.1, torch::randn({32})};
+  attention.k = LinearWeights{torch::randn({32, 32}) * 0.1, torch::Tensor()};
+  attention.v = LinearWeights{torch::randn({32, 32}) * 0.1, torch::randn({32})};
+  attention.out = LinearWeights{torch::randn({32, 32}) * 0.1, torch::randn({32})};
+  FuseQkv(attention);
+  QuantizeInt8(attention, Int8Kernel::kAuto);
+  ASSERT_TRUE(attention.qkv.cpu_int8_avx2);
+  const torch::Tensor x = torch::randn({3, 32});
+  const LinearWeights* parts[] = {&attention.q, &attention.k, &attention.v};
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const LinearWeights& part = *parts[i];
+    EXPECT_TRUE(part.cpu_int8_avx2) << i;
+    EXPECT_EQ(part.weight.data_ptr(), attention.qkv.weight.data_ptr<std::int8_t>() + i * 32 * 32) << i;
+    EXPECT_TRUE(torch::allclose(Linear(x, part), Expected(x, part.weight, part.scales, part.bias), 1e-5, 1e-5)) << i;
+  }
+  EXPECT_FALSE(attention.k.bias.defined());
 }
 
 }  // namespace

@@ -112,16 +112,20 @@ void QuantizeInt8(AttentionWeights& w, Int8Kernel kernel) {
   const std::int64_t d = w.q.weight.size(0);
   LinearWeights* parts[] = {&w.q, &w.k, &w.v};
   for (std::int64_t i = 0; i < 3; ++i) {
-    LinearWeights& part = *parts[i];
+    // A copy of the whole, so that every kernel choice made for it holds for
+    // its parts too; then its tensors narrowed to the part's rows.
+    const bool has_bias = parts[i]->bias.defined();
+    LinearWeights part = w.qkv;
     part.weight = w.qkv.weight.narrow(0, i * d, d);
     part.scales = w.qkv.scales.narrow(0, i * d, d);
-    part.int8_kernel = w.qkv.int8_kernel;
-    part.int8_gemv = w.qkv.int8_gemv;
     if (w.qkv.cpu_int8_row_sums.defined()) part.cpu_int8_row_sums = w.qkv.cpu_int8_row_sums.narrow(0, i * d, d);
     // Whole 16-row blocks of the packed copy are views; otherwise the part's
     // products of many rows run through the row-major kernel.
-    if (w.qkv.cpu_int8_packed.defined() && d % 16 == 0) part.cpu_int8_packed = w.qkv.cpu_int8_packed.narrow(0, i * d / 16, d / 16);
-    if (part.bias.defined()) part.bias = w.qkv.bias.narrow(0, i * d, d);
+    part.cpu_int8_packed = w.qkv.cpu_int8_packed.defined() && d % 16 == 0
+                               ? w.qkv.cpu_int8_packed.narrow(0, i * d / 16, d / 16)
+                               : torch::Tensor();
+    part.bias = has_bias ? w.qkv.bias.narrow(0, i * d, d) : torch::Tensor();
+    *parts[i] = std::move(part);
   }
 }
 
