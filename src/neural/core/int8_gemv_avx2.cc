@@ -79,13 +79,33 @@ void Gemv(const float* x, std::int64_t rows, const std::int8_t* w, std::int64_t 
   });
 }
 
+// One int8 weight row times its scale, as float32.
+LINGCAST_AVX2 void DequantizeRow(const std::int8_t* from, float scale, std::int64_t k, float* to) {
+  const __m256 scale8 = _mm256_set1_ps(scale);
+  std::int64_t i = 0;
+  for (; i + 8 <= k; i += 8) _mm256_storeu_ps(to + i, _mm256_mul_ps(WidenedWeights(from + i), scale8));
+  for (; i < k; ++i) to[i] = static_cast<float>(from[i]) * scale;
+}
+
+// Weight rows [n0, n0 + rows) times their scales, as float32 into `out` (rows x k).
+void DequantizeRows(const std::int8_t* w, const float* scales, std::int64_t n0, std::int64_t rows, std::int64_t k,
+                    float* out) {
+  at::parallel_for(0, rows, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) DequantizeRow(w + (n0 + r) * k, scales[n0 + r], k, out + r * k);
+  });
+}
+
 // Float32 scratch of at least `elements`, kept by the calling thread between
 // products (the first `elements` of it, contiguous). Per thread, so products
-// on several sessions' threads never share it; at most a few MB a thread.
+// on several sessions' threads never share it; it grows by half again at
+// least (a streaming decode's rows grow a few at a time), to a few MB a thread.
 torch::Tensor Scratch(int which, std::int64_t elements) {
   thread_local std::array<torch::Tensor, 2> kept;
   torch::Tensor& t = kept[static_cast<std::size_t>(which)];
-  if (!t.defined() || t.numel() < elements) t = torch::empty({elements}, torch::kFloat);
+  if (!t.defined() || t.numel() < elements) {
+    const std::int64_t had = t.defined() ? t.numel() : 0;
+    t = torch::empty({std::max(elements, had + had / 2)}, torch::kFloat);
+  }
   return t.narrow(0, 0, elements);
 }
 
@@ -129,8 +149,8 @@ torch::Tensor CpuInt8LinearAvx2(const torch::Tensor& x, const torch::Tensor& wei
   torch::Tensor product = Scratch(1, rows * block_rows).view({rows, block_rows});
   for (std::int64_t n0 = 0; n0 < n; n0 += kBlockRows) {
     const std::int64_t nb = std::min(kBlockRows, n - n0);
-    torch::Tensor real = block.narrow(0, 0, nb);
-    torch::mul_out(real, w.narrow(0, n0, nb), s.narrow(0, n0, nb).unsqueeze(1));
+    const torch::Tensor real = block.narrow(0, 0, nb);
+    DequantizeRows(w.data_ptr<std::int8_t>(), s.data_ptr<float>(), n0, nb, k, real.data_ptr<float>());
     torch::Tensor out = nb == block_rows ? product : Scratch(1, rows * nb).view({rows, nb});
     torch::mm_out(out, x2d, real.t());
     torch::Tensor columns = y.narrow(1, n0, nb);
