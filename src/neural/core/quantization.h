@@ -56,6 +56,8 @@ bool CpuInt8KernelsRun();
 // our int8 kernels (int8_gemm_cpu.h); `pack` also keeps a copy of the weight
 // packed for many-row products (the encoder, prompts), which a tied embedding
 // table leaves out (its products are one row a step; the copy would double it).
+// Where the CPU has AVX2 and FMA but no VNNI, products run through
+// int8_gemv_avx2.h instead (no packed copy; `pack` is ignored).
 LinearWeights QuantizeInt8(const LinearWeights& w, Int8Kernel kernel, bool pack = true);
 
 // x (..., in) -> (..., out) for a quantized `w`.
