@@ -4,6 +4,7 @@
 #include <new>
 #include <type_traits>
 
+#include "neural/core/cpu_tensor_cache.h"
 #include "neural/plugin/lingcast_plugin_abi.h"
 #include "neural/plugin/plugin_entries.h"
 #include "neural/plugin/plugin_glue.h"
@@ -64,7 +65,12 @@ lc_plugin_table MakeTable() {
 }  // namespace lingcast::plugin
 
 extern "C" __attribute__((visibility("default"))) const lc_plugin_table* lingcast_neural_plugin_table() {
-  static const lc_plugin_table kTable = lingcast::plugin::MakeTable();
+  // The engines' CPU tensors reuse freed memory instead of page-faulting in
+  // fresh mappings (cpu_tensor_cache.h says why); set before any engine loads.
+  static const lc_plugin_table kTable = [] {
+    lingcast::neural::InstallCpuTensorCache();
+    return lingcast::plugin::MakeTable();
+  }();
   return &kTable;
 }
 
