@@ -24,6 +24,9 @@ constexpr std::size_t kSmallestStep = 64 * 1024;
 constexpr std::size_t kLargestMegabytes = std::size_t{1} << 20;  // 1 TB: beyond any machine
 
 void* AllocateBase(std::size_t bytes) {
+  // Past any x86-64 or arm64 address space (128 TB): refused here, before the
+  // header's bytes could wrap and before a sanitizer's allocator aborts on it.
+  if (bytes > (std::size_t{1} << 47)) throw std::bad_alloc();
   void* base = nullptr;
   if (posix_memalign(&base, kHeaderBytes, bytes + kHeaderBytes) != 0) throw std::bad_alloc();
   return base;
@@ -51,8 +54,9 @@ c10::DataPtr CpuTensorCache::allocate(std::size_t bytes) const {
 #endif
   const c10::Device cpu(c10::DeviceType::CPU);
   if (bytes == 0) return {nullptr, nullptr, &Release, cpu};
-  const std::size_t size_class = SizeClass(bytes);
-  const bool kept = bytes >= kSmallestCachedTensorBytes && size_class <= capacity_bytes_;
+  // Capacity first: a request near SIZE_MAX must not round (and wrap) to a small class.
+  const bool kept = bytes >= kSmallestCachedTensorBytes && bytes <= capacity_bytes_ && SizeClass(bytes) <= capacity_bytes_;
+  const std::size_t size_class = kept ? SizeClass(bytes) : bytes;
   void* base = kept ? TakeOrAllocate(size_class) : AllocateBase(bytes);
   auto* header = static_cast<BlockHeader*>(base);
   header->owner = kept ? this : nullptr;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -102,6 +104,14 @@ TEST(CpuTensorCacheTest, ABlockLargerThanTheCapacityIsFreedAtOnce) {
   CpuTensorCache off(0);
   { c10::DataPtr block = off.allocate(kMiB); }
   EXPECT_EQ(off.stats().cached_bytes, 0u);
+}
+
+TEST(CpuTensorCacheTest, ARequestNoMemoryCanHoldIsRefusedWithoutTouchingTheCache) {
+  CpuTensorCache cache(64 * kMiB);
+  EXPECT_THROW((void)cache.allocate(std::numeric_limits<std::size_t>::max() - 10), std::bad_alloc);
+  EXPECT_THROW((void)cache.allocate(std::numeric_limits<std::size_t>::max() / 2), std::bad_alloc);
+  EXPECT_EQ(cache.stats().requests, 0);
+  EXPECT_EQ(cache.stats().cached_bytes, 0u);
 }
 
 TEST(CpuTensorCacheTest, RawAllocationsComeBackThroughTheRawDeleter) {
