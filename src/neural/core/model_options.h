@@ -24,6 +24,13 @@ struct StepBatchingOptions {
   // steps. Alone, the sessions' steps and encoders run on both cores at once;
   // batched, the others wait while the leading thread runs the pass.
   bool enabled = false;
+  // Steps join only while more decoders than this are live; with this many or
+  // fewer, each step runs alone at once, as with batching off. 0: whenever two
+  // are. The Whisper plug-in sets twice the CPU threads on the CPU: there,
+  // whisper_sessions_bench (2 cores, int8, 2026-12-07) took 1.26x the wall time
+  // batched with 2 sessions, 1.12x and 1.04x with 4, but 0.94x with 5 and 0.68x
+  // and 0.74x with 6, where the sessions' own threads oversubscribe the cores.
+  std::int64_t join_above_live_decoders = 0;
   // How long a step waits for the other live decoders' steps. A whisper base
   // int8 step on 2 CPU cores takes several ms (11.8 ms in whisper_sessions_bench
   // with one core busy elsewhere); 1 ms covers the work a caller does

@@ -11,4 +11,7 @@
 #ifndef ABSL_EXCLUSIVE_LOCKS_REQUIRED
 #define ABSL_EXCLUSIVE_LOCKS_REQUIRED(...)
 #endif
+#ifndef ABSL_LOCKS_EXCLUDED
+#define ABSL_LOCKS_EXCLUDED(...)
+#endif
 #endif

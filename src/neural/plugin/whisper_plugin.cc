@@ -56,7 +56,7 @@ std::unique_ptr<Logger> ForwardingLogger(const lc_whisper_options& request) {
 absl::StatusOr<std::unique_ptr<lc_recognizer>> Create(const lc_whisper_options& request) {
   // libtorch sized its pool from what OpenMP saw at start-up (one thread on the
   // 2-core build VM); the model runs on the cores the process may use.
-  neural::UseAvailableCpuThreads();
+  const int cpu_threads = neural::UseAvailableCpuThreads();
   auto recognizer = std::make_unique<lc_recognizer>();
   recognizer->logger = ForwardingLogger(request);
   neural::WhisperAsrOptions options;
@@ -95,6 +95,13 @@ absl::StatusOr<std::unique_ptr<lc_recognizer>> Create(const lc_whisper_options& 
   // instead of 0.3 s on an AVX2-only machine before the AVX2 kernel).
   if (request.int8_on_cpu && quantize == "none" && placement->device.is_cpu() && neural::CpuInt8KernelsRun()) {
     options.model.quantization = neural::Quantization::kInt8;
+  }
+  // Sessions sharing the model (serve) join their decode steps into one pass
+  // once more than twice as many decoders are live as the CPU has threads;
+  // fewer decode sooner side by side (model_options.h has the figures).
+  if (placement->device.is_cpu()) {
+    options.model.step_batching.enabled = true;
+    options.model.step_batching.join_above_live_decoders = 2 * static_cast<std::int64_t>(cpu_threads);
   }
   absl::StatusOr<std::shared_ptr<neural::WhisperAsrModel>> created = neural::WhisperAsrModel::Load(options);
   if (!created.ok()) return created.status();

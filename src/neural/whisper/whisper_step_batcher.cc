@@ -20,7 +20,7 @@ void WhisperStepBatcher::Leave() {
 
 torch::Tensor WhisperStepBatcher::Step(WhisperDecoderState& state, const torch::Tensor& tokens) {
   model_.CheckStep(state, tokens);
-  if (!options_.enabled) {
+  if (!JoinsSteps()) {
     torch::Tensor logits = model_.StepAlone(state, tokens);
     // Counted all the same: /metrics shows the decoder's load either way.
     std::lock_guard lock(mutex_);
@@ -42,6 +42,12 @@ torch::Tensor WhisperStepBatcher::Step(WhisperDecoderState& state, const torch::
   }
   if (mine.error) std::rethrow_exception(mine.error);
   return mine.logits;
+}
+
+bool WhisperStepBatcher::JoinsSteps() const {
+  if (!options_.enabled) return false;
+  std::lock_guard lock(mutex_);
+  return live_ > options_.join_above_live_decoders;
 }
 
 bool WhisperStepBatcher::Ready() const {

@@ -16,7 +16,9 @@
 //   WhisperModel::StartDecoder until its state is destroyed), at most `window`
 //   after the oldest waiting step arrived, then runs the oldest waiting steps up
 //   to `max_rows` rows; its own step may be left for the next pass. A decoder
-//   alone runs at once, the way it ran before the batcher (no wait, no copy).
+//   alone runs at once, the way it ran before the batcher (no wait, no copy),
+//   and so does every step while no more decoders are live than
+//   StepBatchingOptions::join_above_live_decoders.
 // - Fairness: a decoder has at most one step waiting (its caller blocks), and
 //   a pass takes the oldest first, so a step runs at the latest in pass
 //   1 + ceil(rows waiting before it / max_rows) after the one running when it
@@ -83,6 +85,8 @@ class WhisperStepBatcher {
     std::exception_ptr error;
   };
 
+  // Batching is on and more decoders are live than options_.join_above_live_decoders.
+  bool JoinsSteps() const ABSL_LOCKS_EXCLUDED(mutex_);
   // Every live decoder has a step waiting, or the waiting rows fill a pass.
   bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Leads one pass: waits for Ready or the window, takes the oldest steps, runs

@@ -149,6 +149,47 @@ void WhisperStepBatcherTest::ExpectJoinedLogitsAreTheLoneOnes(torch::Device devi
   EXPECT_EQ(off.largest_pass, 1);
 }
 
+// With join_above_live_decoders 3: three live decoders each step alone; a
+// fourth makes every step wait for a pass of all four (the window outlasts the test).
+TEST_F(WhisperStepBatcherTest, StepsJoinOnlyWhileMoreDecodersAreLiveThanTheThreshold) {
+  ModelOptions options = Batching(true);
+  options.step_batching.join_above_live_decoders = 3;
+  const auto model = WhisperTranscriber::Load(dir_, options);
+  const std::vector<Request> requests = Requests(*model);
+  ASSERT_GE(requests.size(), 3u);
+  constexpr int kSteps = 4;
+  const std::int64_t token = model->special().no_timestamps;
+  auto step_all_at_once = [&](std::size_t decoders) {
+    std::vector<std::unique_ptr<WhisperDecoderState>> states;
+    for (std::size_t i = 0; i < decoders; ++i) {
+      const Request& request = requests[i % requests.size()];
+      states.push_back(model->model().StartDecoder(request.encoded, 1, 64));
+      states.back()->Prefill(torch::tensor(request.prompt, torch::kLong).view({1, -1}));
+    }
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < decoders; ++i) {
+      threads.emplace_back([&, i] {
+        for (int s = 0; s < kSteps; ++s) states[i]->Step(torch::full({1}, token + s, torch::kLong));
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  };
+
+  step_all_at_once(3);
+  StepBatchingStats stats = model->model().step_batching_stats();
+  EXPECT_EQ(stats.steps, 3 * kSteps);
+  EXPECT_EQ(stats.passes, 3 * kSteps) << "three live decoders: every step alone";
+  EXPECT_EQ(stats.joined_steps, 0);
+  EXPECT_EQ(stats.largest_pass, 1);
+
+  step_all_at_once(4);
+  stats = model->model().step_batching_stats();
+  EXPECT_EQ(stats.steps, 7 * kSteps);
+  EXPECT_EQ(stats.passes, 3 * kSteps + kSteps) << "four live decoders: each pass waited for all four";
+  EXPECT_EQ(stats.joined_steps, 4 * kSteps);
+  EXPECT_EQ(stats.largest_pass, 4);
+}
+
 TEST_F(WhisperStepBatcherTest, DecodersSteppedInOnePassGetTheLogitsEachGetsAlone) {
   ExpectJoinedLogitsAreTheLoneOnes(torch::kCPU);
 }
